@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Snapshot is the serving pointer: which generation of each data collection readers see. It is
+// one small record, so a switch (and a rollback) is one compare-and-swap of one record: atomic on
+// every backend without multi-document transactions, and shared by every replica.
+//
+// Each collection has its own generation so that an ingest of one source family (say, only the
+// exclusion list) switches that family's collections and leaves the others serving as they were.
+type Snapshot struct {
+	// Version is the pointer record's version; Switch and Rollback compare-and-swap on it.
+	Version int64 `json:"-"`
+	// Collections maps a collection name to the generation served for it.
+	Collections map[string]string `json:"collections"`
+	// Previous is the mapping before the last switch; Rollback restores it.
+	Previous   map[string]string `json:"previous,omitempty"`
+	SwitchedAt time.Time         `json:"switched_at"`
+	// Label says what the last switch was (for example "ingest nppes 2025-06-08").
+	Label string `json:"label,omitempty"`
+}
+
+const (
+	systemKind      = "system"
+	servingID       = "serving"
+	generationCount = "generation"
+)
+
+// Generation returns the generation served for a collection, or "" when none is.
+func (s Snapshot) Generation(collection string) string { return s.Collections[collection] }
+
+// Serving reads the serving pointer. Before the first switch it is an empty Snapshot (Version 0).
+func Serving(ctx context.Context, s Store) (Snapshot, error) {
+	rec, err := s.GetRecord(ctx, systemKind, servingID)
+	if errors.Is(err, ErrNotFound) {
+		return Snapshot{Collections: map[string]string{}}, nil
+	}
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var snap Snapshot
+	if err := json.Unmarshal(rec.Body, &snap); err != nil {
+		return Snapshot{}, fmt.Errorf("store: decode serving pointer: %w", err)
+	}
+	if snap.Collections == nil {
+		snap.Collections = map[string]string{}
+	}
+	snap.Version = rec.Version
+	return snap, nil
+}
+
+// NewGeneration allocates a fresh generation id. Ids sort in allocation order.
+func NewGeneration(ctx context.Context, s Store) (string, error) {
+	n, err := s.Incr(ctx, generationCount, 1, time.Time{})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("g%010d", n), nil
+}
+
+// Switch makes the generations in changes serving for their collections, keeping every other
+// collection as in from. It fails with ErrConflict if the pointer moved since from was read.
+func Switch(ctx context.Context, s Store, from Snapshot, changes map[string]string, label string) (Snapshot, error) {
+	next := Snapshot{
+		Version:     from.Version,
+		Collections: maps.Clone(from.Collections),
+		Previous:    maps.Clone(from.Collections),
+		SwitchedAt:  time.Now().UTC(),
+		Label:       label,
+	}
+	if next.Collections == nil {
+		next.Collections = map[string]string{}
+	}
+	maps.Copy(next.Collections, changes)
+	return putServing(ctx, s, next)
+}
+
+// Rollback restores the mapping that served before the last switch. Rolling back twice returns to
+// where it started. It fails with ErrNotFound when there is nothing to roll back to.
+func Rollback(ctx context.Context, s Store) (Snapshot, error) {
+	cur, err := Serving(ctx, s)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if cur.Version == 0 || cur.Previous == nil {
+		return Snapshot{}, fmt.Errorf("store: no previous snapshot to roll back to: %w", ErrNotFound)
+	}
+	next := Snapshot{
+		Version:     cur.Version,
+		Collections: cur.Previous,
+		Previous:    cur.Collections,
+		SwitchedAt:  time.Now().UTC(),
+		Label:       "rollback",
+	}
+	return putServing(ctx, s, next)
+}
+
+func putServing(ctx context.Context, s Store, snap Snapshot) (Snapshot, error) {
+	body, err := json.Marshal(snap)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	rec, err := s.PutRecord(ctx, Record{Kind: systemKind, ID: servingID, Version: snap.Version, Body: body})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap.Version = rec.Version
+	return snap, nil
+}
+
+// CollectGenerations drops generations that neither the serving nor the previous mapping
+// references and that are older than the newest referenced one. Newer unreferenced generations
+// are left alone: an ingest may be writing one right now. A crashed ingest's leftover is
+// collected after the next successful switch. It returns the generations dropped.
+func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
+	snap, err := Serving(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	referenced := map[string]bool{}
+	newest := ""
+	for _, m := range []map[string]string{snap.Collections, snap.Previous} {
+		for _, g := range m {
+			referenced[g] = true
+			newest = max(newest, g)
+		}
+	}
+	gens, err := s.Generations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []string
+	for _, g := range gens {
+		if referenced[g] || g > newest {
+			continue
+		}
+		if err := s.DropGeneration(ctx, g); err != nil {
+			return dropped, err
+		}
+		dropped = append(dropped, g)
+	}
+	slices.Sort(dropped)
+	return dropped, nil
+}

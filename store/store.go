@@ -1,0 +1,148 @@
+// Package store owns the document-store contract every surface reads through and every backend
+// implements: generation-scoped collections of JSON documents found by precomputed search keys,
+// small versioned records with compare-and-swap and expiry, atomic counters, and the serving
+// snapshot pointer that switches generations atomically.
+//
+// The store knows nothing of FHIR or of the federal files. Callers (the mapping package) compute
+// a document's search keys when they write it; queries only look keys up, so user text never
+// becomes a database operator.
+//
+// Backends live in sub-packages named after their technology (store/embedded, store/mongo) and
+// prove themselves against one conformance suite, store/storetest.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors. Backends return these (possibly wrapped); callers test with errors.Is.
+var (
+	// ErrNotFound: no document or live record with that id, or a generation that does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a compare-and-swap lost (the stored version differs from the expected one) or
+	// a create found a live record already there.
+	ErrConflict = errors.New("store: conflict")
+	// ErrInvalid: the call itself is malformed (empty id, bad collection name, bad cursor ...).
+	ErrInvalid = errors.New("store: invalid argument")
+	// ErrClosed: the store was used after Close.
+	ErrClosed = errors.New("store: closed")
+)
+
+// Key is one precomputed search key of a document: a parameter name and a normalized value.
+// A document may carry several keys with the same Param (for example one per name part).
+type Key struct {
+	Param string `json:"p" bson:"p"`
+	Value string `json:"v" bson:"v"`
+}
+
+// Document is one stored document of a data collection.
+type Document struct {
+	// ID is unique within its collection and generation. At most MaxIDLen bytes, no NUL byte.
+	ID string
+	// Body is the document itself, opaque to the store (JSON by convention).
+	Body []byte
+	// Keys are the search keys the document is found by. Params and values may not contain a NUL
+	// byte; values are compared byte-wise, so callers normalize them before writing.
+	Keys []Key
+}
+
+// Match says how a Condition compares a key value.
+type Match int
+
+const (
+	// Exact matches a key whose value equals one of the condition's values.
+	Exact Match = iota
+	// Prefix matches a key whose value starts with one of the condition's values.
+	Prefix
+)
+
+// Condition matches documents that have at least one key with Param whose value matches one of
+// Values (an OR within the condition). A query's conditions are joined with AND.
+type Condition struct {
+	Param  string
+	Values []string
+	Match  Match
+}
+
+// Query selects documents of one collection in one generation.
+type Query struct {
+	Collection string
+	Generation string
+	Where      []Condition
+	// OrderBy names a search-key param to order by (its smallest value per document), ties by ID.
+	// Documents without a key for OrderBy are not returned. Empty orders by ID alone.
+	OrderBy    string
+	Descending bool
+	// After is the cursor of a previous page (Page.Next); empty starts at the beginning.
+	After string
+	// Limit caps the page size; 0 or less means DefaultLimit, above MaxLimit is an ErrInvalid.
+	Limit int
+}
+
+// Page is one page of a Find.
+type Page struct {
+	Docs []Document
+	// Next is the cursor of the following page, empty when this page is the last. Cursors stay
+	// valid while the generation exists, and concurrent writes never shift them: a page starts
+	// strictly after the last document of the page before it in the query's order.
+	Next string
+}
+
+// Paging bounds.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 10000
+	MaxIDLen     = 512
+)
+
+// Record is a small versioned record outside the data generations: API keys, clients,
+// subscriptions, deliveries, manifests, replay guards.
+type Record struct {
+	Kind string
+	ID   string
+	// Version is 0 for a record not yet stored; the store sets 1 on create and adds 1 per update.
+	Version int64
+	Body    []byte
+	// ExpiresAt, when not zero, is when the record stops existing: reads after it return
+	// ErrNotFound and a create may take its place. Backends may reclaim the space later.
+	ExpiresAt time.Time
+}
+
+// Store is the narrow document store. Implementations are safe for concurrent use.
+type Store interface {
+	// Put writes a batch of documents into a collection of a generation, replacing documents with
+	// the same ID (and their keys). A batch is applied whole or not at all on the embedded
+	// backend; on MongoDB it is one unordered bulk write, retried whole by the caller on error.
+	Put(ctx context.Context, generation, collection string, docs []Document) error
+	// Get returns one document, or ErrNotFound.
+	Get(ctx context.Context, generation, collection, id string) (Document, error)
+	// Find returns one page of the documents matching the query, in a stable order.
+	Find(ctx context.Context, q Query) (Page, error)
+	// Count returns the exact number of documents matching the query (After and Limit ignored).
+	Count(ctx context.Context, q Query) (int64, error)
+	// Generations lists the generations that hold any document, in ascending order.
+	Generations(ctx context.Context) ([]string, error)
+	// DropGeneration deletes every document of a generation. Dropping an absent one is no error.
+	DropGeneration(ctx context.Context, generation string) error
+
+	// GetRecord returns a live record, or ErrNotFound.
+	GetRecord(ctx context.Context, kind, id string) (Record, error)
+	// PutRecord creates (r.Version == 0) or compare-and-swaps (r.Version == stored version) a
+	// record and returns it as stored, with its new Version. A lost race is ErrConflict.
+	PutRecord(ctx context.Context, r Record) (Record, error)
+	// DeleteRecord deletes a record if its stored version equals version (0 deletes whatever is
+	// there). Deleting an absent record is ErrNotFound; a version mismatch is ErrConflict.
+	DeleteRecord(ctx context.Context, kind, id string, version int64) error
+	// ListRecords returns up to limit live records of a kind with ID greater than after, by ID.
+	ListRecords(ctx context.Context, kind, after string, limit int) ([]Record, error)
+
+	// Incr atomically adds delta to a named counter and returns the new value. A counter that does
+	// not exist (or has expired) starts from zero; expiresAt, when not zero, sets when the counter
+	// expires (applied when the counter is created; later calls keep the first expiry).
+	Incr(ctx context.Context, name string, delta int64, expiresAt time.Time) (int64, error)
+
+	// Close releases the store. Calls after Close return ErrClosed.
+	Close() error
+}

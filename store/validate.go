@@ -1,0 +1,143 @@
+package store
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Shared argument checks, so that every backend rejects exactly the same calls.
+
+// ValidateName checks a collection, generation, record kind or counter name: 1 to 128 bytes of
+// letters, digits, '_', '-' and '.'. Names become parts of physical keys and collection names.
+func ValidateName(what, name string) error {
+	if name == "" || len(name) > 128 {
+		return fmt.Errorf("%w: %s name %q must be 1 to 128 bytes", ErrInvalid, what, name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return fmt.Errorf("%w: %s name %q may hold only letters, digits, '_', '-' and '.'", ErrInvalid, what, name)
+		}
+	}
+	return nil
+}
+
+// ValidateID checks a document or record id: 1 to MaxIDLen bytes, no NUL.
+func ValidateID(id string) error {
+	if id == "" || len(id) > MaxIDLen || strings.IndexByte(id, 0) >= 0 {
+		return fmt.Errorf("%w: id must be 1 to %d bytes without NUL", ErrInvalid, MaxIDLen)
+	}
+	return nil
+}
+
+// ValidateDocuments checks a Put batch.
+func ValidateDocuments(generation, collection string, docs []Document) error {
+	if err := ValidateName("generation", generation); err != nil {
+		return err
+	}
+	if err := ValidateName("collection", collection); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := ValidateID(d.ID); err != nil {
+			return err
+		}
+		for _, k := range d.Keys {
+			if k.Param == "" || strings.IndexByte(k.Param, 0) >= 0 || strings.IndexByte(k.Value, 0) >= 0 {
+				return fmt.Errorf("%w: document %q: key params must be non-empty and keys free of NUL", ErrInvalid, d.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// ValidateQuery checks a query and returns its effective limit.
+func ValidateQuery(q Query) (int, error) {
+	if err := ValidateName("generation", q.Generation); err != nil {
+		return 0, err
+	}
+	if err := ValidateName("collection", q.Collection); err != nil {
+		return 0, err
+	}
+	for _, c := range q.Where {
+		if c.Param == "" || len(c.Values) == 0 {
+			return 0, fmt.Errorf("%w: a condition needs a param and at least one value", ErrInvalid)
+		}
+		if c.Match != Exact && c.Match != Prefix {
+			return 0, fmt.Errorf("%w: unknown match %d", ErrInvalid, c.Match)
+		}
+		for _, v := range c.Values {
+			if strings.IndexByte(v, 0) >= 0 || strings.IndexByte(c.Param, 0) >= 0 {
+				return 0, fmt.Errorf("%w: condition values may not hold NUL", ErrInvalid)
+			}
+		}
+	}
+	switch {
+	case q.Limit <= 0:
+		return DefaultLimit, nil
+	case q.Limit > MaxLimit:
+		return 0, fmt.Errorf("%w: limit %d above %d", ErrInvalid, q.Limit, MaxLimit)
+	}
+	return q.Limit, nil
+}
+
+// Cursor is the position after which a page starts: the order value and id of the last document
+// of the page before. Both backends encode it the same way, so it is opaque to callers.
+type Cursor struct {
+	Value string `json:"v,omitempty"`
+	ID    string `json:"i"`
+}
+
+// Encode returns the cursor as an opaque URL-safe string.
+func (c Cursor) Encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodeCursor parses a cursor made by Encode. Anything else is ErrInvalid.
+func DecodeCursor(s string) (Cursor, error) {
+	var c Cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+		return Cursor{}, fmt.Errorf("%w: malformed cursor", ErrInvalid)
+	}
+	return c, nil
+}
+
+// SmallestValue returns the smallest value among a document's keys for param, and whether any.
+// It is the value a document is ordered by under Query.OrderBy.
+func SmallestValue(keys []Key, param string) (string, bool) {
+	best, ok := "", false
+	for _, k := range keys {
+		if k.Param == param && (!ok || k.Value < best) {
+			best, ok = k.Value, true
+		}
+	}
+	return best, ok
+}
+
+// Matches reports whether a document's keys satisfy every condition of a query. Backends that
+// verify candidates in memory use it, so matching semantics are defined once.
+func Matches(keys []Key, where []Condition) bool {
+	for _, c := range where {
+		if !matchesOne(keys, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func matchesOne(keys []Key, c Condition) bool {
+	for _, k := range keys {
+		if k.Param != c.Param {
+			continue
+		}
+		for _, v := range c.Values {
+			if c.Match == Exact && k.Value == v || c.Match == Prefix && strings.HasPrefix(k.Value, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
