@@ -5,21 +5,18 @@ package ingest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"providerdir/store"
 )
 
-// ManifestKind is the store record kind of source manifests; the record id is the family name.
-const ManifestKind = "manifest"
-
 // Manifest records one loaded snapshot of one source family: what was read, what was rejected,
 // and when. The serving manifests answer /v1/health and every data_freshness block.
 type Manifest struct {
 	Family      string    `json:"family"`      // source family, e.g. "nppes", "oig_leie"
-	DatasetID   string    `json:"dataset_id"`  // provenance _dataset_id, e.g. "nppes"
+	DatasetID   string    `json:"dataset_id"`  // provenance _dataset_id of the family's main dataset
+	Datasets    []string  `json:"datasets"`    // every dataset id the family's files held
 	Source      string    `json:"source"`      // human name of the source
 	SourceURL   string    `json:"source_url"`  // landing page
 	Snapshot    string    `json:"snapshot"`    // snapshot date of the drop, YYYY-MM-DD
@@ -48,48 +45,62 @@ type File struct {
 	Bytes    int64  `json:"bytes"`
 	Rows     int64  `json:"rows"`
 	Rejected int64  `json:"rejected"`
+	// Errors are the first rejected rows of the file; Rejected counts them all.
+	Errors []RowError `json:"errors,omitempty"`
 }
 
-// SaveManifest stores (creates or replaces) the manifest of a family.
-func SaveManifest(ctx context.Context, s store.Store, m Manifest) error {
+// RowError locates one rejected row of a file.
+type RowError struct {
+	Line   int    `json:"line"`
+	Column string `json:"column,omitempty"`
+	Reason string `json:"reason"`
+	Value  string `json:"value,omitempty"`
+}
+
+// ManifestCollection holds one document per source family, the family's manifest. It switches
+// together with the family's data collections, so the manifests served always describe the data
+// served, even when an ingest is interrupted between writing and switching.
+const ManifestCollection = "manifests"
+
+// manifestDocument is a manifest as a document of the manifests collection.
+func manifestDocument(m Manifest) (store.Document, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
-		return err
+		return store.Document{}, err
 	}
-	for {
-		cur, err := s.GetRecord(ctx, ManifestKind, m.Family)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			cur = store.Record{Kind: ManifestKind, ID: m.Family}
-		case err != nil:
-			return err
-		}
-		cur.Body = body
-		if _, err = s.PutRecord(ctx, cur); !errors.Is(err, store.ErrConflict) {
-			return err
-		}
-	}
+	return store.Document{ID: m.Family, Body: body, Keys: []store.Key{{Param: "family", Value: m.Family}}}, nil
 }
 
-// Manifests returns every stored manifest, ordered by family.
+// Manifests returns the manifests of the serving snapshot, ordered by family.
 func Manifests(ctx context.Context, s store.Store) ([]Manifest, error) {
+	snap, err := store.Serving(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return manifestsAt(ctx, s, snap.Generation(ManifestCollection))
+}
+
+func manifestsAt(ctx context.Context, s store.Store, gen string) ([]Manifest, error) {
 	var out []Manifest
-	after := ""
+	if gen == "" {
+		return out, nil
+	}
+	q := store.Query{Collection: ManifestCollection, Generation: gen, Limit: 1000}
 	for {
-		recs, err := s.ListRecords(ctx, ManifestKind, after, 100)
+		page, err := s.Find(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range recs {
+		for _, d := range page.Docs {
 			var m Manifest
-			if err := json.Unmarshal(r.Body, &m); err != nil {
-				return nil, fmt.Errorf("ingest: decode manifest %q: %w", r.ID, err)
+			if err := json.Unmarshal(d.Body, &m); err != nil {
+				return nil, fmt.Errorf("ingest: decode manifest %q: %w", d.ID, err)
 			}
 			out = append(out, m)
-			after = r.ID
 		}
-		if len(recs) < 100 {
+		if page.Next == "" {
 			return out, nil
 		}
+		q.After = page.Next
 	}
 }

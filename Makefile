@@ -1,0 +1,56 @@
+# Build, run and test the provider directory service. Every target works on a fresh checkout with
+# ../shared beside it; `make help` lists them.
+
+SHELL      := /bin/bash
+GO         ?= go
+COMMIT     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+LDFLAGS    := -X providerdir/buildinfo.Commit=$(COMMIT)
+BIN        := bin
+REFERENCE  ?= ../shared/data/reference
+DEMO_DIR   ?= data/demo
+DEMO_STORE ?= embedded:data/db
+DEMO_SEED  ?= 20250608
+PROVIDERS  ?= 2000
+ADDR       ?= 127.0.0.1:8080
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: help build run demo-data test test-go lint bench clean
+
+help:
+	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
+	@echo "make test   run every test (starts its own MongoDB-protocol server for the mongo backend)"
+	@echo "make lint   gofmt, go vet, staticcheck"
+	@echo "make bench  Go benchmarks of the hot paths"
+	@echo "make build  build bin/providerd and bin/providerctl"
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+# The demo drop is generated once; delete data/ to start over.
+demo-data: build
+	@if [ ! -f $(DEMO_DIR)/manifest.json ]; then \
+		$(BIN)/providerctl generate --providers $(PROVIDERS) --seed $(DEMO_SEED) --reference $(REFERENCE) --out $(DEMO_DIR); \
+	fi
+	$(BIN)/providerctl ingest --store $(DEMO_STORE) --reference $(REFERENCE) $(DEMO_DIR)
+
+run: demo-data
+	$(BIN)/providerd --addr $(ADDR) --store $(DEMO_STORE) --reference $(REFERENCE) --log-format text
+
+# The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
+# on a private PostgreSQL unless MONGODB_URI already names a server.
+test:
+	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory test-go
+
+test-go:
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	@bash scripts/with-mongotest.sh $(GO) test -run '^$$' -bench . -benchtime 2000x ./store/... ./source/...
+
+clean:
+	rm -rf $(BIN) data

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"providerdir/config"
+	"providerdir/ingest"
+	"providerdir/store/storeopen"
+)
+
+func init() {
+	register(&command{
+		name:    "ingest",
+		args:    "[--store STORE] [--reference DIR] [--dry-run] [--force] [--snapshot-date YYYY-MM-DD] DIR",
+		summary: "load a drop of source files into a new snapshot and switch to it when whole",
+		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
+			storeSpec := config.StoreFlag(fs, e.getenv)
+			reference := fs.String("reference", "", "directory of reference files (Census, NUCC) to load beside the drop")
+			dryRun := fs.Bool("dry-run", false, "read and validate every file, write nothing")
+			force := fs.Bool("force", false, "reload families whose files are identical to the serving ones")
+			snapshot := fs.String("snapshot-date", "", "snapshot date to record, overriding the dates in the file names")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef("takes exactly one directory, got %d arguments", len(args))
+				}
+				spec, err := storeSpec()
+				if err != nil {
+					return usageError{err}
+				}
+				s, err := storeopen.Open(ctx, spec)
+				if err != nil {
+					return fmt.Errorf("open store %s: %w", spec, err)
+				}
+				defer s.Close()
+				res, err := ingest.Run(ctx, ingest.Options{
+					Store:        s,
+					Dir:          args[0],
+					Reference:    *reference,
+					DryRun:       *dryRun,
+					Force:        *force,
+					SnapshotDate: *snapshot,
+					Progress:     ingest.NewProgress(e.stderr, isTerminal(e.stderr), 5*time.Second),
+					Log:          slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				})
+				if errors.Is(err, context.Canceled) {
+					return errors.New("interrupted: nothing was switched, the serving snapshot is unchanged")
+				}
+				if err != nil {
+					return err
+				}
+				printIngest(e.stdout, res, *dryRun)
+				return nil
+			}
+		},
+	})
+}
+
+// printIngest writes one line per family: what was read, rejected and changed.
+func printIngest(w io.Writer, res ingest.Result, dryRun bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAMILY\tSNAPSHOT\tROWS\tREJECTED\tADDED\tCHANGED\tREMOVED\tSTATE")
+	for _, f := range res.Families {
+		var added, changed, removed int64
+		for _, c := range f.Changes {
+			added, changed, removed = added+c.Added, changed+c.Changed, removed+c.Removed
+		}
+		state := "loaded"
+		switch {
+		case f.Unchanged:
+			state = "unchanged"
+		case dryRun:
+			state = "validated"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", f.Manifest.Family, f.Manifest.Snapshot,
+			f.Manifest.Rows, f.Manifest.Rejected, added, changed, removed, state)
+	}
+	tw.Flush()
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "dry run: %d rows read, %d rejected, nothing written\n", res.Rows, res.Rejected)
+	case res.Switched:
+		fmt.Fprintf(w, "serving generation %s (%d rows, %d rejected, %s)\n", res.Generation, res.Rows, res.Rejected, res.Elapsed.Round(time.Millisecond))
+	default:
+		fmt.Fprintln(w, "nothing changed; the serving snapshot is as it was")
+	}
+}
+
+// isTerminal reports whether w is a character device, where a self-rewriting progress line reads
+// well; logs and pipes get plain periodic lines instead.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"providerdir/buildinfo"
+)
+
+func init() {
+	register(&command{
+		name:    "version",
+		summary: "print the git commit the binary was built from",
+		setup: func(_ *flag.FlagSet, e *env) func(context.Context, []string) error {
+			return func(_ context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments")
+				}
+				_, err := fmt.Fprintln(e.stdout, buildinfo.Commit)
+				return err
+			}
+		},
+	})
+}

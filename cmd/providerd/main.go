@@ -1,0 +1,105 @@
+// Command providerd serves every HTTP surface of the provider directory from one store. This
+// file only wires: configuration, logger, metrics, store, surfaces, listener. Behaviour lives in
+// the packages it wires, where it is tested.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"providerdir/buildinfo"
+	"providerdir/config"
+	"providerdir/fhir"
+	"providerdir/httpserver"
+	"providerdir/logging"
+	"providerdir/metrics"
+	"providerdir/rest"
+	"providerdir/rest/supply"
+	"providerdir/store/storeopen"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// run returns the exit status: 0 after a clean shutdown, 1 on a failure, 2 on bad usage.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := config.Parse(args, getenv)
+	if errors.Is(err, config.ErrHelp) {
+		config.Usage(stdout, "providerd")
+		return 0
+	}
+	if err == nil {
+		err = cfg.CheckReference()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "providerd: %v (run providerd --help)\n", err)
+		return 2
+	}
+	log, err := logging.New(stderr, cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "providerd: %v\n", err)
+		return 2
+	}
+	slog.SetDefault(log)
+	if err := serve(cfg, log); err != nil {
+		log.Error("providerd stopped", slog.Any("error", err))
+		fmt.Fprintf(stderr, "providerd: %v\n", err)
+		return 1
+	}
+	log.Info("providerd stopped")
+	return 0
+}
+
+func serve(cfg config.Config, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// After the first signal, restore the default handling: a second Ctrl-C during a long drain
+	// ends the process at once.
+	go func() { <-ctx.Done(); stop() }()
+
+	m := metrics.New()
+	raw, err := storeopen.Open(ctx, cfg.Store)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", cfg.Store, err)
+	}
+	st := m.Store(raw)
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("close store", slog.Any("error", err))
+		}
+	}()
+
+	h, err := httpserver.New(httpserver.Options{
+		Logger:  log,
+		Metrics: m,
+		Ready:   httpserver.StoreCheck(st),
+		Surfaces: []httpserver.Surface{
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: supply.New(st, cfg.BaseURL).Routes},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError},
+			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error},
+			{Name: "api", Prefix: "/api", Error: rest.APIError},
+			{Name: "web", Prefix: "", Error: httpserver.TextError},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("providerd listening",
+		slog.String("addr", ln.Addr().String()),
+		slog.String("base_url", cfg.BaseURL),
+		slog.String("store", cfg.Store.String()),
+		slog.String("commit", buildinfo.Commit))
+	return httpserver.Serve(ctx, ln, h, cfg.ShutdownTimeout, log)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// reference is the shared reference data beside the repository, as DESIGN.md lays it out.
+const reference = "../../../shared/data/reference"
+
+func TestBadUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown flag", []string{"--port", "80"}, nil, "flag provided but not defined: -port"},
+		{"bad addr", []string{"--addr", "nowhere"}, nil, "invalid --addr"},
+		{"bad store from env", nil, map[string]string{"PROVIDERD_STORE": "redis://x"}, "invalid PROVIDERD_STORE"},
+		{"bad log format", []string{"--log-format", "yaml"}, nil, "invalid --log-format"},
+		{"missing reference", []string{"--reference", "/nonexistent/reference"}, nil, "reference directory"},
+		{"positional", []string{"serve"}, nil, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := run(tt.args, func(k string) string { return tt.env[k] }, &stdout, &stderr)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			line := stderr.String()
+			if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "providerd: ") || !strings.Contains(line, tt.want) {
+				t.Fatalf("stderr %q, want one line with %q", line, tt.want)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run([]string{"--help"}, func(string) string { return "" }, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--addr (PROVIDERD_ADDR)", "--store (PROVIDERD_STORE)", "--trusted-proxies"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestOpenStoreFailureExits1(t *testing.T) {
+	// A file where the embedded store's directory should be.
+	file := t.TempDir() + "/file"
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := run([]string{"--store", "embedded:" + file, "--reference", reference, "--addr", "127.0.0.1:0"},
+		func(string) string { return "" }, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "providerd: open store embedded:"+file) {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestServeAndStopOnSIGTERM runs providerd in-process on a loopback port with an embedded store,
+// checks the surfaces answer, then sends the process SIGTERM and expects a clean exit.
+func TestServeAndStopOnSIGTERM(t *testing.T) {
+	pr, pw := io.Pipe()
+	lines := make(chan map[string]any, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				lines <- m
+			}
+		}
+	}()
+	env := map[string]string{
+		"PROVIDERD_STORE":     "embedded:" + t.TempDir(),
+		"PROVIDERD_REFERENCE": reference,
+	}
+	done := make(chan int, 1)
+	go func() {
+		var stdout strings.Builder
+		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org"},
+			func(k string) string { return env[k] }, &stdout, pw)
+		pw.Close()
+	}()
+
+	var addr string
+	timeout := time.After(30 * time.Second)
+	for addr == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("providerd exited before listening: %d", <-done)
+			}
+			if l["msg"] == "providerd listening" {
+				addr = l["addr"].(string)
+			}
+		case <-timeout:
+			t.Fatal("providerd did not start listening")
+		}
+	}
+	go func() { // keep draining logs so the server never blocks on the pipe
+		for range lines {
+		}
+	}()
+	base := "http://" + addr
+
+	for path, wantStatus := range map[string]int{"/livez": 200, "/readyz": 200, "/metrics": 200, "/fhir/Practitioner": 404, "/": 404} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != wantStatus {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, wantStatus)
+		}
+	}
+
+	req, _ := http.NewRequest("GET", base+"/v1/health", nil)
+	req.Header.Set("X-Request-ID", "smoke-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body any
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %d %v", resp.StatusCode, err)
+	}
+	var want any
+	_ = json.Unmarshal([]byte(`{"data":{"status":"ok","uptime_target":"99.9%","sources":[]},
+		"meta":{"request_id":"smoke-1","api_version":"v1","data_freshness":[],
+		"methodology_url":"https://pd.example.org/docs/methodology",
+		"limitations_url":"https://pd.example.org/docs/limitations"}}`), &want)
+	if !reflect.DeepEqual(body, want) {
+		t.Fatalf("health\n got %v\nwant %v", body, want)
+	}
+
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d after SIGTERM, want 0", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("providerd did not stop on SIGTERM")
+	}
+}

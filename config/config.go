@@ -1,0 +1,269 @@
+// Package config owns providerd's startup configuration: which flags exist, their
+// PROVIDERD_<NAME> environment fallbacks, their defaults, and the checks that turn a bad value
+// into one clear error before anything starts. A flag wins over the environment, the environment
+// over the default, so an operator can set a deployment's values in the environment and still
+// override one on the command line.
+//
+// The --store value has its own parser here (ParseStore, StoreFlag) because providerctl takes the
+// same flag and must read it exactly as the server does.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the options that have one.
+const (
+	DefaultAddr            = "127.0.0.1:8080"
+	DefaultStore           = "embedded:./data/db"
+	DefaultReference       = "../shared/data/reference"
+	DefaultLogFormat       = "json"
+	DefaultLogLevel        = "info"
+	DefaultShutdownTimeout = 15 * time.Second
+)
+
+// EnvPrefix is the prefix of every environment fallback: --base-url reads PROVIDERD_BASE_URL.
+const EnvPrefix = "PROVIDERD_"
+
+// EnvName returns the environment variable that backs a flag name.
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// Config is providerd's validated configuration.
+type Config struct {
+	// Addr is the host:port the server listens on.
+	Addr string
+	// Store selects and locates the store backend.
+	Store StoreSpec
+	// Reference is the directory of the public reference files (Census, NUCC, ...).
+	Reference string
+	// BaseURL is the public base URL absolute links are built from, without a trailing slash.
+	// Links never come from the Host header, which a client controls.
+	BaseURL string
+	// LogFormat is "json" or "text".
+	LogFormat string
+	// LogLevel is the least severe level logged.
+	LogLevel slog.Level
+	// ShutdownTimeout bounds how long in-flight requests may take to finish on SIGINT/SIGTERM.
+	ShutdownTimeout time.Duration
+	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from.
+	// Empty means no proxy is trusted and the connection's peer is the client.
+	TrustedProxies []netip.Prefix
+}
+
+// option describes one flag: its name, default, help text, and how to check and apply a value.
+// Values go through apply whether they came from a flag, the environment or the default, so
+// every path is checked the same way.
+type option struct {
+	name  string
+	def   string
+	usage string
+	apply func(c *Config, v string) error
+}
+
+func options() []option {
+	return []option{
+		{"addr", DefaultAddr, "host:port to listen on", func(c *Config, v string) error {
+			if err := checkAddr(v); err != nil {
+				return err
+			}
+			c.Addr = v
+			return nil
+		}},
+		{"store", DefaultStore, "store backend: embedded:DIR, mongodb://... or mongodb+srv://...", func(c *Config, v string) (err error) {
+			c.Store, err = ParseStore(v)
+			return err
+		}},
+		{"reference", DefaultReference, "directory of the public reference files", func(c *Config, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("must not be empty")
+			}
+			c.Reference = v
+			return nil
+		}},
+		{"base-url", "", "public base URL for absolute links (default http://<addr>)", func(c *Config, v string) (err error) {
+			c.BaseURL, err = parseBaseURL(v)
+			return err
+		}},
+		{"log-format", DefaultLogFormat, "log format: json or text", func(c *Config, v string) error {
+			if v != "json" && v != "text" {
+				return fmt.Errorf("%q is neither json nor text", v)
+			}
+			c.LogFormat = v
+			return nil
+		}},
+		{"log-level", DefaultLogLevel, "least severe level logged: debug, info, warn or error", func(c *Config, v string) error {
+			if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+				return fmt.Errorf("%q is not one of debug, info, warn, error", v)
+			}
+			return nil
+		}},
+		{"shutdown-timeout", DefaultShutdownTimeout.String(), "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration such as 15s", v)
+			}
+			c.ShutdownTimeout = d
+			return nil
+		}},
+		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted", func(c *Config, v string) (err error) {
+			c.TrustedProxies, err = parsePrefixes(v)
+			return err
+		}},
+	}
+}
+
+// Usage writes the flag summary, each flag with its environment variable and default.
+func Usage(w io.Writer, program string) {
+	fmt.Fprintf(w, "usage: %s [flags]\n\nEvery flag may instead be set in the environment variable shown; a flag wins.\n\n", program)
+	for _, o := range options() {
+		def := o.def
+		if def == "" && o.name == "base-url" {
+			def = "http://<addr>"
+		}
+		fmt.Fprintf(w, "  --%s (%s)\n        %s", o.name, EnvName(o.name), o.usage)
+		if def != "" {
+			fmt.Fprintf(w, " (default %s)", def)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// ErrHelp is returned by Parse when -h or --help was asked for.
+var ErrHelp = flag.ErrHelp
+
+// Parse reads the command line (without the program name) and the environment through getenv.
+// Any error is a usage error, worded to be printed on one line; ErrHelp means help was asked for.
+func Parse(args []string, getenv func(string) string) (Config, error) {
+	fs := flag.NewFlagSet("providerd", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	opts := options()
+	vals := make(map[string]*string, len(opts))
+	for _, o := range opts {
+		vals[o.name] = fs.String(o.name, o.def, o.usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q: providerd takes only flags", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	var c Config
+	for _, o := range opts {
+		v, from := resolve(o.name, *vals[o.name], set[o.name], getenv)
+		if v == "" && o.name == "base-url" {
+			continue // derived from the address below
+		}
+		if err := o.apply(&c, v); err != nil {
+			return Config{}, fmt.Errorf("invalid %s: %w", from, err)
+		}
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = DefaultBaseURL(c.Addr)
+	}
+	return c, nil
+}
+
+// resolve picks a flag's value by precedence and names where it came from, for error messages.
+func resolve(name, flagValue string, flagSet bool, getenv func(string) string) (value, from string) {
+	if flagSet {
+		return flagValue, "--" + name
+	}
+	if v := getenv(EnvName(name)); v != "" {
+		return v, EnvName(name)
+	}
+	return flagValue, "default --" + name
+}
+
+// DefaultBaseURL is the base URL of a server reached directly at addr. An unspecified host
+// (":8080", "0.0.0.0:8080") is written as localhost, the one name such a server answers for sure.
+func DefaultBaseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func checkAddr(v string) error {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", v)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("%q has a malformed host", v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q has no port between 0 and 65535", v)
+	}
+	return nil
+}
+
+func parseBaseURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL", v)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("%q must start with http:// or https://", v)
+	case u.Host == "":
+		return "", fmt.Errorf("%q has no host", v)
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return "", fmt.Errorf("%q must not carry user info, a query or a fragment", v)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			// A bare address means that one host.
+			a, aerr := netip.ParseAddr(part)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8", part)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// CheckReference reports a reference directory that does not exist, at start rather than at the
+// first request that needs a reference file.
+func (c Config) CheckReference() error {
+	fi, err := os.Stat(c.Reference)
+	switch {
+	case err != nil:
+		return fmt.Errorf("reference directory: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("reference directory: %s is not a directory", c.Reference)
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse(nil, env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr:            "127.0.0.1:8080",
+		Store:           StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"},
+		Reference:       "../shared/data/reference",
+		BaseURL:         "http://127.0.0.1:8080",
+		LogFormat:       "json",
+		LogLevel:        slog.LevelInfo,
+		ShutdownTimeout: 15 * time.Second,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestParsePrecedence(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		env   func(string) string
+		check func(Config) bool
+	}{
+		{"env over default", nil, env("PROVIDERD_ADDR", "127.0.0.1:9000"),
+			func(c Config) bool { return c.Addr == "127.0.0.1:9000" && c.BaseURL == "http://127.0.0.1:9000" }},
+		{"flag over env", []string{"--addr", "127.0.0.1:9001"}, env("PROVIDERD_ADDR", "127.0.0.1:9000"),
+			func(c Config) bool { return c.Addr == "127.0.0.1:9001" }},
+		{"single dash flag", []string{"-addr=127.0.0.1:9002"}, env(),
+			func(c Config) bool { return c.Addr == "127.0.0.1:9002" }},
+		{"store from env", nil, env("PROVIDERD_STORE", "mongodb://db.internal:27017/providers"),
+			func(c Config) bool {
+				return c.Store == StoreSpec{Backend: BackendMongo, URI: "mongodb://db.internal:27017/providers"}
+			}},
+		{"base url from env, trailing slash dropped", nil, env("PROVIDERD_BASE_URL", "https://api.example.org/"),
+			func(c Config) bool { return c.BaseURL == "https://api.example.org" }},
+		{"base url with a path prefix", []string{"--base-url", "https://example.org/directory/"}, env(),
+			func(c Config) bool { return c.BaseURL == "https://example.org/directory" }},
+		{"unspecified host gives localhost base url", []string{"--addr", ":8080"}, env(),
+			func(c Config) bool { return c.BaseURL == "http://localhost:8080" }},
+		{"wildcard ipv6 gives localhost base url", []string{"--addr", "[::]:8080"}, env(),
+			func(c Config) bool { return c.BaseURL == "http://localhost:8080" }},
+		{"ipv6 loopback base url", []string{"--addr", "[::1]:8080"}, env(),
+			func(c Config) bool { return c.BaseURL == "http://[::1]:8080" }},
+		{"log settings", []string{"--log-format=text"}, env("PROVIDERD_LOG_LEVEL", "debug"),
+			func(c Config) bool { return c.LogFormat == "text" && c.LogLevel == slog.LevelDebug }},
+		{"shutdown timeout", nil, env("PROVIDERD_SHUTDOWN_TIMEOUT", "2m"),
+			func(c Config) bool { return c.ShutdownTimeout == 2*time.Minute }},
+		{"trusted proxies masked, bare addresses are hosts", []string{"--trusted-proxies", "10.1.2.3/8, 192.168.0.7,::1/128"}, env(),
+			func(c Config) bool {
+				return reflect.DeepEqual(c.TrustedProxies, []netip.Prefix{
+					netip.MustParsePrefix("10.0.0.0/8"),
+					netip.MustParsePrefix("192.168.0.7/32"),
+					netip.MustParsePrefix("::1/128"),
+				})
+			}},
+		{"empty env is unset", nil, env("PROVIDERD_LOG_FORMAT", ""),
+			func(c Config) bool { return c.LogFormat == "json" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse(tt.args, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c) {
+				t.Fatalf("unexpected config %+v", c)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  func(string) string
+		want string // substring of the one-line error
+	}{
+		{"unknown flag", []string{"--nope"}, env(), "flag provided but not defined: -nope"},
+		{"positional argument", []string{"serve"}, env(), `unexpected argument "serve"`},
+		{"bad addr", []string{"--addr", "localhost"}, env(), `invalid --addr: "localhost" is not host:port`},
+		{"bad port", []string{"--addr", "127.0.0.1:99999"}, env(), "invalid --addr"},
+		{"bad addr from env names the variable", nil, env("PROVIDERD_ADDR", "nope"), "invalid PROVIDERD_ADDR"},
+		{"bad store", []string{"--store", "postgres://x"}, env(), "invalid --store"},
+		{"empty embedded dir", []string{"--store", "embedded:"}, env(), "names no directory"},
+		{"mongo without host", []string{"--store", "mongodb://"}, env(), "invalid --store"},
+		{"mongo password not echoed", []string{"--store", "mongodb://u:secret@/"}, env(), "invalid --store"},
+		{"bad base url scheme", []string{"--base-url", "ftp://x"}, env(), "invalid --base-url"},
+		{"relative base url", []string{"--base-url", "/v1"}, env(), "invalid --base-url"},
+		{"base url with query", []string{"--base-url", "https://x.org/?a=b"}, env(), "invalid --base-url"},
+		{"bad log format", []string{"--log-format", "xml"}, env(), `invalid --log-format: "xml" is neither json nor text`},
+		{"bad log level", nil, env("PROVIDERD_LOG_LEVEL", "loud"), "invalid PROVIDERD_LOG_LEVEL"},
+		{"bad timeout", []string{"--shutdown-timeout", "soon"}, env(), "invalid --shutdown-timeout"},
+		{"negative timeout", []string{"--shutdown-timeout", "-1s"}, env(), "invalid --shutdown-timeout"},
+		{"bad cidr", []string{"--trusted-proxies", "10.0.0.0/33"}, env(), "invalid --trusted-proxies"},
+		{"empty reference", []string{"--reference", " "}, env(), "invalid --reference"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.args, tt.env)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.want) {
+				t.Fatalf("error %q does not contain %q", msg, tt.want)
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "secret") {
+				t.Fatalf("error %q is not one clean line", msg)
+			}
+		})
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		if _, err := Parse([]string{arg}, env()); !errors.Is(err, ErrHelp) {
+			t.Errorf("%s: got %v, want ErrHelp", arg, err)
+		}
+	}
+}
+
+func TestUsageListsEveryFlagWithItsVariable(t *testing.T) {
+	var b strings.Builder
+	Usage(&b, "providerd")
+	for _, o := range options() {
+		if !strings.Contains(b.String(), "--"+o.name+" ("+EnvName(o.name)+")") {
+			t.Errorf("usage lacks --%s", o.name)
+		}
+	}
+}
+
+func TestParseStore(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    StoreSpec
+		wantErr bool
+		str     string
+	}{
+		{in: "embedded:./data/db", want: StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"}, str: "embedded:./data/db"},
+		{in: "embedded:/var/lib/providerd", want: StoreSpec{Backend: BackendEmbedded, Dir: "/var/lib/providerd"}, str: "embedded:/var/lib/providerd"},
+		{in: "mongodb://localhost:27017/pd", want: StoreSpec{Backend: BackendMongo, URI: "mongodb://localhost:27017/pd"}, str: "mongodb://localhost:27017/pd"},
+		{in: "mongodb+srv://u:pw@cluster.example.org/pd?retryWrites=true",
+			want: StoreSpec{Backend: BackendMongo, URI: "mongodb+srv://u:pw@cluster.example.org/pd?retryWrites=true"},
+			str:  "mongodb+srv://u:xxxxx@cluster.example.org/pd?retryWrites=true"},
+		{in: "mongodb://a:1,b:2/pd?replicaSet=rs0", want: StoreSpec{Backend: BackendMongo, URI: "mongodb://a:1,b:2/pd?replicaSet=rs0"}, str: "mongodb://a:1,b:2/pd?replicaSet=rs0"},
+		{in: "./data/db", wantErr: true},
+		{in: "embedded:", wantErr: true},
+		{in: "", wantErr: true},
+		{in: "mongodb://", wantErr: true},
+		{in: "pebble:/x", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseStore(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("ParseStore(%q) error = %v, wantErr %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if tt.wantErr {
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseStore(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		if got.String() != tt.str {
+			t.Errorf("ParseStore(%q).String() = %q, want %q", tt.in, got.String(), tt.str)
+		}
+	}
+}
+
+func TestStoreFlag(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		want    StoreSpec
+		wantErr string
+	}{
+		{"default", nil, env(), StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"}, ""},
+		{"env", nil, env("PROVIDERD_STORE", "embedded:/srv/db"), StoreSpec{Backend: BackendEmbedded, Dir: "/srv/db"}, ""},
+		{"flag wins", []string{"--store", "embedded:/x"}, env("PROVIDERD_STORE", "embedded:/srv/db"), StoreSpec{Backend: BackendEmbedded, Dir: "/x"}, ""},
+		{"bad env", nil, env("PROVIDERD_STORE", "nope"), StoreSpec{}, "invalid PROVIDERD_STORE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("status", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			get := StoreFlag(fs, tt.env)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := get()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckReference(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/f"
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{dir, true},
+		{file, false},
+		{dir + "/missing", false},
+	}
+	for _, tt := range tests {
+		err := Config{Reference: tt.path}.CheckReference()
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckReference(%s) = %v", tt.path, err)
+		}
+	}
+}

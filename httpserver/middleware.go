@@ -1,0 +1,154 @@
+package httpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/logging"
+	"providerdir/requestid"
+)
+
+// ServeHTTP runs every request through the middleware, outermost first: request id, request
+// logger, metrics and access log, panic recovery, then the router. Recovery sits inside the
+// measuring so a recovered panic is counted and logged as the 500 it became.
+//
+// The middleware wraps the router instead of being registered with mux's Use because mux skips
+// Use middleware for its 404 and 405 handlers, and those responses need an id and a log line too.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := r.Header.Get(requestid.Header)
+	if !requestid.Valid(id) {
+		id = requestid.New()
+	}
+	w.Header().Set(requestid.Header, id)
+	log := h.log.With(slog.String("request_id", id))
+	info := &requestInfo{}
+	ctx := requestid.With(r.Context(), id)
+	ctx = logging.With(ctx, log)
+	ctx = context.WithValue(ctx, infoKey{}, info)
+	r = r.WithContext(ctx)
+	rw := &responseWriter{ResponseWriter: w}
+
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler { // a deliberate abort: let net/http drop the connection
+				panic(v)
+			}
+			log.Error("panic serving request", slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+			if rw.wroteHeader {
+				// The status line is gone; the client sees a short body, which is all that can
+				// be done without hiding the failure behind a dropped connection.
+				rw.status = http.StatusInternalServerError
+			} else {
+				h.writeError(rw, r, http.StatusInternalServerError, "internal_error",
+					"internal error; quote request id "+id+" when reporting it")
+			}
+		}
+		status := rw.status
+		if !rw.wroteHeader {
+			status = http.StatusOK // a handler that wrote nothing sent an empty 200
+		}
+		route := info.route
+		if route == "" {
+			route = "/{unmatched}"
+		}
+		elapsed := time.Since(start)
+		h.metrics.ObserveHTTP(route, r.Method, status, elapsed)
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.String("route", route),
+			slog.Int("status", status),
+			slog.Int64("bytes", rw.bytes),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.String("remote", r.RemoteAddr),
+		)
+	}()
+	h.root.ServeHTTP(rw, r)
+}
+
+// writeError writes an error in the envelope of the surface that owns the request's path.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	if s := h.surfaceFor(r.URL.Path); s != nil {
+		s.Error(w, r, status, code, message)
+		return
+	}
+	TextError(w, r, status, code, message)
+}
+
+// requestInfo collects what inner layers learn about a request for the outer middleware: the
+// matched route template, which only exists once mux has matched.
+type requestInfo struct {
+	route string
+}
+
+type infoKey struct{}
+
+func setRoute(r *http.Request, template string) {
+	if info, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		info.route = template
+	}
+}
+
+// captureRoute records the matched route's template. Metrics are labelled by template, never by
+// raw path, so that one label value stands for all NPIs rather than one per NPI.
+func captureRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route := mux.CurrentRoute(r); route != nil {
+			if t, err := route.GetPathTemplate(); err == nil {
+				setRoute(r, t)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func requestIDOf(r *http.Request) string { return requestid.From(r.Context()) }
+
+// responseWriter remembers the status and size of a response. Unwrap lets
+// http.ResponseController reach the connection's Flush, deadlines and hijacking.
+type responseWriter struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+}
+
+func (w *responseWriter) WriteHeader(status int) {
+	if !w.wroteHeader && status >= 200 {
+		w.status = status
+		w.wroteHeader = true
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+		w.wroteHeader = true
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush supports streaming responses (exports, NDJSON) through the wrapper.
+func (w *responseWriter) Flush() {
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+		w.wroteHeader = true
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,227 @@
+// Package httpserver owns the HTTP front of providerd: the router that splits requests into
+// surfaces (supply API, resolver, FHIR, service host, web) and the operational endpoints, and the
+// middleware every request passes through: request id, request-scoped logging, metrics and panic
+// recovery. It also runs the listener with a graceful drain.
+//
+// It knows no surface's content. Each surface hands in its routes and its own error writer, and
+// the router answers that surface's unknown paths, wrong methods and panics in that surface's
+// envelope, so a FHIR client gets an OperationOutcome and a supply API client its error/meta
+// object even for requests no handler saw.
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/metrics"
+)
+
+// ErrorWriter writes an error response in a surface's envelope. code is a machine-readable code
+// (rest.CodeNotFound and the like); message is safe to show to the client.
+type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, code, message string)
+
+// Surface is one API or page tree under a path prefix.
+type Surface struct {
+	// Name labels the surface in logs ("v1", "resolver", "fhir", "api", "web").
+	Name string
+	// Prefix is the path prefix, like "/v1" or "/resolver/v1"; "" is the root surface (the web
+	// pages), which gets every path no other surface or endpoint claims. A prefix matches whole
+	// path segments: "/v1" claims "/v1" and "/v1/x", not "/v1x".
+	Prefix string
+	// Error writes the surface's error envelope.
+	Error ErrorWriter
+	// Routes registers the surface's handlers on its subrouter; paths are relative to Prefix.
+	// Nil leaves the surface empty: every path is its 404.
+	Routes func(r *mux.Router)
+}
+
+// Options configures the handler.
+type Options struct {
+	// Logger is the process logger; request loggers derive from it. Nil means slog.Default().
+	Logger *slog.Logger
+	// Metrics receives request metrics and is served on /metrics. Nil disables both.
+	Metrics *metrics.Metrics
+	// Ready reports whether the service can serve (its store is reachable); /readyz calls it.
+	// Nil means always ready.
+	Ready func(context.Context) error
+	// ReadyTimeout bounds one Ready call; 0 means DefaultReadyTimeout.
+	ReadyTimeout time.Duration
+	// Surfaces are the API and page trees.
+	Surfaces []Surface
+}
+
+// DefaultReadyTimeout keeps a readiness probe shorter than the typical probe timeouts (1 to 5 s)
+// of load balancers and orchestrators, so a hung store reads as not ready, not as a hung probe.
+const DefaultReadyTimeout = 2 * time.Second
+
+// Paths of the operational endpoints. They sit outside every surface so that probes and scrapes
+// work whatever the surfaces' authentication.
+const (
+	PathMetrics = "/metrics"
+	PathLive    = "/livez"
+	PathReady   = "/readyz"
+)
+
+// Handler is the service's root handler.
+type Handler struct {
+	log      *slog.Logger
+	metrics  *metrics.Metrics
+	root     *mux.Router
+	surfaces []*surface // longest prefix first, the root surface (if any) last
+}
+
+type surface struct {
+	Surface
+	router *mux.Router
+}
+
+// New builds the root handler. It fails on a surface list that could not route unambiguously.
+func New(o Options) (*Handler, error) {
+	if err := checkSurfaces(o.Surfaces); err != nil {
+		return nil, err
+	}
+	h := &Handler{log: o.Logger, metrics: o.Metrics, root: mux.NewRouter()}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	readyTimeout := o.ReadyTimeout
+	if readyTimeout <= 0 {
+		readyTimeout = DefaultReadyTimeout
+	}
+	h.root.Use(captureRoute)
+	h.root.Handle(PathLive, getOnly(http.HandlerFunc(live)))
+	h.root.Handle(PathReady, getOnly(ready(o.Ready, readyTimeout)))
+	if o.Metrics != nil {
+		h.root.Handle(PathMetrics, getOnly(o.Metrics.Handler()))
+	}
+
+	ordered := make([]Surface, len(o.Surfaces))
+	copy(ordered, o.Surfaces)
+	sort.SliceStable(ordered, func(i, j int) bool { return len(ordered[i].Prefix) > len(ordered[j].Prefix) })
+	for _, s := range ordered {
+		var sub *mux.Router
+		if s.Prefix == "" {
+			sub = h.root.NewRoute().Subrouter()
+		} else {
+			sub = h.root.PathPrefix(s.Prefix).MatcherFunc(segmentMatcher(s.Prefix)).Subrouter()
+		}
+		sf := &surface{Surface: s, router: sub}
+		sub.NotFoundHandler = http.HandlerFunc(sf.notFound)
+		sub.MethodNotAllowedHandler = http.HandlerFunc(sf.methodNotAllowed)
+		if s.Routes != nil {
+			s.Routes(sub)
+		}
+		h.surfaces = append(h.surfaces, sf)
+	}
+	// Without a root surface, paths outside every prefix still get an answer in a known shape.
+	h.root.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setRoute(r, "/{unmatched}")
+		TextError(w, r, http.StatusNotFound, "not_found", "no such page")
+	})
+	return h, nil
+}
+
+func checkSurfaces(ss []Surface) error {
+	seen := map[string]bool{}
+	for _, s := range ss {
+		switch {
+		case s.Name == "":
+			return errors.New("httpserver: a surface needs a name")
+		case s.Error == nil:
+			return fmt.Errorf("httpserver: surface %q has no error writer", s.Name)
+		case s.Prefix != "" && (!strings.HasPrefix(s.Prefix, "/") || strings.HasSuffix(s.Prefix, "/")):
+			return fmt.Errorf("httpserver: surface %q prefix %q must start and not end with '/'", s.Name, s.Prefix)
+		case seen[s.Prefix]:
+			return fmt.Errorf("httpserver: two surfaces share prefix %q", s.Prefix)
+		}
+		for _, p := range []string{PathLive, PathReady, PathMetrics} {
+			if s.Prefix != "" && underPrefix(p, s.Prefix) {
+				return fmt.Errorf("httpserver: surface %q prefix %q hides %s", s.Name, s.Prefix, p)
+			}
+		}
+		seen[s.Prefix] = true
+	}
+	return nil
+}
+
+// underPrefix reports whether path is prefix itself or below it, by whole segments.
+func underPrefix(path, prefix string) bool {
+	return prefix == "" || path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+func segmentMatcher(prefix string) mux.MatcherFunc {
+	return func(r *http.Request, _ *mux.RouteMatch) bool { return underPrefix(r.URL.Path, prefix) }
+}
+
+// surfaceFor returns the surface that owns a path, or nil.
+func (h *Handler) surfaceFor(path string) *surface {
+	for _, s := range h.surfaces {
+		if underPrefix(path, s.Prefix) {
+			return s
+		}
+	}
+	return nil
+}
+
+// notFound answers a path no route of the surface matched with this method. mux (v1.8.1) does
+// not reliably tell "wrong method" from "no such path" once a subrouter holds several routes, so
+// the surface asks its router which methods would match and answers 405 when any would.
+func (s *surface) notFound(w http.ResponseWriter, r *http.Request) {
+	if allow, _ := s.allowed(r); len(allow) > 0 {
+		s.methodNotAllowed(w, r)
+		return
+	}
+	setRoute(r, s.Prefix+"/{unmatched}")
+	s.Error(w, r, http.StatusNotFound, "not_found", "no resource at "+r.URL.Path)
+}
+
+func (s *surface) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	allow, template := s.allowed(r)
+	if template != "" {
+		setRoute(r, template)
+	} else {
+		setRoute(r, s.Prefix+"/{unmatched}")
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	s.Error(w, r, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path)
+}
+
+// candidateMethods are the methods tried when listing what a path allows.
+var candidateMethods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions,
+}
+
+// allowed lists the methods the surface routes for r's path (for the Allow header a 405 must
+// carry) and the template of the route they belong to.
+func (s *surface) allowed(r *http.Request) (methods []string, template string) {
+	for _, m := range candidateMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if s.router.Match(probe, &match) && match.MatchErr == nil && match.Route != nil {
+			methods = append(methods, m)
+			if template == "" {
+				template, _ = match.Route.GetPathTemplate()
+			}
+		}
+	}
+	return methods, template
+}
+
+// TextError is the error writer of a surface without a JSON contract (the web pages): plain text
+// a person can read, with the request id to quote.
+func TextError(w http.ResponseWriter, r *http.Request, status int, _ string, message string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "%d %s: %s\nrequest id: %s\n", status, http.StatusText(status), message, requestIDOf(r))
+}

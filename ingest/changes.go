@@ -1,0 +1,145 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"providerdir/store"
+)
+
+// ChangeKind is the store record kind of change-set chunks, read by the webhook worker.
+const ChangeKind = "changeset"
+
+// changeChunk bounds the ids per change-set record, keeping records small on every backend.
+const changeChunk = 5000
+
+// ChangeSummary counts the difference between the previous and the new generation of one
+// collection. A document "changed" when its record differs; provenance stamps such as
+// _last_checked move on every ingest and do not count.
+type ChangeSummary struct {
+	Previous string `json:"previous_generation,omitempty"`
+	Added    int64  `json:"added"`
+	Changed  int64  `json:"changed"`
+	Removed  int64  `json:"removed"`
+	// Initial is true when the collection had no previous generation: everything is new and no
+	// per-id change records are written (a first load is not a change anyone subscribed to).
+	Initial bool `json:"initial,omitempty"`
+	Chunks  int  `json:"chunks"`
+}
+
+// ChangeSet is one stored chunk of the ids that changed in one collection at one ingest.
+type ChangeSet struct {
+	Generation string   `json:"generation"`
+	Previous   string   `json:"previous_generation"`
+	Collection string   `json:"collection"`
+	Added      []string `json:"added,omitempty"`
+	Changed    []string `json:"changed,omitempty"`
+	Removed    []string `json:"removed,omitempty"`
+}
+
+// recordChanges diffs a collection between two generations by walking both in id order at once
+// (a merge join: two sequential scans, no per-document lookups) and stores the ids that differ.
+func recordChanges(ctx context.Context, st store.Store, collection, prevGen, newGen string) (ChangeSummary, error) {
+	if prevGen == "" {
+		n, err := st.Count(ctx, store.Query{Collection: collection, Generation: newGen})
+		return ChangeSummary{Added: n, Initial: true}, err
+	}
+	sum := ChangeSummary{Previous: prevGen}
+	cur := ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection}
+	flush := func(force bool) error {
+		n := len(cur.Added) + len(cur.Changed) + len(cur.Removed)
+		if n == 0 || (!force && n < changeChunk) {
+			return nil
+		}
+		body, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		id := fmt.Sprintf("%s.%s.%06d", newGen, collection, sum.Chunks)
+		if _, err := st.PutRecord(ctx, store.Record{Kind: ChangeKind, ID: id, Body: body}); err != nil {
+			return err
+		}
+		sum.Chunks++
+		cur.Added, cur.Changed, cur.Removed = nil, nil, nil
+		return nil
+	}
+	oldIt := newScan(st, collection, prevGen)
+	newIt := newScan(st, collection, newGen)
+	o, oerr := oldIt.next(ctx)
+	n, nerr := newIt.next(ctx)
+	for oerr == nil && nerr == nil && (o != nil || n != nil) {
+		switch {
+		case o == nil || (n != nil && n.ID < o.ID):
+			cur.Added = append(cur.Added, n.ID)
+			sum.Added++
+			n, nerr = newIt.next(ctx)
+		case n == nil || o.ID < n.ID:
+			cur.Removed = append(cur.Removed, o.ID)
+			sum.Removed++
+			o, oerr = oldIt.next(ctx)
+		default:
+			if !sameRecord(o.Body, n.Body) {
+				cur.Changed = append(cur.Changed, n.ID)
+				sum.Changed++
+			}
+			o, oerr = oldIt.next(ctx)
+			n, nerr = newIt.next(ctx)
+		}
+		if err := flush(false); err != nil {
+			return sum, err
+		}
+	}
+	if oerr != nil {
+		return sum, oerr
+	}
+	if nerr != nil {
+		return sum, nerr
+	}
+	return sum, flush(true)
+}
+
+// sameRecord compares the "record" members of two document bodies, ignoring provenance. Bodies
+// without a record member are compared whole.
+func sameRecord(a, b []byte) bool {
+	var x, y struct {
+		Record json.RawMessage `json:"record"`
+	}
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil || x.Record == nil || y.Record == nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(x.Record, y.Record)
+}
+
+// scan walks every document of a collection in id order, a page at a time.
+type scan struct {
+	st    store.Store
+	q     store.Query
+	docs  []store.Document
+	done  bool
+	index int
+}
+
+func newScan(st store.Store, collection, gen string) *scan {
+	return &scan{st: st, q: store.Query{Collection: collection, Generation: gen, Limit: 2000}}
+}
+
+// next returns the next document, or nil at the end.
+func (s *scan) next(ctx context.Context) (*store.Document, error) {
+	for s.index >= len(s.docs) {
+		if s.done {
+			return nil, nil
+		}
+		page, err := s.st.Find(ctx, s.q)
+		if err != nil {
+			return nil, err
+		}
+		s.docs, s.index = page.Docs, 0
+		s.q.After = page.Next
+		s.done = page.Next == ""
+	}
+	d := &s.docs[s.index]
+	s.index++
+	return d, nil
+}

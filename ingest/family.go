@@ -1,0 +1,295 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"providerdir/mapping"
+	"providerdir/source"
+	"providerdir/store"
+)
+
+// family is one source family: which files of a drop are its own, which collections it writes,
+// and how its records become documents. Families are independent: a drop may hold any subset.
+type family struct {
+	name    string
+	dataset mapping.Dataset // the family's main dataset, named in its manifest
+	// patterns match the family's file names, case-insensitively, in load order.
+	patterns []*regexp.Regexp
+	// collections are every collection the family writes; all of them switch with the family,
+	// so a collection that came out empty this time is served empty, not stale.
+	collections []string
+	load        func(ctx context.Context, l *familyLoad, files []string) error
+	// snapshotOf, when set, dates a drop whose file names do not carry its date the usual way.
+	snapshotOf func(files []string) string
+}
+
+// families is the registry, in load order; each family's file adds itself in init.
+var families []*family
+
+func registerFamily(f *family) { families = append(families, f) }
+
+func familyByName(name string) *family {
+	for _, f := range families {
+		if f.name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// pattern compiles a case-insensitive, whole-name file pattern.
+func pattern(expr string) *regexp.Regexp { return regexp.MustCompile(`(?i)^` + expr + `$`) }
+
+type foundFamily struct {
+	family *family
+	files  []string
+	bytes  int64
+	hashed []File
+}
+
+// findFamilies lists the families present in dirs (and their immediate subdirectories, where
+// the reference drop keeps census/, nucc/ and cms/) with their files, in registry order.
+func findFamilies(dirs ...string) ([]foundFamily, error) {
+	var paths []string
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case e.Type().IsRegular():
+				paths = append(paths, p)
+			case e.IsDir():
+				sub, err := os.ReadDir(p)
+				if err != nil {
+					return nil, fmt.Errorf("ingest: %w", err)
+				}
+				for _, se := range sub {
+					if se.Type().IsRegular() {
+						paths = append(paths, filepath.Join(p, se.Name()))
+					}
+				}
+			}
+		}
+	}
+	var out []foundFamily
+	for _, f := range families {
+		ff := foundFamily{family: f}
+		for _, p := range f.patterns {
+			for _, path := range paths {
+				if !p.MatchString(filepath.Base(path)) || slices.Contains(ff.files, path) {
+					continue
+				}
+				info, err := os.Stat(path)
+				if err != nil {
+					return nil, err
+				}
+				ff.files = append(ff.files, path)
+				ff.bytes += info.Size()
+			}
+		}
+		if len(ff.files) > 0 {
+			out = append(out, ff)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w %s", ErrNoSourceFiles, strings.Join(dirs, ", "))
+	}
+	return out, nil
+}
+
+// filesMatching returns the files whose base name matches p, keeping their order.
+func filesMatching(files []string, p *regexp.Regexp) []string {
+	var out []string
+	for _, f := range files {
+		if p.MatchString(filepath.Base(f)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var (
+	dateYMD   = regexp.MustCompile(`(19|20)\d\d(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])`)
+	dateDots  = regexp.MustCompile(`(19|20)\d\d[.-](0[1-9]|1[0-2])[.-](0[1-9]|[12]\d|3[01])`)
+	dateMDY   = regexp.MustCompile(`_P(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])((19|20)\d\d)`)
+	dateMonYr = regexp.MustCompile(`(?i)_(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)((19|20)\d\d)`)
+)
+
+// snapshotDate derives a drop's snapshot date from its file names, the way publishers date them:
+// NPPES npidata_pfile_20050523-20250608 (the last date), PECOS ..._2025.01.01, Open Payments
+// ..._P01302025, Care Compare ..._Oct2024 (the first of the month). Files without a date in the
+// name fall back to their modification date. The latest date found wins.
+func snapshotDate(files []string) string {
+	best := ""
+	for _, f := range files {
+		d := dateInName(filepath.Base(f))
+		if d == "" {
+			if info, err := os.Stat(f); err == nil {
+				d = info.ModTime().UTC().Format(time.DateOnly)
+			}
+		}
+		best = max(best, d)
+	}
+	return best
+}
+
+func dateInName(name string) string {
+	if m := dateMDY.FindStringSubmatch(name); m != nil {
+		return m[3] + "-" + m[1] + "-" + m[2]
+	}
+	if all := dateYMD.FindAllString(name, -1); len(all) > 0 {
+		s := all[len(all)-1]
+		return s[:4] + "-" + s[4:6] + "-" + s[6:]
+	}
+	if m := dateDots.FindString(name); m != "" {
+		return strings.NewReplacer(".", "-").Replace(m)
+	}
+	if m := dateMonYr.FindStringSubmatch(name); m != nil {
+		t, err := time.Parse("Jan 2006", strings.ToUpper(m[1][:1])+strings.ToLower(m[1][1:])+" "+m[2])
+		if err == nil {
+			return t.Format(time.DateOnly)
+		}
+	}
+	return ""
+}
+
+// familyLoad is the state of one family's load: the manifest being filled, the datasets seen,
+// and the run it belongs to.
+type familyLoad struct {
+	run      *runState
+	manifest *Manifest
+	datasets map[string]bool
+}
+
+// snapshot returns the provenance stamp of a dataset loaded by this family.
+func (l *familyLoad) snapshot(d mapping.Dataset) mapping.SnapshotInfo {
+	l.datasets[d.ID] = true
+	return mapping.SnapshotInfo{Dataset: d, Snapshot: l.manifest.Snapshot, CheckedAt: l.run.checkedAt,
+		CoverageStart: l.manifest.Coverage.Start, CoverageEnd: l.manifest.Coverage.End}
+}
+
+var programYear = regexp.MustCompile(`(?i)PGYR?((19|20)\d\d)`)
+
+// coverageOf derives the period a drop covers from what its publishers put in the file names, so
+// that it is known before the first record is stamped: Open Payments files cover their program
+// year; NPPES names its full file by the first and last enumeration dates it spans
+// (npidata_pfile_20050523-20250608); a file dated once covers the state of things on that date.
+func coverageOf(files []string, snapshot string) Coverage {
+	c := Coverage{Start: snapshot, End: snapshot}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if m := programYear.FindStringSubmatch(name); m != nil {
+			return Coverage{Start: m[1] + "-01-01", End: m[1] + "-12-31"}
+		}
+		for _, d := range dateYMD.FindAllString(name, -1) {
+			c.Start = min(c.Start, d[:4]+"-"+d[4:6]+"-"+d[6:])
+		}
+	}
+	return c
+}
+
+// emit writes one document (a no-op on a dry run).
+func (l *familyLoad) emit(ctx context.Context, collection string, d store.Document) error {
+	if l.run.writer == nil {
+		return nil
+	}
+	return l.run.writer.add(ctx, collection, d)
+}
+
+// progressEvery is how many rows pass between progress updates and cancellation checks.
+const progressEvery = 4096
+
+// readFile streams every record of one open reader into each, reporting progress, honouring
+// cancellation, and adding the file's row counts and first errors to the manifest.
+func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func(T) error) error {
+	defer r.Close()
+	rep := r.Report()
+	base := l.run.bytesDone
+	// A report at each file's start keeps a drop of many small files visibly moving, and gives
+	// cancellation a chance between files.
+	l.run.opts.Progress.Update(rep.File, l.run.rows, l.run.rejected, base, l.run.bytesTotal)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var n int64
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := each(rec); err != nil {
+			return err
+		}
+		if n++; n%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rep = r.Report()
+			l.run.opts.Progress.Update(rep.File, l.run.rows+rep.Rows, l.run.rejected+rep.Rejected, base+rep.Bytes, l.run.bytesTotal)
+		}
+	}
+	rep = r.Report()
+	l.run.rows += rep.Rows
+	l.run.rejected += rep.Rejected
+	l.run.bytesDone = base + rep.Bytes
+	l.manifest.Rows += rep.Rows
+	l.manifest.Rejected += rep.Rejected
+	i := slices.IndexFunc(l.manifest.Files, func(f File) bool { return f.Name == rep.File })
+	if i >= 0 {
+		f := &l.manifest.Files[i]
+		f.Rows, f.Rejected = rep.Rows, rep.Rejected
+		for _, e := range rep.Errors[:min(len(rep.Errors), maxManifestErrors)] {
+			f.Errors = append(f.Errors, RowError{Line: e.Line, Column: e.Column, Reason: e.Reason, Value: e.Value})
+		}
+	}
+	if rep.Rejected > 0 {
+		l.run.opts.Log.Warn("rows rejected", "file", rep.File, "report", rep.String())
+	}
+	return nil
+}
+
+// maxManifestErrors bounds the row errors a manifest keeps per file; the counts are complete.
+const maxManifestErrors = 20
+
+// opener opens one file of a family with its reader.
+type opener[T any] func(path string, opts ...source.Option) (*source.Reader[T], error)
+
+// loadInto reads every file of files that p matches and writes one document per record into
+// collection. toDoc returns ok false for a record that has no document of its own.
+func loadInto[T any](ctx context.Context, l *familyLoad, files []string, p *regexp.Regexp, open opener[T],
+	collection string, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
+	for _, f := range filesMatching(files, p) {
+		r, err := open(f)
+		if err != nil {
+			return err
+		}
+		err = readFile(ctx, l, r, func(rec T) error {
+			doc, ok, err := toDoc(&rec)
+			if err != nil || !ok {
+				return err
+			}
+			return l.emit(ctx, collection, doc)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"providerdir/store"
+)
+
+// Options configure one ingest.
+type Options struct {
+	Store store.Store
+	// Dir holds the drop: any subset of the families' files, named as their publishers name them.
+	Dir string
+	// Reference is the directory of reference files (Census, NUCC, CCN state codes), loaded as
+	// families of their own beside the drop; empty skips them.
+	Reference string
+	// DryRun reads and validates every file and reports, but writes nothing.
+	DryRun bool
+	// Force reloads families whose files are byte-identical to the ones serving.
+	Force bool
+	// SnapshotDate overrides the snapshot date read from file names (YYYY-MM-DD).
+	SnapshotDate string
+	Progress     Progress
+	Log          *slog.Logger
+	// Now is the clock (tests pin it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Result says what an ingest did.
+type Result struct {
+	// Generation holds the loaded data; empty on a dry run or when nothing changed.
+	Generation string
+	Families   []FamilyResult
+	// Switched is true when the serving snapshot now serves the new generation.
+	Switched bool
+	Rows     int64
+	Rejected int64
+	Elapsed  time.Duration
+}
+
+// FamilyResult is one family's part of an ingest.
+type FamilyResult struct {
+	Manifest Manifest
+	// Unchanged is true when the family's files matched the serving manifest and were skipped.
+	Unchanged bool
+	// Changes summarises the difference to the previous generation, per collection.
+	Changes map[string]ChangeSummary
+}
+
+// ErrNoSourceFiles is returned when a drop holds no file of any known family.
+var ErrNoSourceFiles = errors.New("ingest: no source files of any known family in the directory")
+
+// Run loads the drop in opts.Dir. It writes every family found into one new generation, records
+// a manifest per family and the change set against the serving generation, then switches the
+// serving snapshot in one step. On error or cancellation nothing is switched and the partial
+// generation is dropped: the serving snapshot stays whole.
+func Run(ctx context.Context, opts Options) (Result, error) {
+	start := time.Now()
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Progress == nil {
+		opts.Progress = discardProgress{}
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.SnapshotDate != "" {
+		if _, err := time.Parse(time.DateOnly, opts.SnapshotDate); err != nil {
+			return Result{}, fmt.Errorf("ingest: snapshot date %q is not YYYY-MM-DD", opts.SnapshotDate)
+		}
+	}
+	found, err := findFamilies(opts.Dir, opts.Reference)
+	if err != nil {
+		return Result{}, err
+	}
+	serving, err := store.Serving(ctx, opts.Store)
+	if err != nil {
+		return Result{}, err
+	}
+	current, err := manifestsAt(ctx, opts.Store, serving.Generation(ManifestCollection))
+	if err != nil {
+		return Result{}, err
+	}
+	currentByFamily := map[string]Manifest{}
+	for _, m := range current {
+		currentByFamily[m.Family] = m
+	}
+
+	run := &runState{opts: opts, checkedAt: opts.Now().UTC()}
+	for _, f := range found {
+		run.bytesTotal += f.bytes
+	}
+	var todo []foundFamily
+	var res Result
+	for _, f := range found {
+		files, err := hashFiles(ctx, f.files)
+		if err != nil {
+			return Result{}, err
+		}
+		if old, ok := currentByFamily[f.family.name]; ok && !opts.Force && !opts.DryRun && sameFiles(old.Files, files) {
+			opts.Log.Info("family unchanged, skipped", "family", f.family.name, "snapshot", old.Snapshot)
+			res.Families = append(res.Families, FamilyResult{Manifest: old, Unchanged: true})
+			run.bytesDone += f.bytes
+			continue
+		}
+		f.hashed = files
+		todo = append(todo, f)
+	}
+	if len(todo) == 0 {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+
+	if !opts.DryRun {
+		if run.gen, err = store.NewGeneration(ctx, opts.Store); err != nil {
+			return Result{}, err
+		}
+		run.writer = newBatchWriter(opts.Store, run.gen)
+	}
+	abort := func(cause error) (Result, error) {
+		if run.writer != nil {
+			run.writer.close()
+			// The context may be the cancelled one; the cleanup must still run.
+			dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			if err := opts.Store.DropGeneration(dropCtx, run.gen); err != nil {
+				opts.Log.Warn("could not drop the partial generation; it is collected after the next switch", "generation", run.gen, "err", err)
+			}
+		}
+		return Result{}, cause
+	}
+
+	changes := map[string]string{}
+	var manifests []Manifest
+	for _, f := range todo {
+		m, err := run.loadFamily(ctx, f)
+		if err != nil {
+			return abort(fmt.Errorf("ingest %s: %w", f.family.name, err))
+		}
+		manifests = append(manifests, m)
+		res.Families = append(res.Families, FamilyResult{Manifest: m})
+		for _, c := range f.family.collections {
+			changes[c] = run.gen
+		}
+	}
+	if opts.DryRun {
+		res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
+		opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
+		return res, nil
+	}
+
+	// Manifests of the families not loaded now are carried into the new generation unchanged.
+	loaded := map[string]bool{}
+	for _, m := range manifests {
+		loaded[m.Family] = true
+	}
+	for _, m := range current {
+		if !loaded[m.Family] {
+			manifests = append(manifests, m)
+		}
+	}
+	for _, m := range manifests {
+		doc, err := manifestDocument(m)
+		if err != nil {
+			return abort(err)
+		}
+		if err := run.writer.add(ctx, ManifestCollection, doc); err != nil {
+			return abort(err)
+		}
+	}
+	changes[ManifestCollection] = run.gen
+	if err := run.writer.finish(ctx); err != nil {
+		return abort(err)
+	}
+
+	for i := range res.Families {
+		fr := &res.Families[i]
+		if fr.Unchanged {
+			continue
+		}
+		fam := familyByName(fr.Manifest.Family)
+		fr.Changes = map[string]ChangeSummary{}
+		for _, c := range fam.collections {
+			sum, err := recordChanges(ctx, opts.Store, c, serving.Generation(c), run.gen)
+			if err != nil {
+				return abort(err)
+			}
+			fr.Changes[c] = sum
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return abort(err)
+	}
+	label := "ingest " + strings.Join(slices.Sorted(maps.Keys(loaded)), ",")
+	if _, err := store.Switch(ctx, opts.Store, serving, changes, label); err != nil {
+		return abort(fmt.Errorf("ingest: switch the serving snapshot: %w", err))
+	}
+	if dropped, err := store.CollectGenerations(ctx, opts.Store); err != nil {
+		opts.Log.Warn("collecting old generations failed", "err", err)
+	} else if len(dropped) > 0 {
+		opts.Log.Info("collected old generations", "generations", dropped)
+	}
+	res.Generation, res.Switched = run.gen, true
+	res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
+	opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
+	return res, nil
+}
+
+// runState is what one ingest carries from file to file.
+type runState struct {
+	opts       Options
+	gen        string
+	writer     *batchWriter
+	checkedAt  time.Time
+	rows       int64
+	rejected   int64
+	bytesDone  int64
+	bytesTotal int64
+}
+
+func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, error) {
+	m := Manifest{
+		Family:      f.family.name,
+		DatasetID:   f.family.dataset.ID,
+		Source:      f.family.dataset.Source,
+		SourceURL:   f.family.dataset.SourceURL,
+		Methodology: f.family.dataset.Methodology,
+		Cadence:     f.family.dataset.Cadence,
+		License:     f.family.dataset.License,
+		Generation:  r.gen,
+		Files:       f.hashed,
+		StartedAt:   r.opts.Now().UTC(),
+	}
+	m.Snapshot = r.opts.SnapshotDate
+	if m.Snapshot == "" && f.family.snapshotOf != nil {
+		m.Snapshot = f.family.snapshotOf(f.files)
+	}
+	if m.Snapshot == "" {
+		m.Snapshot = snapshotDate(f.files)
+	}
+	m.Coverage = coverageOf(f.files, m.Snapshot)
+	l := &familyLoad{run: r, manifest: &m, datasets: map[string]bool{}}
+	if err := f.family.load(ctx, l, f.files); err != nil {
+		return Manifest{}, err
+	}
+	m.Datasets = slices.Sorted(maps.Keys(l.datasets))
+	m.FinishedAt = r.opts.Now().UTC()
+	return m, nil
+}
+
+// hashFiles describes the files of a family with their sizes and SHA-256 checksums.
+func hashFiles(ctx context.Context, paths []string) ([]File, error) {
+	out := make([]File, 0, len(paths))
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("ingest: read %s: %w", p, err)
+		}
+		out = append(out, File{Name: filepath.Base(p), SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n})
+	}
+	return out, nil
+}
+
+func sameFiles(a, b []File) bool {
+	return slices.EqualFunc(a, b, func(x, y File) bool { return x.Name == y.Name && x.SHA256 == y.SHA256 })
+}

@@ -1,0 +1,396 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"providerdir/ingest"
+	"providerdir/mapping"
+	"providerdir/source/synth"
+	"providerdir/store"
+	"providerdir/store/embedded"
+)
+
+// referenceDir finds ../shared/data/reference beside the repository root.
+func referenceDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			ref := filepath.Join(dir, "..", "shared", "data", "reference")
+			if _, err := os.Stat(ref); err != nil {
+				t.Fatalf("reference files not found at %s: %v", ref, err)
+			}
+			return ref
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+var (
+	dropOnce             sync.Once
+	baseDrop, evolveDrop string
+	baseMan, evolveMan   *synth.Manifest
+	dropErr              error
+)
+
+// drops generates one small base drop and its evolved successor, shared by the tests.
+func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
+	t.Helper()
+	ref := referenceDir(t)
+	dropOnce.Do(func() {
+		root, err := os.MkdirTemp("", "ingest-drops-")
+		if err != nil {
+			dropErr = err
+			return
+		}
+		baseDrop, evolveDrop = filepath.Join(root, "base"), filepath.Join(root, "evolved")
+		ctx := context.Background()
+		if baseMan, dropErr = synth.Generate(ctx, synth.Config{Providers: 400, Seed: 7, Out: baseDrop, Reference: ref}); dropErr != nil {
+			return
+		}
+		evolveMan, dropErr = synth.Generate(ctx, synth.Config{Seed: 7, Out: evolveDrop, Reference: ref, EvolveFrom: baseDrop})
+	})
+	if dropErr != nil {
+		t.Fatalf("generate drops: %v", dropErr)
+	}
+	return baseDrop, baseMan, evolveDrop, evolveMan
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if baseDrop != "" {
+		os.RemoveAll(filepath.Dir(baseDrop))
+	}
+	os.Exit(code)
+}
+
+func openStore(t *testing.T) store.Store {
+	t.Helper()
+	s, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func count(t *testing.T, s store.Store, collection string, where ...store.Condition) int64 {
+	t.Helper()
+	snap, err := store.Serving(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := snap.Generation(collection)
+	if gen == "" {
+		return 0
+	}
+	n, err := s.Count(context.Background(), store.Query{Collection: collection, Generation: gen, Where: where})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func family(t *testing.T, res ingest.Result, name string) ingest.FamilyResult {
+	t.Helper()
+	for _, f := range res.Families {
+		if f.Manifest.Family == name {
+			return f
+		}
+	}
+	t.Fatalf("family %s not in result", name)
+	return ingest.FamilyResult{}
+}
+
+// badRows counts the rows the generator deliberately broke in the files of a family.
+func badRows(m *synth.Manifest, family string) int64 {
+	var n int64
+	for _, f := range m.Files {
+		if f.Family == family {
+			n += f.BadRows
+		}
+	}
+	return n
+}
+
+func TestIngestDemoDrop(t *testing.T) {
+	base, man, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Switched || res.Generation == "" {
+		t.Fatalf("not switched: %+v", res)
+	}
+
+	nppes := family(t, res, "nppes")
+	if got, want := nppes.Manifest.Rejected, badRows(man, "nppes"); got != want {
+		t.Errorf("nppes rejected %d rows, the drop has %d bad rows", got, want)
+	}
+	if nppes.Manifest.Snapshot != man.SnapshotDates["nppes"] {
+		t.Errorf("nppes snapshot %q, drop says %q", nppes.Manifest.Snapshot, man.SnapshotDates["nppes"])
+	}
+	if c := nppes.Manifest.Coverage; c.Start != "2005-05-23" || c.End != nppes.Manifest.Snapshot {
+		t.Errorf("nppes coverage %+v", c)
+	}
+	providers := man.Counts.Individuals + man.Counts.Organizations
+	if got := count(t, s, ingest.RegistryProviders); got != providers {
+		t.Errorf("stored %d registry providers, drop has %d", got, providers)
+	}
+	if got := count(t, s, ingest.RegistryLocations); got != man.Counts.SecondaryLocations {
+		t.Errorf("stored %d secondary locations, drop has %d", got, man.Counts.SecondaryLocations)
+	}
+	if got := count(t, s, ingest.RegistryOtherNames); got != man.Counts.OtherNames {
+		t.Errorf("stored %d other names, drop has %d", got, man.Counts.OtherNames)
+	}
+	active := count(t, s, ingest.RegistryProviders, store.Condition{Param: mapping.KeyActive, Values: []string{"false"}})
+	if active != man.Counts.Deactivated {
+		t.Errorf("%d inactive providers stored, drop has %d deactivated", active, man.Counts.Deactivated)
+	}
+	for code, tc := range man.Counts.Taxonomies {
+		got := count(t, s, ingest.RegistryProviders,
+			store.Condition{Param: mapping.KeyTaxonomy, Values: []string{code}},
+			store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
+			store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}})
+		if got != tc.AnySlot {
+			t.Errorf("taxonomy %s: %d active individuals stored, drop has %d", code, got, tc.AnySlot)
+		}
+	}
+	if got := count(t, s, ingest.CensusStates); got != 52 {
+		t.Errorf("%d census states stored, want 52 (the 51 and Puerto Rico)", got)
+	}
+	if got := count(t, s, ingest.CensusCounties); got != 3144 {
+		t.Errorf("%d counties stored, want 3144", got)
+	}
+	if got := count(t, s, ingest.NUCCTaxonomy); got != 883 {
+		t.Errorf("%d taxonomy codes stored, want 883", got)
+	}
+
+	// A stored registry document carries the full provenance record.
+	snap, _ := store.Serving(ctx, s)
+	page, err := s.Find(ctx, store.Query{Collection: ingest.RegistryProviders, Generation: snap.Generation(ingest.RegistryProviders), Limit: 1})
+	if err != nil || len(page.Docs) != 1 {
+		t.Fatalf("find one provider: %v", err)
+	}
+	body, err := mapping.DecodeBody[mapping.RegistryRecord](page.Docs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := body.Provenance
+	if p.DatasetID != "nppes" || p.Snapshot != nppes.Manifest.Snapshot || p.Confidence != 1 || p.DOI != nil ||
+		p.SLSAProvenanceURL != nil || p.License == "" || p.Methodology == "" || len(p.DataAvailability) == 0 {
+		t.Errorf("provenance of %s: %+v", page.Docs[0].ID, p)
+	}
+
+	// The manifests served describe what was loaded.
+	ms, err := ingest.Manifests(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Family)
+		if len(m.Files) == 0 || m.Files[0].SHA256 == "" {
+			t.Errorf("manifest %s lacks file checksums", m.Family)
+		}
+	}
+	for _, want := range []string{"census", "nppes", "nucc"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no manifest for %s in %v", want, names)
+		}
+	}
+}
+
+func TestReingestIsIdempotent(t *testing.T) {
+	base, _, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.Serving(ctx, s)
+
+	again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Switched {
+		t.Error("identical files switched the snapshot")
+	}
+	for _, f := range again.Families {
+		if !f.Unchanged {
+			t.Errorf("family %s reloaded although its files are identical", f.Manifest.Family)
+		}
+	}
+	after, _ := store.Serving(ctx, s)
+	if after.Version != before.Version {
+		t.Error("serving pointer moved")
+	}
+
+	forced, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range forced.Families {
+		for c, sum := range f.Changes {
+			if sum.Added != 0 || sum.Changed != 0 || sum.Removed != 0 {
+				t.Errorf("forced reload of identical files changed %s: %+v", c, sum)
+			}
+		}
+	}
+	if first.Rows != forced.Rows {
+		t.Errorf("rows %d then %d", first.Rows, forced.Rows)
+	}
+}
+
+func TestChangeSetOfEvolvedDrop(t *testing.T) {
+	base, _, evolved, man := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: evolved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := family(t, res, "nppes").Changes[ingest.RegistryProviders]
+	if sum.Added != int64(len(man.Changes.NewProviders)) {
+		t.Errorf("added %d providers, drop lists %d new", sum.Added, len(man.Changes.NewProviders))
+	}
+	// Every provider the drop says moved, gained a taxonomy or was deactivated is in the change
+	// set, and nothing else changed.
+	want := map[string]bool{}
+	for _, list := range [][]synth.Change{man.Changes.Moved, man.Changes.TaxonomyAdded, man.Changes.Deactivated} {
+		for _, c := range list {
+			want[c.Key] = true
+		}
+	}
+	got := changedIDs(t, s, res.Generation, ingest.RegistryProviders)
+	for id := range want {
+		if !got[id] {
+			t.Errorf("NPI %s changed in the drop but is not in the change set", id)
+		}
+	}
+	for id := range got {
+		if !want[id] {
+			t.Errorf("NPI %s is in the change set but the drop did not change it", id)
+		}
+	}
+}
+
+func changedIDs(t *testing.T, s store.Store, gen, collection string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	recs, err := s.ListRecords(context.Background(), ingest.ChangeKind, gen+"."+collection+".", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		cs, err := decodeChangeSet(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.Collection != collection {
+			continue
+		}
+		for _, id := range cs.Changed {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func decodeChangeSet(b []byte) (ingest.ChangeSet, error) {
+	var cs ingest.ChangeSet
+	err := json.Unmarshal(b, &cs)
+	return cs, err
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	base, man, _, _ := drops(t)
+	s := openStore(t)
+	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Switched || res.Generation != "" {
+		t.Errorf("dry run switched: %+v", res)
+	}
+	if got, want := family(t, res, "nppes").Manifest.Rejected, badRows(man, "nppes"); got != want {
+		t.Errorf("dry run rejected %d, want %d", got, want)
+	}
+	gens, err := s.Generations(context.Background())
+	if err != nil || len(gens) != 0 {
+		t.Errorf("dry run left generations %v (%v)", gens, err)
+	}
+}
+
+// An interrupted ingest switches nothing and leaves no partial generation behind.
+func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
+	base, _, evolved, _ := drops(t)
+	s := openStore(t)
+	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.Serving(context.Background(), s)
+	gensBefore, _ := s.Generations(context.Background())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	prog := &cancelAfter{calls: 3, cancel: cancel}
+	_, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: evolved, Progress: prog})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted ingest returned %v, want context.Canceled", err)
+	}
+	after, _ := store.Serving(context.Background(), s)
+	if after.Version != before.Version || !mapsEqual(after.Collections, before.Collections) {
+		t.Errorf("serving snapshot changed: %+v -> %+v", before, after)
+	}
+	gensAfter, _ := s.Generations(context.Background())
+	if !slices.Equal(gensBefore, gensAfter) {
+		t.Errorf("generations %v -> %v: the partial one was not dropped", gensBefore, gensAfter)
+	}
+}
+
+// cancelAfter cancels the ingest at its n-th progress report, once some files are written.
+type cancelAfter struct {
+	calls  int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Update(string, int64, int64, int64, int64) {
+	if c.calls--; c.calls == 0 {
+		c.cancel()
+	}
+}
+func (c *cancelAfter) Done(int64, int64, time.Duration) {}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+package ingest
+
+import (
+	"context"
+	"regexp"
+
+	"providerdir/mapping"
+	"providerdir/source/nppes"
+	"providerdir/store"
+)
+
+// Collections of the NPPES family.
+const (
+	RegistryProviders  = "nppes_providers"
+	RegistryLocations  = "nppes_locations"
+	RegistryOtherNames = "nppes_othernames"
+)
+
+// NPPES monthly full files. The *_fileheader.csv files that ship beside them hold only a header
+// row and are not matched.
+var (
+	npidataFile   = pattern(`npidata_pfile_[0-9-]+\.csv`)
+	plFile        = pattern(`pl_pfile_[0-9-]+\.csv`)
+	othernameFile = pattern(`othername_pfile_[0-9-]+\.csv`)
+)
+
+func init() {
+	registerFamily(&family{
+		name:        "nppes",
+		dataset:     mapping.NPPES,
+		patterns:    []*regexp.Regexp{npidataFile, plFile, othernameFile},
+		collections: []string{RegistryProviders, RegistryLocations, RegistryOtherNames},
+		load:        loadNPPES,
+	})
+}
+
+// loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
+func loadNPPES(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.NPPES).Provenance(1)
+	err := loadInto(ctx, l, files, npidataFile, nppes.Open, RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
+		rec, keys := mapping.Registry(p)
+		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	err = loadInto(ctx, l, files, plFile, nppes.OpenLocations, RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
+		id, rec, keys := mapping.RegistryLocation(loc)
+		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	return loadInto(ctx, l, files, othernameFile, nppes.OpenOtherNames, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
+		id, rec, keys := mapping.RegistryOtherName(o)
+		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		return doc, true, err
+	})
+}

@@ -1,0 +1,95 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Progress receives the state of a running ingest. Implementations must be safe for concurrent
+// use and cheap: the ingest calls Update every few thousand rows.
+type Progress interface {
+	// Update reports the file being read and totals so far: rows read, bytes read of bytesTotal
+	// (the size of every file of the drop, so an ETA can be derived), rows rejected.
+	Update(file string, rows, rejected, bytesDone, bytesTotal int64)
+	// Done reports the end of the ingest.
+	Done(rows, rejected int64, elapsed time.Duration)
+}
+
+// NewProgress returns a Progress writing to w: a single self-rewriting status line with rows/s and
+// an ETA when w is a terminal, else a plain line every interval (so CI logs stay readable).
+func NewProgress(w io.Writer, terminal bool, interval time.Duration) Progress {
+	return &lineProgress{w: w, terminal: terminal, interval: interval, start: time.Now()}
+}
+
+type lineProgress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	interval time.Duration
+	start    time.Time
+	last     time.Time
+}
+
+func (p *lineProgress) Update(file string, rows, rejected, bytesDone, bytesTotal int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	every := p.interval
+	if p.terminal {
+		every = 200 * time.Millisecond
+	}
+	if now.Sub(p.last) < every {
+		return
+	}
+	p.last = now
+	elapsed := now.Sub(p.start)
+	line := fmt.Sprintf("ingest: %s  %d rows  %d rejected  %s rows/s  %s  ETA %s",
+		file, rows, rejected, rate(rows, elapsed), percent(bytesDone, bytesTotal), eta(bytesDone, bytesTotal, elapsed))
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func (p *lineProgress) Done(rows, rejected int64, elapsed time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "ingest: %d rows, %d rejected in %s (%s rows/s)\n",
+		rows, rejected, elapsed.Round(time.Millisecond), rate(rows, elapsed))
+}
+
+func rate(rows int64, elapsed time.Duration) string {
+	if elapsed <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(rows)/elapsed.Seconds())
+}
+
+func percent(done, total int64) string {
+	if total <= 0 {
+		return "-%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(done)/float64(total))
+}
+
+// eta extrapolates from bytes read: rows vary in width far less than in count per file, and the
+// byte total is known before reading starts.
+func eta(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || total <= 0 || done > total {
+		return "-"
+	}
+	left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+	return left.Round(time.Second).String()
+}
+
+// discardProgress is the Progress of an ingest nobody watches.
+type discardProgress struct{}
+
+func (discardProgress) Update(string, int64, int64, int64, int64) {}
+func (discardProgress) Done(int64, int64, time.Duration)          {}

@@ -1,0 +1,113 @@
+package ingest
+
+import (
+	"path/filepath"
+	"regexp"
+
+	"context"
+
+	"providerdir/mapping"
+	"providerdir/source/census"
+	"providerdir/source/nucc"
+	"providerdir/store"
+)
+
+// Collections of the reference families.
+const (
+	CensusStates   = "census_states"
+	CensusCounties = "census_counties"
+	NUCCTaxonomy   = "nucc_taxonomy"
+)
+
+var (
+	censusStatesFile   = pattern(`NST-EST\d{4}-ALLDATA\.csv`)
+	censusCountiesFile = pattern(`co-est\d{4}-alldata\.csv`)
+	nuccFile           = pattern(`nucc_taxonomy_\d+\.csv`)
+)
+
+func init() {
+	registerFamily(&family{
+		name:        "census",
+		dataset:     mapping.Census,
+		patterns:    []*regexp.Regexp{censusStatesFile, censusCountiesFile},
+		collections: []string{CensusStates, CensusCounties},
+		load:        loadCensus,
+		snapshotOf:  censusVintageDate,
+	})
+	registerFamily(&family{
+		name:        "nucc",
+		dataset:     mapping.NUCC,
+		patterns:    []*regexp.Regexp{nuccFile},
+		collections: []string{NUCCTaxonomy},
+		load:        loadNUCC,
+		snapshotOf:  nuccEffectiveDate,
+	})
+}
+
+// loadCensus stores the state and county population estimates. Every state and county of the
+// files is stored (Puerto Rico included); which 51 make the national study is the supply
+// computation's business, not the loader's.
+func loadCensus(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.Census).Provenance(1)
+	err := loadInto(ctx, l, files, censusStatesFile, census.OpenStates, CensusStates, func(s *census.State) (store.Document, bool, error) {
+		var k mapping.Keys
+		k.Add("state", s.Code)
+		k.Add("fips", s.FIPS)
+		doc, err := mapping.NewDocument(s.Code, *s, prov, k)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	return loadInto(ctx, l, files, censusCountiesFile, census.OpenCounties, CensusCounties, func(c *census.County) (store.Document, bool, error) {
+		var k mapping.Keys
+		k.Add("state", c.StateCode)
+		k.Add("fips", c.FIPS)
+		k.AddText("name", c.Name)
+		doc, err := mapping.NewDocument(c.FIPS, *c, prov, k)
+		return doc, true, err
+	})
+}
+
+// loadNUCC stores the taxonomy code set, so display names are served as published.
+func loadNUCC(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.NUCC).Provenance(1)
+	return loadInto(ctx, l, files, nuccFile, nucc.Open, NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
+		var k mapping.Keys
+		k.Add("code", t.Code)
+		k.AddText("classification", t.Classification)
+		k.AddText("display", t.DisplayName)
+		k.Add("section", t.Section)
+		doc, err := mapping.NewDocument(t.Code, *t, prov, k)
+		return doc, true, err
+	})
+}
+
+var (
+	censusVintage = regexp.MustCompile(`(?i)EST(\d{4})`)
+	nuccVersion   = regexp.MustCompile(`(?i)nucc_taxonomy_(\d\d)([01])\.csv`)
+)
+
+// censusVintageDate dates Vintage YYYY estimates at their reference date, July 1 of YYYY.
+func censusVintageDate(files []string) string {
+	for _, f := range files {
+		if m := censusVintage.FindStringSubmatch(filepath.Base(f)); m != nil {
+			return m[1] + "-07-01"
+		}
+	}
+	return ""
+}
+
+// nuccEffectiveDate dates a NUCC code set version at its effective date: version YY.0 takes
+// effect on January 1 of 20YY and version YY.1 on July 1 (nucc_taxonomy_251.csv is 25.1).
+func nuccEffectiveDate(files []string) string {
+	for _, f := range files {
+		if m := nuccVersion.FindStringSubmatch(filepath.Base(f)); m != nil {
+			if m[2] == "0" {
+				return "20" + m[1] + "-01-01"
+			}
+			return "20" + m[1] + "-07-01"
+		}
+	}
+	return ""
+}

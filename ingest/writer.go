@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"context"
+	"sync"
+
+	"providerdir/store"
+)
+
+// batchSize is how many documents go into one store Put: large enough that per-call overhead
+// vanishes, small enough that a batch of national-scale documents stays a few megabytes.
+const batchSize = 1000
+
+// batchWriter buffers documents per collection and writes full batches on one background
+// goroutine, so that parsing the next rows overlaps writing the last ones. The first write error
+// is kept and returned by every later call.
+type batchWriter struct {
+	st      store.Store
+	gen     string
+	pending map[string][]store.Document
+	queue   chan batch
+	done    chan struct{}
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	err       error
+}
+
+type batch struct {
+	collection string
+	docs       []store.Document
+}
+
+func newBatchWriter(st store.Store, gen string) *batchWriter {
+	w := &batchWriter{st: st, gen: gen, pending: map[string][]store.Document{},
+		queue: make(chan batch, 4), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *batchWriter) loop() {
+	defer close(w.done)
+	for b := range w.queue {
+		if w.failed() != nil {
+			continue
+		}
+		// Writes use a background context: cancellation is noticed by the reader side, which
+		// then stops queueing; a half-applied Put is impossible on the embedded store and is
+		// dropped with the generation on MongoDB.
+		if err := w.st.Put(context.Background(), w.gen, b.collection, b.docs); err != nil {
+			w.mu.Lock()
+			w.err = err
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *batchWriter) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// add buffers one document, queueing its collection's batch when full.
+func (w *batchWriter) add(ctx context.Context, collection string, d store.Document) error {
+	if err := w.failed(); err != nil {
+		return err
+	}
+	buf := append(w.pending[collection], d)
+	if len(buf) < batchSize {
+		w.pending[collection] = buf
+		return nil
+	}
+	w.pending[collection] = make([]store.Document, 0, batchSize)
+	select {
+	case w.queue <- batch{collection, buf}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// finish writes what is buffered and waits for every queued batch.
+func (w *batchWriter) finish(ctx context.Context) error {
+	for c, buf := range w.pending {
+		if len(buf) == 0 {
+			continue
+		}
+		select {
+		case w.queue <- batch{c, buf}:
+		case <-ctx.Done():
+			w.close()
+			return ctx.Err()
+		}
+	}
+	w.pending = map[string][]store.Document{}
+	w.close()
+	return w.failed()
+}
+
+// close stops the background goroutine after the queued batches; it is safe to call twice.
+func (w *batchWriter) close() {
+	w.closeOnce.Do(func() { close(w.queue) })
+	<-w.done
+}

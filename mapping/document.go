@@ -1,0 +1,109 @@
+package mapping
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"providerdir/store"
+)
+
+// Body is the stored shape of every source-record document: the record as read, and the
+// provenance it is served with. Change detection compares Record alone, since provenance stamps
+// move on every ingest.
+type Body[T any] struct {
+	Record     T          `json:"record"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// NewDocument encodes a record and its provenance as a document with the given search keys.
+func NewDocument[T any](id string, record T, prov Provenance, keys []store.Key) (store.Document, error) {
+	b, err := json.Marshal(Body[T]{Record: record, Provenance: prov})
+	if err != nil {
+		return store.Document{}, err
+	}
+	return store.Document{ID: id, Body: b, Keys: keys}, nil
+}
+
+// DecodeBody decodes a document written by NewDocument.
+func DecodeBody[T any](d store.Document) (Body[T], error) {
+	var b Body[T]
+	err := json.Unmarshal(d.Body, &b)
+	return b, err
+}
+
+// Keys accumulates a document's search keys, skipping empty values and exact duplicates.
+type Keys []store.Key
+
+// Add appends one key per non-empty value.
+func (k *Keys) Add(param string, values ...string) {
+	for _, v := range values {
+		if v == "" {
+			continue
+		}
+		dup := false
+		for _, e := range *k {
+			if e.Param == param && e.Value == v {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			*k = append(*k, store.Key{Param: param, Value: v})
+		}
+	}
+}
+
+// AddText appends the normalized form of text, and of each of its words, so that a search
+// matches a whole value or any word of it by prefix ("van der" finds "Van Der Berg").
+func (k *Keys) AddText(param string, text string) {
+	n := NormalizeText(text)
+	if n == "" {
+		return
+	}
+	k.Add(param, n)
+	if strings.IndexByte(n, ' ') >= 0 {
+		k.Add(param, strings.Fields(n)...)
+	}
+}
+
+// NormalizeText folds text for case- and accent-insensitive matching: decomposed, marks
+// removed, lower-cased, punctuation turned to spaces, runs of spaces collapsed. Search input is
+// normalized with the same function, so stored keys and queries always agree.
+func NormalizeText(s string) string {
+	if !isASCII(s) {
+		s = norm.NFD.String(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+		case r == '\'':
+			// O'Brien and OBrien should meet: apostrophes vanish rather than split words.
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// isASCII lets the common case skip Unicode decomposition, which allocates.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

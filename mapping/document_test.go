@@ -1,0 +1,56 @@
+package mapping
+
+import (
+	"slices"
+	"testing"
+
+	"providerdir/store"
+)
+
+func TestNormalizeText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"Smith", "smith"},
+		{"  José  Núñez ", "jose nunez"},
+		{"O'Brien", "obrien"},
+		{"SMITH-JONES, MD", "smith jones md"},
+		{"Zoë Ångström", "zoe angstrom"},
+		{"St. Mary's Hospital", "st marys hospital"},
+		{"!!!", ""},
+		{"123 Main St.", "123 main st"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeText(tt.in); got != tt.want {
+			t.Errorf("NormalizeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestKeysAddText(t *testing.T) {
+	var k Keys
+	k.AddText("name", "Van Der Berg")
+	k.AddText("name", "van der berg") // duplicate whole value and words
+	k.Add("npi", "", "1234567893")
+	want := []store.Key{
+		{Param: "name", Value: "van der berg"},
+		{Param: "name", Value: "van"},
+		{Param: "name", Value: "der"},
+		{Param: "name", Value: "berg"},
+		{Param: "npi", Value: "1234567893"},
+	}
+	if !slices.Equal([]store.Key(k), want) {
+		t.Fatalf("keys = %v, want %v", k, want)
+	}
+}
+
+func FuzzNormalizeText(f *testing.F) {
+	for _, s := range []string{"José", "O'Brien", "a\u0301", "\xff\xfe", "ǅ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := NormalizeText(s)
+		if NormalizeText(n) != n {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, n, NormalizeText(n))
+		}
+	})
+}

@@ -1,0 +1,125 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"providerdir/store"
+)
+
+// Outcome classifies a store error for the outcome label. Not-found and conflict are normal
+// answers of the contract, not failures, so they are told apart from errors.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, store.ErrNotFound):
+		return "not_found"
+	case errors.Is(err, store.ErrConflict):
+		return "conflict"
+	}
+	return "error"
+}
+
+// Store wraps s so that every operation is timed into the store histogram, whichever backend s
+// is. The wrapper adds no behaviour; Unwrap returns s. With a nil m it returns s itself.
+func (m *Metrics) Store(s store.Store) store.Store {
+	if m == nil {
+		return s
+	}
+	return &timedStore{s: s, m: m}
+}
+
+type timedStore struct {
+	s store.Store
+	m *Metrics
+}
+
+// Unwrap returns the wrapped store, for code that needs a backend's own extra methods.
+func (t *timedStore) Unwrap() store.Store { return t.s }
+
+func (t *timedStore) observe(op string, start time.Time, err error) {
+	t.m.ObserveStore(op, Outcome(err), time.Since(start))
+}
+
+func (t *timedStore) Put(ctx context.Context, generation, collection string, docs []store.Document) error {
+	start := time.Now()
+	err := t.s.Put(ctx, generation, collection, docs)
+	t.observe("put", start, err)
+	return err
+}
+
+func (t *timedStore) Get(ctx context.Context, generation, collection, id string) (store.Document, error) {
+	start := time.Now()
+	d, err := t.s.Get(ctx, generation, collection, id)
+	t.observe("get", start, err)
+	return d, err
+}
+
+func (t *timedStore) Find(ctx context.Context, q store.Query) (store.Page, error) {
+	start := time.Now()
+	p, err := t.s.Find(ctx, q)
+	t.observe("find", start, err)
+	return p, err
+}
+
+func (t *timedStore) Count(ctx context.Context, q store.Query) (int64, error) {
+	start := time.Now()
+	n, err := t.s.Count(ctx, q)
+	t.observe("count", start, err)
+	return n, err
+}
+
+func (t *timedStore) Generations(ctx context.Context) ([]string, error) {
+	start := time.Now()
+	g, err := t.s.Generations(ctx)
+	t.observe("generations", start, err)
+	return g, err
+}
+
+func (t *timedStore) DropGeneration(ctx context.Context, generation string) error {
+	start := time.Now()
+	err := t.s.DropGeneration(ctx, generation)
+	t.observe("drop_generation", start, err)
+	return err
+}
+
+func (t *timedStore) GetRecord(ctx context.Context, kind, id string) (store.Record, error) {
+	start := time.Now()
+	r, err := t.s.GetRecord(ctx, kind, id)
+	t.observe("get_record", start, err)
+	return r, err
+}
+
+func (t *timedStore) PutRecord(ctx context.Context, r store.Record) (store.Record, error) {
+	start := time.Now()
+	out, err := t.s.PutRecord(ctx, r)
+	t.observe("put_record", start, err)
+	return out, err
+}
+
+func (t *timedStore) DeleteRecord(ctx context.Context, kind, id string, version int64) error {
+	start := time.Now()
+	err := t.s.DeleteRecord(ctx, kind, id, version)
+	t.observe("delete_record", start, err)
+	return err
+}
+
+func (t *timedStore) ListRecords(ctx context.Context, kind, after string, limit int) ([]store.Record, error) {
+	start := time.Now()
+	r, err := t.s.ListRecords(ctx, kind, after, limit)
+	t.observe("list_records", start, err)
+	return r, err
+}
+
+func (t *timedStore) Incr(ctx context.Context, name string, delta int64, expiresAt time.Time) (int64, error) {
+	start := time.Now()
+	n, err := t.s.Incr(ctx, name, delta, expiresAt)
+	t.observe("incr", start, err)
+	return n, err
+}
+
+func (t *timedStore) Close() error {
+	return t.s.Close()
+}

@@ -1,0 +1,31 @@
+package rest
+
+import (
+	"net/http"
+
+	"providerdir/requestid"
+)
+
+// FlatErrorBody is the error envelope of the resolver API and of the service host: one error
+// object that carries the request id itself.
+type FlatErrorBody struct {
+	Error FlatError `json:"error"`
+}
+
+// FlatError is the error object of FlatErrorBody.
+type FlatError struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	RequestID string `json:"request_id"`
+}
+
+// ResolverError writes a resolver API error. Its signature is the router's error writer.
+func ResolverError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	WriteJSON(w, r, status, FlatErrorBody{Error: FlatError{Code: code, Message: message, RequestID: requestid.From(r.Context())}})
+}
+
+// APIError writes an error of the service host (/api). The service host has no contract of its
+// own, so it uses the resolver's shape: one object that a person or a script reads alike.
+func APIError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	ResolverError(w, r, status, code, message)
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# with-mongotest.sh CMD...: run CMD with MONGODB_URI naming a MongoDB-protocol server. When the
+# caller already set MONGODB_URI, that server is used as is; otherwise scripts/mongotest.sh starts
+# the private FerretDB-on-PostgreSQL server and stops it again when CMD ends, whatever its status.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ -n ${MONGODB_URI:-} ]]; then
+	exec "$@"
+fi
+eval "$("$here/mongotest.sh" start)"
+trap '"$here/mongotest.sh" stop >/dev/null 2>&1 || true' EXIT
+"$@"

@@ -1,0 +1,131 @@
+package carecompare
+
+import (
+	"strconv"
+	"strings"
+
+	"providerdir/source"
+)
+
+// Period is the measurement period a file or row states. Text keeps the published wording;
+// Start and End are set when it has a recognised form, and are absent otherwise.
+type Period struct {
+	Start, End source.Date
+	Text       string
+}
+
+// suppressed lists the published ways of saying "no value" (compared case-insensitively):
+// too few cases, not reported, not applicable. They read as nil, never as zero.
+var suppressed = map[string]bool{
+	"": true, "not available": true, "not applicable": true, "n/a": true, "na": true, "-": true,
+	"--": true, "*": true, "too few to report": true, "not enough data": true, "not reported": true,
+	"number of cases too small": true, "no data": true, "not calculated": true,
+}
+
+func isSuppressed(v string) bool {
+	return suppressed[v] || suppressed[strings.ToLower(v)]
+}
+
+// parseMeasure reads a measure value: a decimal number, possibly with thousands separators or
+// a trailing percent sign, or a suppression marker (nil). Any other text is an error, so a new
+// marker in a release shows up in the report instead of silently becoming zero.
+func parseMeasure(v string) (*float64, bool) {
+	if isSuppressed(v) {
+		return nil, true
+	}
+	v = strings.TrimSuffix(v, "%")
+	if strings.IndexByte(v, ',') >= 0 {
+		v = strings.ReplaceAll(v, ",", "")
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f != f || f > 1e15 || f < -1e15 { // f != f: NaN
+		return nil, false
+	}
+	return &f, true
+}
+
+// measure reads file column i as a measure, rejecting the row on unreadable text.
+func measure(r *source.Row, i int) *float64 {
+	v := r.At(i)
+	f, ok := parseMeasure(v)
+	if !ok {
+		r.FailAt(i, "bad measure value", v)
+	}
+	return f
+}
+
+// star reads a star rating: 1 to 5 in steps of a half (home health ratings have half stars),
+// or nil when suppressed.
+func star(r *source.Row, c source.Col) *float64 {
+	v := r.Str(c)
+	if isSuppressed(v) {
+		return nil
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil:
+		r.Fail(c, "bad star rating", v)
+		return nil
+	case n < 1 || n > 5 || n*2 != float64(int(n*2)):
+		r.Fail(c, "star rating not 1 to 5 in half steps", v)
+		return nil
+	}
+	return &n
+}
+
+var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+	"jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+
+// parseDay reads one end of a period: any source.ParseDate form, or DDMonYYYY ("01Jan2019").
+func parseDay(s string) (source.Date, bool) {
+	s = strings.TrimSpace(s)
+	if d, err := source.ParseDate(s); err == nil {
+		return d, true
+	}
+	if len(s) == 9 {
+		if m, ok := months[strings.ToLower(s[2:5])]; ok {
+			if d, err := source.ParseDate(s[5:9] + "-" + strconv.Itoa(100 + m)[1:] + "-" + s[0:2]); err == nil {
+				return d, true
+			}
+		}
+	}
+	return source.Date{}, false
+}
+
+// parsePeriod recognises "A - B" and "A-B" ranges of parseDay dates, and a bare year (the whole
+// calendar year). Anything else keeps only its text.
+func parsePeriod(text string) Period {
+	p := Period{Text: text}
+	if len(text) == 4 {
+		if y, err := strconv.Atoi(text); err == nil && y >= 1900 && y < 2200 {
+			p.Start = source.Date{Year: y, Month: 1, Day: 1}
+			p.End = source.Date{Year: y, Month: 12, Day: 31}
+		}
+		return p
+	}
+	// Split at the dash between the two dates: the one not inside an ISO date.
+	for i := 0; i < len(text); i++ {
+		if text[i] != '-' {
+			continue
+		}
+		a, okA := parseDay(text[:i])
+		b, okB := parseDay(text[i+1:])
+		if okA && okB && !b.Before(a) {
+			p.Start, p.End = a, b
+			return p
+		}
+	}
+	return p
+}
+
+// period reads a period from a range column, or from separate start and end columns.
+func period(r *source.Row, text, start, end source.Col) Period {
+	if t := r.Str(text); t != "" {
+		return parsePeriod(t)
+	}
+	p := Period{Start: r.Date(start), End: r.Date(end)}
+	if !p.Start.IsZero() || !p.End.IsZero() {
+		p.Text = r.Str(start) + " - " + r.Str(end)
+	}
+	return p
+}

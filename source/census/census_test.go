@@ -1,0 +1,191 @@
+package census
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"providerdir/ident"
+	"providerdir/source"
+	"providerdir/source/internal/sourcetest"
+)
+
+func TestRealStates(t *testing.T) {
+	states, err := LoadStates(filepath.Join(sourcetest.ReferenceDir(t), StatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	the51 := The51(states)
+	var sum int64
+	for _, s := range the51 {
+		sum += s.Population
+	}
+	if len(states) != 52 || len(the51) != 51 || sum != 340_110_988 {
+		t.Errorf("%d states, %d in the 51, summing to %d; want 52, 51, 340110988", len(states), len(the51), sum)
+	}
+	// ident's compiled-in state names and FIPS codes agree with the Census.
+	for _, s := range states {
+		st, ok := ident.LookupState(s.Code)
+		if !ok || st.FIPS != s.FIPS || st.Name != s.Name || st.InThe51() != s.InThe51 {
+			t.Errorf("census %+v, ident %+v", s, st)
+		}
+	}
+	if got := the51[4]; got.Code != "CA" || got.Name != "California" || got.Population != 39_431_263 {
+		t.Errorf("California: %+v", got)
+	}
+}
+
+func TestRealCounties(t *testing.T) {
+	r, err := OpenCounties(filepath.Join(sourcetest.ReferenceDir(t), CountiesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	counties, rep := sourcetest.Drain(t, r)
+	if len(counties) != 3144 || rep.Rejected != 0 || rep.Skipped() != 51 {
+		t.Fatalf("report %s", rep)
+	}
+	if rep.Encoding != "ISO-8859-1" {
+		t.Errorf("encoding %s", rep.Encoding)
+	}
+	byFIPS := map[string]County{}
+	states := map[string]bool{}
+	for _, c := range counties {
+		byFIPS[c.FIPS] = c
+		states[c.StateCode] = true
+	}
+	if len(byFIPS) != 3144 || len(states) != 51 {
+		t.Errorf("%d distinct FIPS, %d states", len(byFIPS), len(states))
+	}
+	for fips, name := range map[string]string{
+		"35013": "Doña Ana County", "09110": "Capitol Planning Region", "02063": "Chugach Census Area",
+		"02066": "Copper River Census Area", "11001": "District of Columbia", "01001": "Autauga County",
+	} {
+		if c := byFIPS[fips]; c.Name != name {
+			t.Errorf("%s: %+v, want %s", fips, c, name)
+		}
+	}
+	if c := byFIPS["01001"]; c.StateCode != "AL" || c.StateName != "Alabama" || c.Population != 61_464 {
+		t.Errorf("Autauga: %+v", c)
+	}
+}
+
+func TestStatesEdgeCases(t *testing.T) {
+	r, err := OpenStates(filepath.Join("testdata", "states_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	want := []State{
+		{FIPS: "01", Code: "AL", Name: "Alabama", Region: "3", Division: "6", Population: 100, InThe51: true},
+		{FIPS: "72", Code: "PR", Name: "Puerto Rico", Region: "X", Division: "X", Population: 5},
+		{FIPS: "06", Code: "CA", Name: "California", Region: "4", Division: "9", Population: 200, InThe51: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	wantErr := []source.RowError{
+		{File: "states_edge.csv", Line: 5, Column: "STATE", Reason: "unknown state FIPS code", Value: "03"},
+		{File: "states_edge.csv", Line: 6, Column: "POPESTIMATE2024", Reason: "bad number", Value: "abc"},
+		{File: "states_edge.csv", Line: 7, Reason: "wrong column count", Value: "5 columns, header has 7"},
+	}
+	if rep.Skipped() != 1 || len(rep.Errors) != len(wantErr) {
+		t.Fatalf("report %s %+v", rep, rep.Errors)
+	}
+	for i := range wantErr {
+		if rep.Errors[i] != wantErr[i] {
+			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], wantErr[i])
+		}
+	}
+	if _, err := LoadStates(filepath.Join("testdata", "states_edge.csv")); err == nil ||
+		!strings.Contains(err.Error(), "3 rows rejected, first: states_edge.csv:5") {
+		t.Errorf("LoadStates on a bad file: %v", err)
+	}
+}
+
+func TestCountiesEdgeCases(t *testing.T) {
+	r, err := OpenCounties(filepath.Join("testdata", "counties_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	if len(got) != 2 || got[0].Name != "Doña Ana County" || got[1].FIPS != "09110" || got[1].StateCode != "CT" {
+		t.Errorf("got %+v", got)
+	}
+	reasons := []string{"invalid county FIPS code", "missing value", "missing value"}
+	if len(rep.Errors) != len(reasons) {
+		t.Fatalf("errors %+v", rep.Errors)
+	}
+	lines := []int{4, 6, 7}
+	for i, want := range reasons {
+		if rep.Errors[i].Reason != want || rep.Errors[i].Line != lines[i] {
+			t.Errorf("error %d: %+v", i, rep.Errors[i])
+		}
+	}
+}
+
+func TestMisheaded(t *testing.T) {
+	ref := sourcetest.ReferenceDir(t)
+	_, err := OpenStates(filepath.Join(ref, CountiesFile))
+	if err == nil || !strings.Contains(err.Error(), `not a Census NST-EST2024-ALLDATA file: header lacks "NAME"`) {
+		t.Errorf("counties file as states: %v", err)
+	}
+	_, err = OpenCounties(filepath.Join(ref, StatesFile))
+	if err == nil || !strings.Contains(err.Error(), `header lacks "COUNTY", "STNAME", "CTYNAME"`) {
+		t.Errorf("states file as counties: %v", err)
+	}
+	if _, err := LoadCounties(filepath.Join(t.TempDir(), "nope.csv")); !os.IsNotExist(err) && err == nil {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func FuzzStates(f *testing.F) {
+	sourcetest.Seed(f, "states_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, s := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[State], error) {
+			return NewStateReader(r, "fuzz.csv")
+		}) {
+			if _, ok := ident.StateByFIPS(s.FIPS); !ok || s.Code == "" {
+				t.Fatalf("accepted %+v", s)
+			}
+		}
+	})
+}
+
+func FuzzCounties(f *testing.F) {
+	sourcetest.Seed(f, "counties_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[County], error) {
+			return NewCountyReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateCountyFIPS(c.FIPS) != nil {
+				t.Fatalf("accepted %+v", c)
+			}
+		}
+	})
+}
+
+func benchData(b *testing.B) []byte {
+	data, err := os.ReadFile(filepath.Join(sourcetest.ReferenceDir(b), CountiesFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkCounties(b *testing.B) {
+	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[County], error) {
+		return NewCountyReader(r, "bench.csv")
+	})
+}
+
+func BenchmarkCountiesBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

@@ -1,0 +1,247 @@
+package nppes
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"providerdir/ident"
+	"providerdir/source"
+	"providerdir/source/internal/sourcetest"
+)
+
+func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }
+
+func open(t *testing.T, name string) *source.Reader[Provider] {
+	t.Helper()
+	r, err := Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func TestReferenceHeader(t *testing.T) {
+	// The published 330-column header resolves, and the test files carry exactly that header.
+	path := filepath.Join(sourcetest.ReferenceDir(t), "nppes", "npidata_pfile_header.csv")
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	if len(got) != 0 || rep.Rows != 0 || r.Header().Len() != 330 {
+		t.Fatalf("header file: %d records, %s, %d columns", len(got), rep, r.Header().Len())
+	}
+	want := r.Header().Names()
+	edge := open(t, "npidata_edge.csv").Header().Names()
+	if strings.Join(edge, "|") != strings.Join(want, "|") {
+		t.Error("testdata/npidata_edge.csv header differs from the reference header")
+	}
+	gender := open(t, "npidata_gender.csv").Header().Names()
+	for i := range want {
+		if gender[i] != want[i] && !(want[i] == "Provider Sex Code" && gender[i] == "Provider Gender Code") {
+			t.Errorf("npidata_gender.csv column %d: %q, reference %q", i, gender[i], want[i])
+		}
+	}
+}
+
+func TestProviders(t *testing.T) {
+	r := open(t, "npidata_edge.csv")
+	got, rep := sourcetest.Drain(t, r)
+	if len(got) != 4 || rep.Rows != 10 || rep.Rejected != 6 || rep.Encoding != "ISO-8859-1" {
+		t.Fatalf("%d records, report %s", len(got), rep)
+	}
+
+	ind := got[0]
+	if ind.NPI != "1234567893" || ind.EntityType != EntityIndividual ||
+		ind.Name != (Name{Prefix: "DR.", First: "JOSÉ", Middle: "A", Last: "MUÑOZ", Credential: "M.D."}) ||
+		ind.Sex != "M" || ind.Mailing.City != "ESPAÑOLA" || ind.Mailing.PostalCode != "875320012" ||
+		ind.Practice.Line2 != `SUITE 2, "EAST" WING` || ind.Practice.State != "NM" ||
+		ind.EnumerationDate != date(2005, 5, 23) || ind.LastUpdate != date(2007, 7, 8) ||
+		ind.CertificationDate != date(2024, 1, 15) || !ind.DeactivationDate.IsZero() || ind.Deactivated() ||
+		ind.SoleProprietor != source.Unset {
+		t.Errorf("individual: %+v", ind)
+	}
+	if ind.Taxonomies[0] != (Taxonomy{Code: "207R00000X", License: "MD123", LicenseState: "NM"}) ||
+		ind.Taxonomies[1] != (Taxonomy{Code: "207RC0000X", License: "MD123", LicenseState: "NM", Primary: true}) ||
+		ind.Taxonomies[2] != (Taxonomy{}) {
+		t.Errorf("taxonomies: %+v", ind.Taxonomies[:3])
+	}
+	if pt, ok := ind.PrimaryTaxonomy(); !ok || pt.Code != "207RC0000X" {
+		t.Errorf("primary taxonomy %+v", pt)
+	}
+	if len(ind.OtherIdentifiers) != 1 || ind.OtherIdentifiers[0] != (OtherIdentifier{ID: "0012345", TypeCode: "05", State: "NM"}) {
+		t.Errorf("other identifiers %+v", ind.OtherIdentifiers)
+	}
+
+	org := got[1]
+	if org.EntityType != EntityOrganization || org.OrgName != `ACME "BEST" CLINIC, LLC` || org.EIN != "<UNAVAIL>" ||
+		org.OtherOrgName != "ACME CLINIC" || org.OtherOrgNameType != "3" || org.LastUpdate != date(2021, 2, 3) ||
+		org.Official != (Official{Name: Name{Prefix: "MS.", First: "JANE", Last: "SMITH", Credential: "MBA"}, Title: "CEO", Phone: "6175550100"}) ||
+		org.OrgSubpart != source.Yes || org.ParentOrgLBN != "ACME HOLDINGS" || org.ParentOrgTIN != "123456789" ||
+		!org.CertificationDate.IsZero() || org.OtherIdentifiers != nil {
+		t.Errorf("organization: %+v", org)
+	}
+	if pt, _ := org.PrimaryTaxonomy(); pt.Code != "261QM0801X" || !pt.Primary {
+		t.Errorf("organization taxonomy %+v", pt)
+	}
+
+	deact := got[2]
+	if deact.NPI != "1003000126" || deact.EntityType != EntityUnknown || deact.DeactivationDate != date(2019, 1, 10) ||
+		!deact.Deactivated() || !deact.EnumerationDate.IsZero() {
+		t.Errorf("deactivated: %+v", deact)
+	}
+	if _, ok := deact.PrimaryTaxonomy(); ok {
+		t.Error("deactivated NPI has a taxonomy")
+	}
+	react := got[3]
+	if react.DeactivationReason != "DT" || react.DeactivationDate != date(2010, 3, 1) || react.ReactivationDate != date(2010, 4, 1) || react.Deactivated() {
+		t.Errorf("reactivated: %+v", react)
+	}
+
+	want := []source.RowError{
+		{File: "npidata_edge.csv", Line: 6, Column: "NPI", Reason: "invalid NPI: bad check digit", Value: "1234567890"},
+		{File: "npidata_edge.csv", Line: 7, Column: "Provider Enumeration Date", Reason: "bad date", Value: "02/30/2010"},
+		{File: "npidata_edge.csv", Line: 8, Reason: "wrong column count", Value: "329 columns, header has 330"},
+		{File: "npidata_edge.csv", Line: 9, Column: "Entity Type Code", Reason: "entity type not 1 or 2", Value: "3"},
+		{File: "npidata_edge.csv", Line: 10, Column: "Healthcare Provider Taxonomy Code_3", Reason: "invalid taxonomy code: wrong length", Value: "207X"},
+		{File: "npidata_edge.csv", Line: 11, Column: "Entity Type Code", Reason: "missing value"},
+	}
+	for i := range want {
+		if rep.Errors[i] != want[i] {
+			t.Errorf("error %d:\n got %+v\nwant %+v", i, rep.Errors[i], want[i])
+		}
+	}
+}
+
+func TestGenderHeader(t *testing.T) {
+	got, rep := sourcetest.Drain(t, open(t, "npidata_gender.csv"))
+	if len(got) != 2 || rep.Rejected != 0 || rep.Encoding != "UTF-8" {
+		t.Fatalf("report %s", rep)
+	}
+	if got[0].Sex != "F" || got[0].Name.Last != "Müller" || got[1].OrgName != "ÆON CARE" {
+		t.Errorf("got %+v / %+v", got[0].Name, got[1].OrgName)
+	}
+}
+
+func TestLocations(t *testing.T) {
+	r, err := OpenLocations(filepath.Join("testdata", "pl_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	want := []Location{
+		{NPI: "1234567893", Address: Address{Line1: "3 OAK AVE", Line2: "FLOOR 2", City: "SANTA FE", State: "NM", PostalCode: "87501",
+			Country: "US", Phone: "5055550101", Fax: "5055550102"}, Extension: "12"},
+		{NPI: "1245319599", Address: Address{Line1: "1 RUE DE LA PAIX", City: "PARIS", PostalCode: "75002", Country: "FR"}},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %+v", got)
+	}
+	if len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Errors[0].Column != "NPI" ||
+		rep.Errors[1].Line != 5 || rep.Errors[1].Reason != "wrong column count" {
+		t.Errorf("errors %+v", rep.Errors)
+	}
+}
+
+func TestOtherNames(t *testing.T) {
+	r, err := OpenOtherNames(filepath.Join("testdata", "othername_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	if len(got) != 2 || got[1] != (OtherName{NPI: "1245319599", Name: "ACME OLD NAME", TypeCode: "4"}) {
+		t.Errorf("got %+v", got)
+	}
+	if len(rep.Errors) != 2 || rep.Errors[0].Reason != "invalid NPI: wrong length" ||
+		rep.Errors[1].Column != "Provider Other Organization Name" || rep.Errors[1].Reason != "missing value" {
+		t.Errorf("errors %+v", rep.Errors)
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	_, err := Open(filepath.Join("testdata", "pl_edge.csv"))
+	var he *source.HeaderError
+	if !errors.As(err, &he) || he.What != "NPPES npidata_pfile" || he.Missing[0] != "Entity Type Code" ||
+		!strings.Contains(err.Error(), `pl_edge.csv: not a NPPES npidata_pfile file: header lacks "Entity Type Code", "Replacement NPI"`) {
+		t.Errorf("pl_pfile read as npidata: %v", err)
+	}
+	_, err = OpenLocations(filepath.Join("testdata", "npidata_edge.csv"))
+	if err == nil || !strings.Contains(err.Error(), `header lacks "Provider Secondary Practice Location Address- Address Line 1"`) {
+		t.Errorf("npidata read as pl_pfile: %v", err)
+	}
+	if _, err := OpenOtherNames(filepath.Join("testdata", "missing.csv")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func FuzzProviders(f *testing.F) {
+	sourcetest.Seed(f, "npidata_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, p := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Provider], error) {
+			return NewReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateNPI(p.NPI) != nil || p.EntityType == EntityUnknown && p.DeactivationDate.IsZero() {
+				t.Fatalf("accepted %+v", p)
+			}
+		}
+	})
+}
+
+func FuzzLocations(f *testing.F) {
+	sourcetest.Seed(f, "pl_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, l := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Location], error) {
+			return NewLocationReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateNPI(l.NPI) != nil {
+				t.Fatalf("accepted %+v", l)
+			}
+		}
+	})
+}
+
+func FuzzOtherNames(f *testing.F) {
+	sourcetest.Seed(f, "othername_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, o := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[OtherName], error) {
+			return NewOtherNameReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateNPI(o.NPI) != nil || o.Name == "" {
+				t.Fatalf("accepted %+v", o)
+			}
+		}
+	})
+}
+
+// benchData repeats the four good rows of the edge-case file to 16 MB.
+func benchData(b *testing.B) []byte {
+	raw, err := os.ReadFile(filepath.Join("testdata", "npidata_edge.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(raw, []byte("\r\n"))
+	rows := make([]string, 4)
+	for i := range rows {
+		rows[i] = string(lines[1+i])
+	}
+	return sourcetest.Repeat(string(lines[0]), rows, 16<<20)
+}
+
+func BenchmarkProviders(b *testing.B) {
+	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Provider], error) {
+		return NewReader(r, "bench.csv")
+	})
+}
+
+func BenchmarkProvidersBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

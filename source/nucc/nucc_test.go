@@ -1,0 +1,116 @@
+package nucc
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"providerdir/ident"
+	"providerdir/source"
+	"providerdir/source/internal/sourcetest"
+)
+
+func TestRealCodeSet(t *testing.T) {
+	set, err := Load(filepath.Join(sourcetest.ReferenceDir(t), File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCode := ByCode(set)
+	if len(set) != 883 || len(byCode) != 883 {
+		t.Fatalf("%d codes, %d distinct; want 883", len(set), len(byCode))
+	}
+	sections := map[string]int{}
+	for _, tx := range set {
+		sections[tx.Section]++
+		if tx.DisplayName == "" || tx.Grouping == "" || tx.Classification == "" {
+			t.Errorf("incomplete %+v", tx)
+		}
+	}
+	if sections["Individual"] != 698 || sections["Non-Individual"] != 185 {
+		t.Errorf("sections %v", sections)
+	}
+	c := byCode["207RC0000X"]
+	if c.Classification != "Internal Medicine" || c.Specialization != "Cardiovascular Disease" ||
+		c.DisplayName != "Cardiovascular Disease Physician" || c.Grouping != "Allopathic & Osteopathic Physicians" {
+		t.Errorf("207RC0000X: %+v", c)
+	}
+	if g := byCode["193200000X"]; g.Specialization != "" || g.DisplayName != "Multi-Specialty Group" {
+		t.Errorf("193200000X: %+v", g)
+	}
+}
+
+func TestEdgeCases(t *testing.T) {
+	r, err := Open(filepath.Join("testdata", "taxonomy_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	if len(got) != 2 || got[0].Definition != "A physician who \"specializes\"\nin the heart, across two lines." || got[1].Code != "193200000X" {
+		t.Errorf("got %+v", got)
+	}
+	want := []source.RowError{
+		{File: "taxonomy_edge.csv", Line: 4, Column: "Code", Reason: "invalid taxonomy code: lowercase letters", Value: "207rc0000X"},
+		{File: "taxonomy_edge.csv", Line: 5, Column: "Code", Reason: "missing value"},
+		{File: "taxonomy_edge.csv", Line: 6, Column: "Grouping", Reason: "missing value"},
+	}
+	if len(rep.Errors) != len(want) {
+		t.Fatalf("errors %+v", rep.Errors)
+	}
+	for i := range want {
+		if rep.Errors[i] != want[i] {
+			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], want[i])
+		}
+	}
+}
+
+func TestMisheaded(t *testing.T) {
+	_, err := Open(filepath.Join(sourcetest.ReferenceDir(t), "cms", "ccn_state_codes.csv"))
+	if err == nil || !strings.Contains(err.Error(), `not a NUCC taxonomy file: header lacks "Code", "Grouping", "Classification", "Specialization"`) {
+		t.Errorf("got %v", err)
+	}
+	if _, err := Load("testdata/nope.csv"); !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	sourcetest.Seed(f, "*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, tx := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Taxonomy], error) {
+			return NewReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateTaxonomy(tx.Code) != nil {
+				t.Fatalf("accepted %+v", tx)
+			}
+		}
+	})
+}
+
+func benchData(b *testing.B) []byte {
+	data, err := os.ReadFile(filepath.Join(sourcetest.ReferenceDir(b), File))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkReader(b *testing.B) {
+	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Taxonomy], error) {
+		return NewReader(r, "bench.csv")
+	})
+}
+
+func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

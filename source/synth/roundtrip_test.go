@@ -1,0 +1,92 @@
+package synth
+
+import (
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"providerdir/source"
+	"providerdir/source/leie"
+	"providerdir/source/nppes"
+	"providerdir/source/pecos"
+	"providerdir/source/pos"
+)
+
+// reading is one reader's view of one generated file.
+type reading struct {
+	records  int64
+	rejected []int64 // lines of rejected rows
+	report   *source.Report
+}
+
+func drainFile[T any](t *testing.T, open func(string, ...source.Option) (*source.Reader[T], error), path string) reading {
+	t.Helper()
+	r, err := open(path, source.MaxErrors(10000))
+	if err != nil {
+		t.Fatalf("open %s: %v", filepath.Base(path), err)
+	}
+	defer r.Close()
+	var n int64
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		n++
+	}
+	rep := r.Report()
+	out := reading{records: n, report: rep}
+	for _, e := range rep.Errors {
+		out.rejected = append(out.rejected, int64(e.Line))
+	}
+	return out
+}
+
+// TestReadersRoundTrip reads every generated file that has a reader and checks that the reader
+// accepts every good row and rejects exactly the rows the manifest lists as bad, in both drops.
+func TestReadersRoundTrip(t *testing.T) {
+	base, evolved, mb, me := drops(t)
+	readers := []struct {
+		prefix string
+		read   func(t *testing.T, path string) reading
+	}{
+		{"npidata_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.Open, p) }},
+		{"pl_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.OpenLocations, p) }},
+		{"othername_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.OpenOtherNames, p) }},
+		{"UPDATED.csv", func(t *testing.T, p string) reading { return drainFile(t, leie.Open, p) }},
+		{"PPEF_Enrollment_Extract_", func(t *testing.T, p string) reading { return drainFile(t, pecos.Open, p) }},
+		{"Hospital_Enrollments_", func(t *testing.T, p string) reading { return drainFile(t, pecos.OpenHospitals, p) }},
+		{"Hospital_and_other.DATA.", func(t *testing.T, p string) reading { return drainFile(t, pos.Open, p) }},
+	}
+	for _, drop := range []struct {
+		dir string
+		m   *Manifest
+	}{{base, mb}, {evolved, me}} {
+		for _, rd := range readers {
+			var f FileInfo
+			for _, x := range drop.m.Files {
+				if strings.HasPrefix(x.Name, rd.prefix) {
+					f = x
+				}
+			}
+			t.Run(filepath.Base(drop.dir)+"/"+f.Name, func(t *testing.T) {
+				got := rd.read(t, filepath.Join(drop.dir, f.Name))
+				var want []int64
+				for _, b := range drop.m.BadRowsOf(f.Name) {
+					want = append(want, b.Line)
+				}
+				if got.records != f.Rows-f.BadRows {
+					t.Errorf("read %d records, want %d rows - %d bad", got.records, f.Rows, f.BadRows)
+				}
+				if !slices.Equal(got.rejected, want) {
+					t.Errorf("rejected lines %v, want the listed bad rows %v (errors %+v)", got.rejected, want, got.report.Errors)
+				}
+			})
+		}
+	}
+}

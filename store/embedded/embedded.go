@@ -1,0 +1,197 @@
+// Package embedded is the default store backend: a single-node, on-disk store in one directory,
+// built on the Pebble LSM key-value engine, with no server to run.
+//
+// It is sized for the national directory on one machine (tens of millions of documents):
+//
+//   - Documents and their search keys are plain Pebble keys (see keys.go). A search key is an
+//     index entry, so Find is an ordered prefix iteration and nothing about documents is held in
+//     memory beyond the page being built.
+//   - Each Put is one Pebble batch: a batch of documents, their index entries and the removal of
+//     replaced documents' old entries become visible together and survive a crash together.
+//   - Sstables are compressed (fast compression near the top of the LSM, zstd at the bottom
+//     where most data rests) and carry bloom filters, so the point reads of Put (does this id
+//     already exist?) and Get rarely touch disk for absent keys.
+//
+// Durability: every write (Put, DropGeneration, records, counters and the serving pointer,
+// which is a record) is synced to the write-ahead log before it returns. Writes that must be
+// serialised (a compare-and-swap, a counter, the replace of a document) hold a lock only while
+// their batch is applied to the memtable and wait for the fsync after releasing it, so
+// concurrent writers share fsyncs instead of queueing behind each other's. Pebble makes an
+// applied batch visible before its fsync in any case; a later write that depends on it is later
+// in the log, so no caller is ever told of a write that a crash could lose.
+//
+// One process owns a directory at a time (Pebble locks it). Records and counters that have
+// expired read as absent at once; their space is reclaimed by a background sweep over an
+// expiry index, and a create simply overwrites an expired record.
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+
+	"providerdir/store"
+)
+
+// Store is a store.Store on a Pebble directory. It is safe for concurrent use.
+type Store struct {
+	db  *pebble.DB
+	cfg config
+
+	// life guards closing: every call holds it shared, Close holds it exclusively, so Close
+	// waits for calls in flight and no call reaches a closed database.
+	life   sync.RWMutex
+	closed bool
+
+	// docLocks serialise writers of one collection of one generation (chosen by hash), because
+	// a Put reads the documents it replaces to delete their old index entries and maintains the
+	// collection's document count. DropGeneration takes them all.
+	docLocks [64]sync.Mutex
+	// recMu serialises the read-modify-write of records, counters and the expiry index.
+	recMu sync.Mutex
+
+	stop    chan struct{}
+	sweeper sync.WaitGroup
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Option configures Open.
+type Option func(*config)
+
+type config struct {
+	cacheSize     int64
+	memTableSize  uint64
+	sweepInterval time.Duration
+	// probeCap bounds how many index entries per condition the query planner reads to find the
+	// most selective condition before choosing a strategy (see query.go). Tests lower it to
+	// drive every strategy with small data.
+	probeCap int
+}
+
+func defaults() config {
+	return config{
+		cacheSize:     256 << 20,
+		memTableSize:  64 << 20,
+		sweepInterval: time.Minute,
+		probeCap:      4096,
+	}
+}
+
+// WithCacheSize sets the block cache size in bytes (default 256 MiB). The cache holds
+// uncompressed blocks of index entries and documents; more of it means fewer disk reads.
+func WithCacheSize(bytes int64) Option { return func(c *config) { c.cacheSize = bytes } }
+
+// WithMemTableSize sets the size of Pebble's memtable in bytes (default 64 MiB). Larger
+// memtables mean fewer, larger flushes during a bulk ingest.
+func WithMemTableSize(bytes uint64) Option { return func(c *config) { c.memTableSize = bytes } }
+
+// WithSweepInterval sets how often expired records and counters are reclaimed (default one
+// minute). Reclaiming is only about space: expired entries read as absent at once regardless.
+func WithSweepInterval(d time.Duration) Option { return func(c *config) { c.sweepInterval = d } }
+
+// Open opens (creating if needed) the store in directory dir.
+func Open(dir string, opts ...Option) (*Store, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cache := pebble.NewCache(cfg.cacheSize)
+	defer cache.Unref() // the database holds its own reference
+	po := &pebble.Options{
+		Cache:              cache,
+		MemTableSize:       cfg.memTableSize,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             quietLogger{},
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionBalanced })
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
+	}
+	s := &Store{db: db, cfg: cfg, stop: make(chan struct{})}
+	s.sweeper.Add(1)
+	go s.sweepLoop()
+	return s, nil
+}
+
+// Close closes the store; calls after it, including a second Close, return store.ErrClosed.
+func (s *Store) Close() error {
+	s.life.Lock()
+	if s.closed {
+		s.life.Unlock()
+		return store.ErrClosed
+	}
+	s.closed = true
+	s.life.Unlock()
+	close(s.stop)
+	s.sweeper.Wait()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("embedded: close: %w", err)
+	}
+	return nil
+}
+
+// enter admits a call unless the store is closed; the caller must call leave after.
+func (s *Store) enter(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.life.RLock()
+	if s.closed {
+		s.life.RUnlock()
+		return store.ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) leave() { s.life.RUnlock() }
+
+// commit applies b and waits until it is durable. unlock, called once b is applied (and
+// visible) but before the wait for the log sync, releases whatever lock serialised the write,
+// so that the next writer can apply its batch and share the same sync.
+//
+// ApplyNoSyncWait is marked experimental by Pebble; this package pins Pebble's version in
+// go.mod, and the call is exactly "apply now, wait for the sync separately".
+func (s *Store) commit(b *pebble.Batch, unlock func()) error {
+	err := s.db.ApplyNoSyncWait(b, pebble.Sync)
+	unlock()
+	if err != nil {
+		_ = b.Close()
+		return fmt.Errorf("embedded: write: %w", err)
+	}
+	err = b.SyncWait()
+	_ = b.Close()
+	if err != nil {
+		return fmt.Errorf("embedded: sync: %w", err)
+	}
+	return nil
+}
+
+// docLock returns the lock serialising writers of one collection of one generation.
+func (s *Store) docLock(gen, coll string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(gen))
+	h.Write([]byte{0})
+	h.Write([]byte(coll))
+	return &s.docLocks[h.Sum32()%uint32(len(s.docLocks))]
+}
+
+// quietLogger drops Pebble's informational messages (one per flush and compaction) and keeps
+// its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+
+func (quietLogger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
+
+func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("pebble: "+format, args...) }

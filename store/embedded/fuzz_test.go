@@ -1,0 +1,105 @@
+package embedded
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+	"testing"
+
+	"providerdir/store"
+)
+
+// keysFrom turns fuzz text into search keys: one per line, param and value split at the first
+// '='.
+func keysFrom(spec string) []store.Key {
+	if spec == "" {
+		return nil
+	}
+	var keys []store.Key
+	for line := range strings.SplitSeq(spec, "\n") {
+		p, v, _ := strings.Cut(line, "=")
+		keys = append(keys, store.Key{Param: p, Value: v})
+	}
+	return keys
+}
+
+// FuzzDocumentEncoding checks that any document round-trips through the stored encoding and
+// that decoding arbitrary bytes fails cleanly instead of panicking.
+func FuzzDocumentEncoding(f *testing.F) {
+	f.Add("p1", []byte(`{"a":1}`), "name=smith\nname=john\nstate=CA")
+	f.Add("", []byte{}, "")
+	f.Add("x", []byte{0, 1, 0xff}, "=\n=\n\x00=\x00")
+	f.Add("ü", []byte(strings.Repeat("z", 300)), strings.Repeat("k=v\n", 200))
+	f.Fuzz(func(t *testing.T, id string, body []byte, spec string) {
+		d := store.Document{ID: id, Body: body, Keys: keysFrom(spec)}
+		enc := encodeDoc(d)
+		got, err := decodeDoc(id, enc)
+		if err != nil {
+			t.Fatalf("decode of an encoded document: %v", err)
+		}
+		if got.ID != d.ID || !bytes.Equal(got.Body, d.Body) || !slices.Equal(got.Keys, d.Keys) {
+			t.Fatalf("round trip: got %+v, want %+v", got, d)
+		}
+		// Arbitrary bytes (here: the body, and every truncation of a valid encoding) never panic.
+		_, _ = decodeDoc(id, body)
+		for i := range min(len(enc), 64) {
+			_, _ = decodeDoc(id, enc[:i])
+		}
+		_, _ = decodeStored(body)
+	})
+}
+
+// FuzzIndexKeys checks the property the query planner relies on: for valid names, params,
+// values and ids, index keys split back into their value and id, fall under their param's
+// prefix range, and sort exactly as (value, id) pairs do; document keys sort as ids do.
+func FuzzIndexKeys(f *testing.F) {
+	f.Add("g1", "c", "name", "smith", "p1", "smithers", "p0")
+	f.Add("g", "c.d", "p", "", "a", "a", "a\xff")
+	f.Add("g0000000001", "practitioner", "state", "CA", "z", "C", "zz")
+	f.Fuzz(func(t *testing.T, gen, coll, param, v1, id1, v2, id2 string) {
+		docs := []store.Document{
+			{ID: id1, Keys: []store.Key{{Param: param, Value: v1}}},
+			{ID: id2, Keys: []store.Key{{Param: param, Value: v2}}},
+		}
+		if store.ValidateDocuments(gen, coll, docs) != nil {
+			return
+		}
+		pp := paramPrefix(gen, coll, param)
+		k1, k2 := indexKey(gen, coll, param, v1, id1), indexKey(gen, coll, param, v2, id2)
+		for _, c := range []struct {
+			key       []byte
+			value, id string
+		}{{k1, v1, id1}, {k2, v2, id2}} {
+			if !bytes.HasPrefix(c.key, pp) || bytes.Compare(c.key, prefixEnd(pp)) >= 0 {
+				t.Fatalf("index key %q outside its param range %q", c.key, pp)
+			}
+			value, id, ok := splitEntry(c.key[len(pp):])
+			if !ok || string(value) != c.value || string(id) != c.id {
+				t.Fatalf("split %q = %q, %q; want %q, %q", c.key, value, id, c.value, c.id)
+			}
+			// A prefix of the value selects the key by range.
+			vp := append(bytes.Clone(pp), c.value[:len(c.value)/2]...)
+			if bytes.Compare(c.key, vp) < 0 || bytes.Compare(c.key, prefixEnd(vp)) >= 0 {
+				t.Fatalf("index key %q outside the range of value prefix %q", c.key, vp)
+			}
+		}
+		want := cmp.Or(strings.Compare(v1, v2), strings.Compare(id1, id2))
+		if got := bytes.Compare(k1, k2); sign(got) != sign(want) {
+			t.Fatalf("index keys compare %d, (value, id) pairs compare %d: %q vs %q", got, want, k1, k2)
+		}
+		d1, d2 := docKey(gen, coll, id1), docKey(gen, coll, id2)
+		if got := bytes.Compare(d1, d2); sign(got) != sign(strings.Compare(id1, id2)) {
+			t.Fatalf("document keys compare %d for ids %q, %q", got, id1, id2)
+		}
+		if dp := docPrefix(gen, coll); !bytes.HasPrefix(d1, dp) || string(d1[len(dp):]) != id1 {
+			t.Fatalf("document key %q does not hold id %q after prefix %q", d1, id1, dp)
+		}
+		gp := genPrefix(tagDoc, gen)
+		if !bytes.HasPrefix(d1, gp) || bytes.Compare(d1, prefixEnd(gp)) >= 0 {
+			t.Fatalf("document key %q outside its generation range %q", d1, gp)
+		}
+	})
+}
+
+func sign(n int) int { return cmp.Compare(n, 0) }

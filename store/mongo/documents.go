@@ -1,0 +1,524 @@
+package mongo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"providerdir/store"
+)
+
+// wireDoc is a data document as read back (s is never read: the order value of a page's last
+// document is recomputed from its keys with store.SmallestValue).
+type wireDoc struct {
+	ID   string   `bson:"_id"`
+	Body []byte   `bson:"b"`
+	Keys []string `bson:"k"`
+}
+
+var docProjection = bson.D{{Key: "b", Value: 1}, {Key: "k", Value: 1}}
+
+// collState remembers which indexes this process has made sure of for one physical collection,
+// so that a Put costs index round trips only the first time a collection or param shows up.
+type collState struct {
+	mu     sync.Mutex
+	ready  bool            // the key index exists (and the catalog entry, for a hashed name)
+	sorted map[string]bool // params whose order index exists, or that are past maxSortIndexes
+}
+
+// keyPrefix is the stored form of a key's param part. The decimal length makes the param
+// self-delimiting whatever bytes it holds, and a key's stored form starts with its param's
+// prefix, so a prefix condition stays a prefix (an anchored regex the server can bound).
+func keyPrefix(param string) string {
+	return strconv.Itoa(len(param)) + ":" + param + "="
+}
+
+func encKey(k store.Key) string { return enc(keyPrefix(k.Param) + k.Value) }
+
+func decKey(s string) (store.Key, error) {
+	raw, err := dec(s)
+	if err != nil {
+		return store.Key{}, err
+	}
+	colon := strings.IndexByte(raw, ':')
+	n, err := strconv.Atoi(raw[:max(colon, 0)])
+	if colon < 0 || err != nil || n < 1 || colon+1+n >= len(raw) || raw[colon+1+n] != '=' {
+		return store.Key{}, fmt.Errorf("store/mongo: malformed stored key %q", s)
+	}
+	return store.Key{Param: raw[colon+1 : colon+1+n], Value: raw[colon+2+n:]}, nil
+}
+
+// orderField is the field a param's order value is stored under.
+func orderField(param string) string { return "s." + encField(param) }
+
+// physName returns the physical collection of (generation, collection) and whether it is the
+// hashed form that needs a catalog entry.
+func (s *Store) physName(generation, collection string) (string, bool) {
+	name := dataPrefix + generation + "~" + collection
+	if len(s.dbName)+1+len(name) <= maxNamespace {
+		return name, false
+	}
+	sum := sha256.Sum256([]byte(generation + "~" + collection))
+	return dataPrefix + "~" + hex.EncodeToString(sum[:]), true
+}
+
+func (s *Store) state(phys string) *collState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.colls[phys]
+	if st == nil {
+		st = &collState{sorted: map[string]bool{}}
+		s.colls[phys] = st
+	}
+	return st
+}
+
+func (s *Store) forget(phys string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.colls, phys)
+}
+
+// ensure creates what a physical collection needs before documents with the given params are
+// written into it. Creating indexes on an empty collection is instant, and later writes keep
+// them up to date.
+func (s *Store) ensure(ctx context.Context, generation, collection, phys string, hashed bool, params []string) error {
+	st := s.state(phys)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := s.db.Collection(phys)
+	if !st.ready {
+		if hashed {
+			_, err := s.db.Collection(catalogColl).ReplaceOne(ctx, bson.D{{Key: "_id", Value: phys}},
+				bson.D{{Key: "_id", Value: phys}, {Key: "g", Value: generation}, {Key: "c", Value: collection}},
+				options.Replace().SetUpsert(true))
+			if err != nil {
+				return s.fail("catalog "+generation+"/"+collection, err)
+			}
+		}
+		if !s.ferret {
+			_, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{
+				Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetName("k"),
+			})
+			if err != nil {
+				return s.fail("create key index on "+phys, err)
+			}
+		}
+		st.ready = true
+	}
+	if s.ferret {
+		return nil
+	}
+	// One index per call: see the package comment on FerretDB, and an index that fails should
+	// not hide which one it was.
+	for _, p := range params {
+		if st.sorted[p] {
+			continue
+		}
+		if len(st.sorted) < maxSortIndexes {
+			_, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{
+				Keys: bson.D{{Key: orderField(p), Value: 1}, {Key: "_id", Value: 1}},
+			})
+			if err != nil {
+				return s.fail("create order index on "+phys, err)
+			}
+		}
+		st.sorted[p] = true
+	}
+	return nil
+}
+
+// Put writes the batch as one unordered bulk write of replace-or-insert operations. A document
+// that appears twice in a batch is written once, as its last occurrence, because the server may
+// apply an unordered batch in any order.
+func (s *Store) Put(ctx context.Context, generation, collection string, docs []store.Document) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := store.ValidateDocuments(generation, collection, docs); err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	last := make(map[string]int, len(docs))
+	for i, d := range docs {
+		last[d.ID] = i
+	}
+	params := map[string]bool{}
+	models := make([]mongo.WriteModel, 0, len(last))
+	for i, d := range docs {
+		if last[d.ID] != i {
+			continue
+		}
+		id := enc(d.ID)
+		models = append(models, mongo.NewReplaceOneModel().
+			SetFilter(bson.D{{Key: "_id", Value: id}}).
+			SetReplacement(dataDoc(id, d, params)).
+			SetUpsert(true))
+	}
+	phys, hashed := s.physName(generation, collection)
+	sorted := make([]string, 0, len(params))
+	for p := range params {
+		sorted = append(sorted, p)
+	}
+	slices.Sort(sorted)
+	if err := s.ensure(ctx, generation, collection, phys, hashed, sorted); err != nil {
+		return err
+	}
+	if _, err := s.db.Collection(phys).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
+		return s.fail(fmt.Sprintf("put %d documents into %s/%s", len(models), generation, collection), err)
+	}
+	return nil
+}
+
+// dataDoc builds the stored form of d and adds its params to params.
+func dataDoc(id string, d store.Document, params map[string]bool) bson.D {
+	keys := make(bson.A, len(d.Keys))
+	smallest := map[string]string{}
+	var order []string
+	for i, k := range d.Keys {
+		keys[i] = encKey(k)
+		if v, ok := smallest[k.Param]; !ok || k.Value < v {
+			if !ok {
+				order = append(order, k.Param)
+			}
+			smallest[k.Param] = k.Value
+		}
+	}
+	doc := bson.D{
+		{Key: "_id", Value: id},
+		{Key: "b", Value: bson.Binary{Data: d.Body}},
+		{Key: "k", Value: keys},
+	}
+	if len(order) > 0 {
+		s := make(bson.D, len(order))
+		for i, p := range order {
+			s[i] = bson.E{Key: encField(p), Value: enc(smallest[p])}
+			params[p] = true
+		}
+		doc = append(doc, bson.E{Key: "s", Value: s})
+	}
+	return doc
+}
+
+func (w wireDoc) document() (store.Document, error) {
+	id, err := dec(w.ID)
+	if err != nil {
+		return store.Document{}, err
+	}
+	d := store.Document{ID: id, Body: w.Body}
+	if d.Body == nil {
+		d.Body = []byte{}
+	}
+	if len(w.Keys) > 0 {
+		d.Keys = make([]store.Key, len(w.Keys))
+		for i, k := range w.Keys {
+			if d.Keys[i], err = decKey(k); err != nil {
+				return store.Document{}, err
+			}
+		}
+	}
+	return d, nil
+}
+
+// Get returns one document.
+func (s *Store) Get(ctx context.Context, generation, collection, id string) (store.Document, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Document{}, err
+	}
+	if err := store.ValidateName("generation", generation); err != nil {
+		return store.Document{}, err
+	}
+	if err := store.ValidateName("collection", collection); err != nil {
+		return store.Document{}, err
+	}
+	if err := store.ValidateID(id); err != nil {
+		return store.Document{}, err
+	}
+	phys, _ := s.physName(generation, collection)
+	var w wireDoc
+	err := s.db.Collection(phys).FindOne(ctx, bson.D{{Key: "_id", Value: enc(id)}},
+		options.FindOne().SetProjection(docProjection)).Decode(&w)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return store.Document{}, fmt.Errorf("store/mongo: %s/%s/%q: %w", generation, collection, id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Document{}, s.fail("get", err)
+	}
+	return w.document()
+}
+
+// filter returns the query's conditions as one filter document. With OrderBy it also requires
+// the order field (a string is always >= ""), which leaves out documents without that param and
+// is a bounded scan of the order index.
+func filter(q store.Query, after *store.Cursor) bson.D {
+	var clauses []bson.D
+	for _, c := range q.Where {
+		clauses = append(clauses, condition(c))
+	}
+	if q.OrderBy != "" {
+		clauses = append(clauses, bson.D{{Key: orderField(q.OrderBy), Value: bson.D{{Key: "$gte", Value: ""}}}})
+	}
+	if after != nil {
+		clauses = append(clauses, afterClause(q, *after))
+	}
+	switch len(clauses) {
+	case 0:
+		return bson.D{}
+	case 1:
+		return clauses[0]
+	}
+	all := make(bson.A, len(clauses))
+	for i, c := range clauses {
+		all[i] = c
+	}
+	return bson.D{{Key: "$and", Value: all}}
+}
+
+// condition matches documents with a key of c.Param whose value equals (or starts with) one of
+// c.Values. A single exact value is a plain equality, which FerretDB can push down to
+// PostgreSQL; a prefix is an anchored regex of quoted literal text, which MongoDB answers with
+// an index range.
+func condition(c store.Condition) bson.D {
+	p := keyPrefix(c.Param)
+	if c.Match == store.Exact {
+		if len(c.Values) == 1 {
+			return bson.D{{Key: "k", Value: enc(p + c.Values[0])}}
+		}
+		in := make(bson.A, len(c.Values))
+		for i, v := range c.Values {
+			in[i] = enc(p + v)
+		}
+		return bson.D{{Key: "k", Value: bson.D{{Key: "$in", Value: in}}}}
+	}
+	re := func(v string) bson.Regex { return bson.Regex{Pattern: "^" + regexp.QuoteMeta(enc(p+v))} }
+	if len(c.Values) == 1 {
+		return bson.D{{Key: "k", Value: re(c.Values[0])}}
+	}
+	in := make(bson.A, len(c.Values))
+	for i, v := range c.Values {
+		in[i] = re(v)
+	}
+	return bson.D{{Key: "k", Value: bson.D{{Key: "$in", Value: in}}}}
+}
+
+// afterClause selects what comes strictly after the cursor in the query's order: a greater
+// order value, or the same one with a greater id (both reversed when descending). This is a
+// range on the (order field, _id) index, so deep pages cost what the first one does.
+func afterClause(q store.Query, c store.Cursor) bson.D {
+	op := "$gt"
+	if q.Descending {
+		op = "$lt"
+	}
+	id := bson.D{{Key: "_id", Value: bson.D{{Key: op, Value: enc(c.ID)}}}}
+	if q.OrderBy == "" {
+		return id
+	}
+	f, v := orderField(q.OrderBy), enc(c.Value)
+	return bson.D{{Key: "$or", Value: bson.A{
+		bson.D{{Key: f, Value: bson.D{{Key: op, Value: v}}}},
+		bson.D{{Key: f, Value: v}, {Key: "_id", Value: bson.D{{Key: op, Value: enc(c.ID)}}}},
+	}}}
+}
+
+// Find returns one page. It asks for one document more than the page holds to know whether
+// there is a next page, so the last page never carries a cursor to an empty one.
+func (s *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Page{}, err
+	}
+	limit, err := store.ValidateQuery(q)
+	if err != nil {
+		return store.Page{}, err
+	}
+	var after *store.Cursor
+	if q.After != "" {
+		c, err := store.DecodeCursor(q.After)
+		if err != nil {
+			return store.Page{}, err
+		}
+		after = &c
+	}
+	dir := 1
+	if q.Descending {
+		dir = -1
+	}
+	sort := bson.D{{Key: "_id", Value: dir}}
+	if q.OrderBy != "" {
+		sort = bson.D{{Key: orderField(q.OrderBy), Value: dir}, {Key: "_id", Value: dir}}
+	}
+	phys, _ := s.physName(q.Generation, q.Collection)
+	opts := options.Find().
+		SetSort(sort).
+		SetLimit(int64(limit) + 1).
+		SetProjection(docProjection).
+		// A sort the planner serves from memory (a selective key condition beats the order
+		// index) may exceed MongoDB's in-memory sort limit on a large result.
+		SetAllowDiskUse(true)
+	cur, err := s.db.Collection(phys).Find(ctx, filter(q, after), opts)
+	if err != nil {
+		return store.Page{}, s.fail("find", err)
+	}
+	var wire []wireDoc
+	if err := cur.All(ctx, &wire); err != nil {
+		return store.Page{}, s.fail("find", err)
+	}
+	var page store.Page
+	more := len(wire) > limit
+	if more {
+		wire = wire[:limit]
+	}
+	page.Docs = make([]store.Document, len(wire))
+	for i, w := range wire {
+		if page.Docs[i], err = w.document(); err != nil {
+			return store.Page{}, err
+		}
+	}
+	if more {
+		lastDoc := page.Docs[len(page.Docs)-1]
+		c := store.Cursor{ID: lastDoc.ID}
+		if q.OrderBy != "" {
+			c.Value, _ = store.SmallestValue(lastDoc.Keys, q.OrderBy)
+		}
+		page.Next = c.Encode()
+	}
+	return page, nil
+}
+
+// Count counts the documents Find would page through.
+func (s *Store) Count(ctx context.Context, q store.Query) (int64, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	q.Limit = 0 // Count ignores Limit, including one above MaxLimit.
+	if _, err := store.ValidateQuery(q); err != nil {
+		return 0, err
+	}
+	phys, _ := s.physName(q.Generation, q.Collection)
+	n, err := s.db.Collection(phys).CountDocuments(ctx, filter(q, nil))
+	if err != nil {
+		return 0, s.fail("count", err)
+	}
+	return n, nil
+}
+
+// dataCollections lists the physical data collections with the generation each belongs to.
+func (s *Store) dataCollections(ctx context.Context) (map[string]string, error) {
+	names, err := s.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(dataPrefix)}}})
+	if err != nil {
+		return nil, s.fail("list collections", err)
+	}
+	out := map[string]string{}
+	var hashed []string
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, dataPrefix)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest, "~") {
+			hashed = append(hashed, name)
+			continue
+		}
+		if gen, _, ok := strings.Cut(rest, "~"); ok {
+			out[name] = gen
+		}
+	}
+	if len(hashed) > 0 {
+		cur, err := s.db.Collection(catalogColl).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: hashed}}}})
+		if err != nil {
+			return nil, s.fail("read catalog", err)
+		}
+		var entries []struct {
+			ID  string `bson:"_id"`
+			Gen string `bson:"g"`
+		}
+		if err := cur.All(ctx, &entries); err != nil {
+			return nil, s.fail("read catalog", err)
+		}
+		for _, e := range entries {
+			out[e.ID] = e.Gen
+		}
+	}
+	return out, nil
+}
+
+// Generations lists the generations with at least one document. A collection can exist empty
+// (its indexes are created before its first write, which may have failed), so each generation
+// is confirmed by finding one document in one of its collections.
+func (s *Store) Generations(ctx context.Context) ([]string, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	colls, err := s.dataCollections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(colls))
+	for name := range colls {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	found := map[string]bool{}
+	for _, name := range names {
+		gen := colls[name]
+		if found[gen] {
+			continue
+		}
+		err := s.db.Collection(name).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+		switch {
+		case err == nil:
+			found[gen] = true
+		case !errors.Is(err, mongo.ErrNoDocuments):
+			return nil, s.fail("generations", err)
+		}
+	}
+	gens := make([]string, 0, len(found))
+	for g := range found {
+		gens = append(gens, g)
+	}
+	slices.Sort(gens)
+	return gens, nil
+}
+
+// DropGeneration drops the generation's collections. Each drop is atomic on its own; a drop
+// interrupted half-way leaves some collections of the generation, and dropping it again
+// finishes the job.
+func (s *Store) DropGeneration(ctx context.Context, generation string) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := store.ValidateName("generation", generation); err != nil {
+		return err
+	}
+	colls, err := s.dataCollections(ctx)
+	if err != nil {
+		return err
+	}
+	for name, gen := range colls {
+		if gen != generation {
+			continue
+		}
+		// Forget the indexes first: a Put racing the drop must create them again.
+		s.forget(name)
+		if err := s.db.Collection(name).Drop(ctx); err != nil {
+			return s.fail("drop "+name, err)
+		}
+		s.forget(name)
+	}
+	if _, err := s.db.Collection(catalogColl).DeleteMany(ctx, bson.D{{Key: "g", Value: generation}}); err != nil {
+		return s.fail("drop generation catalog entries", err)
+	}
+	return nil
+}

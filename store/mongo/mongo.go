@@ -1,0 +1,256 @@
+// Package mongo is the store backend for MongoDB 6+ (replica sets and sharded clusters) and for
+// FerretDB, through the official driver. It is the backend for a deployment that outgrows one
+// machine: API replicas are stateless and share one database.
+//
+// It uses single-document operations only: no multi-document transactions and no change
+// streams. FerretDB has neither, and on a sharded cluster both are costly. Everything the store
+// contract makes atomic is one document here: a record's compare-and-swap, a counter, and the
+// serving snapshot pointer (a record, see store.Switch).
+//
+// # Layout
+//
+// Each (generation, collection) pair is its own physical collection "data~<gen>~<coll>" ('~'
+// cannot occur in a store name, so the name parses back unambiguously). Dropping a generation
+// drops its collections, which frees the space at once, where deleting documents would not.
+// Names too long for the server's namespace limit become "data~~<sha256>" and the pair is noted
+// in the "catalog" collection so Generations can still name them. A data document is
+//
+//	{_id: id, b: BinData(body), k: ["<len(param)>:<param>=<value>", ...], s: {<param>: smallest value}}
+//
+// k holds the search keys in the caller's order (duplicates kept) and carries a multikey index,
+// so an exact condition is an equality or $in on k and a prefix condition is an anchored regex
+// on k, which MongoDB turns into a bounded index scan. The length prefix makes the param part
+// self-delimiting without a separator byte (a param may hold any byte but NUL, and NUL cannot be
+// stored, see below). s holds the smallest value per param, which is what Query.OrderBy sorts on;
+// each param found in a written batch gets a {s.<param>: 1, _id: 1} index when the collection
+// first sees it, so ordered pages are index walks. The store does not know which params callers
+// order by, so it indexes all of them (up to maxSortIndexes per collection, below MongoDB's 64
+// index limit); this costs write throughput during an ingest rather than a surprise index build
+// on the first ordered query after a snapshot switch. Pages continue with a range condition on
+// (order value, _id) built from the shared store.Cursor, never with skip.
+//
+// Records (kind, id) are documents of the "records" collection with _id "<kind>:<id>" (':' is
+// not allowed in a kind), so ListRecords is one _id range scan. Counters live in "counters". An
+// expiring record or counter carries xn (expiry in Unix nanoseconds, which the store compares
+// against the client's clock, so expiry is exact and matches the embedded backend) and exp (the
+// same instant as a BSON date rounded up to the millisecond, for the TTL index that reclaims
+// space; rounding up means the TTL monitor never deletes a record that is still live).
+//
+// Ids, key values and params are stored as strings of valid UTF-8 whatever bytes they hold:
+// every byte becomes the code point of the same number (see enc). The mapping keeps byte-wise
+// order and prefixes, so sorting and prefix matching on the server agree with the contract's
+// byte-wise comparison. Plain ASCII is stored unchanged.
+//
+// # FerretDB
+//
+// The tests run against FerretDB 1.24 on PostgreSQL (tools/mongotest). What it lacks, and what
+// this package does about it:
+//
+//   - Strings cannot hold NUL (PostgreSQL jsonb rejects \u0000), hence no NUL separators.
+//   - Invalid UTF-8 in strings is silently replaced by U+FFFD, hence enc.
+//   - Field names cannot contain '.', and must not start with '$', hence escaped param names in s.
+//   - createIndexes with several indexes that all exist already drops the connection (a panic in
+//     the server), so indexes are created one per call.
+//   - TTL indexes are not implemented (error code 238, NotImplemented). The error is ignored for
+//     that index only: expired records stay invisible because every read filters on xn, they
+//     are replaced by the next create, and they simply are not reclaimed in the background.
+//   - Secondary indexes are PostgreSQL expression indexes over the whole field value: an array
+//     becomes one B-tree entry, which never serves an element match and fails an insert whose
+//     key array outgrows PostgreSQL's index row limit (about 2.7 KB). Its query engine also
+//     filters and sorts in memory apart from top-level equality. So on FerretDB (detected by
+//     buildInfo's ferretdbVersion) data collections get no secondary indexes.
+//   - $elemMatch with more than one field condition is not implemented, which rules out storing
+//     keys as {p, v} subdocuments.
+//   - endSessions is not implemented; the driver's call at Disconnect fails harmlessly.
+//
+// Generations are never reused after DropGeneration (they are allocated from a counter), so the
+// per-process cache of which indexes exist is only cleared for drops made through this process.
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+
+	"providerdir/store"
+)
+
+// DefaultDatabase is the database used when the URI names none.
+const DefaultDatabase = "providerdir"
+
+const (
+	recordsColl  = "records"
+	countersColl = "counters"
+	catalogColl  = "catalog"
+	dataPrefix   = "data~"
+
+	// maxNamespace is the longest "<db>.<collection>" namespace used as is: MongoDB's limit for
+	// sharded collections (unsharded ones may reach 255) and FerretDB's collection name limit.
+	maxNamespace = 235
+	// maxSortIndexes caps the order indexes per collection below MongoDB's 64 indexes; params
+	// beyond it are still ordered by, with an in-memory sort.
+	maxSortIndexes = 48
+
+	// codeNotImplemented is the server error FerretDB answers for a TTL index.
+	codeNotImplemented = 238
+)
+
+// Store is the MongoDB backend of store.Store.
+type Store struct {
+	client *mongo.Client
+	db     *mongo.Database
+	dbName string
+	// ferret is true when the server is FerretDB, which gains nothing from secondary indexes on
+	// data collections (see the package comment).
+	ferret bool
+	closed atomic.Bool
+
+	mu    sync.Mutex
+	colls map[string]*collState
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the deployment at uri and prepares the records and counters collections. The
+// database is the URI's path ("mongodb://host/dbname"), DefaultDatabase when it has none. Open
+// fails when the server does not answer, so a wrong URI shows at startup, not on first use.
+func Open(ctx context.Context, uri string) (store.Store, error) {
+	return open(ctx, uri)
+}
+
+func open(ctx context.Context, uri string) (*Store, error) {
+	cs, err := connstring.Parse(uri)
+	if err != nil {
+		return nil, fmt.Errorf("store/mongo: bad URI: %w", err)
+	}
+	dbName := cs.Database
+	if dbName == "" {
+		dbName = DefaultDatabase
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetAppName("providerdir"))
+	if err != nil {
+		return nil, fmt.Errorf("store/mongo: connect: %w", err)
+	}
+	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{}}
+	if err := s.prepare(ctx); err != nil {
+		_ = client.Disconnect(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare checks that the server answers, finds out whether it is FerretDB, and creates the TTL
+// indexes of the records and counters collections.
+func (s *Store) prepare(ctx context.Context) error {
+	var info bson.M
+	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+		return fmt.Errorf("store/mongo: server does not answer: %w", err)
+	}
+	_, s.ferret = info["ferretdbVersion"]
+	for _, name := range []string{recordsColl, countersColl} {
+		_, err := s.db.Collection(name).Indexes().CreateOne(ctx, mongo.IndexModel{
+			Keys:    bson.D{{Key: "exp", Value: 1}},
+			Options: options.Index().SetName("exp_ttl").SetExpireAfterSeconds(0),
+		})
+		var se mongo.ServerError
+		if err != nil && !(errors.As(err, &se) && se.HasErrorCode(codeNotImplemented)) {
+			return fmt.Errorf("store/mongo: create TTL index on %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Close disconnects from the server. Later calls return store.ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return store.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.client.Disconnect(ctx); err != nil {
+		return fmt.Errorf("store/mongo: disconnect: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return nil
+}
+
+// fail wraps a driver error for the caller; a call racing Close reports ErrClosed.
+func (s *Store) fail(op string, err error) error {
+	if errors.Is(err, mongo.ErrClientDisconnected) || s.closed.Load() {
+		return fmt.Errorf("store/mongo: %s: %w", op, store.ErrClosed)
+	}
+	return fmt.Errorf("store/mongo: %s: %w", op, err)
+}
+
+// enc maps a byte string to valid UTF-8 by reading each byte as the code point of the same
+// number (ISO 8859-1). BSON strings must be UTF-8 and FerretDB replaces invalid sequences, but
+// the contract allows any bytes. The mapping is a homomorphism of concatenation that preserves
+// byte-wise order, so prefixes and comparisons on the server mean what they mean on the raw
+// bytes. ASCII, the common case, maps to itself without allocating.
+func enc(s string) string {
+	i := 0
+	for i < len(s) && s[i] < 0x80 {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + (len(s) - i))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		b.WriteRune(rune(s[i]))
+	}
+	return b.String()
+}
+
+// dec reverses enc.
+func dec(s string) (string, error) {
+	i := 0
+	for i < len(s) && s[i] < 0x80 {
+		i++
+	}
+	if i == len(s) {
+		return s, nil
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for _, r := range s[i:] {
+		if r > 0xff {
+			return "", fmt.Errorf("store/mongo: stored string %q was not written by this package", s)
+		}
+		b = append(b, byte(r))
+	}
+	return string(b), nil
+}
+
+// encField escapes a param for use as a field name: bytes other than ASCII letters, digits, '_'
+// and '-' become "~XX". Field names may not contain '.' or start with '$', and FerretDB rejects
+// both.
+func encField(param string) string {
+	var b strings.Builder
+	for i := 0; i < len(param); i++ {
+		c := param[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "~%02X", c)
+		}
+	}
+	return b.String()
+}

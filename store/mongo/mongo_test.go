@@ -1,0 +1,161 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"providerdir/store"
+	"providerdir/store/storetest"
+)
+
+// The suite needs a MongoDB-protocol server. scripts/mongotest.sh starts one (FerretDB on a
+// private PostgreSQL); `make test` does that itself.
+const howToStart = `start one with: eval "$(scripts/mongotest.sh start)"`
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t) })
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store { return openTest(b) })
+}
+
+var dbSeq atomic.Int64
+
+// openTest opens a store on a database of its own, dropped when the test ends. In CI the server
+// must be there: a suite that skips there would pass while testing nothing.
+func openTest(tb testing.TB) store.Store {
+	tb.Helper()
+	uri := os.Getenv("MONGODB_URI")
+	if uri == "" {
+		if os.Getenv("CI") != "" {
+			tb.Fatal("MONGODB_URI is not set; CI must run the mongo backend's suite: " + howToStart)
+		}
+		tb.Skip("MONGODB_URI is not set: " + howToStart)
+	}
+	// Database names must suit FerretDB too: letters, digits, '_' and '-', at most 63 bytes.
+	db := fmt.Sprintf("storetest_%d_%s_%d", os.Getpid(), time.Now().Format("150405"), dbSeq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := open(ctx, withDatabase(uri, db))
+	if err != nil {
+		tb.Fatalf("open %s: %v", db, err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if s.closed.Load() {
+			// The suite closed it; drop the database through a connection of our own.
+			again, err := open(ctx, withDatabase(uri, db))
+			if err != nil {
+				tb.Errorf("reopen %s to drop it: %v", db, err)
+				return
+			}
+			s = again
+		}
+		if err := s.db.Drop(ctx); err != nil {
+			tb.Errorf("drop database %s: %v", db, err)
+		}
+		if err := s.Close(); err != nil && !errors.Is(err, store.ErrClosed) {
+			tb.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+// withDatabase returns uri with its database path set to db, keeping hosts and options. A URI
+// may list several hosts, which net/url does not parse, so this works on the text.
+func withDatabase(uri, db string) string {
+	scheme, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		return uri
+	}
+	hosts, query := rest, ""
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		hosts = rest[:i]
+		if j := strings.IndexByte(rest[i:], '?'); j >= 0 {
+			query = rest[i+j:]
+		}
+	}
+	return scheme + "://" + hosts + "/" + db + query
+}
+
+func TestWithDatabase(t *testing.T) {
+	cases := map[string]string{
+		"mongodb://h":                         "mongodb://h/d",
+		"mongodb://h/":                        "mongodb://h/d",
+		"mongodb://h:1,k:2/old?replicaSet=rs": "mongodb://h:1,k:2/d?replicaSet=rs",
+		"mongodb://u:p@h?tls=true":            "mongodb://u:p@h/d?tls=true",
+	}
+	for in, want := range cases {
+		if got := withDatabase(in, "d"); got != want {
+			t.Errorf("withDatabase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestEncoding checks the stored string forms the server compares: they must keep byte-wise
+// order and prefixes for any bytes, which the conformance suite exercises only with UTF-8.
+func TestEncoding(t *testing.T) {
+	values := []string{"", "a", "ab", "b", "\x01", "\x7f", "\x80", "\xc3\xa9", "\xe9", "\xff", "\xff\x00", "é", "日本", "a\xffb"}
+	for _, a := range values {
+		ea := enc(a)
+		if back, err := dec(ea); err != nil || back != a {
+			t.Errorf("dec(enc(%q)) = %q, %v", a, back, err)
+		}
+		if !utf8.ValidString(ea) {
+			t.Errorf("enc(%q) = %q is not valid UTF-8", a, ea)
+		}
+		for _, b := range values {
+			if got, want := strings.Compare(ea, enc(b)), strings.Compare(a, b); got != want {
+				t.Errorf("compare(enc(%q), enc(%q)) = %d, raw %d", a, b, got, want)
+			}
+			if got, want := strings.HasPrefix(ea, enc(b)), strings.HasPrefix(a, b); got != want {
+				t.Errorf("hasPrefix(enc(%q), enc(%q)) = %v, raw %v", a, b, got, want)
+			}
+		}
+	}
+	for _, k := range []store.Key{{Param: "p", Value: ""}, {Param: "a=b:c", Value: "=:"}, {Param: "\xff", Value: "\xfe"}, {Param: "12", Value: "3:x"}} {
+		if got, err := decKey(encKey(k)); err != nil || got != k {
+			t.Errorf("decKey(encKey(%q)) = %q, %v", k, got, err)
+		}
+	}
+}
+
+// TestLongNames writes through names too long for a namespace, which are stored under a hashed
+// collection name and found again through the catalog.
+func TestLongNames(t *testing.T) {
+	s := openTest(t)
+	ctx := t.Context()
+	gen, coll := strings.Repeat("g", 128), strings.Repeat("c", 128)
+	d := store.Document{ID: "a", Body: []byte("x"), Keys: []store.Key{{Param: "k", Value: "v"}}}
+	if err := s.Put(ctx, gen, coll, []store.Document{d}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, gen, coll, "a"); err != nil || string(got.Body) != "x" {
+		t.Fatalf("Get = %q, %v", got.Body, err)
+	}
+	q := store.Query{Generation: gen, Collection: coll, Where: []store.Condition{{Param: "k", Values: []string{"v"}}}, OrderBy: "k"}
+	if p, err := s.Find(ctx, q); err != nil || len(p.Docs) != 1 {
+		t.Fatalf("Find = %d docs, %v", len(p.Docs), err)
+	}
+	if gens, err := s.Generations(ctx); err != nil || len(gens) != 1 || gens[0] != gen {
+		t.Fatalf("Generations = %q, %v", gens, err)
+	}
+	if err := s.DropGeneration(ctx, gen); err != nil {
+		t.Fatal(err)
+	}
+	if gens, err := s.Generations(ctx); err != nil || len(gens) != 0 {
+		t.Fatalf("Generations after drop = %q, %v", gens, err)
+	}
+	if _, err := s.Get(ctx, gen, coll, "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get after drop: %v", err)
+	}
+}

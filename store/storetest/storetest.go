@@ -1,0 +1,193 @@
+// Package storetest is the conformance suite of the store contract. Every backend's tests call
+// Run with a function that opens a fresh, empty store, so all backends are held to one behaviour
+// and cannot drift apart: what a caller may rely on is exactly what this suite checks.
+//
+// The suite compares results with hand-written expectations and with a small in-memory model of
+// the query semantics written independently of store.Matches, so a bug shared by a backend and
+// the shared helpers still shows.
+//
+// Tests never assert how long anything takes. Where expiry must be observed they set an expiry a
+// short time ahead, sleep past it, and check the state only after it has certainly passed.
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"providerdir/store"
+)
+
+// Run runs the whole conformance suite. open must return a new, empty store each time it is
+// called and arrange its cleanup with t.Cleanup. The suite closes some stores itself, so the
+// cleanup must accept that Close may already have been called (a second Close may return
+// store.ErrClosed).
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	groups := []struct {
+		name  string
+		tests []test
+	}{
+		{"Documents", documentTests},
+		{"Validation", validationTests},
+		{"Query", queryTests},
+		{"Paging", pagingTests},
+		{"Generations", generationTests},
+		{"Records", recordTests},
+		{"Expiry", expiryTests},
+		{"Counters", counterTests},
+		{"Concurrency", concurrencyTests},
+		{"Snapshots", snapshotTests},
+		{"Closed", closedTests},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			for _, tc := range g.tests {
+				t.Run(tc.name, func(t *testing.T) {
+					s := open(t)
+					if s == nil {
+						t.Fatal("open returned a nil store")
+					}
+					tc.run(t, s)
+				})
+			}
+		})
+	}
+}
+
+// test is one conformance check, run against a freshly opened store.
+type test struct {
+	name string
+	run  func(t *testing.T, s store.Store)
+}
+
+// doc builds a document; keys are given as param, value pairs.
+func doc(id, body string, kv ...string) store.Document {
+	if len(kv)%2 != 0 {
+		panic("storetest: doc needs param, value pairs")
+	}
+	d := store.Document{ID: id, Body: []byte(body)}
+	for i := 0; i < len(kv); i += 2 {
+		d.Keys = append(d.Keys, store.Key{Param: kv[i], Value: kv[i+1]})
+	}
+	return d
+}
+
+func mustPut(t testing.TB, s store.Store, gen, coll string, docs ...store.Document) {
+	t.Helper()
+	if err := s.Put(t.Context(), gen, coll, docs); err != nil {
+		t.Fatalf("Put(%s, %s, %d docs): %v", gen, coll, len(docs), err)
+	}
+}
+
+func mustGet(t testing.TB, s store.Store, gen, coll, id string) store.Document {
+	t.Helper()
+	d, err := s.Get(t.Context(), gen, coll, id)
+	if err != nil {
+		t.Fatalf("Get(%s, %s, %q): %v", gen, coll, id, err)
+	}
+	return d
+}
+
+func mustCount(t testing.TB, s store.Store, q store.Query) int64 {
+	t.Helper()
+	n, err := s.Count(t.Context(), q)
+	if err != nil {
+		t.Fatalf("Count(%s): %v", describe(q), err)
+	}
+	return n
+}
+
+// wantErr fails unless err matches target with errors.Is.
+func wantErr(t testing.TB, err, target error, what string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s: got error %v, want %v", what, err, target)
+	}
+}
+
+// sameDoc reports how got differs from want (ID, body bytes, keys in order), or "".
+func sameDoc(got, want store.Document) string {
+	switch {
+	case got.ID != want.ID:
+		return fmt.Sprintf("id %q, want %q", got.ID, want.ID)
+	case !bytes.Equal(got.Body, want.Body):
+		return fmt.Sprintf("document %q: body %q, want %q", want.ID, clip(got.Body), clip(want.Body))
+	case !slices.Equal(got.Keys, want.Keys):
+		return fmt.Sprintf("document %q: keys %v, want %v", want.ID, got.Keys, want.Keys)
+	}
+	return ""
+}
+
+func clip(b []byte) string {
+	if len(b) > 60 {
+		return string(b[:60]) + "..."
+	}
+	return string(b)
+}
+
+func ids(docs []store.Document) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.ID
+	}
+	return out
+}
+
+// describe renders a query for failure messages.
+func describe(q store.Query) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s/%s", q.Generation, q.Collection)
+	for _, c := range q.Where {
+		op := "="
+		if c.Match == store.Prefix {
+			op = "^="
+		}
+		fmt.Fprintf(&b, " %s%s%q", c.Param, op, c.Values)
+	}
+	if q.OrderBy != "" {
+		fmt.Fprintf(&b, " order by %s", q.OrderBy)
+	}
+	if q.Descending {
+		b.WriteString(" desc")
+	}
+	return b.String()
+}
+
+// findAll pages through a query with the given page size and returns every id in the order
+// served. It checks the paging contract on the way: no page is larger than the limit, a page
+// that has a Next cursor is full, and a Next cursor never leads to an empty page.
+func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Document {
+	t.Helper()
+	q.Limit = limit
+	q.After = ""
+	var out []store.Document
+	for pages := 0; ; pages++ {
+		if pages > 100000 {
+			t.Fatalf("%s: paging does not end", describe(q))
+		}
+		p, err := s.Find(t.Context(), q)
+		if err != nil {
+			t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
+		}
+		if len(p.Docs) > limit {
+			t.Fatalf("%s: page of %d documents with limit %d", describe(q), len(p.Docs), limit)
+		}
+		if p.Next != "" && len(p.Docs) < limit {
+			t.Fatalf("%s: page of %d documents (limit %d) has a Next cursor", describe(q), len(p.Docs), limit)
+		}
+		if pages > 0 && len(p.Docs) == 0 {
+			t.Fatalf("%s: a Next cursor led to an empty page", describe(q))
+		}
+		out = append(out, p.Docs...)
+		if p.Next == "" {
+			return out
+		}
+		q.After = p.Next
+	}
+}
+
+func equalIDs(got, want []string) bool {
+	return len(got) == len(want) && (len(got) == 0 || slices.Equal(got, want))
+}

@@ -1,0 +1,155 @@
+// Command mongotest runs FerretDB, a MongoDB-protocol server, on a PostgreSQL database so that the
+// mongo store backend can be tested on a machine where MongoDB itself cannot be installed.
+//
+// It lives in its own module because FerretDB pulls in dozens of modules (and older versions of
+// some the service uses); keeping them out of the service's module graph keeps the service's
+// dependencies its own. FerretDB's own command does not build from the module cache, so this
+// program embeds the library instead.
+//
+// Usage:
+//
+//	mongotest -postgresql-url postgres://user@127.0.0.1:5432/db [-listen 127.0.0.1:0] [-uri-file FILE]
+//	mongotest -check mongodb://127.0.0.1:27017/
+//
+// The server listens until SIGINT or SIGTERM. Once it answers a listDatabases round trip (which
+// also proves the PostgreSQL side works) it prints its MongoDB URI on stdout and, with -uri-file,
+// writes it to that file atomically, so a script can wait for the file instead of polling a port.
+// -check exits 0 when a server at the URI answers and 1 otherwise.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:0", "TCP address to listen on (port 0 picks a free one)")
+	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection URL of the database FerretDB stores into")
+	uriFile := flag.String("uri-file", "", "write the MongoDB URI to this file once the server answers")
+	check := flag.String("check", "", "only check that a server at this MongoDB URI answers, then exit")
+	logLevel := flag.String("log-level", "warn", "FerretDB log level: debug, info, warn or error")
+	flag.Parse()
+
+	if *check != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := probe(ctx, *check); err != nil {
+			fmt.Fprintln(os.Stderr, "mongotest:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pgURL == "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: mongotest -postgresql-url URL [-listen ADDR] [-uri-file FILE] | mongotest -check URI")
+		os.Exit(2)
+	}
+	if err := run(*listen, *pgURL, *uriFile, *logLevel); err != nil {
+		fmt.Fprintln(os.Stderr, "mongotest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(listen, pgURL, uriFile, logLevel string) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return fmt.Errorf("bad -log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:      ferretdb.ListenerConfig{TCP: listen},
+		Logger:        logger,
+		Handler:       "postgresql",
+		PostgreSQLURL: pgURL,
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+
+	// MongoDBURI blocks until the listener is bound, so it is only called once Run has started.
+	uri := f.MongoDBURI()
+	if err := waitReady(ctx, uri, done); err != nil {
+		stop()
+		<-done
+		return err
+	}
+	fmt.Println(uri)
+	if uriFile != "" {
+		if err := writeAtomic(uriFile, uri+"\n"); err != nil {
+			stop()
+			<-done
+			return err
+		}
+		defer os.Remove(uriFile)
+	}
+
+	return <-done
+}
+
+// waitReady probes the server until it answers or startup fails. The first round trip also makes
+// FerretDB open its PostgreSQL pool, so a bad PostgreSQL URL is reported here, not by the first test.
+func waitReady(ctx context.Context, uri string, done <-chan error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := probe(pctx, uri)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server at %s did not answer: %w", uri, err)
+		}
+		select {
+		case runErr := <-done:
+			return fmt.Errorf("server stopped during startup: %v", runErr)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// probe connects to uri and lists databases, which needs the backing PostgreSQL to answer too.
+func probe(ctx context.Context, uri string) error {
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI(uri).SetServerSelectionTimeout(3*time.Second))
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(context.Background())
+	_, err = client.ListDatabaseNames(ctx, bson.D{})
+	return err
+}
+
+func writeAtomic(path, content string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".uri-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.WriteString(content)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
