@@ -65,6 +65,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			level = slog.LevelError
 		}
 		log.LogAttrs(r.Context(), level, "request",
+			slog.String("surface", h.surfaceName(r.URL.Path)),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.String("route", route),
@@ -84,6 +85,18 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	TextError(w, r, status, code, message)
+}
+
+// surfaceName names the part of the service a path belongs to, for the access log.
+func (h *Handler) surfaceName(path string) string {
+	switch path {
+	case PathLive, PathReady, PathMetrics:
+		return "ops"
+	}
+	if s := h.surfaceFor(path); s != nil {
+		return s.Name
+	}
+	return ""
 }
 
 // requestInfo collects what inner layers learn about a request for the outer middleware: the

@@ -42,7 +42,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, shutdownTimeout
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", shutdownTimeout))
+	log.Info("shutting down: draining in-flight requests", slog.String("timeout", shutdownTimeout.String()))
 	dctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(dctx)

@@ -291,7 +291,7 @@ func TestEveryLogLineCarriesTheRequestID(t *testing.T) {
 				t.Errorf("panic line lacks level, value or stack: %v", l)
 			}
 		case "request":
-			if l["request_id"] == "log-1" && (l["route"] != "/v1/items/{id}" || l["status"] != 200.0 || l["method"] != "GET") {
+			if l["request_id"] == "log-1" && (l["route"] != "/v1/items/{id}" || l["status"] != 200.0 || l["method"] != "GET" || l["surface"] != "v1") {
 				t.Errorf("access line %v", l)
 			}
 		}

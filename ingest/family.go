@@ -31,10 +31,22 @@ type family struct {
 	snapshotOf func(files []string) string
 }
 
-// families is the registry, in load order; each family's file adds itself in init.
+// families is the registry; each family's file adds itself in init.
 var families []*family
 
-func registerFamily(f *family) { families = append(families, f) }
+// loadOrder fixes the order families load in: a family may read what an earlier one wrote in
+// the same run (Open Payments matches recipients against the registry).
+var loadOrder = []string{"census", "nucc", "nppes", "pecos", "leie", "pos", "carecompare", "openpayments"}
+
+func registerFamily(f *family) {
+	if !slices.Contains(loadOrder, f.name) {
+		panic("ingest: family " + f.name + " has no place in loadOrder")
+	}
+	families = append(families, f)
+	slices.SortFunc(families, func(a, b *family) int {
+		return slices.Index(loadOrder, a.name) - slices.Index(loadOrder, b.name)
+	})
+}
 
 func familyByName(name string) *family {
 	for _, f := range families {
@@ -126,6 +138,7 @@ var (
 	dateYMD   = regexp.MustCompile(`(19|20)\d\d(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])`)
 	dateDots  = regexp.MustCompile(`(19|20)\d\d[.-](0[1-9]|1[0-2])[.-](0[1-9]|[12]\d|3[01])`)
 	dateMDY   = regexp.MustCompile(`_P(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])((19|20)\d\d)`)
+	dateQtr   = regexp.MustCompile(`(?i)Q([1-4])_((19|20)\d\d)`)
 	dateMonYr = regexp.MustCompile(`(?i)_(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)((19|20)\d\d)`)
 )
 
@@ -158,6 +171,10 @@ func dateInName(name string) string {
 	if m := dateDots.FindString(name); m != "" {
 		return strings.NewReplacer(".", "-").Replace(m)
 	}
+	if m := dateQtr.FindStringSubmatch(name); m != nil {
+		// A quarterly release (POS Q2_2025) is dated at the first day of its quarter.
+		return fmt.Sprintf("%s-%02d-01", m[2], 3*(int(m[1][0]-'0')-1)+1)
+	}
 	if m := dateMonYr.FindStringSubmatch(name); m != nil {
 		t, err := time.Parse("Jan 2006", strings.ToUpper(m[1][:1])+strings.ToLower(m[1][1:])+" "+m[2])
 		if err == nil {
@@ -180,6 +197,18 @@ func (l *familyLoad) snapshot(d mapping.Dataset) mapping.SnapshotInfo {
 	l.datasets[d.ID] = true
 	return mapping.SnapshotInfo{Dataset: d, Snapshot: l.manifest.Snapshot, CheckedAt: l.run.checkedAt,
 		CoverageStart: l.manifest.Coverage.Start, CoverageEnd: l.manifest.Coverage.End}
+}
+
+// snapshotOfFiles is snapshot for a dataset that is one file among several of its family (Care
+// Compare publishes each facility type on its own schedule): its date is its own files' date.
+func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []string) mapping.SnapshotInfo {
+	info := l.snapshot(d)
+	if l.run.opts.SnapshotDate == "" && len(files) > 0 {
+		info.Snapshot = snapshotDate(files)
+		c := coverageOf(files, info.Snapshot)
+		info.CoverageStart, info.CoverageEnd = c.Start, c.End
+	}
+	return info
 }
 
 var programYear = regexp.MustCompile(`(?i)PGYR?((19|20)\d\d)`)

@@ -99,7 +99,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		currentByFamily[m.Family] = m
 	}
 
-	run := &runState{opts: opts, checkedAt: opts.Now().UTC()}
+	run := &runState{opts: opts, checkedAt: opts.Now().UTC(), serving: serving, written: map[string]bool{}}
 	for _, f := range found {
 		run.bytesTotal += f.bytes
 	}
@@ -154,6 +154,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		res.Families = append(res.Families, FamilyResult{Manifest: m})
 		for _, c := range f.family.collections {
 			changes[c] = run.gen
+			run.written[c] = !opts.DryRun
 		}
 	}
 	if opts.DryRun {
@@ -229,6 +230,20 @@ type runState struct {
 	rejected   int64
 	bytesDone  int64
 	bytesTotal int64
+	serving    store.Snapshot
+	written    map[string]bool // collections an earlier family of this run wrote
+}
+
+// readGeneration is the generation a family reads another family's collection from: this run's
+// when an earlier family of the run wrote it (flushed first), else the serving one.
+func (r *runState) readGeneration(ctx context.Context, collection string) (string, error) {
+	if r.written[collection] {
+		if err := r.writer.sync(ctx); err != nil {
+			return "", err
+		}
+		return r.gen, nil
+	}
+	return r.serving.Generation(collection), nil
 }
 
 func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, error) {

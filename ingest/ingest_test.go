@@ -183,6 +183,77 @@ func TestIngestDemoDrop(t *testing.T) {
 		t.Errorf("%d taxonomy codes stored, want 883", got)
 	}
 
+	// Every other family: what was stored is what the drop holds, less its bad rows.
+	var facilities, rated int64
+	for _, fc := range man.Counts.Facilities {
+		facilities += fc.Total
+		rated += fc.Total - fc.Terminated
+	}
+	for _, c := range []struct {
+		collection string
+		want       int64
+	}{
+		{ingest.Exclusions, man.Counts.ExcludedWithNPI + man.Counts.ExcludedWithoutNPI},
+		{ingest.Enrollments, man.Counts.PECOSEnrollments},
+		{ingest.HospitalEnrollments, man.Counts.HospitalEnrollments},
+		{ingest.Facilities, facilities},
+		{ingest.Quality, rated},
+		{ingest.Payments, man.Counts.PaymentRows + man.Counts.LegacyPaymentRows},
+	} {
+		if got := count(t, s, c.collection); got != c.want {
+			t.Errorf("%s: stored %d, drop has %d", c.collection, got, c.want)
+		}
+	}
+	// Each file's rejected rows are exactly the rows the generator broke in it.
+	for _, fr := range res.Families {
+		for _, f := range fr.Manifest.Files {
+			for _, g := range man.Files {
+				if g.Name == f.Name && g.BadRows != f.Rejected {
+					t.Errorf("%s: rejected %d rows, the generator broke %d", f.Name, f.Rejected, g.BadRows)
+				}
+			}
+		}
+	}
+	for _, qt := range mapping.QualityTypes {
+		want := man.Counts.Facilities[qt.Slug].Total - man.Counts.Facilities[qt.Slug].Terminated
+		if got := count(t, s, ingest.Quality, store.Condition{Param: mapping.KeyType, Values: []string{qt.Slug}}); got != want {
+			t.Errorf("quality %s: stored %d, drop has %d", qt.Slug, got, want)
+		}
+	}
+	// Payments with a published NPI agree with the registry's last name; legacy rows without an
+	// NPI are matched by name and address where one registry individual fits.
+	strong := count(t, s, ingest.Payments, store.Condition{Param: mapping.KeyProgramYear, Values: []string{"2023"}})
+	if strong == 0 {
+		t.Error("no 2023 payments stored")
+	}
+	snapNow, _ := store.Serving(ctx, s)
+	methods := map[string]int{}
+	q := store.Query{Collection: ingest.Payments, Generation: snapNow.Generation(ingest.Payments), Limit: 1000}
+	for {
+		page, err := s.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Docs {
+			b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			methods[b.Record.Match.Method]++
+			if b.Provenance.Confidence != b.Record.Match.Confidence {
+				t.Errorf("payment %s: _confidence %v, match confidence %v", d.ID, b.Provenance.Confidence, b.Record.Match.Confidence)
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	t.Logf("payment match methods: %v", methods)
+	if methods[mapping.MatchNPIAndName] == 0 || methods[mapping.MatchNameAddress]+methods[mapping.MatchNameState] == 0 {
+		t.Errorf("payment match methods %v: want both NPI and name matches", methods)
+	}
+
 	// A stored registry document carries the full provenance record.
 	snap, _ := store.Serving(ctx, s)
 	page, err := s.Find(ctx, store.Query{Collection: ingest.RegistryProviders, Generation: snap.Generation(ingest.RegistryProviders), Limit: 1})

@@ -21,6 +21,7 @@ type batchWriter struct {
 	queue   chan batch
 	done    chan struct{}
 
+	inflight  sync.WaitGroup // queued batches not yet written
 	closeOnce sync.Once
 	mu        sync.Mutex
 	err       error
@@ -42,6 +43,7 @@ func (w *batchWriter) loop() {
 	defer close(w.done)
 	for b := range w.queue {
 		if w.failed() != nil {
+			w.inflight.Done()
 			continue
 		}
 		// Writes use a background context: cancellation is noticed by the reader side, which
@@ -52,6 +54,7 @@ func (w *batchWriter) loop() {
 			w.err = err
 			w.mu.Unlock()
 		}
+		w.inflight.Done()
 	}
 }
 
@@ -72,30 +75,41 @@ func (w *batchWriter) add(ctx context.Context, collection string, d store.Docume
 		return nil
 	}
 	w.pending[collection] = make([]store.Document, 0, batchSize)
+	return w.enqueue(ctx, batch{collection, buf})
+}
+
+func (w *batchWriter) enqueue(ctx context.Context, b batch) error {
+	w.inflight.Add(1)
 	select {
-	case w.queue <- batch{collection, buf}:
+	case w.queue <- b:
 		return nil
 	case <-ctx.Done():
+		w.inflight.Done()
 		return ctx.Err()
 	}
 }
 
-// finish writes what is buffered and waits for every queued batch.
-func (w *batchWriter) finish(ctx context.Context) error {
+// sync writes everything buffered so far and waits until it is stored, so that a later family
+// can read what an earlier one wrote (Open Payments matching reads the registry).
+func (w *batchWriter) sync(ctx context.Context) error {
 	for c, buf := range w.pending {
 		if len(buf) == 0 {
 			continue
 		}
-		select {
-		case w.queue <- batch{c, buf}:
-		case <-ctx.Done():
-			w.close()
-			return ctx.Err()
+		if err := w.enqueue(ctx, batch{c, buf}); err != nil {
+			return err
 		}
+		w.pending[c] = make([]store.Document, 0, batchSize)
 	}
-	w.pending = map[string][]store.Document{}
-	w.close()
+	w.inflight.Wait()
 	return w.failed()
+}
+
+// finish writes what is buffered, waits for every queued batch and stops the writer.
+func (w *batchWriter) finish(ctx context.Context) error {
+	err := w.sync(ctx)
+	w.close()
+	return err
 }
 
 // close stops the background goroutine after the queued batches; it is safe to call twice.

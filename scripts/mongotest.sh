@@ -113,7 +113,7 @@ start_postgresql() {
 			chown "$pguser" "$pgdir/sock"
 			log "starting PostgreSQL on 127.0.0.1:$port"
 			if as_pguser "$pgbin/pg_ctl" -D "$pgdata" -l "$pgdir/postgresql.log" -w -t 60 \
-				-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$pgdir/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+				-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$pgdir/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
 				start >/dev/null 9>&-; then
 				echo "$port" >"$pgdir/port"
 				break

@@ -50,8 +50,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	slog.SetDefault(log)
 	if err := serve(cfg, log); err != nil {
-		log.Error("providerd stopped", slog.Any("error", err))
-		fmt.Fprintf(stderr, "providerd: %v\n", err)
+		fmt.Fprintf(stderr, "providerd: %v\n", err) // one plain line, as every command fails
 		return 1
 	}
 	log.Info("providerd stopped")

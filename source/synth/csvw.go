@@ -90,14 +90,7 @@ func (c *csvFile) writeRaw(line string, cols int) error {
 
 // writeRow writes one data row.
 func (c *csvFile) writeRow(vals []string) error {
-	c.buf = c.buf[:0]
-	for k, v := range vals {
-		if k > 0 {
-			c.buf = append(c.buf, ',')
-		}
-		c.buf = appendField(c.buf, v, c.quote)
-	}
-	c.buf = append(c.buf, c.eol...)
+	c.buf = formatRow(c.buf[:0], vals, c.quote, c.eol)
 	c.lines++
 	c.rows++
 	_, err := c.bw.Write(c.buf)
@@ -113,6 +106,35 @@ func (c *csvFile) writeBad(vals []string, reason, key string) error {
 	return nil
 }
 
+// pendingBad is a bad row inside a block of formatted rows: the k-th row of the block (from 1).
+type pendingBad struct {
+	k           int64
+	reason, key string
+}
+
+// writeBlock writes rows formatted elsewhere (by formatRow with this file's quoting and line
+// ending), placing the block's bad rows at their lines.
+func (c *csvFile) writeBlock(b []byte, rows int64, bad []pendingBad) error {
+	for _, p := range bad {
+		c.bad = append(c.bad, BadRow{File: c.name, Line: c.lines + p.k, Reason: p.reason, Value: p.key})
+	}
+	c.lines += rows
+	c.rows += rows
+	_, err := c.bw.Write(b)
+	return err
+}
+
+// formatRow appends one CSV row to dst.
+func formatRow(dst []byte, vals []string, q quoting, eol string) []byte {
+	for k, v := range vals {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendField(dst, v, q)
+	}
+	return append(dst, eol...)
+}
+
 func appendField(b []byte, v string, q quoting) []byte {
 	if q == quoteAll || strings.ContainsAny(v, ",\"\r\n") {
 		return appendQuoted(b, v)
@@ -122,12 +144,16 @@ func appendField(b []byte, v string, q quoting) []byte {
 
 func appendQuoted(b []byte, v string) []byte {
 	b = append(b, '"')
-	for k := 0; k < len(v); k++ {
-		if v[k] == '"' {
-			b = append(b, '"')
+	for {
+		k := strings.IndexByte(v, '"')
+		if k < 0 {
+			break
 		}
-		b = append(b, v[k])
+		b = append(b, v[:k+1]...)
+		b = append(b, '"')
+		v = v[k+1:]
 	}
+	b = append(b, v...)
 	return append(b, '"')
 }
 

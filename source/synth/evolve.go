@@ -80,8 +80,8 @@ func (w *world) applyChanges(r *rng, p *provider, g int) {
 	default:
 		return
 	}
-	if g == w.gen && w.changes != nil {
-		w.changes.add(kind, ch)
+	if g == w.gen {
+		p.changes = append(p.changes, pendingChange{kind, ch})
 	}
 }
 
@@ -107,6 +107,13 @@ func (w *world) newTaxonomyFor(r *rng, p *provider) string {
 		return ""
 	}
 	return pick(r, pool)
+}
+
+// pendingChange is a change of the generation being written, carried on the provider record
+// until its rows are written.
+type pendingChange struct {
+	kind string
+	ch   Change
 }
 
 // changeSet collects the changes of the generation being written.

@@ -59,6 +59,7 @@ type provider struct {
 	excludedOn     date
 	leieAddr       address // practice address when excluded
 	enrollState    int     // state of the PECOS enrollment: the base practice state
+	changes        []pendingChange
 }
 
 // active reports whether the NPI is not deactivated.

@@ -43,8 +43,6 @@ type world struct {
 	facilities    []facility
 	facilityEvery int64 // every facilityEvery-th organization of the base drop is a facility
 	orgPool       [][]int64
-
-	changes *changeSet // collects the changes of generation gen while it is written
 }
 
 // Provider-level shares. They are deliberately round: tests derive tolerances from them.

@@ -236,7 +236,7 @@ func (q *query) probe(w window, limit int) (int, []string, error) {
 					collected[j] = append(collected[j], string(id))
 				}
 			}
-			if sc.read < limit && false {
+			if sc.read < limit {
 				full = false
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"providerdir/config"
 	"providerdir/store"
@@ -41,6 +42,9 @@ func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Sto
 			}
 		}
 		s, err := embedded.Open(spec.Dir)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (another process, a running providerd perhaps, has this embedded store open; only one may)", err)
+		}
 		if err != nil { // return a nil interface, not a typed nil *embedded.Store
 			return nil, err
 		}

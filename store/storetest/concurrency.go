@@ -62,8 +62,10 @@ func testCounterConcurrent(t *testing.T, s store.Store) {
 	results := make([][]int64, workers)
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
+	start := make(chan struct{}) // release all goroutines at once, to make races likely
 	for w := range workers {
 		wg.Go(func() {
+			<-start
 			for range each {
 				v, err := s.Incr(t.Context(), "hits", 1, time.Time{})
 				if err != nil {
@@ -74,6 +76,7 @@ func testCounterConcurrent(t *testing.T, s store.Store) {
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -108,8 +111,10 @@ func testCASRace(t *testing.T, s store.Store) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		var winner string
+		start := make(chan struct{})
 		for w := range workers {
 			wg.Go(func() {
+				<-start
 				r := cur
 				r.Body = fmt.Appendf(nil, "round %d worker %d", round, w)
 				got, err := s.PutRecord(t.Context(), r)
@@ -129,6 +134,7 @@ func testCASRace(t *testing.T, s store.Store) {
 				}
 			})
 		}
+		close(start)
 		wg.Wait()
 		if wins != 1 || conflicts != workers-1 {
 			t.Fatalf("round %d: %d winners and %d conflicts, want 1 and %d", round, wins, conflicts, workers-1)
@@ -150,8 +156,10 @@ func testCreateRace(t *testing.T, s store.Store) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	wins := 0
+	start := make(chan struct{})
 	for w := range workers {
 		wg.Go(func() {
+			<-start
 			_, err := s.PutRecord(t.Context(), store.Record{Kind: "once", ID: "x", Body: []byte(strconv.Itoa(w))})
 			mu.Lock()
 			defer mu.Unlock()
@@ -162,6 +170,7 @@ func testCreateRace(t *testing.T, s store.Store) {
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
 	if wins != 1 {
 		t.Fatalf("%d creates won, want 1", wins)

@@ -15,6 +15,14 @@
 // also proves the PostgreSQL side works) it prints its MongoDB URI on stdout and, with -uri-file,
 // writes it to that file atomically, so a script can wait for the file instead of polling a port.
 // -check exits 0 when a server at the URI answers and 1 otherwise.
+//
+// FerretDB 1.24 runs an update (update, findAndModify, upserts) while the query that found the
+// document still holds its PostgreSQL connection, and takes a second connection for the write.
+// Once as many updates run at once as its pool has connections (pool_max_conns, 50 by default),
+// each waits for a second connection forever and the whole server stops answering. The
+// conformance suite runs 50 concurrent updates, and one driver client may run 100, so unless the
+// URL says otherwise the pool is raised to defaultPoolMaxConns (PostgreSQL must allow that many
+// connections; scripts/mongotest.sh configures it).
 package main
 
 import (
@@ -23,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -62,7 +71,20 @@ func main() {
 	}
 }
 
+// defaultPoolMaxConns is FerretDB's PostgreSQL pool size unless the URL sets pool_max_conns.
+const defaultPoolMaxConns = "250"
+
 func run(listen, pgURL, uriFile, logLevel string) error {
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		return fmt.Errorf("bad -postgresql-url: %w", err)
+	}
+	if q := u.Query(); !q.Has("pool_max_conns") {
+		q.Set("pool_max_conns", defaultPoolMaxConns)
+		u.RawQuery = q.Encode()
+		pgURL = u.String()
+	}
+
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level: %w", err)

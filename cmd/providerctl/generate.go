@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"providerdir/config"
+	"providerdir/source/synth"
+)
+
+func init() {
+	register(&command{
+		name:    "generate",
+		args:    "--out DIR [--providers N] [--seed S] [--reference DIR] [--snapshot YYYY-MM-DD] [--evolve-from DIR]",
+		summary: "write a synthetic source drop in the real federal file formats, or the next snapshot of one",
+		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
+			providers := fs.Int64("providers", 2000, "NPPES records of the drop (2000 for the demo, about 9000000 for national scale)")
+			seed := fs.Uint64("seed", 1, "seed; the same seed and flags give byte-identical files")
+			out := fs.String("out", "", "directory to write the drop to (created if missing)")
+			reference := fs.String("reference", "", "directory of the public reference files (default $"+
+				config.EnvName("reference")+" or "+config.DefaultReference+")")
+			snapshot := fs.String("snapshot", "", "snapshot date of a base drop (default 2025-06-08)")
+			evolveFrom := fs.String("evolve-from", "", "earlier drop to write the next snapshot of; seed and scale come from its manifest")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments, got %q", args[0])
+				}
+				if *out == "" {
+					return usagef("--out is required")
+				}
+				set := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				cfg := synth.Config{Providers: *providers, Seed: *seed, Out: *out, Reference: *reference, EvolveFrom: *evolveFrom}
+				if cfg.Reference == "" {
+					cfg.Reference = e.getenv(config.EnvName("reference"))
+				}
+				if cfg.Reference == "" {
+					cfg.Reference = config.DefaultReference
+				}
+				if *snapshot != "" {
+					t, err := time.Parse(time.DateOnly, *snapshot)
+					if err != nil {
+						return usagef("--snapshot %q is not a YYYY-MM-DD date", *snapshot)
+					}
+					cfg.Snapshot = t
+				}
+				if cfg.EvolveFrom != "" {
+					// The earlier drop fixes seed, scale and dates; flags that would contradict it
+					// are refused rather than silently ignored.
+					if set["seed"] || set["snapshot"] {
+						return usagef("--seed and --snapshot come from the earlier drop's manifest with --evolve-from")
+					}
+					if !set["providers"] {
+						cfg.Providers = 0
+					}
+				} else if *providers < 1 {
+					return usagef("--providers must be positive")
+				}
+				progress := newGenerateProgress(e.stderr, isTerminal(e.stderr), 5*time.Second)
+				cfg.Progress = progress.update
+				start := time.Now()
+				m, err := synth.Generate(ctx, cfg)
+				progress.clear()
+				if errors.Is(err, context.Canceled) {
+					return errors.New("interrupted: no file of the drop was written")
+				}
+				if err != nil {
+					return err
+				}
+				printGenerate(e.stdout, *out, m, time.Since(start))
+				return nil
+			}
+		},
+	})
+}
+
+// generateProgress writes the generator's progress to stderr: a self-rewriting line on a
+// terminal, a plain line every interval otherwise, and one line as each phase finishes.
+type generateProgress struct {
+	w        io.Writer
+	terminal bool
+	interval time.Duration
+	last     time.Time
+	shown    bool
+}
+
+func newGenerateProgress(w io.Writer, terminal bool, interval time.Duration) *generateProgress {
+	return &generateProgress{w: w, terminal: terminal, interval: interval}
+}
+
+func (p *generateProgress) update(pr synth.Progress) {
+	every := p.interval
+	if p.terminal {
+		every = 200 * time.Millisecond
+	}
+	if !pr.Finished && time.Since(p.last) < every {
+		return
+	}
+	p.last = time.Now()
+	pct := 100.0
+	if pr.Total > 0 {
+		pct = 100 * float64(pr.Done) / float64(pr.Total)
+	}
+	line := fmt.Sprintf("generate: %s %d/%d (%.1f%%)  %d rows  %.0f rows/s", pr.Phase, pr.Done, pr.Total, pct, pr.Rows, pr.RowsPerSecond)
+	switch {
+	case p.terminal && !pr.Finished:
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.shown = true
+	default:
+		p.clear()
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// clear removes a self-rewriting line before other output.
+func (p *generateProgress) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
+// printGenerate lists the drop's files and what a reader should find in them.
+func printGenerate(w io.Writer, dir string, m *synth.Manifest, elapsed time.Duration) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAMILY\tFILE\tROWS\tBAD\tBYTES")
+	var rows, bytes int64
+	for _, f := range m.Files {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", f.Family, f.Name, f.Rows, f.BadRows, f.Bytes)
+		rows, bytes = rows+f.Rows, bytes+f.Bytes
+	}
+	tw.Flush()
+	kind := "base drop"
+	if m.Generation > 0 {
+		c := m.Changes
+		kind = fmt.Sprintf("generation %d after %s: %d moved, %d taxonomies added, %d newly excluded, %d deactivated, %d new providers, %d ratings changed, %d facilities terminated",
+			m.Generation, m.PreviousSnapshot, len(c.Moved), len(c.TaxonomyAdded), len(c.NewlyExcluded), len(c.Deactivated),
+			len(c.NewProviders), len(c.FacilityRating), len(c.FacilityTerminated))
+	}
+	fmt.Fprintf(w, "wrote %d files (%d rows, %d bytes) to %s in %s: seed %d, %d providers, snapshot %s, %s\n",
+		len(m.Files), rows, bytes, dir, elapsed.Round(time.Millisecond), m.Seed, m.Providers, m.Snapshot, kind)
+}

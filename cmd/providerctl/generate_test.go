@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"providerdir/source/synth"
+)
+
+const testReference = "../../../shared/data/reference"
+
+func TestGenerate(t *testing.T) {
+	if _, err := os.Stat(testReference); err != nil {
+		t.Fatalf("reference files: %v", err)
+	}
+	base := filepath.Join(t.TempDir(), "base")
+	code, stdout, stderr := invoke(t, nil, "generate", "--providers", "300", "--seed", "5", "--out", base, "--reference", testReference)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "npidata_pfile_20050523-20250608.csv") || !strings.Contains(stdout, "seed 5, 300 providers, snapshot 2025-06-08, base drop") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "generate: providers 300/300") || !strings.Contains(stderr, "generate: facilities") {
+		t.Errorf("no per-phase progress on stderr:\n%s", stderr)
+	}
+	m, err := synth.ReadManifest(base)
+	if err != nil || m.Seed != 5 || m.Providers != 300 {
+		t.Fatalf("manifest %+v, %v", m, err)
+	}
+
+	// The next snapshot takes seed and scale from the manifest; the reference from the environment.
+	next := filepath.Join(t.TempDir(), "next")
+	code, stdout, stderr = invoke(t, map[string]string{"PROVIDERD_REFERENCE": testReference}, "generate", "--evolve-from", base, "--out", next)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "generation 1 after 2025-06-08") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	me, err := synth.ReadManifest(next)
+	if err != nil || me.Seed != 5 || me.Generation != 1 || me.Snapshot != "2025-07-08" {
+		t.Fatalf("evolved manifest %+v, %v", me, err)
+	}
+}
+
+func TestGenerateUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no out", []string{"generate"}, 2, "--out is required"},
+		{"positional", []string{"generate", "--out", dir, "extra"}, 2, `takes no arguments, got "extra"`},
+		{"bad snapshot", []string{"generate", "--out", dir, "--snapshot", "June"}, 2, "not a YYYY-MM-DD date"},
+		{"zero providers", []string{"generate", "--out", dir, "--providers", "0"}, 2, "--providers must be positive"},
+		{"seed with evolve", []string{"generate", "--out", dir, "--evolve-from", dir, "--seed", "3"}, 2, "come from the earlier drop"},
+		{"bad seed", []string{"generate", "--out", dir, "--seed", "-1"}, 2, "invalid value"},
+		{"missing reference", []string{"generate", "--out", dir, "--providers", "100", "--reference", filepath.Join(dir, "absent")}, 1, "providerctl generate: synth:"},
+		{"evolve from nothing", []string{"generate", "--out", filepath.Join(dir, "x"), "--evolve-from", dir, "--reference", testReference}, 1, "manifest.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := invoke(t, nil, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,121 @@
+package ingest
+
+import (
+	"context"
+	"regexp"
+
+	"providerdir/mapping"
+	"providerdir/source"
+	"providerdir/source/carecompare"
+	"providerdir/source/pos"
+	"providerdir/store"
+)
+
+// Collections of the facility families.
+const (
+	Facilities = "pos_facilities"
+	Quality    = "care_compare_quality"
+)
+
+var (
+	posFile = pattern(`(POS_File|Hospital_and_other)[A-Za-z0-9_.-]*\.csv`)
+	// Care Compare files by facility kind, as CMS names them.
+	careCompareFiles = map[carecompare.Kind]*regexp.Regexp{
+		carecompare.Hospital:    pattern(`Hospital_General_Information[_A-Za-z0-9-]*\.csv`),
+		carecompare.NursingHome: pattern(`NH_ProviderInfo_[A-Za-z0-9_-]*\.csv`),
+		carecompare.Dialysis:    pattern(`DFC_FACILITY[_A-Za-z0-9-]*\.csv`),
+		carecompare.HomeHealth:  pattern(`HH_Provider_[A-Za-z0-9_-]*\.csv`),
+		carecompare.Hospice:     pattern(`Hospice_General-Information[_A-Za-z0-9-]*\.csv`),
+		carecompare.ASC:         pattern(`ASC_Facility[_A-Za-z0-9-]*\.csv`),
+	}
+	hospiceCAHPS = pattern(`Provider_CAHPS_Hospice_Survey_Data[_A-Za-z0-9-]*\.csv`)
+)
+
+func init() {
+	registerFamily(&family{
+		name:        "pos",
+		dataset:     mapping.POS,
+		patterns:    []*regexp.Regexp{posFile},
+		collections: []string{Facilities},
+		load:        loadPOS,
+	})
+	patterns := []*regexp.Regexp{hospiceCAHPS}
+	for _, t := range mapping.QualityTypes {
+		patterns = append(patterns, careCompareFiles[t.Kind])
+	}
+	registerFamily(&family{
+		name:        "carecompare",
+		dataset:     mapping.CareCompareHospital,
+		patterns:    patterns,
+		collections: []string{Quality},
+		load:        loadCareCompare,
+	})
+}
+
+// loadPOS stores the certification file, one facility per CCN.
+func loadPOS(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.POS).Provenance(1)
+	return loadInto(ctx, l, files, posFile, pos.Open, Facilities, func(f *pos.Facility) (store.Document, bool, error) {
+		rec, keys := mapping.Facility(f)
+		doc, err := mapping.NewDocument(f.CCN, rec, prov, keys)
+		return doc, true, err
+	})
+}
+
+// loadCareCompare stores one quality record per facility and type. Hospices publish their
+// overall star only as the summary row of the long CAHPS file, read first and joined by CCN
+// (a few thousand hospices: the map stays small at national scale).
+func loadCareCompare(ctx context.Context, l *familyLoad, files []string) error {
+	hospiceStars := map[string]*float64{}
+	for _, f := range filesMatching(files, hospiceCAHPS) {
+		r, err := carecompare.OpenMeasures(f)
+		if err != nil {
+			return err
+		}
+		err = readFile(ctx, l, r, func(m carecompare.MeasureRow) error {
+			if m.Summary() && m.Star != nil {
+				hospiceStars[m.CCN] = m.Star
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, t := range mapping.QualityTypes {
+		files := filesMatching(files, careCompareFiles[t.Kind])
+		if len(files) == 0 {
+			continue
+		}
+		prov := l.snapshotOfFiles(t.Dataset, files)
+		open := func(path string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
+			return carecompare.Open(t.Kind, path, opts...)
+		}
+		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], open, Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
+			var star *float64
+			if t.Kind == carecompare.Hospice {
+				star = hospiceStars[f.CCN]
+			}
+			id, rec, keys := mapping.Quality(f, star)
+			availability := []string{mapping.AvailabilityPresent}
+			if rec.OverallStar == nil || hasSuppressed(rec.Measures) {
+				availability = append(availability, mapping.AvailabilitySuppressed)
+			}
+			doc, err := mapping.NewDocument(id, rec, prov.Provenance(1, availability...), keys)
+			return doc, true, err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasSuppressed(ms []mapping.QualityItem) bool {
+	for _, m := range ms {
+		if m.Value == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,66 @@
+package ingest
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+
+	"providerdir/mapping"
+	"providerdir/source/leie"
+	"providerdir/store"
+)
+
+// Collections of the LEIE family.
+const (
+	// Exclusions holds the current list (UPDATED.csv): everyone excluded as of the snapshot.
+	Exclusions = "leie_exclusions"
+	// ExclusionActions holds the monthly supplements (yymmEXCL.csv, yymmREIN.csv): who was added
+	// to or reinstated from the list that month, with the month's file as the source.
+	ExclusionActions = "leie_actions"
+)
+
+var (
+	leieUpdated = pattern(`UPDATED\.csv`)
+	leieMonthly = pattern(`\d{4}(EXCL|REIN)\.csv`)
+	leieRein    = pattern(`\d{4}REIN\.csv`)
+)
+
+func init() {
+	registerFamily(&family{
+		name:        "leie",
+		dataset:     mapping.LEIE,
+		patterns:    []*regexp.Regexp{leieUpdated, leieMonthly},
+		collections: []string{Exclusions, ExclusionActions},
+		load:        loadLEIE,
+	})
+}
+
+// loadLEIE stores the exclusion list. Matching an exclusion to a provider is by the NPI the
+// list publishes: a direct field, so confidence is 1.
+func loadLEIE(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.LEIE).Provenance(1)
+	err := loadInto(ctx, l, files, leieUpdated, leie.Open, Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
+		id, rec, keys := mapping.Exclusion(e)
+		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range filesMatching(files, leieMonthly) {
+		action := "exclusion"
+		if leieRein.MatchString(filepath.Base(f)) {
+			action = "reinstatement"
+		}
+		err := loadInto(ctx, l, []string{f}, leieMonthly, leie.Open, ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
+			id, rec, keys := mapping.Exclusion(e)
+			keys.Add("action", action)
+			doc, err := mapping.NewDocument(action+"."+id, rec, prov, keys)
+			return doc, true, err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

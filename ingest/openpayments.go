@@ -1,0 +1,161 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"regexp"
+
+	"providerdir/mapping"
+	"providerdir/source/openpayments"
+	"providerdir/store"
+)
+
+// Payments is the collection of the Open Payments family.
+const Payments = "open_payments"
+
+var generalPayments = pattern(`OP_DTL_GNRL_PGY\d{4}_P\d{8}\.csv`)
+
+func init() {
+	registerFamily(&family{
+		name:        "openpayments",
+		dataset:     mapping.OpenPayments,
+		patterns:    []*regexp.Regexp{generalPayments},
+		collections: []string{Payments},
+		load:        loadOpenPayments,
+	})
+}
+
+// loadOpenPayments stores general payments, each tied to a registry NPI as strongly as the
+// evidence allows (see mapping.MatchConfidence); the match strength is the record's confidence.
+func loadOpenPayments(ctx context.Context, l *familyLoad, files []string) error {
+	gen, err := l.run.readGeneration(ctx, RegistryProviders)
+	if err != nil {
+		return err
+	}
+	m := &registryMatcher{st: l.run.opts.Store, gen: gen, byNPI: map[string]string{}, byName: map[nameKey][2]string{}}
+	for _, f := range filesMatching(files, generalPayments) {
+		snap := l.snapshotOfFiles(mapping.OpenPayments, []string{f})
+		err := loadInto(ctx, l, []string{f}, generalPayments, openpayments.Open, Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
+			npi, method, err := m.match(ctx, p)
+			if err != nil {
+				return store.Document{}, false, err
+			}
+			rec, keys := mapping.Payment(p, npi, method)
+			doc, err := mapping.NewDocument(p.RecordID, rec, snap.Provenance(rec.Match.Confidence), keys)
+			return doc, true, err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registryMatcher ties payment recipients to registry NPIs. Recipients recur across thousands of
+// payments, so answers are cached; the caches are cleared when large, bounding memory.
+type registryMatcher struct {
+	st     store.Store
+	gen    string            // registry generation; "" when no registry is loaded
+	byNPI  map[string]string // NPI -> normalized registry last name ("" when absent)
+	byName map[nameKey][2]string
+}
+
+type nameKey struct{ last, first, state, zip string }
+
+const matcherCacheMax = 200_000
+
+func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (npi, method string, err error) {
+	last := mapping.NormalizeText(p.LastName)
+	if p.NPI != "" {
+		if m.gen == "" {
+			return p.NPI, mapping.MatchNPIUnverified, nil
+		}
+		regLast, ok := m.byNPI[p.NPI]
+		if !ok {
+			if regLast, err = m.registryLastName(ctx, p.NPI); err != nil {
+				return "", "", err
+			}
+			if len(m.byNPI) >= matcherCacheMax {
+				clear(m.byNPI)
+			}
+			m.byNPI[p.NPI] = regLast
+		}
+		switch {
+		case regLast == "\x00":
+			return p.NPI, mapping.MatchNPINotInRegistry, nil
+		case regLast == last:
+			return p.NPI, mapping.MatchNPIAndName, nil
+		}
+		return p.NPI, mapping.MatchNPIOnly, nil
+	}
+	if m.gen == "" || last == "" || p.FirstName == "" {
+		return "", mapping.MatchNone, nil
+	}
+	zip := p.ZIP
+	if len(zip) > 5 {
+		zip = zip[:5]
+	}
+	k := nameKey{last, mapping.NormalizeText(p.FirstName), p.State, zip}
+	if hit, ok := m.byName[k]; ok {
+		return hit[0], hit[1], nil
+	}
+	npi, method, err = m.byNameLookup(ctx, k)
+	if err != nil {
+		return "", "", err
+	}
+	if len(m.byName) >= matcherCacheMax {
+		clear(m.byName)
+	}
+	m.byName[k] = [2]string{npi, method}
+	return npi, method, nil
+}
+
+// registryLastName returns the normalized last name the registry holds for an NPI, or "\x00"
+// when the NPI is not in the registry.
+func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (string, error) {
+	doc, err := m.st.Get(ctx, m.gen, RegistryProviders, npi)
+	if errors.Is(err, store.ErrNotFound) {
+		return "\x00", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	body, err := mapping.DecodeBody[struct {
+		Name *mapping.PersonName `json:"name"`
+	}](doc)
+	if err != nil || body.Record.Name == nil {
+		return "", err
+	}
+	return mapping.NormalizeText(body.Record.Name.Last), nil
+}
+
+// byNameLookup finds the one active individual with the recipient's name in the state and, more
+// strongly, at the ZIP code. Two or more candidates are no match: guessing would misattribute
+// money to a namesake.
+func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, string, error) {
+	where := []store.Condition{
+		{Param: mapping.KeyFamily, Values: []string{k.last}},
+		{Param: mapping.KeyGiven, Values: []string{k.first}},
+		{Param: mapping.KeyState, Values: []string{k.state}},
+		{Param: mapping.KeyEntity, Values: []string{"individual"}},
+		{Param: mapping.KeyActive, Values: []string{"true"}},
+	}
+	if k.zip != "" {
+		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2,
+			Where: append(where, store.Condition{Param: mapping.KeyPostal, Values: []string{k.zip}})})
+		if err != nil {
+			return "", "", err
+		}
+		if len(page.Docs) == 1 {
+			return page.Docs[0].ID, mapping.MatchNameAddress, nil
+		}
+	}
+	page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2, Where: where})
+	if err != nil {
+		return "", "", err
+	}
+	if len(page.Docs) == 1 {
+		return page.Docs[0].ID, mapping.MatchNameState, nil
+	}
+	return "", mapping.MatchNone, nil
+}

@@ -1,0 +1,51 @@
+package ingest
+
+import (
+	"context"
+	"regexp"
+
+	"providerdir/mapping"
+	"providerdir/source/pecos"
+	"providerdir/store"
+)
+
+// Collections of the PECOS family.
+const (
+	Enrollments         = "pecos_enrollments"
+	HospitalEnrollments = "pecos_hospital_enrollments"
+)
+
+var (
+	ppefEnrollment      = pattern(`PPEF_Enrollment_Extract[_0-9.-]*\.csv`)
+	hospitalEnrollments = pattern(`Hospital_Enrollments[_0-9.-]*\.csv`)
+)
+
+func init() {
+	registerFamily(&family{
+		name:        "pecos",
+		dataset:     mapping.PECOS,
+		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments},
+		collections: []string{Enrollments, HospitalEnrollments},
+		load:        loadPECOS,
+	})
+}
+
+// loadPECOS stores enrollments and the hospital NPI-CCN bridge. Both files publish the NPI, so
+// confidence is 1.
+func loadPECOS(ctx context.Context, l *familyLoad, files []string) error {
+	prov := l.snapshot(mapping.PECOS).Provenance(1)
+	err := loadInto(ctx, l, files, ppefEnrollment, pecos.Open, Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
+		rec, keys := mapping.Enrollment(e)
+		doc, err := mapping.NewDocument(e.EnrollmentID+"."+e.NPI, rec, prov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	hprov := l.snapshot(mapping.HospitalEnrollments).Provenance(1)
+	return loadInto(ctx, l, files, hospitalEnrollments, pecos.OpenHospitals, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
+		id, rec, keys := mapping.HospitalEnrollment(h)
+		doc, err := mapping.NewDocument(id, rec, hprov, keys)
+		return doc, true, err
+	})
+}

@@ -1,0 +1,151 @@
+package mapping
+
+import (
+	"strconv"
+
+	"providerdir/source/carecompare"
+	"providerdir/source/pos"
+)
+
+// FacilityRecord is one Provider of Services row as stored and served. Codes are kept as
+// published (two digits); their meanings are in the POS data dictionary.
+type FacilityRecord struct {
+	CCN                       string  `json:"ccn"`
+	Name                      string  `json:"name"`
+	CategoryCode              string  `json:"category_code"`
+	SubtypeCode               string  `json:"subtype_code,omitempty"`
+	Address                   Address `json:"address"`
+	CountyFIPS                string  `json:"county_fips,omitempty"`
+	CBSA                      string  `json:"cbsa,omitempty"`
+	OwnershipCode             string  `json:"ownership_code,omitempty"`
+	TerminationCode           string  `json:"termination_code"`
+	TerminationDate           string  `json:"termination_date,omitempty"`
+	CertificationDate         string  `json:"certification_date,omitempty"`
+	OriginalParticipationDate string  `json:"original_participation_date,omitempty"`
+	RelatedProvider           string  `json:"related_provider,omitempty"`
+	Beds                      *int64  `json:"beds,omitempty"`
+	CertifiedBeds             *int64  `json:"certified_beds,omitempty"`
+	Active                    bool    `json:"active"`
+}
+
+// Search-key params of facility and quality documents.
+const (
+	KeyCategory = "category"
+	KeyCounty   = "county_fips"
+	KeyType     = "type"
+)
+
+// Facility maps one POS row to its record and keys; the id is the CCN.
+func Facility(f *pos.Facility) (FacilityRecord, Keys) {
+	rec := FacilityRecord{
+		CCN: f.CCN, Name: f.Name, CategoryCode: f.Category, SubtypeCode: f.Subtype,
+		Address:    Address{Line1: f.Address.Street, City: f.Address.City, State: f.Address.State, PostalCode: f.Address.ZIP, Phone: f.Address.Phone},
+		CountyFIPS: f.CountyFIPS, CBSA: f.CBSA, OwnershipCode: f.Ownership,
+		TerminationCode: f.Termination, TerminationDate: f.TerminationDate.String(),
+		CertificationDate: f.CertificationDate.String(), OriginalParticipationDate: f.OriginalParticipationDate.String(),
+		RelatedProvider: f.RelatedProvider, Beds: f.Beds, CertifiedBeds: f.CertifiedBeds, Active: f.Active(),
+	}
+	var k Keys
+	k.Add(KeyCCN, f.CCN)
+	k.Add(KeyState, f.Address.State)
+	k.Add(KeyCity, NormalizeText(f.Address.City))
+	k.Add(KeyPostal, postalKeys(f.Address.ZIP)...)
+	k.Add(KeyCategory, f.Category)
+	k.Add(KeyCounty, f.CountyFIPS)
+	k.Add(KeyActive, boolKey(rec.Active))
+	k.AddText(KeyName, f.Name)
+	return rec, k
+}
+
+// QualityType is a Care Compare facility type: its path slug in the resolver and its dataset.
+type QualityType struct {
+	Slug    string
+	Kind    carecompare.Kind
+	Dataset Dataset
+}
+
+// QualityTypes lists the six facility types, in the resolver's order.
+var QualityTypes = []QualityType{
+	{"hospital", carecompare.Hospital, CareCompareHospital},
+	{"nursing-home", carecompare.NursingHome, CareCompareNursingHome},
+	{"home-health", carecompare.HomeHealth, CareCompareHomeHealth},
+	{"hospice", carecompare.Hospice, CareCompareHospice},
+	{"dialysis", carecompare.Dialysis, CareCompareDialysis},
+	{"asc", carecompare.ASC, CareCompareASC},
+}
+
+// QualityTypeOf returns the type of a file kind.
+func QualityTypeOf(k carecompare.Kind) QualityType {
+	for _, t := range QualityTypes {
+		if t.Kind == k {
+			return t
+		}
+	}
+	return QualityType{}
+}
+
+// QualityRecord is one facility's Care Compare row as stored and served. A suppressed value is
+// null, never zero.
+type QualityRecord struct {
+	Type              string        `json:"type"`
+	CCN               string        `json:"ccn"`
+	NPI               string        `json:"npi,omitempty"`
+	Name              string        `json:"facility_name"`
+	FacilityType      string        `json:"facility_type,omitempty"`
+	Ownership         string        `json:"ownership_type,omitempty"`
+	Address           Address       `json:"address"`
+	County            string        `json:"county,omitempty"`
+	OverallStar       *float64      `json:"overall_star"`
+	StarFootnote      string        `json:"overall_star_footnote,omitempty"`
+	MeasurementPeriod string        `json:"measurement_period,omitempty"`
+	Measures          []QualityItem `json:"measures"`
+	Certified         string        `json:"certification_date,omitempty"`
+	AsOf              string        `json:"processing_date,omitempty"`
+}
+
+// QualityItem is one published measure of a facility.
+type QualityItem struct {
+	ID       string   `json:"id"`
+	Value    *float64 `json:"value"`
+	Footnote string   `json:"footnote,omitempty"`
+}
+
+// Quality maps one Care Compare facility row to its id, record and keys. The id is the type
+// slug and the CCN, since a CCN could in principle appear under two facility types.
+func Quality(f *carecompare.Facility, summaryStar *float64) (string, QualityRecord, Keys) {
+	t := QualityTypeOf(f.Kind)
+	rec := QualityRecord{
+		Type: t.Slug, CCN: f.CCN, NPI: f.NPI, Name: f.Name, FacilityType: f.FacilityType, Ownership: f.Ownership,
+		Address:     Address{Line1: f.Address, Line2: f.Address2, City: f.City, State: f.State, PostalCode: f.ZIP, Phone: f.Phone},
+		County:      f.County,
+		OverallStar: f.OverallStar, StarFootnote: f.StarFootnote,
+		MeasurementPeriod: period(f.Period.Start.String(), f.Period.End.String(), f.Period.Text),
+		Measures:          make([]QualityItem, 0, len(f.Measures)),
+		Certified:         f.Certified.String(), AsOf: f.AsOf.String(),
+	}
+	if rec.OverallStar == nil {
+		rec.OverallStar = summaryStar
+	}
+	for _, m := range f.Measures {
+		rec.Measures = append(rec.Measures, QualityItem{ID: m.Name, Value: m.Value, Footnote: m.Footnote})
+	}
+	var k Keys
+	k.Add(KeyType, t.Slug)
+	k.Add(KeyCCN, f.CCN)
+	k.Add(KeyNPI, f.NPI)
+	k.Add(KeyState, f.State)
+	k.AddText(KeyName, f.Name)
+	if rec.OverallStar != nil {
+		k.Add("overall_star", strconv.FormatFloat(*rec.OverallStar, 'f', -1, 64))
+	}
+	return t.Slug + "." + f.CCN, rec, k
+}
+
+// period renders a measurement period as "<start>/<end>" when both dates are known, else the
+// published wording.
+func period(start, end, text string) string {
+	if start != "" && end != "" {
+		return start + "/" + end
+	}
+	return text
+}
