@@ -80,6 +80,14 @@ func newFixture(t *testing.T, ready func(context.Context) error) *fixture {
 		r.HandleFunc("/items/{id}", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		}).Methods(http.MethodDelete)
+		r.HandleFunc("/stream", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "part1 ")
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				_, _ = io.WriteString(w, "flush failed: "+err.Error())
+				return
+			}
+			_, _ = io.WriteString(w, "part2")
+		})
 		r.HandleFunc("/panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
 		r.HandleFunc("/panic-late", func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "partial")
@@ -229,6 +237,14 @@ func TestRoutesServeInEverySurface(t *testing.T) {
 	}
 	if r := f.do(t, "HEAD", "/v1/items/42", nil); r.status != 200 {
 		t.Errorf("HEAD: %d", r.status)
+	}
+}
+
+func TestStreamingThroughMiddleware(t *testing.T) {
+	f := newFixture(t, nil)
+	r := f.do(t, "GET", "/v1/stream", nil)
+	if r.status != 200 || r.body != "part1 part2" || r.header.Get("Content-Length") != "" {
+		t.Fatalf("got %d %q (Content-Length %q): flush did not reach the connection", r.status, r.body, r.header.Get("Content-Length"))
 	}
 }
 

@@ -16,7 +16,8 @@
 # root the cluster belongs to the `postgres` system user; otherwise to the calling user. The
 # cluster runs with fsync off: it holds throwaway test data only, and durability costs the test
 # suite most of its time. It uses the C locale so that PostgreSQL never orders strings by a
-# natural-language collation.
+# natural-language collation. It allows 300 connections because FerretDB's pool is raised to 250
+# (tools/mongotest explains why: fewer pooled connections than concurrent updates hang FerretDB).
 #
 # State (cluster, logs, pid files, the built binary) lives in $MONGOTEST_DIR, by default a
 # directory under ${TMPDIR:-/tmp} named after this checkout, so two checkouts never share a server.

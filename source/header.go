@@ -108,15 +108,20 @@ type HeaderError struct {
 }
 
 func (e *HeaderError) Error() string {
-	q := make([]string, len(e.Missing))
+	const show = 8 // a wholly wrong file misses hundreds; the first few say enough
+	q := make([]string, 0, show+1)
 	for i, m := range e.Missing {
-		q[i] = fmt.Sprintf("%q", m)
+		if i == show {
+			q = append(q, fmt.Sprintf("and %d more", len(e.Missing)-show))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", m))
 	}
 	f := make([]string, len(e.First))
 	for i, m := range e.First {
 		f[i] = fmt.Sprintf("%q", m)
 	}
-	return fmt.Sprintf("%s: not a %s file: header lacks %s (it has %d columns: %s...)",
+	return fmt.Sprintf("%s: header does not match %s: missing %s (the header has %d columns: %s...)",
 		e.File, e.What, strings.Join(q, ", "), e.Columns, strings.Join(f, ", "))
 }
 

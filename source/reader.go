@@ -43,7 +43,8 @@ type Reader[T any] struct {
 	row    Row
 	decode func(*Row) (T, bool)
 	done   error
-	line   int // line of the last record read, for file-level errors
+	line   int   // line of the last record read, for file-level errors
+	limit  int64 // MaxRecordBytes, for the message when it is exceeded
 }
 
 // Decoder turns one row into a record. It reads fields through the Row's accessors, which
@@ -98,16 +99,16 @@ func NewPreparedReader[T any](src io.Reader, file string, s *Schema, prepare Pre
 	c := csv.NewReader(bufio.NewReaderSize(text, bufSize))
 	c.Comma = o.comma
 	c.ReuseRecord = true
-	r := &Reader[T]{file: file, text: text, csv: c}
+	r := &Reader[T]{file: file, text: text, csv: c, limit: o.maxRecordBytes}
 	r.report = Report{File: file, maxErrors: o.maxErrors}
 	head, err := c.Read()
 	if err != nil {
 		r.finish()
 		switch {
 		case err == io.EOF:
-			return nil, fmt.Errorf("%s: empty file, expected a %s header", file, s.what)
+			return nil, fmt.Errorf("%s: empty file, no %s header", file, s.what)
 		case errors.Is(err, errRecordTooLong):
-			return nil, fmt.Errorf("%s: header longer than %d bytes: not a %s file", file, o.maxRecordBytes, s.what)
+			return nil, fmt.Errorf("%s: header longer than %d bytes, not %s", file, o.maxRecordBytes, s.what)
 		}
 		return nil, fmt.Errorf("%s: reading %s header: %w", file, s.what, err)
 	}
@@ -197,7 +198,7 @@ func (r *Reader[T]) stop(err error) error {
 		r.done = io.EOF
 	case errors.Is(err, errRecordTooLong):
 		r.done = fmt.Errorf("%s: after line %d: a record runs past %d bytes (unbalanced quote?); stopped reading",
-			r.file, line, r.text.limit-(64<<10))
+			r.file, line, r.limit)
 	default:
 		r.done = fmt.Errorf("%s: after line %d: %w", r.file, line, err)
 	}

@@ -174,10 +174,10 @@ func TestReaderFileErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"empty", "", "toy.csv: empty file, expected a toy header"},
+		{"empty", "", "toy.csv: empty file, no toy header"},
 		{"bom only", "\xef\xbb\xbf", "toy.csv: empty file"},
 		{"mis-headed", "LASTNAME,FIRSTNAME,MIDNAME,BUSNAME,GENERAL,SPECIALTY\n1,2,3,4,5,6\n",
-			`toy.csv: not a toy file: header lacks "NPI", "Provider Last Name (Legal Name)", "Date" (it has 6 columns: "LASTNAME", "FIRSTNAME", "MIDNAME", "BUSNAME", "GENERAL"...)`},
+			`toy.csv: header does not match toy: missing "NPI", "Provider Last Name (Legal Name)", "Date" (the header has 6 columns: "LASTNAME", "FIRSTNAME", "MIDNAME", "BUSNAME", "GENERAL"...)`},
 		{"bad header quote", "\"NPI,Date\n", "toy.csv: reading toy header"},
 	}
 	for _, tt := range tests {

@@ -203,7 +203,7 @@ func TestHospiceCAHPS(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := Open(NursingHome, filepath.Join("testdata", "Hospital_General_Information.csv"))
-	if err == nil || !strings.Contains(err.Error(), `not a Care Compare NH_ProviderInfo file: header lacks "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match Care Compare NH_ProviderInfo: missing "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`) {
 		t.Errorf("hospital file as nursing homes: %v", err)
 	}
 	if _, err := Open(Kind(99), "testdata/ASC_Facility.csv"); err == nil {

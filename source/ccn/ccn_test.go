@@ -55,7 +55,7 @@ func TestEdgeCases(t *testing.T) {
 		t.Errorf("errors %+v", rep.Errors)
 	}
 	if _, err := Open(filepath.Join(sourcetest.ReferenceDir(t), "nucc", "nucc_taxonomy_251.csv")); err == nil ||
-		!strings.Contains(err.Error(), `header lacks "ccn_state_code", "state_abbr", "state_name"`) {
+		!strings.Contains(err.Error(), `missing "ccn_state_code", "state_abbr", "state_name"`) {
 		t.Errorf("mis-headed: %v", err)
 	}
 }

@@ -136,11 +136,11 @@ func TestCountiesEdgeCases(t *testing.T) {
 func TestMisheaded(t *testing.T) {
 	ref := sourcetest.ReferenceDir(t)
 	_, err := OpenStates(filepath.Join(ref, CountiesFile))
-	if err == nil || !strings.Contains(err.Error(), `not a Census NST-EST2024-ALLDATA file: header lacks "NAME"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`) {
 		t.Errorf("counties file as states: %v", err)
 	}
 	_, err = OpenCounties(filepath.Join(ref, StatesFile))
-	if err == nil || !strings.Contains(err.Error(), `header lacks "COUNTY", "STNAME", "CTYNAME"`) {
+	if err == nil || !strings.Contains(err.Error(), `missing "COUNTY", "STNAME", "CTYNAME"`) {
 		t.Errorf("states file as counties: %v", err)
 	}
 	if _, err := LoadCounties(filepath.Join(t.TempDir(), "nope.csv")); !os.IsNotExist(err) && err == nil {

@@ -75,7 +75,7 @@ func TestMonthlyReinstatements(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("NPI,Entity Type Code\n"), "npidata.csv")
-	if err == nil || !strings.Contains(err.Error(), `npidata.csv: not a OIG LEIE file: header lacks "LASTNAME", "FIRSTNAME"`) {
+	if err == nil || !strings.Contains(err.Error(), `npidata.csv: header does not match OIG LEIE: missing "LASTNAME", "FIRSTNAME"`) {
 		t.Errorf("mis-headed: %v", err)
 	}
 	if _, err := Open(filepath.Join("testdata", "2502excl.csv")); !errors.Is(err, fs.ErrNotExist) {

@@ -173,11 +173,11 @@ func TestFileErrors(t *testing.T) {
 	_, err := Open(filepath.Join("testdata", "pl_edge.csv"))
 	var he *source.HeaderError
 	if !errors.As(err, &he) || he.What != "NPPES npidata_pfile" || he.Missing[0] != "Entity Type Code" ||
-		!strings.Contains(err.Error(), `pl_edge.csv: not a NPPES npidata_pfile file: header lacks "Entity Type Code", "Replacement NPI"`) {
+		!strings.Contains(err.Error(), `pl_edge.csv: header does not match NPPES npidata_pfile: missing "Entity Type Code", "Replacement NPI"`) {
 		t.Errorf("pl_pfile read as npidata: %v", err)
 	}
 	_, err = OpenLocations(filepath.Join("testdata", "npidata_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `header lacks "Provider Secondary Practice Location Address- Address Line 1"`) {
+	if err == nil || !strings.Contains(err.Error(), `missing "Provider Secondary Practice Location Address- Address Line 1"`) {
 		t.Errorf("npidata read as pl_pfile: %v", err)
 	}
 	if _, err := OpenOtherNames(filepath.Join("testdata", "missing.csv")); !errors.Is(err, fs.ErrNotExist) {

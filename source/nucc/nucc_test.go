@@ -68,7 +68,7 @@ func TestEdgeCases(t *testing.T) {
 
 func TestMisheaded(t *testing.T) {
 	_, err := Open(filepath.Join(sourcetest.ReferenceDir(t), "cms", "ccn_state_codes.csv"))
-	if err == nil || !strings.Contains(err.Error(), `not a NUCC taxonomy file: header lacks "Code", "Grouping", "Classification", "Specialization"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`) {
 		t.Errorf("got %v", err)
 	}
 	if _, err := Load("testdata/nope.csv"); !os.IsNotExist(unwrapAll(err)) {

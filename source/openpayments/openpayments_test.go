@@ -106,7 +106,7 @@ func TestParseCents(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Physician_Profile_ID,Physician_First_Name\n"), "OP_PH_PRFL_SPLMTL.csv")
-	if err == nil || !strings.Contains(err.Error(), `not a Open Payments general payments file: header lacks "Record_ID", "Covered_Recipient_Type"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`) {
 		t.Errorf("mis-headed: %v", err)
 	}
 	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {

@@ -91,11 +91,11 @@ func TestHospitalEnrollments(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := OpenHospitals(filepath.Join("testdata", "base_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `not a PECOS Hospital_Enrollments file: header lacks "ENROLLMENT ID", "ENROLLMENT STATE"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match PECOS Hospital_Enrollments: missing "ENROLLMENT ID", "ENROLLMENT STATE"`) {
 		t.Errorf("base file as hospitals: %v", err)
 	}
 	_, err = Open(filepath.Join("testdata", "Hospital_Enrollments_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `header lacks "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`) {
+	if err == nil || !strings.Contains(err.Error(), `missing "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`) {
 		t.Errorf("hospitals as base file: %v", err)
 	}
 	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {

@@ -75,7 +75,7 @@ func TestLowercaseHeader(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Facility ID,Facility Name\n"), "Hospital_General_Information.csv")
-	if err == nil || !strings.Contains(err.Error(), `not a CMS Provider of Services file: header lacks "PRVDR_NUM", "FAC_NAME"`) {
+	if err == nil || !strings.Contains(err.Error(), `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`) {
 		t.Errorf("mis-headed: %v", err)
 	}
 	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {

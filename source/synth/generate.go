@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"time"
 )
@@ -27,20 +28,23 @@ type Config struct {
 	EvolveFrom string
 	// Snapshot is the base drop's date; zero means 2025-06-08. Ignored with EvolveFrom.
 	Snapshot time.Time
-	// Progress, if set, is called from the generating goroutine about four times a second
-	// and once at the end of each phase.
+	// Progress, if set, is called from the writing goroutine about four times a second and
+	// once at the end of each phase.
 	Progress func(Progress)
+	// Workers is how many goroutines derive and format provider records; zero means
+	// GOMAXPROCS. The files are the same whatever the number.
+	Workers int
 }
 
 // Progress reports a phase of generation: "providers" (NPPES, PECOS, LEIE and Open Payments
 // rows, one provider record at a time) or "facilities" (POS, hospital enrollments, Care Compare).
 type Progress struct {
 	Phase         string
-	Done, Total   int64 // records of the phase
-	Rows          int64 // rows written so far, all files
-	Elapsed       time.Duration
-	RowsPerSecond float64
-	Finished      bool
+	Done, Total   int64         // records of the phase
+	Rows          int64         // lines written so far, all files and phases
+	Elapsed       time.Duration // since the phase began
+	RowsPerSecond float64       // lines written in this phase per second of it
+	Finished      bool          // the phase is complete
 }
 
 // Generate writes a drop and returns its manifest. Files are written under a temporary
@@ -74,7 +78,11 @@ func Generate(ctx context.Context, cfg Config) (*Manifest, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	g := &generation{w: w, layout: layout, tmp: tmp, progress: cfg.Progress}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	g := &generation{w: w, layout: layout, tmp: tmp, progress: cfg.Progress, workers: workers}
 	m, err := g.run(ctx)
 	if err != nil {
 		g.abort()
@@ -116,7 +124,9 @@ func worldFor(cfg Config, ref *reference) (*world, error) {
 		return nil, err
 	}
 	for g := 0; g <= prev.Generation; g++ {
-		w.addGeneration()
+		if err := w.addGeneration(); err != nil {
+			return nil, err
+		}
 	}
 	if w.snaps[w.gen-1].iso() != prev.Snapshot {
 		return nil, fmt.Errorf("synth: %s: snapshot %s does not follow from base %s and generation %d", cfg.EvolveFrom, prev.Snapshot, prev.BaseSnapshot, prev.Generation)
@@ -182,35 +192,41 @@ type generation struct {
 	layout   *nppesLayout
 	tmp      string
 	progress func(Progress)
+	workers  int
 
-	files                                  []*csvFile
-	npidata, pl, othername                 *csvFile
-	leie                                   *csvFile
-	pecosEnroll, pecosReassign, hospEnroll *csvFile
-	pos                                    *csvFile
-	cc                                     [numFacilityKinds]*csvFile
-	cahps                                  *csvFile
-	op, opLegacy                           *csvFile
-	counts                                 Counts
-	changes                                changeSet
-	rowsTotal                              int64
-	started, lastReport                    time.Time
-	phase                                  string
-	phaseTotal                             int64
-	opYear, opLegacyYear                   int
-	opPublished, opLegacyPublished         date
-	registered                             map[string]string
-	badProviders, badFacilities            []plannedBad
-	nextBadProvider, nextBadFacility       int
-	nppesRow                               []string
-	phantomNext                            int64
+	files      []*csvFile
+	pf         [numProviderFiles]*csvFile // provider-keyed files
+	hospEnroll *csvFile
+	pos        *csvFile
+	cc         [numFacilityKinds]*csvFile
+	cahps      *csvFile
+
+	tally              tally
+	excludedWithoutNPI int64
+	facilityCounts     Counts // the facility part of the counts
+	changes            changeSet
+
+	started, lastReport            time.Time
+	phaseRows                      int64 // rows written before the phase began
+	phase                          string
+	phaseTotal                     int64
+	opYear, opLegacyYear           int
+	opPublished, opLegacyPublished date
+	codes                          []string       // registered codes (and chiropractor), in Specialties order
+	codeIndex                      map[string]int // code -> index in codes
+	badProviders, badFacilities    []plannedBad
+	nextBadFacility                int
 }
 
-// plannedBad is a bad row to write into file after record at (a provider or facility index).
+// plannedBad is a bad row to write after the record at (a provider or facility index): into
+// provider file file, or into facility file cf. q numbers the plan, giving each bad row its own
+// phantom record.
 type plannedBad struct {
 	at     int64
-	file   *csvFile
+	file   int
+	cf     *csvFile
 	reason string
+	q      int
 }
 
 func (g *generation) open(name, family string, q quoting, crlf bool) (*csvFile, error) {
@@ -238,13 +254,13 @@ func (g *generation) openAll() error {
 			*dst, err = g.open(name, family, q, crlf)
 		}
 	}
-	mk(&g.npidata, npiName, "nppes", quoteAll, false)
-	mk(&g.pl, plName, "nppes", quoteAll, false)
-	mk(&g.othername, otherName, "nppes", quoteAll, false)
-	mk(&g.leie, LEIEName, "leie", quoteAll, true)
+	mk(&g.pf[pfNPPES], npiName, "nppes", quoteAll, false)
+	mk(&g.pf[pfLocations], plName, "nppes", quoteAll, false)
+	mk(&g.pf[pfOtherNames], otherName, "nppes", quoteAll, false)
+	mk(&g.pf[pfLEIE], LEIEName, "leie", quoteAll, true)
 	e, ra, h := pecosNames(snap)
-	mk(&g.pecosEnroll, e, "pecos", quoteMinimal, false)
-	mk(&g.pecosReassign, ra, "pecos", quoteMinimal, false)
+	mk(&g.pf[pfEnrollments], e, "pecos", quoteMinimal, false)
+	mk(&g.pf[pfReassignments], ra, "pecos", quoteMinimal, false)
 	mk(&g.hospEnroll, h, "pecos", quoteMinimal, false)
 	mk(&g.pos, posName(snap), "pos", quoteMinimal, false)
 	names := careCompareNames(snap)
@@ -255,8 +271,8 @@ func (g *generation) openAll() error {
 	g.opYear, g.opPublished = programYear(w.snaps[0])
 	g.opLegacyYear = g.opYear - 4
 	g.opLegacyPublished = ymd(g.opLegacyYear+1, time.June, 30)
-	mk(&g.op, opName(g.opYear, g.opPublished), "openpayments", quoteAll, false)
-	mk(&g.opLegacy, opName(g.opLegacyYear, g.opLegacyPublished), "openpayments", quoteAll, false)
+	mk(&g.pf[pfPayments], opName(g.opYear, g.opPublished), "openpayments", quoteAll, false)
+	mk(&g.pf[pfLegacyPayments], opName(g.opLegacyYear, g.opLegacyPublished), "openpayments", quoteAll, false)
 	if err != nil {
 		return err
 	}
@@ -265,15 +281,15 @@ func (g *generation) openAll() error {
 		cols   []string
 		quoted bool
 	}{
-		{g.pl, plHeader, true}, {g.othername, othernameHeader, true}, {g.leie, leieHeader, false},
-		{g.pecosEnroll, pecosEnrollmentHeader, false}, {g.pecosReassign, pecosReassignmentHeader, false},
+		{g.pf[pfLocations], plHeader, true}, {g.pf[pfOtherNames], othernameHeader, true}, {g.pf[pfLEIE], leieHeader, false},
+		{g.pf[pfEnrollments], pecosEnrollmentHeader, false}, {g.pf[pfReassignments], pecosReassignmentHeader, false},
 		{g.hospEnroll, hospitalEnrollmentHeader, false}, {g.pos, posHeader, false},
 		{g.cc[kindHospital], hospitalGeneralHeader, true}, {g.cc[kindNursingHome], nursingHomeHeader, true},
 		{g.cc[kindHomeHealth], homeHealthHeader, true}, {g.cc[kindHospice], hospiceHeader, true},
 		{g.cc[kindDialysis], dialysisHeader, true}, {g.cc[kindASC], ascHeader, true},
-		{g.cahps, hospiceCAHPSHeader, true}, {g.op, opHeader(), true}, {g.opLegacy, opLegacyHeader(), true},
+		{g.cahps, hospiceCAHPSHeader, true}, {g.pf[pfPayments], opHeader(), true}, {g.pf[pfLegacyPayments], opLegacyHeader(), true},
 	}
-	if err := g.npidata.writeRaw(g.layout.line, len(g.layout.names)); err != nil {
+	if err := g.pf[pfNPPES].writeRaw(g.layout.line, len(g.layout.names)); err != nil {
 		return err
 	}
 	for _, h := range headers {
@@ -286,10 +302,12 @@ func (g *generation) openAll() error {
 
 // planBadRows spreads each file's bad rows evenly over its records.
 func (g *generation) planBadRows() {
-	plan := func(n int64, f *csvFile, reasons ...string) []plannedBad {
+	q := 0
+	plan := func(n int64, f int, cf *csvFile, reasons ...string) []plannedBad {
 		var out []plannedBad
 		for b, r := range reasons {
-			out = append(out, plannedBad{at: int64(b+1) * n / int64(len(reasons)+1), file: f, reason: r})
+			out = append(out, plannedBad{at: int64(b+1) * n / int64(len(reasons)+1), file: f, cf: cf, reason: r, q: q})
+			q++
 		}
 		return out
 	}
@@ -297,49 +315,41 @@ func (g *generation) planBadRows() {
 	// the base drop did and files that do not change between snapshots stay byte-identical.
 	n, nf := g.w.n0, int64(len(g.w.facilities))
 	var pb, fb []plannedBad
-	pb = append(pb, plan(n, g.npidata, BadNPICheckDigit, BadDate, BadColumnCount)...)
-	pb = append(pb, plan(n, g.pl, BadNPICheckDigit, BadColumnCount)...)
-	pb = append(pb, plan(n, g.othername, BadNPICheckDigit, BadColumnCount)...)
-	pb = append(pb, plan(n, g.leie, BadNPICheckDigit, BadDate, BadColumnCount)...)
-	pb = append(pb, plan(n, g.pecosEnroll, BadNPICheckDigit, BadColumnCount)...)
-	pb = append(pb, plan(n, g.pecosReassign, BadColumnCount)...)
-	pb = append(pb, plan(n, g.op, BadNPICheckDigit, BadDate, BadColumnCount)...)
-	fb = append(fb, plan(nf, g.hospEnroll, BadCCN, BadNPICheckDigit)...)
-	fb = append(fb, plan(nf, g.pos, BadCCN, BadDate, BadColumnCount)...)
-	fb = append(fb, plan(nf, g.cc[kindHospital], BadCCN, BadColumnCount)...)
-	fb = append(fb, plan(nf, g.cc[kindNursingHome], BadCCN, BadColumnCount)...)
-	fb = append(fb, plan(nf, g.cc[kindHomeHealth], BadCCN, BadDate)...)
-	fb = append(fb, plan(nf, g.cc[kindHospice], BadCCN)...)
-	fb = append(fb, plan(nf, g.cc[kindDialysis], BadCCN)...)
-	fb = append(fb, plan(nf, g.cc[kindASC], BadCCN)...)
-	fb = append(fb, plan(nf, g.cahps, BadCCN)...)
+	pb = append(pb, plan(n, pfNPPES, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
+	pb = append(pb, plan(n, pfLocations, nil, BadNPICheckDigit, BadColumnCount)...)
+	pb = append(pb, plan(n, pfOtherNames, nil, BadNPICheckDigit, BadColumnCount)...)
+	pb = append(pb, plan(n, pfLEIE, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
+	pb = append(pb, plan(n, pfEnrollments, nil, BadNPICheckDigit, BadColumnCount)...)
+	pb = append(pb, plan(n, pfReassignments, nil, BadColumnCount)...)
+	pb = append(pb, plan(n, pfPayments, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
+	fb = append(fb, plan(nf, -1, g.hospEnroll, BadCCN, BadNPICheckDigit)...)
+	fb = append(fb, plan(nf, -1, g.pos, BadCCN, BadDate, BadColumnCount)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindHospital], BadCCN, BadColumnCount)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindNursingHome], BadCCN, BadColumnCount)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindHomeHealth], BadCCN, BadDate)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindHospice], BadCCN)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindDialysis], BadCCN)...)
+	fb = append(fb, plan(nf, -1, g.cc[kindASC], BadCCN)...)
+	fb = append(fb, plan(nf, -1, g.cahps, BadCCN)...)
 	sort.SliceStable(pb, func(a, b int) bool { return pb[a].at < pb[b].at })
 	sort.SliceStable(fb, func(a, b int) bool { return fb[a].at < fb[b].at })
 	g.badProviders, g.badFacilities = pb, fb
 }
 
 func (g *generation) run(ctx context.Context) (*Manifest, error) {
-	w := g.w
-	w.changes = &g.changes
-	g.registered = map[string]string{}
+	g.codeIndex = map[string]int{}
 	for _, s := range Specialties {
 		for _, c := range s.Codes {
-			g.registered[c] = s.Slug
+			g.codeIndex[c] = len(g.codes)
+			g.codes = append(g.codes, c)
 		}
 	}
-	g.counts = Counts{ActiveIndividualsByState: map[string]int64{}, Taxonomies: map[string]TaxonomyCount{},
-		Facilities: map[string]FacilityCount{}}
-	for c, slug := range g.registered {
-		g.counts.Taxonomies[c] = TaxonomyCount{Specialty: slug, States: map[string]int64{}}
-	}
-	for _, s := range w.ref.states {
-		g.counts.ActiveIndividualsByState[s.Code] = 0
-	}
+	g.tally.init(len(g.codes))
+	g.facilityCounts = Counts{Facilities: map[string]FacilityCount{}}
 	if err := g.openAll(); err != nil {
 		return nil, err
 	}
 	g.planBadRows()
-	g.nppesRow = make([]string, len(g.layout.names))
 	g.started = time.Now()
 	if err := g.providerPass(ctx); err != nil {
 		return nil, err
@@ -350,10 +360,9 @@ func (g *generation) run(ctx context.Context) (*Manifest, error) {
 	return g.finish()
 }
 
-// tick counts written rows and reports progress at most every quarter second; it also notices
-// cancellation.
+// tick reports progress at most every quarter second and notices cancellation.
 func (g *generation) tick(ctx context.Context, done int64) error {
-	if done&1023 != 0 {
+	if done&255 != 0 {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -369,229 +378,27 @@ func (g *generation) report(done int64, finished bool) {
 	if g.progress == nil {
 		return
 	}
+	rows := g.rowsWritten()
+	el := time.Since(g.started)
+	g.lastReport = time.Now()
+	g.progress(Progress{Phase: g.phase, Done: done, Total: g.phaseTotal, Rows: rows, Elapsed: el,
+		RowsPerSecond: float64(rows-g.phaseRows) / max(el.Seconds(), 1e-9), Finished: finished})
+}
+
+// rowsWritten counts the lines written so far, headers included.
+func (g *generation) rowsWritten() int64 {
 	var rows int64
 	for _, f := range g.files {
 		rows += f.lines
 	}
-	el := time.Since(g.started)
-	g.lastReport = time.Now()
-	g.progress(Progress{Phase: g.phase, Done: done, Total: g.phaseTotal, Rows: rows, Elapsed: el,
-		RowsPerSecond: float64(rows) / max(el.Seconds(), 1e-9), Finished: finished})
-}
-
-func (g *generation) providerPass(ctx context.Context) error {
-	w := g.w
-	r, rb := newRNG(), newRNG()
-	n := w.total()
-	g.phase, g.phaseTotal = "providers", n
-	for i := int64(0); i < n; i++ {
-		if err := g.tick(ctx, i); err != nil {
-			return err
-		}
-		p := w.provider(r, i)
-		if err := g.writeProvider(r, rb, p); err != nil {
-			return err
-		}
-		for g.nextBadProvider < len(g.badProviders) && g.badProviders[g.nextBadProvider].at == i {
-			if err := g.writeBadProviderRow(rb, g.badProviders[g.nextBadProvider]); err != nil {
-				return err
-			}
-			g.nextBadProvider++
-		}
-	}
-	for k := int64(0); k < w.leieNoNPICount(); k++ {
-		if err := g.leie.writeRow(w.leieNoNPIRow(r, k)); err != nil {
-			return err
-		}
-		g.counts.ExcludedWithoutNPI++
-	}
-	g.report(n, true)
-	return nil
-}
-
-func (g *generation) writeProvider(r, rb *rng, p *provider) error {
-	w := g.w
-	c := &g.counts
-	if p.gen == w.gen && w.gen > 0 {
-		g.changes.add(ChangeNewProvider, Change{Key: p.npi, To: w.ref.states[p.state].Code})
-	}
-	g.layout.fill(g.nppesRow, p)
-	if err := g.npidata.writeRow(g.nppesRow); err != nil {
-		return err
-	}
-	if p.org {
-		c.Organizations++
-	} else {
-		c.Individuals++
-	}
-	switch {
-	case !p.active():
-		c.Deactivated++
-	case p.reactivated != 0:
-		c.Reactivated++
-	}
-	if p.active() {
-		if !p.org {
-			st := w.ref.states[p.state].Code
-			c.ActiveIndividualsByState[st]++
-			for _, t := range p.taxonomies {
-				tc, ok := c.Taxonomies[t.code]
-				if !ok {
-					continue
-				}
-				tc.AnySlot++
-				if t.primary {
-					tc.Primary++
-				}
-				tc.States[st]++
-				c.Taxonomies[t.code] = tc
-			}
-		}
-		for _, a := range p.secondary {
-			if err := g.pl.writeRow(plRow(p.npi, a)); err != nil {
-				return err
-			}
-			c.SecondaryLocations++
-		}
-		for _, o := range p.otherNames {
-			if err := g.othername.writeRow([]string{p.npi, o.name, o.typeCode}); err != nil {
-				return err
-			}
-			c.OtherNames++
-		}
-		if w.pecosEnrolled(p.index) {
-			enr, rea := w.pecosRows(rb, p)
-			for _, row := range enr {
-				if err := g.pecosEnroll.writeRow(row); err != nil {
-					return err
-				}
-				c.PECOSEnrollments++
-			}
-			for _, row := range rea {
-				if err := g.pecosReassign.writeRow(row); err != nil {
-					return err
-				}
-				c.PECOSReassignments++
-			}
-		}
-	}
-	if p.excluded {
-		if err := g.leie.writeRow(w.leieRow(rb, p)); err != nil {
-			return err
-		}
-		c.ExcludedWithNPI++
-	}
-	// Payments of the program year, as of the base drop: a later move does not rewrite history.
-	if n := w.paymentRows(p.index); n > 0 {
-		base := p
-		if w.gen > 0 {
-			base = w.baseProvider(rb, p.index)
-		}
-		if base.active() {
-			rows := w.paymentRowsFor(rb, base, 0, n, g.opYear, g.opPublished)
-			for _, row := range rows {
-				if err := g.op.writeRow(row); err != nil {
-					return err
-				}
-			}
-			c.PaymentRows += int64(len(rows))
-			if len(rows) > 0 {
-				c.PaymentRecipients++
-			}
-			// An older program year, in the older layout, for about a third of physicians.
-			if base.prof == profMD && w.flag(p.index, flagPayments+100, 0.33) {
-				hdr := opLegacyHeader()
-				for _, row := range w.paymentRowsFor(rb, base, 31, 1, g.opLegacyYear, g.opLegacyPublished) {
-					if err := g.opLegacy.writeRow(legacyRow(row, hdr)); err != nil {
-						return err
-					}
-					c.LegacyPaymentRows++
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// phantom returns a complete, valid provider record that appears in no file: bad rows are built
-// from phantoms, so the NPI or CCN a bad row carries is not also carried by a good row.
-func (g *generation) phantom(r *rng, org bool) *provider {
-	for {
-		i := int64(maxProviders) + 1000 + g.phantomNext
-		g.phantomNext++
-		if isOrg(i) == org {
-			p := g.w.baseProvider(r, i)
-			p.deactivated, p.reactivated, p.excluded = 0, 0, false
-			return p
-		}
-	}
-}
-
-// badNPI is a valid NPI with its check digit changed.
-func badNPI(npi string) string {
-	return npi[:9] + string(byte('0'+(npi[9]-'0'+1)%10))
-}
-
-// badDateMDY and badDateCompact are dates that do not exist.
-func badDateMDY(y int) string     { return fmt.Sprintf("02/30/%d", y) }
-func badDateCompact(y int) string { return fmt.Sprintf("%d1345", y) }
-
-func (g *generation) writeBadProviderRow(r *rng, b plannedBad) error {
-	w := g.w
-	org := b.file == g.othername
-	p := g.phantom(r, org)
-	if b.file == g.leie {
-		p.excluded, p.excludedOn, p.leieAddr = true, w.snaps[0]-100, p.practice
-	}
-	var row []string
-	key := p.npi
-	switch b.file {
-	case g.npidata:
-		g.layout.fill(g.nppesRow, p)
-		row = append([]string(nil), g.nppesRow...)
-	case g.pl:
-		row = plRow(p.npi, p.practice)
-	case g.othername:
-		row = []string{p.npi, p.orgName, "3"}
-	case g.leie:
-		row = w.leieRow(r, p)
-	case g.pecosEnroll:
-		t := &indivTaxa[p.taxon]
-		row = []string{p.npi, w.pacID(p.index), w.enrollmentID(p.index, 0, false, p.enumerated), t.pecosCode,
-			"PRACTITIONER - " + t.pecosDesc, w.ref.states[p.state].Code, p.first, p.middle, p.last, ""}
-	case g.pecosReassign:
-		row = []string{w.enrollmentID(p.index, 0, false, p.enumerated), w.enrollmentID(p.index+1, 0, true, nppesEpoch)}
-		key = row[0]
-	case g.op:
-		p.taxon, p.prof = 0, profMD // a cardiologist: always a covered recipient
-		row = w.paymentRowsFor(r, p, 0, 1, g.opYear, g.opPublished)[0]
-	}
-	npiCol := map[*csvFile]int{g.npidata: 0, g.pl: 0, g.othername: 0, g.leie: 7, g.pecosEnroll: 0, g.op: 6}
-	switch b.reason {
-	case BadNPICheckDigit:
-		key = badNPI(key)
-		row[npiCol[b.file]] = key
-	case BadDate:
-		y, _, _ := p.enumerated.civil()
-		switch b.file {
-		case g.npidata:
-			row[g.layout.col["Provider Enumeration Date"]] = badDateMDY(y)
-		case g.leie:
-			row[14] = badDateCompact(y)
-		case g.op:
-			row[42] = badDateMDY(g.opYear)
-		}
-	case BadColumnCount:
-		row = row[:len(row)-1]
-	}
-	return b.file.writeBad(row, b.reason, key)
+	return rows
 }
 
 func (g *generation) facilityPass(ctx context.Context) error {
 	w := g.w
 	r, rb := newRNG(), newRNG()
 	g.phase, g.phaseTotal = "facilities", int64(len(w.facilities))
-	g.started = time.Now()
+	g.started, g.phaseRows = time.Now(), g.rowsWritten()
 	for j := range w.facilities {
 		if err := g.tick(ctx, int64(j)); err != nil {
 			return err
@@ -615,13 +422,13 @@ func (g *generation) writeFacility(r *rng, f *facility) error {
 	w := g.w
 	gen := w.gen
 	info := &facilityKinds[f.kind]
-	fc := g.counts.Facilities[info.slug]
+	fc := g.facilityCounts.Facilities[info.slug]
 	fc.Total++
 	term := w.facilityTerminatedAt(f, gen)
 	if term >= 0 {
 		fc.Terminated++
 	}
-	g.counts.Facilities[info.slug] = fc
+	g.facilityCounts.Facilities[info.slug] = fc
 	if err := g.pos.writeRow(w.posRow(r, f, gen)); err != nil {
 		return err
 	}
@@ -638,7 +445,7 @@ func (g *generation) writeFacility(r *rng, f *facility) error {
 		}
 	}
 	if w.hasStar(f) && star == 0 {
-		g.counts.RatingsNotAvailable++
+		g.facilityCounts.RatingsNotAvailable++
 	}
 	c := w.ccStart(r, f)
 	var err error
@@ -647,7 +454,7 @@ func (g *generation) writeFacility(r *rng, f *facility) error {
 		err = g.cc[f.kind].writeRow(w.hospitalRow(c, star))
 		if err == nil {
 			err = g.hospEnroll.writeRow(w.hospitalEnrollmentRow(r, f))
-			g.counts.HospitalEnrollments++
+			g.facilityCounts.HospitalEnrollments++
 		}
 	case kindNursingHome:
 		err = g.cc[f.kind].writeRow(w.nursingHomeRow(c, star, w.snapshot()))
@@ -660,14 +467,14 @@ func (g *generation) writeFacility(r *rng, f *facility) error {
 				err = g.cahps.writeRow(row)
 			}
 		}
-		g.counts.HospiceCAHPSStarRows++
+		g.facilityCounts.HospiceCAHPSStarRows++
 	case kindDialysis:
 		err = g.cc[f.kind].writeRow(w.dialysisRow(c, star))
 	case kindASC:
 		y, _, _ := w.snapshot().civil()
 		err = g.cc[f.kind].writeRow(w.ascRow(c, w.npi(f.org), y-1))
 	}
-	g.counts.SuppressedMeasureRows += c.suppressed
+	g.facilityCounts.SuppressedMeasureRows += c.suppressed
 	return err
 }
 
@@ -729,11 +536,11 @@ func invalidCCN(ccn string, k int) string {
 
 func (g *generation) writeBadFacilityRow(r *rng, f *facility, b plannedBad) error {
 	w := g.w
-	k := len(b.file.bad) + 7*int(b.at%13)
+	k := len(b.cf.bad) + 7*int(b.at%13)
 	// The template is the facility's own row, rebuilt under another kind if need be.
 	tf := *f
 	tf.terminated = -1
-	switch b.file {
+	switch b.cf {
 	case g.cc[kindHospital], g.hospEnroll:
 		tf.kind, tf.hospSub = kindHospital, 0
 	case g.cc[kindNursingHome]:
@@ -761,7 +568,7 @@ func (g *generation) writeBadFacilityRow(r *rng, f *facility, b plannedBad) erro
 	c := w.ccStart(r, &tf)
 	var row []string
 	dateCol := -1
-	switch b.file {
+	switch b.cf {
 	case g.pos:
 		row, dateCol = w.posRow(r, &tf, w.gen), 9
 	case g.hospEnroll:
@@ -787,7 +594,7 @@ func (g *generation) writeBadFacilityRow(r *rng, f *facility, b plannedBad) erro
 		row[4] = key
 	case BadDate:
 		y, _, _ := tf.certified.civil()
-		if b.file == g.pos {
+		if b.cf == g.pos {
 			row[dateCol] = badDateCompact(y)
 		} else {
 			row[dateCol] = badDateMDY(y)
@@ -795,14 +602,14 @@ func (g *generation) writeBadFacilityRow(r *rng, f *facility, b plannedBad) erro
 	case BadColumnCount:
 		row = row[:len(row)-1]
 	}
-	return b.file.writeBad(row, b.reason, key)
+	return b.cf.writeBad(row, b.reason, key)
 }
 
 func (g *generation) finish() (*Manifest, error) {
 	w := g.w
 	m := &Manifest{Format: ManifestFormat, Seed: w.seed, Providers: w.n0, Generation: w.gen,
 		ProviderRecords: w.total(), Facilities: len(w.facilities), Snapshot: w.snapshot().iso(),
-		BaseSnapshot: w.snaps[0].iso(), Counts: g.counts, BadRows: []BadRow{}}
+		BaseSnapshot: w.snaps[0].iso(), Counts: g.counts(), BadRows: []BadRow{}}
 	if w.gen > 0 {
 		m.PreviousSnapshot = w.snaps[w.gen-1].iso()
 		ch := g.changes.c
@@ -826,4 +633,36 @@ func (g *generation) finish() (*Manifest, error) {
 		m.BadRows = append(m.BadRows, f.bad...)
 	}
 	return m, nil
+}
+
+// counts assembles the manifest counts from the provider tally and the facility counts.
+func (g *generation) counts() Counts {
+	w, t := g.w, &g.tally
+	c := g.facilityCounts
+	c.Individuals, c.Organizations, c.Deactivated, c.Reactivated = t.individuals, t.organizations, t.deactivated, t.reactivated
+	c.SecondaryLocations, c.OtherNames = t.secondary, t.otherNames
+	c.ExcludedWithNPI, c.ExcludedWithoutNPI = t.excludedWithNPI, g.excludedWithoutNPI
+	c.PECOSEnrollments, c.PECOSReassignments = t.enrollments, t.reassignments
+	c.PaymentRows, c.PaymentRecipients, c.LegacyPaymentRows = t.paymentRows, t.paymentRecipients, t.legacyPaymentRows
+	c.ActiveIndividualsByState = map[string]int64{}
+	for s, st := range w.ref.states {
+		c.ActiveIndividualsByState[st.Code] = t.byState[s]
+	}
+	c.Taxonomies = map[string]TaxonomyCount{}
+	slug := map[string]string{}
+	for _, s := range Specialties {
+		for _, code := range s.Codes {
+			slug[code] = s.Slug
+		}
+	}
+	for k, code := range g.codes {
+		tc := TaxonomyCount{Specialty: slug[code], AnySlot: t.taxAny[k], Primary: t.taxPrimary[k], States: map[string]int64{}}
+		for s, st := range w.ref.states {
+			if n := t.taxStates[k][s]; n > 0 {
+				tc.States[st.Code] = n
+			}
+		}
+		c.Taxonomies[code] = tc
+	}
+	return c
 }

@@ -75,15 +75,6 @@ func (p *provider) hasCode(code string) bool {
 	return false
 }
 
-func (p *provider) primaryCode() string {
-	for _, t := range p.taxonomies {
-		if t.primary {
-			return t.code
-		}
-	}
-	return ""
-}
-
 // cityName returns the j-th synthetic city of state s.
 func (w *world) cityName(s int, j int) string {
 	h := hash(w.seed, streamCity, uint64(s), uint64(j))
@@ -331,19 +322,17 @@ func (w *world) fillIndividual(r *rng, p *provider) {
 
 func (w *world) fillOrganization(r *rng, p *provider) {
 	var codes []string
-	var kinds []string
 	if p.fac >= 0 {
 		f := &w.facilities[p.fac]
 		p.orgName = f.legalName
 		codes = []string{f.taxonomy}
-		kinds = facilityKinds[f.kind].nameKinds
 		if f.dba != "" {
 			p.otherNames = append(p.otherNames, otherName{name: f.dba, typeCode: "3"})
 		}
 	} else {
 		p.taxon = w.orgKind(p.index)
 		t := &orgTaxa[p.taxon]
-		kinds = t.kinds
+		kinds := t.kinds
 		name := w.orgBaseName(p.index, p.practice.city, kinds)
 		p.orgName = name + " " + pick(r, orgLegalSuffixes)
 		if r.chance(0.15) {
@@ -363,7 +352,6 @@ func (w *world) fillOrganization(r *rng, p *provider) {
 			}
 		}
 	}
-	_ = kinds
 	p.subpart = "N"
 	if r.chance(0.15) {
 		p.subpart = "Y"

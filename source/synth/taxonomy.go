@@ -235,24 +235,23 @@ const (
 // NPPES taxonomy of the facility organization, the PECOS provider type, the CCN number ranges of
 // SOM 2779 (inclusive), and the share of facilities.
 type facilityKindInfo struct {
-	slug               string // as in the resolver's /quality/{type}
-	posCategory        string // PRVDR_CTGRY_CD
-	taxonomy           string
-	pecosCode          string
-	pecosDesc          string
-	ranges             [][2]int
-	weight             float64
-	nameKinds          []string
-	careCompareTermRow bool
+	slug        string // as in the resolver's /quality/{type}
+	posCategory string // PRVDR_CTGRY_CD
+	taxonomy    string
+	pecosCode   string
+	pecosDesc   string
+	ranges      [][2]int
+	weight      float64
+	nameKinds   []string
 }
 
 var facilityKinds = [numFacilityKinds]facilityKindInfo{
-	kindHospital:    {"hospital", "01", "282N00000X", "00-09", "PART A PROVIDER - HOSPITAL", [][2]int{{1, 879}}, 12, hospitalKinds, true},
-	kindNursingHome: {"nursing-home", "02", "314000000X", "00-18", "PART A PROVIDER - SKILLED NURSING FACILITY (SNF)", [][2]int{{5000, 6499}}, 29, nursingHomeKinds, true},
-	kindHomeHealth:  {"home-health", "05", "251E00000X", "00-06", "PART A PROVIDER - HOME HEALTH AGENCY (HHA)", [][2]int{{7000, 8499}, {3100, 3199}}, 21, homeHealthKinds, true},
-	kindHospice:     {"hospice", "16", "251G00000X", "00-08", "PART A PROVIDER - HOSPICE", [][2]int{{1500, 1799}}, 11, hospiceKinds, true},
-	kindDialysis:    {"dialysis", "09", "261QE0700X", "00-05", "PART A PROVIDER - END STAGE RENAL DISEASE FACILITY (ESRD)", [][2]int{{2300, 2499}, {3500, 3699}}, 15, dialysisKinds, true},
-	kindASC:         {"asc", "15", "261QA1903X", "12-49", "PART B SUPPLIER - AMBULATORY SURGICAL CENTER", [][2]int{{1, 9999999}}, 12, ascKinds, true},
+	kindHospital:    {"hospital", "01", "282N00000X", "00-09", "PART A PROVIDER - HOSPITAL", [][2]int{{1, 879}}, 12, hospitalKinds},
+	kindNursingHome: {"nursing-home", "02", "314000000X", "00-18", "PART A PROVIDER - SKILLED NURSING FACILITY (SNF)", [][2]int{{5000, 6499}}, 29, nursingHomeKinds},
+	kindHomeHealth:  {"home-health", "05", "251E00000X", "00-06", "PART A PROVIDER - HOME HEALTH AGENCY (HHA)", [][2]int{{7000, 8499}, {3100, 3199}}, 21, homeHealthKinds},
+	kindHospice:     {"hospice", "16", "251G00000X", "00-08", "PART A PROVIDER - HOSPICE", [][2]int{{1500, 1799}}, 11, hospiceKinds},
+	kindDialysis:    {"dialysis", "09", "261QE0700X", "00-05", "PART A PROVIDER - END STAGE RENAL DISEASE FACILITY (ESRD)", [][2]int{{2300, 2499}, {3500, 3699}}, 15, dialysisKinds},
+	kindASC:         {"asc", "15", "261QA1903X", "12-49", "PART B SUPPLIER - AMBULATORY SURGICAL CENTER", [][2]int{{1, 9999999}}, 12, ascKinds},
 }
 
 // Hospital subtypes: POS PRVDR_CTGRY_SBTYP_CD, CCN range, NPPES taxonomy, Care Compare type.

@@ -47,20 +47,21 @@ type world struct {
 
 // Provider-level shares. They are deliberately round: tests derive tolerances from them.
 const (
-	orgEvery         = 5     // every fifth record is an organization: 80% individuals
-	shareDeactivated = 0.015 // NPIs deactivated in the base drop
-	shareReactivated = 0.2   // of those, reactivated since
-	shareExcludedInd = 0.004 // individuals on the LEIE
-	shareExcludedOrg = 0.002 // organizations on the LEIE
-	sharePayPhys     = 0.30  // physicians with general payments
-	sharePayOther    = 0.10  // other covered recipients with general payments
-	sharePECOSInd    = 0.75  // Medicare-enrolling professions in PECOS
-	sharePECOSOrg    = 0.70  // practices and clinics in PECOS
-	shareSecondInd   = 0.07  // individuals with secondary practice locations
-	shareSecondOrg   = 0.12  // organizations with secondary practice locations
-	facilitiesPer    = 150   // one facility per this many providers at scale
-	minFacilities    = 60    // but at least this many, so that all six kinds are present
-	maxProviders     = 15_000_000
+	orgEvery         = 5          // every fifth record is an organization: 80% individuals
+	shareDeactivated = 0.015      // NPIs deactivated in the base drop
+	shareReactivated = 0.2        // of those, reactivated since
+	shareExcludedInd = 0.004      // individuals on the LEIE
+	shareExcludedOrg = 0.002      // organizations on the LEIE
+	sharePayPhys     = 0.30       // physicians with general payments
+	sharePayOther    = 0.10       // other covered recipients with general payments
+	sharePECOSInd    = 0.75       // Medicare-enrolling professions in PECOS
+	sharePECOSOrg    = 0.70       // practices and clinics in PECOS
+	shareSecondInd   = 0.07       // individuals with secondary practice locations
+	shareSecondOrg   = 0.12       // organizations with secondary practice locations
+	facilitiesPer    = 150        // one facility per this many providers at scale
+	minFacilities    = 60         // but at least this many, so that all six kinds are present
+	maxProviders     = 12_000_000 // base scale; evolved drops add records up to phantomBase
+	phantomBase      = 15_000_000 // records from here on are phantoms that bad rows are built from
 )
 
 func newWorld(seed uint64, n0 int64, ref *reference, base date) (*world, error) {
@@ -86,18 +87,22 @@ func newWorld(seed uint64, n0 int64, ref *reference, base date) (*world, error) 
 	// NPI bodies: 100000000..299999999, so NPIs start with 1 or 2 like real ones.
 	w.npiPerm = newPermutation(seed, 21, 200_000_000)
 	w.pacPerm = newPermutation(seed, 22, 9_000_000_000)
-	w.profPerm = newPermutation(seed, 23, 9_000_000)
+	w.profPerm = newPermutation(seed, 23, 16_000_000)
 	w.buildFacilities()
 	w.buildOrgPool()
 	return w, nil
 }
 
 // addGeneration extends the world by one evolved snapshot a month after the last.
-func (w *world) addGeneration() {
+func (w *world) addGeneration() error {
 	last := w.counts[len(w.counts)-1]
+	if last+newProvidersPerGeneration(w.n0) > phantomBase {
+		return fmt.Errorf("synth: %d generations of %d providers exceed %d records", len(w.counts), w.n0, phantomBase)
+	}
 	w.counts = append(w.counts, last+newProvidersPerGeneration(w.n0))
 	w.snaps = append(w.snaps, w.snaps[len(w.snaps)-1].addMonths(1))
 	w.gen = len(w.counts) - 1
+	return nil
 }
 
 func newProvidersPerGeneration(n0 int64) int64 { return max(10, n0/200) }

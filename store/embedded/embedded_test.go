@@ -39,8 +39,16 @@ func TestConformanceSmallProbe(t *testing.T) {
 	})
 }
 
+// BenchmarkStore measures the store as deployed: default cache and memtable sizes.
 func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) store.Store { return open(b, WithCacheSize(64<<20)) })
+	storetest.Bench(b, func(b *testing.B) store.Store {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		return s
+	})
 }
 
 // TestReopen checks that documents, index entries, counts, records, counters and the serving

@@ -25,18 +25,23 @@ import (
 //   - a param's whole index, restricted to order entries (the smallest value of each
 //     document), is the collection in OrderBy order.
 //
-// A query first probes its conditions: it reads their index ranges side by side, a chunk at a
-// time, until one range is exhausted or every one has yielded probeCap entries. The first
-// range to run out belongs to the most selective condition (to within a chunk), at a cost of at
-// most (number of conditions) times its size. Then:
+// Without OrderBy, when every condition is a single-valued Exact one, the posting lists are
+// intersected directly by leapfrogging (each seek skips to the largest id another list is at),
+// in id order from the cursor, reading only as far as the page needs and loading no document
+// that fails a condition.
+//
+// Otherwise a query first probes its conditions: it reads their index ranges side by side, a
+// chunk at a time, until one range is exhausted or every one has yielded probeCap entries. The
+// first range to run out belongs to the most selective condition (to within a chunk), at a cost
+// of at most (number of conditions) times its size. Then:
 //
 //   - Found a small condition: its ids (sorted, distinct) are the candidates. Each is verified
 //     against the other conditions on the loaded document; with OrderBy, candidates are sorted
 //     by their order value in memory (there are at most probeCap of them).
 //   - No small condition, no OrderBy: if there are single-valued Exact conditions, their
-//     posting lists are intersected by leapfrogging (each seek skips to the largest id another
-//     list is at), streaming in id order from the cursor; otherwise the probe runs on to the
-//     end and the smallest condition's ids are the candidates (memory proportional to it).
+//     posting lists are leapfrogged and the rest verified on the documents; otherwise the
+//     probe runs on to the end and the smallest condition's ids are the candidates (memory
+//     proportional to that condition's matches).
 //   - No small condition, with OrderBy: walk the OrderBy param's index from the cursor,
 //     skipping entries that are not order entries, checking single-valued Exact conditions by
 //     point lookups of their index entries before loading a document.
@@ -545,12 +550,18 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		}
 		return add(d, ""), nil
 	}
+	singles := q.singles()
+	if len(singles) == len(q.conds) {
+		// Only posting lists: intersecting them from the cursor reads no more than the page
+		// needs, whatever their sizes.
+		return q.leapfrog(singles, w, visit)
+	}
 	driver, ids, err := q.probe(w, q.cap)
 	if err != nil {
 		return err
 	}
 	if driver < 0 {
-		if singles := q.singles(); len(singles) > 0 {
+		if len(singles) > 0 {
 			return q.leapfrog(singles, w, visit)
 		}
 		if _, ids, err = q.probe(w, math.MaxInt); err != nil {
@@ -694,15 +705,22 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		return err == nil, err
 	}
 
+	singles := q.singles()
+	leapfrog := func() (int64, error) {
+		isSingle := func(j int) bool { return q.conds[j].single() }
+		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle) })
+		return n, err
+	}
+	if len(singles) == len(q.conds) && sq.OrderBy == "" {
+		return leapfrog() // counted from the index alone
+	}
 	driver, ids, err := q.probe(window{}, q.cap)
 	if err != nil {
 		return 0, err
 	}
 	if driver < 0 {
-		if singles := q.singles(); len(singles) > 0 {
-			isSingle := func(j int) bool { return q.conds[j].single() }
-			err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle) })
-			return n, err
+		if len(singles) > 0 {
+			return leapfrog()
 		}
 		if driver, ids, err = q.probe(window{}, math.MaxInt); err != nil {
 			return 0, err

@@ -99,6 +99,9 @@ func (s *Store) ensure(ctx context.Context, generation, collection, phys string,
 	defer st.mu.Unlock()
 	c := s.db.Collection(phys)
 	if !st.ready {
+		if err := s.createCollection(ctx, phys); err != nil {
+			return err
+		}
 		if hashed {
 			_, err := s.db.Collection(catalogColl).ReplaceOne(ctx, bson.D{{Key: "_id", Value: phys}},
 				bson.D{{Key: "_id", Value: phys}, {Key: "g", Value: generation}, {Key: "c", Value: collection}},

@@ -61,6 +61,13 @@
 //     buildInfo's ferretdbVersion) data collections get no secondary indexes.
 //   - $elemMatch with more than one field condition is not implemented, which rules out storing
 //     keys as {p, v} subdocuments.
+//   - An update (update, findAndModify, upserts) holds the PostgreSQL connection of the query that
+//     found the document while it takes a second one for the write. With as many concurrent
+//     updates as the server's pool has connections (pool_max_conns, 50 by default) every one
+//     waits for its second connection and the server hangs for good. The driver may run up to
+//     100 operations at once per client, so FerretDB needs a larger pool; tools/mongotest sets
+//     250. Collections are also created explicitly before their first write, so concurrent
+//     first writes do not all create the collection at once.
 //   - endSessions is not implemented; the driver's call at Disconnect fails harmlessly.
 //
 // Generations are never reused after DropGeneration (they are allocated from a counter), so the
@@ -102,6 +109,8 @@ const (
 
 	// codeNotImplemented is the server error FerretDB answers for a TTL index.
 	codeNotImplemented = 238
+	// codeNamespaceExists answers the creation of a collection that exists.
+	codeNamespaceExists = 48
 )
 
 // Store is the MongoDB backend of store.Store.
@@ -157,6 +166,9 @@ func (s *Store) prepare(ctx context.Context) error {
 	}
 	_, s.ferret = info["ferretdbVersion"]
 	for _, name := range []string{recordsColl, countersColl} {
+		if err := s.createCollection(ctx, name); err != nil {
+			return err
+		}
 		_, err := s.db.Collection(name).Indexes().CreateOne(ctx, mongo.IndexModel{
 			Keys:    bson.D{{Key: "exp", Value: 1}},
 			Options: options.Index().SetName("exp_ttl").SetExpireAfterSeconds(0),
@@ -165,6 +177,19 @@ func (s *Store) prepare(ctx context.Context) error {
 		if err != nil && !(errors.As(err, &se) && se.HasErrorCode(codeNotImplemented)) {
 			return fmt.Errorf("store/mongo: create TTL index on %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// createCollection creates a collection unless it exists. Writes would create it implicitly,
+// but on FerretDB many concurrent first writes to a missing collection all queue on its catalog
+// lock (see the package comment on its connection pool), so collections are created up front,
+// one caller at a time.
+func (s *Store) createCollection(ctx context.Context, name string) error {
+	err := s.db.CreateCollection(ctx, name)
+	var se mongo.ServerError
+	if err != nil && !(errors.As(err, &se) && se.HasErrorCode(codeNamespaceExists)) {
+		return s.fail("create collection "+name, err)
 	}
 	return nil
 }

@@ -37,19 +37,32 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 		}
 	})
 
-	s := open(b)
-	gen := newBenchGen(2)
-	for start := 0; start < benchDocs; start += benchBatch {
-		batch := make([]store.Document, benchBatch)
-		for i := range batch {
-			batch[i] = gen.next(start + i)
+	// The read benchmarks share one preloaded store, loaded on first use so that running only
+	// the Put benchmark does not pay for it. It belongs to the outer benchmark, whose cleanup
+	// closes it after the last read benchmark.
+	outer := b
+	var loaded store.Store
+	preloaded := func(b *testing.B) store.Store {
+		if loaded != nil {
+			return loaded
 		}
-		if err := s.Put(b.Context(), "g1", "practitioner", batch); err != nil {
-			b.Fatal(err)
+		s := open(outer)
+		gen := newBenchGen(2)
+		for start := 0; start < benchDocs; start += benchBatch {
+			batch := make([]store.Document, benchBatch)
+			for i := range batch {
+				batch[i] = gen.next(start + i)
+			}
+			if err := s.Put(b.Context(), "g1", "practitioner", batch); err != nil {
+				b.Fatal(err)
+			}
 		}
+		loaded = s
+		return s
 	}
 
 	b.Run("Get", func(b *testing.B) {
+		s := preloaded(b)
 		rng := rand.New(rand.NewPCG(3, 3))
 		for b.Loop() {
 			if _, err := s.Get(b.Context(), "g1", "practitioner", benchID(rng.IntN(benchDocs))); err != nil {
@@ -58,6 +71,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 		}
 	})
 	b.Run("FindExact", func(b *testing.B) {
+		s := preloaded(b)
 		rng := rand.New(rand.NewPCG(4, 4))
 		for b.Loop() {
 			q := store.Query{Generation: "g1", Collection: "practitioner", Limit: 20,
@@ -69,6 +83,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 		}
 	})
 	b.Run("FindPrefix", func(b *testing.B) {
+		s := preloaded(b)
 		rng := rand.New(rand.NewPCG(5, 5))
 		for b.Loop() {
 			family := benchFamilies[rng.IntN(len(benchFamilies))]
