@@ -43,6 +43,8 @@ type Result struct {
 	// Generation holds the loaded data; empty on a dry run or when nothing changed.
 	Generation string
 	Families   []FamilyResult
+	// Projections summarises the change of each derived collection rebuilt by the run.
+	Projections map[string]ChangeSummary
 	// Switched is true when the serving snapshot now serves the new generation.
 	Switched bool
 	Rows     int64
@@ -157,6 +159,15 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			run.written[c] = !opts.DryRun
 		}
 	}
+	var projected []string
+	if !opts.DryRun {
+		if projected, err = run.runProjections(ctx); err != nil {
+			return abort(fmt.Errorf("ingest: %w", err))
+		}
+		for _, c := range projected {
+			changes[c] = run.gen
+		}
+	}
 	if opts.DryRun {
 		res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
 		opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
@@ -201,6 +212,14 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			}
 			fr.Changes[c] = sum
 		}
+	}
+	res.Projections = map[string]ChangeSummary{}
+	for _, c := range projected {
+		sum, err := recordChanges(ctx, opts.Store, c, serving.Generation(c), run.gen)
+		if err != nil {
+			return abort(err)
+		}
+		res.Projections[c] = sum
 	}
 	if err := ctx.Err(); err != nil {
 		return abort(err)

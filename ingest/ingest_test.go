@@ -183,6 +183,9 @@ func TestIngestDemoDrop(t *testing.T) {
 		t.Errorf("%d taxonomy codes stored, want 883", got)
 	}
 
+	if got := count(t, s, ingest.SandboxNPIs); got != ingest.SandboxSize {
+		t.Errorf("sandbox subset holds %d providers, want %d", got, ingest.SandboxSize)
+	}
 	// Every other family: what was stored is what the drop holds, less its bad rows.
 	var facilities, rated int64
 	for _, fc := range man.Counts.Facilities {

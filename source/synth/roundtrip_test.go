@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"providerdir/source"
+	"providerdir/source/carecompare"
 	"providerdir/source/leie"
 	"providerdir/source/nppes"
+	"providerdir/source/openpayments"
 	"providerdir/source/pecos"
 	"providerdir/source/pos"
 )
@@ -62,6 +64,15 @@ func TestReadersRoundTrip(t *testing.T) {
 		{"PPEF_Enrollment_Extract_", func(t *testing.T, p string) reading { return drainFile(t, pecos.Open, p) }},
 		{"Hospital_Enrollments_", func(t *testing.T, p string) reading { return drainFile(t, pecos.OpenHospitals, p) }},
 		{"Hospital_and_other.DATA.", func(t *testing.T, p string) reading { return drainFile(t, pos.Open, p) }},
+		{"Hospital_General_Information.csv", careCompare(carecompare.Hospital)},
+		{"NH_ProviderInfo_", careCompare(carecompare.NursingHome)},
+		{"DFC_FACILITY.csv", careCompare(carecompare.Dialysis)},
+		{"HH_Provider_", careCompare(carecompare.HomeHealth)},
+		{"Hospice_General-Information_", careCompare(carecompare.Hospice)},
+		{"ASC_Facility.csv", careCompare(carecompare.ASC)},
+		{"Provider_CAHPS_Hospice_Survey_Data_", func(t *testing.T, p string) reading { return drainFile(t, carecompare.OpenMeasures, p) }},
+		{"OP_DTL_GNRL_PGY2023_", func(t *testing.T, p string) reading { return drainFile(t, openpayments.Open, p) }},
+		{"OP_DTL_GNRL_PGY2019_", func(t *testing.T, p string) reading { return drainFile(t, openpayments.Open, p) }},
 	}
 	for _, drop := range []struct {
 		dir string
@@ -73,6 +84,9 @@ func TestReadersRoundTrip(t *testing.T) {
 				if strings.HasPrefix(x.Name, rd.prefix) {
 					f = x
 				}
+			}
+			if f.Name == "" {
+				t.Fatalf("no file %s* in the drop", rd.prefix)
 			}
 			t.Run(filepath.Base(drop.dir)+"/"+f.Name, func(t *testing.T) {
 				got := rd.read(t, filepath.Join(drop.dir, f.Name))
@@ -88,5 +102,13 @@ func TestReadersRoundTrip(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func careCompare(k carecompare.Kind) func(t *testing.T, path string) reading {
+	return func(t *testing.T, path string) reading {
+		return drainFile(t, func(p string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
+			return carecompare.Open(k, p, opts...)
+		}, path)
 	}
 }

@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"context"
+	"slices"
+
+	"providerdir/store"
+)
+
+// projection derives collections from other collections after the families of a run have
+// loaded: FHIR resources joined across the registry, enrollment and facility files; supply
+// figures per specialty and state. A projection runs when any of its inputs was loaded in the
+// run (or its outputs have never been built), reads its inputs from the newest generation that
+// holds them, and writes its outputs into the run's generation, so they switch with the data
+// they were derived from.
+type projection struct {
+	name    string
+	inputs  []string
+	outputs []string
+	run     func(ctx context.Context, p *Projection) error
+}
+
+var projections []*projection
+
+// registerProjection adds a projection; projections run in registration order, so one may read
+// the outputs of an earlier one.
+func registerProjection(p *projection) { projections = append(projections, p) }
+
+// Projection is what a running projection may do: read any collection at the generation it
+// should be read at, and write its own outputs.
+type Projection struct {
+	run     *runState
+	outputs []string
+}
+
+// Store is the store being loaded.
+func (p *Projection) Store() store.Store { return p.run.opts.Store }
+
+// Generation returns the generation to read a collection at: this run's when the run wrote it
+// (flushed first), else the serving one; "" when the collection has never been loaded.
+func (p *Projection) Generation(ctx context.Context, collection string) (string, error) {
+	return p.run.readGeneration(ctx, collection)
+}
+
+// Emit writes one document into one of the projection's outputs.
+func (p *Projection) Emit(ctx context.Context, collection string, d store.Document) error {
+	if !slices.Contains(p.outputs, collection) {
+		panic("ingest: projection writes " + collection + ", which is not one of its outputs")
+	}
+	if p.run.writer == nil {
+		return nil
+	}
+	return p.run.writer.add(ctx, collection, d)
+}
+
+// runProjections runs every projection whose inputs changed in this run and returns the
+// collections they wrote.
+func (r *runState) runProjections(ctx context.Context) ([]string, error) {
+	var wrote []string
+	for _, pr := range projections {
+		stale := false
+		for _, c := range pr.inputs {
+			stale = stale || r.written[c]
+		}
+		for _, c := range pr.outputs {
+			stale = stale || r.serving.Generation(c) == ""
+		}
+		if !stale {
+			continue
+		}
+		if err := pr.run(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
+			return nil, err
+		}
+		for _, c := range pr.outputs {
+			r.written[c] = r.writer != nil
+			wrote = append(wrote, c)
+		}
+	}
+	return wrote, nil
+}

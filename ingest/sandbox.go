@@ -1,0 +1,49 @@
+package ingest
+
+import (
+	"context"
+
+	"providerdir/mapping"
+	"providerdir/store"
+)
+
+// SandboxNPIs holds the fixed provider subset that sandbox credentials may see: one document per
+// NPI, no body of note. Read-only sandbox access serves 200 provider records.
+const SandboxNPIs = "sandbox_npis"
+
+// SandboxSize is the number of providers in the sandbox subset.
+const SandboxSize = 200
+
+func init() {
+	registerProjection(&projection{
+		name:    "sandbox",
+		inputs:  []string{RegistryProviders},
+		outputs: []string{SandboxNPIs},
+		run:     buildSandbox,
+	})
+}
+
+// buildSandbox picks the sandbox subset: the active individual providers with the smallest NPIs.
+// The rule is deterministic, so the subset only moves when the registry itself changes there,
+// and individuals with the richest records (taxonomies, licenses) are the ones a newcomer tries.
+func buildSandbox(ctx context.Context, p *Projection) error {
+	gen, err := p.Generation(ctx, RegistryProviders)
+	if err != nil || gen == "" {
+		return err
+	}
+	page, err := p.Store().Find(ctx, store.Query{Collection: RegistryProviders, Generation: gen, Limit: SandboxSize,
+		Where: []store.Condition{
+			{Param: mapping.KeyEntity, Values: []string{"individual"}},
+			{Param: mapping.KeyActive, Values: []string{"true"}},
+		}})
+	if err != nil {
+		return err
+	}
+	for _, d := range page.Docs {
+		doc := store.Document{ID: d.ID, Body: []byte(`{}`), Keys: []store.Key{{Param: mapping.KeyNPI, Value: d.ID}}}
+		if err := p.Emit(ctx, SandboxNPIs, doc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
