@@ -73,7 +73,8 @@ type Query struct {
 	Where      []Condition
 	// OrderBy names a search-key param to order by (its smallest value per document), ties by ID.
 	// Documents without a key for OrderBy are not returned. Empty orders by ID alone.
-	OrderBy    string
+	OrderBy string
+	// Descending reverses the whole order, ties included (equal values come by ID descending).
 	Descending bool
 	// After is the cursor of a previous page (Page.Next); empty starts at the beginning.
 	After string
@@ -118,7 +119,8 @@ type Store interface {
 	Put(ctx context.Context, generation, collection string, docs []Document) error
 	// Get returns one document, or ErrNotFound.
 	Get(ctx context.Context, generation, collection, id string) (Document, error)
-	// Find returns one page of the documents matching the query, in a stable order.
+	// Find returns one page of the documents matching the query, in a stable order. A generation
+	// or collection that holds no documents gives an empty page, not ErrNotFound.
 	Find(ctx context.Context, q Query) (Page, error)
 	// Count returns the exact number of documents matching the query (After and Limit ignored).
 	Count(ctx context.Context, q Query) (int64, error)
@@ -130,12 +132,14 @@ type Store interface {
 	// GetRecord returns a live record, or ErrNotFound.
 	GetRecord(ctx context.Context, kind, id string) (Record, error)
 	// PutRecord creates (r.Version == 0) or compare-and-swaps (r.Version == stored version) a
-	// record and returns it as stored, with its new Version. A lost race is ErrConflict.
+	// record and returns it as stored, with its new Version. A lost race is ErrConflict, and so
+	// is a compare-and-swap on a record that is absent or expired (the version read is gone).
 	PutRecord(ctx context.Context, r Record) (Record, error)
 	// DeleteRecord deletes a record if its stored version equals version (0 deletes whatever is
 	// there). Deleting an absent record is ErrNotFound; a version mismatch is ErrConflict.
 	DeleteRecord(ctx context.Context, kind, id string, version int64) error
 	// ListRecords returns up to limit live records of a kind with ID greater than after, by ID.
+	// A limit of 0 or less means DefaultLimit; above MaxLimit is ErrInvalid (as Query.Limit).
 	ListRecords(ctx context.Context, kind, after string, limit int) ([]Record, error)
 
 	// Incr atomically adds delta to a named counter and returns the new value. A counter that does

@@ -13,7 +13,11 @@
 //     already exist?) and Get rarely touch disk for absent keys.
 //
 // Durability: every write (Put, DropGeneration, records, counters and the serving pointer,
-// which is a record) is synced to the write-ahead log before it returns. Writes that must be
+// which is a record) is synced to the write-ahead log before it returns. Put is synced too,
+// rather than written unsynced with one sync at the end of an ingest: callers may act on a
+// returned Put alone (not every writer ends with a synced snapshot switch that would carry the
+// earlier batches to disk with it), and one sync per batch of a thousand documents is a small
+// part of the cost of writing them. Writes that must be
 // serialised (a compare-and-swap, a counter, the replace of a document) hold a lock only while
 // their batch is applied to the memtable and wait for the fsync after releasing it, so
 // concurrent writers share fsyncs instead of queueing behind each other's. Pebble makes an

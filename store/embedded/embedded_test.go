@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,19 +25,27 @@ func open(t testing.TB, opts ...Option) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
 }
 
-// TestConformanceSmallProbe runs the suite again with a probe that gives up after one chunk,
-// so that the small test data drives the strategies otherwise reserved for large collections:
-// leapfrog intersection, the unbounded candidate scan, and the ordered index walk.
-func TestConformanceSmallProbe(t *testing.T) {
+// TestConformancePlanner runs the suite again with the query planner's probe cut short, so
+// that the small test data drives the strategies otherwise reserved for large collections.
+// With a cap of 1 no condition ever counts as small: leapfrog intersection, the unbounded
+// candidate scan and the ordered index walk answer everything. With a cap of 3 the small
+// conditions of the test data are found and the large ones are not, mixing the strategies.
+func TestConformancePlanner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the suite already ran with the default planner")
 	}
-	storetest.Run(t, func(t *testing.T) store.Store {
-		return open(t, func(c *config) { c.probeCap = 1 })
-	})
+	for _, cap := range []int{1, 3} {
+		t.Run(fmt.Sprintf("probeCap=%d", cap), func(t *testing.T) {
+			t.Parallel()
+			storetest.Run(t, func(t *testing.T) store.Store {
+				return open(t, func(c *config) { c.probeCap = cap })
+			})
+		})
+	}
 }
 
 // BenchmarkStore measures the store as deployed: default cache and memtable sizes.
