@@ -183,10 +183,16 @@ func (r *Row) Code(c Col, width int) string {
 	return PadCode(strings.TrimSpace(r.Raw(c)), width)
 }
 
+// twoDigit holds "00".."09", so the common repair ("1" -> "01") allocates nothing.
+var twoDigit = [10]string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09"}
+
 // PadCode left-pads an all-digit code with zeros to width. See Row.Code.
 func PadCode(v string, width int) string {
 	if v == "" || len(v) >= width {
 		return v
+	}
+	if width == 2 && v[0] >= '0' && v[0] <= '9' {
+		return twoDigit[v[0]-'0']
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {

@@ -278,8 +278,9 @@ func (l *layout) decode(r *source.Row, cols []measureCol) Facility {
 	}
 	if len(cols) > 0 {
 		f.Measures = make([]Measure, len(cols))
+		values := make([]float64, len(cols))
 		for i, c := range cols {
-			f.Measures[i] = Measure{Name: c.name, Value: measure(r, c.index), Footnote: r.At(c.footnote)}
+			f.Measures[i] = Measure{Name: c.name, Value: measure(r, c.index, &values[i]), Footnote: r.At(c.footnote)}
 		}
 	}
 	return f

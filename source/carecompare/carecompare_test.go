@@ -250,7 +250,11 @@ func TestParseMeasure(t *testing.T) {
 		{"lots", "", false}, {"NaN", "", false}, {"1e400", "", false}, {"Inf", "", false},
 	}
 	for _, tt := range tests {
-		v, ok := parseMeasure(tt.in)
+		f, present, ok := parseMeasure(tt.in)
+		v := &f
+		if !present {
+			v = nil
+		}
 		if ok != tt.ok || ok && val(v) != tt.want {
 			t.Errorf("parseMeasure(%q) = %s, %v", tt.in, val(v), ok)
 		}

@@ -54,7 +54,7 @@ func decodeMeasure(r *source.Row) (MeasureRow, bool) {
 		Period:      period(r, lPeriod, lStart, lEnd),
 	}
 	if i := r.Header().Column(lScore); i >= 0 {
-		m.Score = measure(r, i)
+		m.Score = measure(r, i, new(float64))
 	}
 	return m, true
 }

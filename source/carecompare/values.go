@@ -16,42 +16,54 @@ type Period struct {
 
 // suppressed lists the published ways of saying "no value" (compared case-insensitively):
 // too few cases, not reported, not applicable. They read as nil, never as zero.
-var suppressed = map[string]bool{
-	"": true, "not available": true, "not applicable": true, "n/a": true, "na": true, "-": true,
-	"--": true, "*": true, "too few to report": true, "not enough data": true, "not reported": true,
-	"number of cases too small": true, "no data": true, "not calculated": true,
+var suppressed = []string{
+	"", "Not Available", "Not Applicable", "N/A", "NA", "-", "--", "*", "Too Few to Report",
+	"Not Enough Data", "Not Reported", "Number of Cases Too Small", "No Data", "Not Calculated",
 }
 
 func isSuppressed(v string) bool {
-	return suppressed[v] || suppressed[strings.ToLower(v)]
+	for _, m := range suppressed {
+		if len(m) == len(v) && strings.EqualFold(m, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseMeasure reads a measure value: a decimal number, possibly with thousands separators or
-// a trailing percent sign, or a suppression marker (nil). Any other text is an error, so a new
-// marker in a release shows up in the report instead of silently becoming zero.
-func parseMeasure(v string) (*float64, bool) {
+// a trailing percent sign, or a suppression marker (present false). Any other text is an error
+// (ok false), so a new marker in a release shows up in the report instead of becoming zero.
+func parseMeasure(v string) (f float64, present, ok bool) {
+	if v != "" && (v[0] >= '0' && v[0] <= '9' || v[0] == '-' || v[0] == '.') { // numbers first: most values are
+		n := strings.TrimSuffix(v, "%")
+		if strings.IndexByte(n, ',') >= 0 {
+			n = strings.ReplaceAll(n, ",", "")
+		}
+		f, err := strconv.ParseFloat(n, 64)
+		if err == nil && f == f && f <= 1e15 && f >= -1e15 { // f == f: not NaN
+			return f, true, true
+		}
+	}
 	if isSuppressed(v) {
-		return nil, true
+		return 0, false, true
 	}
-	v = strings.TrimSuffix(v, "%")
-	if strings.IndexByte(v, ',') >= 0 {
-		v = strings.ReplaceAll(v, ",", "")
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f != f || f > 1e15 || f < -1e15 { // f != f: NaN
-		return nil, false
-	}
-	return &f, true
+	return 0, false, false
 }
 
-// measure reads file column i as a measure, rejecting the row on unreadable text.
-func measure(r *source.Row, i int) *float64 {
+// measure reads file column i as a measure into *slot, returning slot, or nil when the value is
+// suppressed or unreadable (which rejects the row). Callers pass slots of one per-row array so a
+// wide row costs one allocation, not one per measure.
+func measure(r *source.Row, i int, slot *float64) *float64 {
 	v := r.At(i)
-	f, ok := parseMeasure(v)
+	f, present, ok := parseMeasure(v)
 	if !ok {
 		r.FailAt(i, "bad measure value", v)
 	}
-	return f
+	if !present {
+		return nil
+	}
+	*slot = f
+	return slot
 }
 
 // star reads a star rating: 1 to 5 in steps of a half (home health ratings have half stars),

@@ -285,9 +285,15 @@ func (w *world) homeHealthRow(c *ccRow, star int) []string {
 	}
 	timely, tfn := c.measure(80, 99.9, 1, "The number of patient episodes for this measure is too small to report.")
 	walking, wfn := c.measure(60, 95, 1, "The number of patient episodes for this measure is too small to report.")
+	// Home health stars come in half steps; whether an agency sits on a half is fixed per
+	// agency, so a rating change is always a change of the whole star.
+	rating := starText(star)
+	if star >= 1 && star <= 4 && hash(w.seed, streamRating, uint64(f.j), 77)%2 == 0 {
+		rating += ".5"
+	}
 	return []string{w.ref.states[f.state].Code, f.ccn, f.name, f.addr.line1, f.addr.city, f.addr.zip[:5], f.addr.phone,
 		ownershipLabels[kindHomeHealth][f.ownership].label, "Yes", yesno(0.97), yesno(0.85), yesno(0.7), yesno(0.6), yesno(0.8),
-		f.certified.mdy(), starText(star), fn, timely, tfn, walking, wfn}
+		f.certified.mdy(), rating, fn, timely, tfn, walking, wfn}
 }
 
 func (w *world) hospiceIdentity(f *facility) []string {

@@ -9,9 +9,10 @@ import "strconv"
 // drop can be rebuilt from its manifest, and the change lists come out of the same computation
 // that writes the rows.
 
-// Per-generation change rates, floored so that even a small drop shows several of each kind.
+// Per-generation change rates, floored so that even a small drop shows several of each kind
+// (about eight expected at 2,000 providers), the floor capped so tiny drops are not rewritten.
 func (w *world) changeRates() (move, taxonomy, exclude, deactivate float64) {
-	floor := 8 / float64(w.n0)
+	floor := min(8/float64(w.n0), 0.1)
 	return max(0.01, floor), max(0.01, floor), max(0.004, floor), max(0.004, floor)
 }
 

@@ -34,7 +34,7 @@ type ccnSlot struct{ next, hi int }
 // and their CCNs. CCN numbers are sequential within the SOM 2779 range of their kind in their
 // state (from a seeded start), moving to the state's overflow codes when a range fills, so they
 // are unique and their first two characters are always a state code of the facility's state.
-func (w *world) buildFacilities() {
+func (w *world) buildFacilities() error {
 	orgs := (w.n0 + 1) / orgEvery // records with isOrg(i) and i < n0
 	n := max(min(int64(minFacilities), orgs), w.n0/facilitiesPer)
 	n = min(n, orgs)
@@ -70,7 +70,10 @@ func (w *world) buildFacilities() {
 			f.taxonomy = h.taxonomy
 			ranges = [][2]int{{h.lo, h.hi}}
 		}
-		f.ccn = w.assignCCN(r, slots, &f, ranges)
+		var err error
+		if f.ccn, err = w.assignCCN(r, slots, &f, ranges); err != nil {
+			return err
+		}
 		r.reset(w.seed, streamAddress, i)
 		f.addr = w.randomAddress(r, f.state)
 		r.reset(w.seed, streamFacility, j+1<<40)
@@ -106,9 +109,10 @@ func (w *world) buildFacilities() {
 		}
 		w.facilities = append(w.facilities, f)
 	}
+	return nil
 }
 
-func (w *world) assignCCN(r *rng, slots map[string]*ccnSlot, f *facility, ranges [][2]int) string {
+func (w *world) assignCCN(r *rng, slots map[string]*ccnSlot, f *facility, ranges [][2]int) (string, error) {
 	st := &w.ref.states[f.state]
 	for _, code := range st.CCNCodes {
 		for ri, rg := range ranges {
@@ -129,15 +133,18 @@ func (w *world) assignCCN(r *rng, slots map[string]*ccnSlot, f *facility, ranges
 				continue
 			}
 			n := s.next
-			s.next += 1 + r.IntN(3)
-			if f.kind == kindASC {
-				return fmt.Sprintf("%sC%07d", code, n)
+			s.next++
+			if r.chance(0.1) {
+				s.next++ // an occasional gap, as numbers of closed facilities are not reused
 			}
-			return fmt.Sprintf("%s%04d", code, n)
+			if f.kind == kindASC {
+				return fmt.Sprintf("%sC%07d", code, n), nil
+			}
+			return fmt.Sprintf("%s%04d", code, n), nil
 		}
 	}
 	// Every range of every code of the state is full: only possible far beyond national scale.
-	panic(fmt.Sprintf("synth: no CCN numbers left for %s in %s", facilityKinds[f.kind].slug, st.Code))
+	return "", fmt.Errorf("synth: no CCN numbers left for %s in %s", facilityKinds[f.kind].slug, st.Code)
 }
 
 // Ownership labels per kind, as each Care Compare file spells them, with the POS

@@ -84,14 +84,14 @@ func (w *world) pecosRows(r *rng, p *provider) (enrollments, reassignments [][]s
 		if r.chance(0.15) {
 			n = 2
 		}
-		seen := map[int64]bool{}
+		seen := map[int32]bool{}
 		for k := 0; k < n; k++ {
 			o := pool[r.IntN(len(pool))]
 			if seen[o] {
 				continue
 			}
 			seen[o] = true
-			reassignments = append(reassignments, []string{ids[0], w.enrollmentID(o, 0, true, w.orgEnumeratedLowerBound())})
+			reassignments = append(reassignments, []string{ids[0], w.enrollmentID(int64(o), 0, true, w.orgEnumeratedLowerBound())})
 		}
 	}
 	return enrollments, reassignments

@@ -225,11 +225,11 @@ func (w *world) baseProvider(r *rng, i int64) *provider {
 	if r.chance(0.3) {
 		p.otherIDs = append(p.otherIDs, otherID{id: r.digits(7 + r.IntN(4)), typeCode: "05", state: p.practice.state, issuer: ""})
 		if r.chance(0.3) {
-			p.otherIDs = append(p.otherIDs, otherID{id: r.digits(8), typeCode: "01", state: p.practice.state, issuer: pick(r, []string{"BCBS", "AETNA", "UNITED HEALTHCARE", "CIGNA", "HUMANA"})})
+			p.otherIDs = append(p.otherIDs, otherID{id: r.digits(8), typeCode: "01", state: p.practice.state, issuer: pick(r, []string{"COMMERCIAL PAYER", "STATE HMO", "PPO NETWORK", "WORKERS COMP", "MEDICARE ADVANTAGE PLAN"})})
 		}
 	}
 	if deact, react := w.deactivatedBase(i); deact || react {
-		p.deactivated = r.between(p.enumerated+30, born-1)
+		p.deactivated = r.between(min(p.enumerated+30, born-2), born-2)
 		if react {
 			p.reactivated = r.between(p.deactivated+1, born-1)
 			p.updated = max(p.updated, p.reactivated)

@@ -149,7 +149,7 @@ func mainCCNFirst(codes []string) []string {
 
 // careCompareCounty turns "Autauga County" into "AUTAUGA", the way Care Compare prints counties.
 func careCompareCounty(name string) string {
-	for _, suffix := range []string{" County", " Parish", " Borough", " Census Area", " City and Borough", " Municipality", " Planning Region"} {
+	for _, suffix := range []string{" City and Borough", " Census Area", " Planning Region", " Municipality", " County", " Parish", " Borough"} {
 		if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
 			name = strings.TrimSuffix(name, suffix)
 			break

@@ -67,13 +67,15 @@ func drops(t testing.TB) (base, evolved string, mb, me *Manifest) {
 	return fixtures.base, fixtures.evolved, fixtures.mBase, fixtures.mEvolved
 }
 
-// csvFile reads a generated file whole. Bad rows are left out unless withBad; lines are kept.
+// parsed is a generated file read whole.
 type parsed struct {
 	header []string
 	rows   [][]string
 	lines  []int64
 }
 
+// readGenerated reads a file of a drop with encoding/csv, leaving out the manifest's bad rows
+// unless withBad, and keeping each row's line.
 func readGenerated(t testing.TB, dir string, m *Manifest, name string, withBad bool) parsed {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, name))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"providerdir/ident"
+	"providerdir/source/internal/sourcetest"
 )
 
 func TestBadValuesAreRejectedByIdent(t *testing.T) {
@@ -174,7 +175,7 @@ func TestMainCCNFirst(t *testing.T) {
 
 func TestCareCompareCounty(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"Autauga County", "AUTAUGA"}, {"Orleans Parish", "ORLEANS"}, {"Juneau City and Borough", "JUNEAU CITY AND"},
+		{"Autauga County", "AUTAUGA"}, {"Orleans Parish", "ORLEANS"}, {"Juneau City and Borough", "JUNEAU"},
 		{"Capitol Planning Region", "CAPITOL"}, {"District of Columbia", "DISTRICT OF COLUMBIA"}, {"Doña Ana County", "DOÑA ANA"},
 	}
 	for _, tt := range tests {
@@ -198,8 +199,8 @@ func TestEnrollmentIDsAreUnique(t *testing.T) {
 			}
 		}
 	}
-	// Ids of the same record and enrollment number do not depend on anything but the record.
-	if w.enrollmentID(7, 0, false, nppesEpoch) != w.enrollmentID(7, 0, false, nppesEpoch) {
+	// An id depends on the seed and the record only: another world of the seed agrees.
+	if w.enrollmentID(7, 0, false, nppesEpoch) != worldForTest(t).enrollmentID(7, 0, false, nppesEpoch) {
 		t.Fatal("enrollment id not deterministic")
 	}
 }
@@ -237,5 +238,34 @@ func TestRecordsAreRecomputable(t *testing.T) {
 		if p.npi != seq[i].npi || p.last != seq[i].last || p.practice != seq[i].practice || len(p.taxonomies) != len(seq[i].taxonomies) {
 			t.Errorf("record %d differs when derived alone", i)
 		}
+	}
+}
+
+// TestNationalScaleFacilities builds the world of a national-size drop (no files): its facility
+// table must fit every CCN into its state's codes and ranges, uniquely.
+func TestNationalScaleFacilities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 12-million-provider world")
+	}
+	ref, err := loadReference(sourcetest.ReferenceDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorld(3, maxProviders, ref, baseSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.facilities); n < maxProviders/facilitiesPer-1 {
+		t.Fatalf("%d facilities", n)
+	}
+	seen := map[string]bool{}
+	for _, f := range w.facilities {
+		if err := ident.ValidateCCN(f.ccn); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := ident.CCNState(f.ccn[:2]); st != w.ref.states[f.state].Code || seen[f.ccn] {
+			t.Fatalf("CCN %s: state %s, facility in %s, repeated %v", f.ccn, st, w.ref.states[f.state].Code, seen[f.ccn])
+		}
+		seen[f.ccn] = true
 	}
 }

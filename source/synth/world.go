@@ -41,11 +41,11 @@ type world struct {
 	profPerm  permutation
 
 	facilities    []facility
-	facilityEvery int64 // every facilityEvery-th organization of the base drop is a facility
-	orgPool       [][]int64
+	facilityEvery int64     // every facilityEvery-th organization of the base drop is a facility
+	orgPool       [][]int32 // per state, the practices individuals reassign benefits to
 }
 
-// Provider-level shares. They are deliberately round: tests derive tolerances from them.
+// Provider-level shares and scale limits.
 const (
 	orgEvery         = 5          // every fifth record is an organization: 80% individuals
 	shareDeactivated = 0.015      // NPIs deactivated in the base drop
@@ -59,7 +59,7 @@ const (
 	shareSecondInd   = 0.07       // individuals with secondary practice locations
 	shareSecondOrg   = 0.12       // organizations with secondary practice locations
 	facilitiesPer    = 150        // one facility per this many providers at scale
-	minFacilities    = 60         // but at least this many, so that all six kinds are present
+	minFacilities    = 60         // but at least this many (organizations allowing), so small drops have every kind
 	maxProviders     = 12_000_000 // base scale; evolved drops add records up to phantomBase
 	phantomBase      = 15_000_000 // records from here on are phantoms that bad rows are built from
 )
@@ -88,7 +88,9 @@ func newWorld(seed uint64, n0 int64, ref *reference, base date) (*world, error) 
 	w.npiPerm = newPermutation(seed, 21, 200_000_000)
 	w.pacPerm = newPermutation(seed, 22, 9_000_000_000)
 	w.profPerm = newPermutation(seed, 23, 16_000_000)
-	w.buildFacilities()
+	if err := w.buildFacilities(); err != nil {
+		return nil, err
+	}
 	w.buildOrgPool()
 	return w, nil
 }
@@ -143,7 +145,7 @@ func (w *world) pacID(i int64) string {
 	return fmt.Sprintf("%010d", 1_000_000_000+w.pacPerm.at(uint64(i)))
 }
 
-// indivTaxon returns the primary taxonomy and state of individual record i from the R2 sequence.
+// indivTaxonState returns the primary taxonomy and state of individual record i from the R2 sequence.
 func (w *world) indivTaxonState(i int64) (int, int) {
 	u1, u2 := r2(w.seed, streamTaxonomy, indivOrdinal(i))
 	return w.indivDist.at(u1), w.ref.stateDist.at(u2)
@@ -246,9 +248,10 @@ func (w *world) paymentRows(i int64) int {
 }
 
 // buildOrgPool lists, per state, the enrolled practice organizations individuals reassign
-// benefits to. It holds organization indices only: 4 bytes of memory per 25 providers.
+// benefits to. It holds a 4-byte index per such organization (about one record in ten), the
+// only table of the world that grows with the number of providers.
 func (w *world) buildOrgPool() {
-	w.orgPool = make([][]int64, len(w.ref.states))
+	w.orgPool = make([][]int32, len(w.ref.states))
 	for m := int64(0); orgIndex(m) < w.n0; m++ {
 		i := orgIndex(m)
 		if w.facilityOf(i) >= 0 && w.facilities[w.facilityOf(i)].kind != kindHospital {
@@ -265,7 +268,7 @@ func (w *world) buildOrgPool() {
 			}
 		}
 		s := w.orgState(i)
-		w.orgPool[s] = append(w.orgPool[s], i)
+		w.orgPool[s] = append(w.orgPool[s], int32(i))
 	}
 }
 

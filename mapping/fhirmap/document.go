@@ -1,0 +1,115 @@
+package fhirmap
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"providerdir/mapping"
+	"providerdir/store"
+)
+
+// The stored body of a FHIR document is
+//
+//	{"record":"<16 hex>","etag":"<16 hex>","resource":<the resource JSON>}
+//
+// with a fixed-length head, so that the served bytes are a slice of the stored ones (no copy, no
+// decoding). "record" digests the resource without its meta: ingest's change sets compare the
+// record member, so a resource whose only change is a fresh provenance stamp (a new snapshot
+// date, _last_checked) is not reported as changed. "etag" digests the whole resource, meta
+// included, and is the HTTP entity tag it is served with.
+const (
+	headRecord   = `{"record":"`
+	headETag     = `","etag":"`
+	headResource = `","resource":`
+	digestLen    = 16
+	headLen      = len(headRecord) + digestLen + len(headETag) + digestLen + len(headResource)
+)
+
+// Resource is one built resource: its type and id, and the stored document.
+type Resource struct {
+	Type string
+	ID   string
+	Doc  store.Document
+}
+
+// encode marshals a resource whose Meta is set aside into the stored document. content is the
+// resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
+// resourceType, id, meta, then the rest.
+func encode(resourceType, id string, content any, meta *Meta, keys mapping.Keys) (Resource, error) {
+	body, err := json.Marshal(content)
+	if err != nil {
+		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s: %w", resourceType, id, err)
+	}
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s meta: %w", resourceType, id, err)
+	}
+	head := `{"resourceType":"` + resourceType + `","id":"` + id + `"`
+	if !bytes.HasPrefix(body, []byte(head)) {
+		return Resource{}, fmt.Errorf("fhirmap: %s/%s does not start with its type and id", resourceType, id)
+	}
+	recordSum := sha256.Sum256(body)
+
+	res := make([]byte, 0, headLen+len(body)+len(metaJSON)+16)
+	res = append(res, headRecord...)
+	res = hex.AppendEncode(res, recordSum[:digestLen/2])
+	res = append(res, headETag...)
+	etagAt := len(res)
+	res = append(res, "0000000000000000"...)
+	res = append(res, headResource...)
+	start := len(res)
+	res = append(res, head...)
+	res = append(res, `,"meta":`...)
+	res = append(res, metaJSON...)
+	if rest := body[len(head):]; len(rest) > 1 { // more members than type and id
+		res = append(res, ',')
+		res = append(res, rest[1:]...)
+	} else {
+		res = append(res, '}')
+	}
+	etagSum := sha256.Sum256(res[start:])
+	hex.Encode(res[etagAt:etagAt+digestLen], etagSum[:digestLen/2])
+	res = append(res, '}')
+
+	keys.Add(KeyID, id)
+	keys.Add(KeyLastUpdated, dateKey(meta.LastUpdated))
+	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}}, nil
+}
+
+// Stored is a stored FHIR document's parts, sliced from its body.
+type Stored struct {
+	// Resource is the resource JSON as stored (provenance tag systems unspliced).
+	Resource []byte
+	// ETag is the digest of the resource, for an HTTP entity tag.
+	ETag string
+}
+
+// Open slices a stored FHIR document body. It fails on a body that is not one.
+func Open(body []byte) (Stored, error) {
+	if len(body) < headLen+2 || !bytes.HasPrefix(body, []byte(headRecord)) || body[len(body)-1] != '}' ||
+		string(body[headLen-len(headResource):headLen]) != headResource {
+		return Stored{}, fmt.Errorf("fhirmap: not a stored FHIR document")
+	}
+	etag := body[len(headRecord)+digestLen+len(headETag) : len(headRecord)+digestLen+len(headETag)+digestLen]
+	return Stored{Resource: body[headLen : len(body)-1], ETag: string(etag)}, nil
+}
+
+var tagMarker = []byte(`"` + TagSystemPrefix)
+
+// Splice appends resource to dst with every stored provenance tag system (TagSystemPrefix)
+// replaced by tagBase, the configured "<fhir base>/provenance/". It allocates nothing beyond
+// dst's growth and is a plain scan, so serving pays a few hundred nanoseconds per resource.
+func Splice(dst, resource []byte, tagBase string) []byte {
+	for {
+		i := bytes.Index(resource, tagMarker)
+		if i < 0 {
+			return append(dst, resource...)
+		}
+		dst = append(dst, resource[:i+1]...)
+		dst = append(dst, tagBase...)
+		resource = resource[i+len(tagMarker):]
+	}
+}
