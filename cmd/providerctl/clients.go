@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v3/jwk"
+
+	"providerdir/config"
+	"providerdir/rest"
+	"providerdir/smart"
+	"providerdir/store"
+	"providerdir/store/storeopen"
+)
+
+// clientsTimeout bounds one registry operation, as statusTimeout bounds status.
+const clientsTimeout = 30 * time.Second
+
+// clientActions are the clients subcommands. Each parses its own flags, because flags follow
+// the action ("clients add --name N"), where the command's own flag set has stopped parsing.
+var clientActions = map[string]func(ctx context.Context, e *env, args []string) error{
+	"add":     clientsAdd,
+	"list":    clientsList,
+	"disable": func(ctx context.Context, e *env, args []string) error { return clientsSetEnabled(ctx, e, args, false) },
+	"enable":  func(ctx context.Context, e *env, args []string) error { return clientsSetEnabled(ctx, e, args, true) },
+	"rotate":  clientsRotate,
+	"token":   clientsToken,
+}
+
+func init() {
+	register(&command{
+		name: "clients",
+		args: "add --name N (--jwks FILE | --jwks-url URL) --scopes \"system/Practitioner.read ...\" | list | disable ID | enable ID |\n" +
+			"       rotate ID (--jwks FILE | --jwks-url URL) | token --key FILE [--client-id ID] [--token-url URL] [--scope S]\n" +
+			"       (add, list, disable, enable and rotate take [--store STORE])",
+		summary: "register and manage SMART backend clients; get an access token with a client key",
+		setup: func(_ *flag.FlagSet, e *env) func(context.Context, []string) error {
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return usagef("needs an action: add, list, disable, enable, rotate or token")
+				}
+				act, ok := clientActions[args[0]]
+				if !ok {
+					return usagef("unknown action %q", args[0])
+				}
+				return act(ctx, e, args[1:])
+			}
+		},
+	})
+}
+
+// parseAction parses an action's flags wherever they stand among its positional arguments
+// ("disable ID --store S" as well as "disable --store S ID") and returns the positional ones.
+func parseAction(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+// withRegistry opens the store named by --store for one registry operation.
+func withRegistry(ctx context.Context, spec func() (config.StoreSpec, error), f func(context.Context, store.Store) error) error {
+	sp, err := spec()
+	if err != nil {
+		return usageError{err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, clientsTimeout)
+	defer cancel()
+	s, err := storeopen.Open(ctx, sp)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", sp, err)
+	}
+	defer s.Close()
+	return f(ctx, s)
+}
+
+// keySource reads --jwks FILE or --jwks-url URL; exactly one must be given.
+func keySource(file, u string) ([]byte, string, error) {
+	switch {
+	case file != "" && u != "":
+		return nil, "", usagef("give --jwks or --jwks-url, not both")
+	case file == "" && u == "":
+		return nil, "", usagef("--jwks FILE or --jwks-url URL is required")
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, "", fmt.Errorf("read JWKS: %w", err)
+		}
+		return b, "", nil
+	}
+	return nil, u, nil
+}
+
+func clientsAdd(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients add", flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	name := fs.String("name", "", "the client's name, for people")
+	jwksFile := fs.String("jwks", "", "file holding the client's public JWK Set")
+	jwksURL := fs.String("jwks-url", "", "https URL where the client publishes its JWK Set")
+	scopes := fs.String("scopes", "", `scopes the client may be granted, space-separated ("system/Practitioner.read system/Organization.rs")`)
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("add takes no arguments, got %q", pos[0])
+	}
+	if *name == "" || *scopes == "" {
+		return usagef("add needs --name and --scopes")
+	}
+	jwks, u, err := keySource(*jwksFile, *jwksURL)
+	if err != nil {
+		return err
+	}
+	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+		c, err := smart.AddClient(ctx, s, smart.ClientSpec{Name: *name, JWKS: jwks, JWKSURL: u, Scopes: splitScopes(*scopes)})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "registered client %q: scopes %s; keys %s\n", c.Name, strings.Join(c.Scopes, " "), keysOf(c))
+		fmt.Fprintln(e.stdout, c.ID) // the last line: scripts read the id from it
+		return nil
+	})
+}
+
+func splitScopes(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+}
+
+func keysOf(c smart.Client) string {
+	if c.JWKSURL != "" {
+		return c.JWKSURL
+	}
+	if set, err := jwk.Parse(c.JWKS); err == nil {
+		return fmt.Sprintf("inline JWKS (%d)", set.Len())
+	}
+	return "inline JWKS (unreadable)"
+}
+
+func clientsList(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients list", flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("list takes no arguments, got %q", pos[0])
+	}
+	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+		cs, err := smart.ListClients(ctx, s)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tKEYS\tSCOPES\tCREATED\tROTATED")
+		for _, c := range cs {
+			state := "disabled"
+			if c.Enabled {
+				state = "enabled"
+			}
+			if c.Sandbox {
+				state += ",sandbox"
+			}
+			rotated := "-"
+			if !c.RotatedAt.IsZero() {
+				rotated = rest.Timestamp(c.RotatedAt)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, state, keysOf(c), strings.Join(c.Scopes, " "), rest.Timestamp(c.CreatedAt), rotated)
+		}
+		return tw.Flush()
+	})
+}
+
+func clientsSetEnabled(ctx context.Context, e *env, args []string, enabled bool) error {
+	verb := map[bool]string{true: "enable", false: "disable"}[enabled]
+	fs := flag.NewFlagSet("providerctl clients "+verb, flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("%s takes exactly one client id", verb)
+	}
+	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+		c, err := smart.SetClientEnabled(ctx, s, pos[0], enabled)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "client %s (%s) %sd\n", c.ID, c.Name, verb)
+		return nil
+	})
+}
+
+func clientsRotate(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients rotate", flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	jwksFile := fs.String("jwks", "", "file holding the client's new public JWK Set")
+	jwksURL := fs.String("jwks-url", "", "new https URL of the client's JWK Set")
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("rotate takes exactly one client id")
+	}
+	jwks, u, err := keySource(*jwksFile, *jwksURL)
+	if err != nil {
+		return err
+	}
+	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+		c, err := smart.RotateClient(ctx, s, pos[0], jwks, u)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "client %s (%s) now uses keys %s\n", c.ID, c.Name, keysOf(c))
+		return nil
+	})
+}
+
+// clientsToken is the client side: sign an assertion with a private JWK and exchange it at a
+// running server's token endpoint. It prints only the access token, so that
+// TOKEN=$(providerctl clients token --key data/sandbox-client.jwk) works. It needs no store.
+func clientsToken(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients token", flag.ContinueOnError)
+	keyFile := fs.String("key", "", "file holding the client's private JWK (the sandbox's is written by providerd)")
+	clientID := fs.String("client-id", smart.SandboxClientID, "client id")
+	defURL := e.getenv(config.EnvName("base-url"))
+	if defURL == "" {
+		defURL = config.DefaultBaseURL(config.DefaultAddr)
+	}
+	tokenURL := fs.String("token-url", strings.TrimRight(defURL, "/")+"/fhir/token", "token endpoint (default from "+config.EnvName("base-url")+")")
+	scope := fs.String("scope", "system/*.read", "scopes to ask for")
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("token takes no arguments, got %q", pos[0])
+	}
+	if *keyFile == "" {
+		return usagef("token needs --key FILE")
+	}
+	set, err := jwk.ReadFile(*keyFile)
+	if err != nil {
+		return fmt.Errorf("read key: %w", err)
+	}
+	key, ok := set.Key(0)
+	if priv, _ := jwk.IsPrivateKey(key); !ok || set.Len() != 1 || !priv {
+		return errors.New("the key file must hold exactly one private JWK")
+	}
+	ctx, cancel := context.WithTimeout(ctx, clientsTimeout)
+	defer cancel()
+	tr, err := smart.RequestToken(ctx, &http.Client{Timeout: clientsTimeout}, *tokenURL, *clientID, key, *scope)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, tr.AccessToken)
+	return nil
+}

@@ -1,0 +1,212 @@
+package smart
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"providerdir/store"
+)
+
+// ClientKind is the record kind of registered clients.
+const ClientKind = "smart_client"
+
+// Client is a registered backend client. It authenticates with a private key whose public half
+// is in JWKS (inline) or served at JWKSURL; the service never holds a client secret.
+type Client struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	JWKS    json.RawMessage `json:"jwks,omitempty"`
+	JWKSURL string          `json:"jwks_url,omitempty"`
+	// Scopes are the scopes the client may be granted, in canonical SMART syntax.
+	Scopes  []string `json:"scopes"`
+	Enabled bool     `json:"enabled"`
+	// Sandbox confines the client's grants to the sandbox subset.
+	Sandbox   bool      `json:"sandbox,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	RotatedAt time.Time `json:"rotated_at,omitzero"`
+	// Version is the record version, for compare-and-swap updates.
+	Version int64 `json:"-"`
+}
+
+// ClientSpec is what an operator gives to register a client: a name, exactly one of an inline
+// JWKS or a JWKS URL, and the scopes it may be granted.
+type ClientSpec struct {
+	Name    string
+	JWKS    []byte
+	JWKSURL string
+	Scopes  []string
+}
+
+// Registry errors; test with errors.Is.
+var (
+	// ErrClientNotFound: no client with that id.
+	ErrClientNotFound = errors.New("no such client")
+	// ErrInvalidSpec: a registration or rotation was refused (bad name, keys or scopes).
+	ErrInvalidSpec = errors.New("invalid client registration")
+)
+
+const maxNameLen = 200
+
+// AddClient registers a client under a fresh random id, enabled.
+func AddClient(ctx context.Context, st store.Store, spec ClientSpec) (Client, error) {
+	name := strings.TrimSpace(spec.Name)
+	if name == "" || len(name) > maxNameLen || !utf8.ValidString(name) {
+		return Client{}, fmt.Errorf("%w: a name of 1 to %d characters is required", ErrInvalidSpec, maxNameLen)
+	}
+	scopes, err := ValidateAllowed(spec.Scopes)
+	if err != nil {
+		return Client{}, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	jwks, jwksURL, err := checkKeySource(spec.JWKS, spec.JWKSURL)
+	if err != nil {
+		return Client{}, err
+	}
+	c := Client{Name: name, JWKS: jwks, JWKSURL: jwksURL, Scopes: scopes, Enabled: true, CreatedAt: time.Now().UTC()}
+	for range 3 { // a collision of 128 random bits will not happen; retry rather than assume
+		c.ID = newClientID()
+		if c, err = putClient(ctx, st, c); !errors.Is(err, store.ErrConflict) {
+			return c, err
+		}
+	}
+	return Client{}, err
+}
+
+// checkKeySource validates exactly one of an inline JWKS and a JWKS URL and returns the JWKS
+// re-encoded without any private member.
+func checkKeySource(jwks []byte, jwksURL string) (json.RawMessage, string, error) {
+	switch {
+	case len(jwks) > 0 && jwksURL != "":
+		return nil, "", fmt.Errorf("%w: give either an inline JWKS or a JWKS URL, not both", ErrInvalidSpec)
+	case len(jwks) > 0:
+		clean, err := validateJWKS(jwks)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+		return clean, "", nil
+	case jwksURL != "":
+		if err := checkJWKSURL(jwksURL); err != nil {
+			return nil, "", fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+		return nil, jwksURL, nil
+	}
+	return nil, "", fmt.Errorf("%w: a JWKS or a JWKS URL is required", ErrInvalidSpec)
+}
+
+func newClientID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}
+
+// GetClient reads a client.
+func GetClient(ctx context.Context, st store.Store, id string) (Client, error) {
+	if id == "" || len(id) > 128 {
+		return Client{}, ErrClientNotFound
+	}
+	rec, err := st.GetRecord(ctx, ClientKind, id)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+		return Client{}, fmt.Errorf("%w: %q", ErrClientNotFound, id)
+	}
+	if err != nil {
+		return Client{}, err
+	}
+	return decodeClient(rec)
+}
+
+func decodeClient(rec store.Record) (Client, error) {
+	var c Client
+	if err := json.Unmarshal(rec.Body, &c); err != nil {
+		return Client{}, fmt.Errorf("decode client %q: %w", rec.ID, err)
+	}
+	c.ID, c.Version = rec.ID, rec.Version
+	return c, nil
+}
+
+// putClient creates (Version 0) or compare-and-swaps a client record.
+func putClient(ctx context.Context, st store.Store, c Client) (Client, error) {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return Client{}, err
+	}
+	rec, err := st.PutRecord(ctx, store.Record{Kind: ClientKind, ID: c.ID, Version: c.Version, Body: body})
+	if err != nil {
+		return Client{}, err
+	}
+	c.Version = rec.Version
+	return c, nil
+}
+
+// ListClients returns every registered client, by id.
+func ListClients(ctx context.Context, st store.Store) ([]Client, error) {
+	var out []Client
+	after := ""
+	for {
+		recs, err := st.ListRecords(ctx, ClientKind, after, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			c, err := decodeClient(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		if len(recs) < 500 {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
+}
+
+// SetClientEnabled enables or disables a client. A disabled client's assertions are refused at
+// once by every replica (the token endpoint reads the record on each request); access tokens it
+// already holds run out within their 300 seconds.
+func SetClientEnabled(ctx context.Context, st store.Store, id string, enabled bool) (Client, error) {
+	return updateClient(ctx, st, id, func(c *Client) error {
+		c.Enabled = enabled
+		return nil
+	})
+}
+
+// RotateClient replaces a client's keys with a new inline JWKS or JWKS URL.
+func RotateClient(ctx context.Context, st store.Store, id string, jwks []byte, jwksURL string) (Client, error) {
+	newJWKS, newURL, err := checkKeySource(jwks, jwksURL)
+	if err != nil {
+		return Client{}, err
+	}
+	return updateClient(ctx, st, id, func(c *Client) error {
+		if c.Sandbox {
+			return fmt.Errorf("%w: the sandbox client's key is managed by the server", ErrInvalidSpec)
+		}
+		c.JWKS, c.JWKSURL, c.RotatedAt = newJWKS, newURL, time.Now().UTC()
+		return nil
+	})
+}
+
+// updateClient is a read-modify-write retried on a lost compare-and-swap.
+func updateClient(ctx context.Context, st store.Store, id string, change func(*Client) error) (Client, error) {
+	for {
+		c, err := GetClient(ctx, st, id)
+		if err != nil {
+			return Client{}, err
+		}
+		if err := change(&c); err != nil {
+			return Client{}, err
+		}
+		c, err = putClient(ctx, st, c)
+		if !errors.Is(err, store.ErrConflict) {
+			return c, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Client{}, err
+		}
+	}
+}

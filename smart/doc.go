@@ -1,0 +1,29 @@
+// Package smart owns SMART Backend Services for the FHIR surface: the client registry (records
+// of kind "smart_client"), the token endpoint POST /fhir/token that exchanges a signed client
+// assertion (RFC 7523, RS384 or ES384) for an access token, the discovery document
+// /fhir/.well-known/smart-configuration, the scopes (SMART v1 and v2) and the bearer check that
+// puts a Grant into the request context for the FHIR handlers. It also bootstraps the sandbox
+// client, whose grants see only the 200-provider sandbox subset.
+//
+// One JOSE library, github.com/lestrrat-go/jwx/v3, does all of it: parsing clients' JWK sets
+// (inline, or from a jwks_url through its httprc-backed cache, which follows Cache-Control),
+// verifying assertions, and signing and verifying the access tokens this service issues. One
+// library means one set of algorithm constants, one key model and one place to follow security
+// fixes; v3 is the maintained line (v2 is deprecated by its author).
+//
+// Access tokens are HS256 JWTs under a 256-bit secret kept in the store (record
+// smart_token_key/access), created on first start by a compare-and-swap create so every replica
+// shares it. Only this service ever verifies them (clients treat them as opaque), so a public key
+// would buy nothing, while HMAC makes the check on every FHIR request about a hundred times
+// cheaper than an ECDSA or RSA verification; a private signing key in the store would be exactly
+// as exposed as the secret.
+//
+// Scope narrowing (SMART v2 "?param=value") is parsed and never granted: the FHIR handlers
+// authorize by resource type and interaction only, and granting the unrestricted scope would
+// widen what was asked. Such a scope is dropped from the grant, like any scope the client is not
+// registered for; a request left with nothing is refused with invalid_scope.
+//
+// The server offers no authorization endpoint: it serves backend clients only. Inferno's SMART
+// v2 discovery check that expects authorization_endpoint and the authorization_code grant does
+// not apply to it, and the discovery document does not advertise an endpoint that does not exist.
+package smart

@@ -1,0 +1,95 @@
+package smart
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"providerdir/logging"
+	"providerdir/requestid"
+)
+
+// FHIR requests that need no token: the CapabilityStatement, the discovery document and the
+// token endpoint itself, each with the method it is served by. Protect lets them through, so it
+// can wrap the whole /fhir subrouter. The method matters: a GET /fhir/token must not slip past
+// to a catch-all /{type} route unauthenticated.
+var openPaths = map[string]string{
+	"/fhir/metadata":                        http.MethodGet,
+	"/fhir/.well-known/smart-configuration": http.MethodGet,
+	"/fhir/token":                           http.MethodPost,
+}
+
+func isOpen(r *http.Request) bool {
+	m, ok := openPaths[r.URL.Path]
+	return ok && (r.Method == m || r.Method == http.MethodHead && m == http.MethodGet)
+}
+
+// Protect requires a valid access token on every FHIR request but the open paths, and puts the
+// token's Grant into the request context. Without a token it answers 401 unless public read
+// mode is on, in which case the request proceeds with Grant{Public: true}; a token that is
+// present but invalid or expired is a 401 in either mode (RFC 6750 section 3.1), because a
+// client that sent one expects it to count. Scope checks (403) are the FHIR handlers' own.
+func (s *Service) Protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isOpen(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		raw, present := bearerToken(r)
+		if !present {
+			if s.publicRead {
+				next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), Grant{Public: true})))
+				return
+			}
+			// RFC 6750 section 3.1: a request with no credentials gets the challenge without an
+			// error code.
+			unauthorized(w, r, `Bearer realm="fhir"`, "this request needs a bearer access token from "+s.tokenURL)
+			return
+		}
+		g, err := s.verifyAccess(raw)
+		if err != nil {
+			logging.Logger(r.Context()).Info("access token refused", slog.String("reason", err.Error()))
+			unauthorized(w, r, `Bearer realm="fhir", error="invalid_token", error_description="the access token is invalid or expired"`,
+				"the access token is invalid or expired; get a new one from "+s.tokenURL)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), g)))
+	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer" header. present is false when
+// there is no Authorization header or it uses another scheme (no bearer credentials were sent);
+// a Bearer header with an empty token is present and invalid.
+func bearerToken(r *http.Request) (token string, present bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// unauthorized writes a 401 as a FHIR OperationOutcome with the Bearer challenge. The outcome has
+// the shape fhir.WriteOutcome writes; package fhir imports this one, so it cannot be called here.
+func unauthorized(w http.ResponseWriter, r *http.Request, challenge, diagnostics string) {
+	if id := requestid.From(r.Context()); id != "" {
+		diagnostics += " (request id " + id + ")"
+	}
+	type issue struct {
+		Severity    string `json:"severity"`
+		Code        string `json:"code"`
+		Diagnostics string `json:"diagnostics,omitempty"`
+	}
+	body, _ := json.Marshal(struct {
+		ResourceType string  `json:"resourceType"`
+		Issue        []issue `json:"issue"`
+	}{"OperationOutcome", []issue{{Severity: "error", Code: "login", Diagnostics: diagnostics}}})
+	h := w.Header()
+	h.Set("WWW-Authenticate", challenge)
+	h.Set("Content-Type", "application/fhir+json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write(body)
+}

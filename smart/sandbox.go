@@ -1,0 +1,145 @@
+package smart
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+
+	"providerdir/store"
+)
+
+const (
+	// SandboxClientID is the fixed id of the sandbox client, so a newcomer needs only its key.
+	SandboxClientID = "sandbox"
+	// SandboxKeyKind holds the sandbox client's private JWK. The sandbox credential is public by
+	// design (seeds/001: a shared, read-only sandbox usable without signup), so keeping it in the
+	// store is what lets every replica write the same key file; no other private key is stored.
+	SandboxKeyKind = "smart_sandbox_key"
+	sandboxScope   = "system/*.read"
+)
+
+// ensureSandbox creates the sandbox client on the first start (idempotent; replicas racing
+// through it end with one key and one client, because both records are created with a
+// compare-and-swap create and a loser reads the winner's) and writes its private key file.
+func ensureSandbox(ctx context.Context, st store.Store, keyFile string, log *slog.Logger) error {
+	priv, err := sandboxKey(ctx, st)
+	if err != nil {
+		return err
+	}
+	if _, err := GetClient(ctx, st, SandboxClientID); errors.Is(err, ErrClientNotFound) {
+		pub, err := priv.PublicKey()
+		if err != nil {
+			return err
+		}
+		set := jwk.NewSet()
+		if err := set.AddKey(pub); err != nil {
+			return err
+		}
+		jwks, err := json.Marshal(set)
+		if err != nil {
+			return err
+		}
+		c := Client{ID: SandboxClientID, Name: "Sandbox (read-only, 200 providers)", JWKS: jwks,
+			Scopes: []string{sandboxScope}, Enabled: true, Sandbox: true, CreatedAt: time.Now().UTC()}
+		if _, err := putClient(ctx, st, c); err != nil && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+		log.Info("sandbox client created", slog.String("client_id", SandboxClientID))
+	} else if err != nil {
+		return err
+	}
+	if keyFile == "" {
+		return nil
+	}
+	if err := writeKeyFile(keyFile, priv); err != nil {
+		return err
+	}
+	log.Info("sandbox client key file ready", slog.String("client_id", SandboxClientID), slog.String("file", keyFile))
+	return nil
+}
+
+// sandboxKey reads the sandbox private key, generating it (RSA 2048, for RS384) the first time.
+func sandboxKey(ctx context.Context, st store.Store) (jwk.Key, error) {
+	rec, err := st.GetRecord(ctx, SandboxKeyKind, SandboxClientID)
+	if errors.Is(err, store.ErrNotFound) {
+		body, gerr := newSandboxKey()
+		if gerr != nil {
+			return nil, gerr
+		}
+		rec, err = st.PutRecord(ctx, store.Record{Kind: SandboxKeyKind, ID: SandboxClientID, Body: body})
+		if errors.Is(err, store.ErrConflict) {
+			rec, err = st.GetRecord(ctx, SandboxKeyKind, SandboxClientID)
+		} else if err == nil {
+			rec.Body = body
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox key: %w", err)
+	}
+	return jwk.ParseKey(rec.Body)
+}
+
+func newSandboxKey() ([]byte, error) {
+	raw, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	k, err := jwk.Import(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := jwk.AssignKeyID(k); err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]any{jwk.AlgorithmKey: jwa.RS384(), jwk.KeyUsageKey: jwk.ForSignature} {
+		if err := k.Set(name, v); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(k)
+}
+
+// writeKeyFile writes the private JWK readable by its owner only, replacing the file in one
+// rename so a reader never sees half a key. An unchanged file is left alone.
+func writeKeyFile(path string, k jwk.Key) error {
+	b, err := json.MarshalIndent(k, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".sandbox-key-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

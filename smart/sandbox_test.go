@@ -1,0 +1,115 @@
+package smart_test
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"os"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/lestrrat-go/jwx/v3/jwk"
+
+	"providerdir/smart"
+)
+
+// TestSandboxClient is the newcomer's path: the key file the server wrote, one token request
+// with it, reads inside and outside the 200-provider subset.
+func TestSandboxClient(t *testing.T) {
+	e := newEnv(t)
+	subset := []string{"1234567893", "1245319599"}
+	serveSandbox(t, e.st, subset)
+
+	fi, err := os.Stat(e.keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
+	}
+	key, err := jwk.ReadFile(e.keyFile)
+	if err != nil || key.Len() != 1 {
+		t.Fatalf("key file: %v", err)
+	}
+	priv, _ := key.Key(0)
+	if isPriv, _ := jwk.IsPrivateKey(priv); !isPriv {
+		t.Fatal("key file holds no private key")
+	}
+	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.tokenURL, smart.SandboxClientID, priv, "system/*.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, _, body := e.get(t, "/fhir/Practitioner/1234567893", tr.AccessToken)
+	if status != http.StatusOK || body["grant"].(map[string]any)["Sandbox"] != true {
+		t.Fatalf("read inside the subset: %d %v", status, body)
+	}
+	if status, _, _ := e.get(t, "/fhir/Practitioner/1003000126", tr.AccessToken); status != http.StatusNotFound {
+		t.Errorf("sandbox read outside the subset: %d, want 404", status)
+	}
+
+	if _, err := smart.RotateClient(context.Background(), e.st, smart.SandboxClientID, rsaKey(t, "a").jwks, ""); !errors.Is(err, smart.ErrInvalidSpec) {
+		t.Errorf("rotating the sandbox client: %v", err)
+	}
+	// A second start on the same store keeps the same client and key.
+	again := newEnvOn(t, e.st)
+	a, _ := os.ReadFile(e.keyFile)
+	b, _ := os.ReadFile(again.keyFile)
+	if string(a) != string(b) {
+		t.Error("a restart changed the sandbox key")
+	}
+}
+
+func TestSandboxNPIs(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if got, err := smart.SandboxNPIs(ctx, e.st); err != nil || len(got) != 0 {
+		t.Fatalf("before any ingest: %v %v", got, err)
+	}
+	npis := make([]string, sandboxSize)
+	for i := range npis {
+		npis[i] = string(rune('a'+i%26)) + randHex(5) // ids only; the store does not care
+	}
+	serveSandbox(t, e.st, npis)
+	first, err := smart.SandboxNPIs(ctx, e.st)
+	if err != nil || len(first) != sandboxSize || !first[npis[137]] {
+		t.Fatalf("%d NPIs, %v", len(first), err)
+	}
+	second, _ := smart.SandboxNPIs(ctx, e.st)
+	if reflect.ValueOf(first).Pointer() != reflect.ValueOf(second).Pointer() {
+		t.Error("the same generation was read twice")
+	}
+	serveSandbox(t, e.st, []string{"1234567893"})
+	third, _ := smart.SandboxNPIs(ctx, e.st)
+	if len(third) != 1 || !third["1234567893"] {
+		t.Errorf("after a switch: %v", third)
+	}
+}
+
+// sandboxSize is ingest.SandboxSize: read-only sandbox access serves 200 provider records.
+const sandboxSize = 200
+
+// TestSandboxCollectionName keeps the collection smart reads equal to the one ingest writes. It
+// reads ingest's source rather than importing it, so this package's tests do not need the whole
+// ingest pipeline to compile.
+func TestSandboxCollectionName(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../ingest/sandbox.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == "SandboxNPIs" && len(vs.Values) == 1 {
+			if lit, ok := vs.Values[0].(*ast.BasicLit); ok {
+				found, _ = strconv.Unquote(lit.Value)
+			}
+		}
+		return true
+	})
+	if found != smart.SandboxCollection {
+		t.Fatalf("smart reads %q, ingest writes %q", smart.SandboxCollection, found)
+	}
+}

@@ -1,0 +1,174 @@
+package smart
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestParseScope(t *testing.T) {
+	tests := []struct {
+		in     string
+		typ    string
+		rights Rights
+		v1     bool
+		query  string
+		err    bool
+	}{
+		{in: "system/Practitioner.read", typ: "Practitioner", rights: RightRead | RightSearch, v1: true},
+		{in: "system/*.read", typ: "*", rights: RightRead | RightSearch, v1: true},
+		{in: "system/*.*", typ: "*", rights: RightRead | RightSearch, v1: true},
+		{in: "system/Practitioner.write", typ: "Practitioner", v1: true},
+		{in: "system/Practitioner.rs", typ: "Practitioner", rights: RightRead | RightSearch},
+		{in: "system/Practitioner.r", typ: "Practitioner", rights: RightRead},
+		{in: "system/Location.s", typ: "Location", rights: RightSearch},
+		{in: "system/Organization.cruds", typ: "Organization", rights: RightRead | RightSearch},
+		{in: "system/Organization.cud", typ: "Organization"},
+		{in: "user/Practitioner.rs", typ: "Practitioner", rights: RightRead | RightSearch},
+		{in: "system/Practitioner.rs?identifier=http://hl7.org/fhir/sid/us-npi|1234567893", typ: "Practitioner", rights: RightRead | RightSearch, query: "identifier=http://hl7.org/fhir/sid/us-npi|1234567893"},
+		{in: "system/Patient.read", typ: "Patient", rights: RightRead | RightSearch, v1: true}, // parses; never granted
+		{in: "system/Practitioner.sr", err: true}, // out of order
+		{in: "system/Practitioner.rr", err: true}, // repeated
+		{in: "system/Practitioner.", err: true},
+		{in: "system/Practitioner", err: true},
+		{in: "system/.read", err: true},
+		{in: "system/practitioner.read", err: true},
+		{in: "system/Prac-titioner.read", err: true},
+		{in: "admin/Practitioner.read", err: true},
+		{in: "Practitioner.read", err: true},
+		{in: "system/Practitioner.read?x=y", err: true}, // v1 takes no narrowing
+		{in: "system/Practitioner.rs?", err: true},
+		{in: "system/Practitioner.rs?novalue", err: true},
+		{in: "", err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			sc, err := ParseScope(tt.in)
+			if tt.err {
+				if !errors.Is(err, ErrScope) {
+					t.Fatalf("got %+v, %v; want ErrScope", sc, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Type != tt.typ || sc.Rights != tt.rights || sc.V1 != tt.v1 || sc.Query != tt.query {
+				t.Errorf("got %+v", sc)
+			}
+		})
+	}
+}
+
+func TestParseScopeList(t *testing.T) {
+	got, err := ParseScopeList("openid  system/Practitioner.read offline_access system/*.s")
+	if err != nil || len(got) != 2 || got[0].Type != "Practitioner" || got[1].Type != "*" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if _, err := ParseScopeList("system/Practitioner.read launch/nonsense"); err == nil {
+		t.Error("an unknown non-resource scope was accepted")
+	}
+	many := ""
+	for range maxScopes + 1 {
+		many += "system/*.read "
+	}
+	if _, err := ParseScopeList(many); err == nil {
+		t.Error("more than maxScopes accepted")
+	}
+}
+
+func TestNarrow(t *testing.T) {
+	tests := []struct {
+		name      string
+		requested string
+		allowed   []string
+		want      []string
+	}{
+		{"v1 as registered", "system/Practitioner.read", []string{"system/Practitioner.read"}, []string{"system/Practitioner.read"}},
+		{"v2 as registered", "system/Practitioner.rs", []string{"system/Practitioner.read"}, []string{"system/Practitioner.rs"}},
+		{"wildcard client, typed request", "system/Location.r", []string{"system/*.read"}, []string{"system/Location.r"}},
+		{"wildcard request, typed client", "system/*.read", []string{"system/Practitioner.read", "system/Location.s"}, []string{"system/Practitioner.read", "system/Location.s"}},
+		{"wildcard both", "system/*.read", []string{"system/*.read"}, []string{"system/*.read"}},
+		{"narrower than asked", "system/Practitioner.read", []string{"system/Practitioner.r"}, []string{"system/Practitioner.r"}},
+		{"write dropped", "system/Practitioner.cruds", []string{"system/*.read"}, []string{"system/Practitioner.rs"}},
+		{"only write", "system/Practitioner.write", []string{"system/*.read"}, nil},
+		{"not registered", "system/Organization.read", []string{"system/Practitioner.read"}, nil},
+		{"partly registered", "system/Organization.read system/Practitioner.read", []string{"system/Practitioner.read"}, []string{"system/Practitioner.read"}},
+		{"unserved type", "system/Patient.read", []string{"system/*.read"}, nil},
+		{"user context", "user/Practitioner.read", []string{"system/*.read"}, nil},
+		{"narrowing never widened", "system/Practitioner.rs?identifier=x", []string{"system/*.read"}, nil},
+		{"type adds to the wildcard", "system/*.r system/Location.s", []string{"system/*.read"}, []string{"system/*.r", "system/Location.rs"}},
+		{"type inside the wildcard", "system/*.rs system/Location.r", []string{"system/*.read"}, []string{"system/*.rs"}},
+		{"mixed v1 and v2 answers in v2", "system/Practitioner.read system/Location.r", []string{"system/*.read"}, []string{"system/Practitioner.rs", "system/Location.r"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := ParseScopeList(tt.requested)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var allowed []Scope
+			for _, a := range tt.allowed {
+				sc, err := ParseScope(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allowed = append(allowed, sc)
+			}
+			if got := narrow(req, allowed); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAllows(t *testing.T) {
+	tests := []struct {
+		scopes []string
+		public bool
+		typ    string
+		i      Interaction
+		want   bool
+	}{
+		{[]string{"system/Practitioner.read"}, false, "Practitioner", Read, true},
+		{[]string{"system/Practitioner.read"}, false, "Practitioner", Search, true},
+		{[]string{"system/Practitioner.read"}, false, "Organization", Read, false},
+		{[]string{"system/Practitioner.r"}, false, "Practitioner", Search, false},
+		{[]string{"system/Practitioner.s"}, false, "Practitioner", Read, false},
+		{[]string{"system/*.rs"}, false, "HealthcareService", Search, true},
+		{[]string{"system/*.read"}, false, "PractitionerRole", Read, true},
+		{[]string{"user/*.read"}, false, "Practitioner", Read, false},
+		{[]string{"system/Practitioner.rs?identifier=x"}, false, "Practitioner", Read, false},
+		{[]string{"garbage", "system/Location.r"}, false, "Location", Read, true},
+		{nil, false, "Practitioner", Read, false},
+		{nil, true, "Location", Search, true},
+		{nil, true, "Location", Interaction("create"), false},
+	}
+	for _, tt := range tests {
+		g := Grant{Scopes: tt.scopes, Public: tt.public}
+		if got := g.Allows(tt.typ, tt.i); got != tt.want {
+			t.Errorf("%+v.Allows(%s, %s) = %v", g, tt.typ, tt.i, got)
+		}
+	}
+}
+
+func TestValidateAllowed(t *testing.T) {
+	got, err := ValidateAllowed([]string{"system/Practitioner.read", "system/*.rs", "system/Practitioner.read"})
+	if err != nil || !slices.Equal(got, []string{"system/Practitioner.read", "system/*.rs"}) {
+		t.Fatalf("%q %v", got, err)
+	}
+	for _, bad := range [][]string{nil, {"user/Practitioner.read"}, {"system/Patient.read"}, {"system/Practitioner.write"}, {"system/Practitioner.rs?identifier=x"}, {"nonsense"}} {
+		if _, err := ValidateAllowed(bad); !errors.Is(err, ErrScope) {
+			t.Errorf("%q accepted (%v)", bad, err)
+		}
+	}
+}
+
+func BenchmarkAllows(b *testing.B) {
+	g := Grant{Scopes: []string{"system/Organization.read", "system/Practitioner.rs"}}
+	for b.Loop() {
+		if !g.Allows("Practitioner", Search) {
+			b.Fatal("denied")
+		}
+	}
+}
