@@ -61,6 +61,9 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from.
 	// Empty means no proxy is trusted and the connection's peer is the client.
 	TrustedProxies []netip.Prefix
+	// FHIRPublicRead lets FHIR reads and searches through without a token, as public provider
+	// directories (Plan-Net) often are. Off by default: SMART Backend Services guards /fhir.
+	FHIRPublicRead bool
 }
 
 // option describes one flag: its name, default, help text, and how to check and apply a value.
@@ -118,6 +121,13 @@ func options() []option {
 			c.ShutdownTimeout = d
 			return nil
 		}},
+		{"fhir-public-read", "false", "serve FHIR reads and searches without a token (a public directory)", func(c *Config, v string) (err error) {
+			c.FHIRPublicRead, err = strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%q is neither true nor false", v)
+			}
+			return nil
+		}},
 		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted", func(c *Config, v string) (err error) {
 			c.TrustedProxies, err = parsePrefixes(v)
 			return err
@@ -144,6 +154,19 @@ func Usage(w io.Writer, program string) {
 // ErrHelp is returned by Parse when -h or --help was asked for.
 var ErrHelp = flag.ErrHelp
 
+// boolValue is a string-backed flag value that the flag package treats as boolean, so that
+// "--fhir-public-read" alone sets "true"; the option's apply still validates the text.
+type boolValue struct{ p *string }
+
+func (b boolValue) String() string {
+	if b.p == nil {
+		return ""
+	}
+	return *b.p
+}
+func (b boolValue) Set(v string) error { *b.p = v; return nil }
+func (b boolValue) IsBoolFlag() bool   { return true }
+
 // Parse reads the command line (without the program name) and the environment through getenv.
 // Any error is a usage error, worded to be printed on one line; ErrHelp means help was asked for.
 func Parse(args []string, getenv func(string) string) (Config, error) {
@@ -153,7 +176,13 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	opts := options()
 	vals := make(map[string]*string, len(opts))
 	for _, o := range opts {
-		vals[o.name] = fs.String(o.name, o.def, o.usage)
+		v := o.def
+		vals[o.name] = &v
+		if o.def == "true" || o.def == "false" {
+			fs.Var(boolValue{&v}, o.name, o.usage) // so that a bare --flag means true
+		} else {
+			fs.StringVar(&v, o.name, o.def, o.usage)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

@@ -250,3 +250,30 @@ func TestCheckReference(t *testing.T) {
 		}
 	}
 }
+
+func TestFHIRPublicRead(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want bool
+		bad  bool
+	}{
+		{nil, nil, false, false},
+		{[]string{"--fhir-public-read"}, nil, true, false},
+		{[]string{"--fhir-public-read=false"}, map[string]string{"PROVIDERD_FHIR_PUBLIC_READ": "true"}, false, false},
+		{nil, map[string]string{"PROVIDERD_FHIR_PUBLIC_READ": "true"}, true, false},
+		{[]string{"--fhir-public-read=maybe"}, nil, false, true},
+	}
+	for _, tt := range tests {
+		c, err := Parse(append([]string{"--reference", "."}, tt.args...), func(k string) string { return tt.env[k] })
+		if tt.bad {
+			if err == nil {
+				t.Errorf("%v: no error", tt.args)
+			}
+			continue
+		}
+		if err != nil || c.FHIRPublicRead != tt.want {
+			t.Errorf("%v %v: got %v, %v; want %v", tt.args, tt.env, c.FHIRPublicRead, err, tt.want)
+		}
+	}
+}

@@ -12,7 +12,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
+
+	"github.com/gorilla/mux"
 
 	"providerdir/buildinfo"
 	"providerdir/config"
@@ -22,6 +25,7 @@ import (
 	"providerdir/metrics"
 	"providerdir/rest"
 	"providerdir/rest/supply"
+	"providerdir/smart"
 	"providerdir/store/storeopen"
 )
 
@@ -76,6 +80,18 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		}
 	}()
 
+	// The sandbox client's private key is written beside an embedded store's directory, so the
+	// demo can print it and a newcomer can sign an assertion with it.
+	sandboxKey := ""
+	if cfg.Store.Backend == config.BackendEmbedded {
+		sandboxKey = filepath.Join(filepath.Dir(filepath.Clean(cfg.Store.Dir)), "sandbox-client.jwk")
+	}
+	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey, Log: log})
+	if err != nil {
+		return fmt.Errorf("smart: %w", err)
+	}
+	defer auth.Close() // before the store closes
+
 	h, err := httpserver.New(httpserver.Options{
 		Logger:  log,
 		Metrics: m,
@@ -83,7 +99,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: supply.New(st, cfg.BaseURL).Routes},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError},
-			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error},
+			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
+				auth.Routes(r)
+				r.Use(auth.Protect)
+			}},
 			{Name: "api", Prefix: "/api", Error: rest.APIError},
 			{Name: "web", Prefix: "", Error: httpserver.TextError},
 		},
