@@ -36,6 +36,9 @@ func TestEnvelopes(t *testing.T) {
 		{"service host error", func(w http.ResponseWriter, r *http.Request) {
 			APIError(w, r, 404, CodeNotFound, "x")
 		}, 404, `{"error":{"code":"not_found","message":"x","request_id":"r1"}}`},
+		{"service host error with details", func(w http.ResponseWriter, r *http.Request) {
+			WriteAPIError(w, r, 400, "invalid_request", "bad form", map[string]any{"fields": []string{"email"}})
+		}, 400, `{"error":{"code":"invalid_request","message":"bad form","request_id":"r1","details":{"fields":["email"]}}}`},
 		{"v1 success, empty freshness is an array, links unescaped", func(w http.ResponseWriter, r *http.Request) {
 			WriteV1(w, r, 200, map[string]int{"n": 1}, NewV1Meta(r, nil, "https://x.org/a?b=1&c=2", "https://x.org/docs/limitations"))
 		}, 200, `{"data":{"n":1},"meta":{"request_id":"r1","api_version":"v1","data_freshness":[],"methodology_url":"https://x.org/a?b=1&c=2","limitations_url":"https://x.org/docs/limitations"}}`},

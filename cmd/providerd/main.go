@@ -24,6 +24,8 @@ import (
 	"providerdir/logging"
 	"providerdir/metrics"
 	"providerdir/rest"
+	"providerdir/rest/gate"
+	"providerdir/rest/intake"
 	"providerdir/rest/supply"
 	"providerdir/smart"
 	"providerdir/store/storeopen"
@@ -80,6 +82,12 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		}
 	}()
 
+	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})
+	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
+		return fmt.Errorf("publish the resolver sandbox key: %w", err)
+	}
+	access := intake.New(st, g.Keys(), nil)
+
 	// The sandbox client's private key is written beside an embedded store's directory, so the
 	// demo can print it and a newcomer can sign an assertion with it.
 	sandboxKey := ""
@@ -97,13 +105,15 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		Metrics: m,
 		Ready:   httpserver.StoreCheck(st),
 		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: supply.New(st, cfg.BaseURL).Routes},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError},
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, nil)},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)
 			}},
-			{Name: "api", Prefix: "/api", Error: rest.APIError},
+			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
+				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
+			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError},
 		},
 	})

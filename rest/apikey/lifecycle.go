@@ -1,0 +1,154 @@
+package apikey
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"providerdir/store"
+)
+
+// listPage is how many key records one store call returns when scanning.
+const listPage = 1000
+
+// List returns every stored key, revoked and expired ones included, ordered by hash (which is
+// to say in no meaningful order; callers sort for display).
+func (m *Manager) List(ctx context.Context) ([]Key, error) {
+	var out []Key
+	after := ""
+	for {
+		recs, err := m.st.ListRecords(ctx, keyKind, after, listPage)
+		if err != nil {
+			return nil, fmt.Errorf("apikey: list keys: %w", err)
+		}
+		for _, rec := range recs {
+			k, err := decodeKey(rec)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, k)
+		}
+		if len(recs) < listPage {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
+}
+
+// Find returns the key a reference names: its ID ("key_" and 16 hex digits), the key itself,
+// or its hint as keys list shows it ("pdsupply_…wXyZ", with "..." accepted for the ellipsis).
+func (m *Manager) Find(ctx context.Context, ref string) (Key, error) {
+	ref = strings.TrimSpace(ref)
+	if _, ok := Parse(ref); ok {
+		sum, err := m.digest(ctx, ref)
+		if err != nil {
+			return Key{}, err
+		}
+		return m.get(ctx, hex.EncodeToString(sum))
+	}
+	if hexPart, ok := strings.CutPrefix(ref, "key_"); ok {
+		return m.findByID(ctx, strings.ToLower(hexPart))
+	}
+	if prefix, last4, ok := splitHint(ref); ok {
+		return m.findByHint(ctx, prefix, last4)
+	}
+	return Key{}, fmt.Errorf("%w: %q is neither a key id (key_...), a key, nor a hint (prefix_…last4)", ErrNotFound, ref)
+}
+
+func (m *Manager) get(ctx context.Context, hash string) (Key, error) {
+	rec, err := m.st.GetRecord(ctx, keyKind, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return Key{}, ErrNotFound
+	}
+	if err != nil {
+		return Key{}, fmt.Errorf("apikey: read key: %w", err)
+	}
+	return decodeKey(rec)
+}
+
+// findByID finds the one record whose hash starts with the id's hex digits: the first record
+// after them in id order is it, if any is.
+func (m *Manager) findByID(ctx context.Context, hexPart string) (Key, error) {
+	if len(hexPart) != 16 {
+		return Key{}, fmt.Errorf("%w: a key id is key_ and 16 hex digits", ErrNotFound)
+	}
+	if _, err := hex.DecodeString(hexPart); err != nil {
+		return Key{}, fmt.Errorf("%w: a key id is key_ and 16 hex digits", ErrNotFound)
+	}
+	recs, err := m.st.ListRecords(ctx, keyKind, hexPart, 1)
+	if err != nil {
+		return Key{}, fmt.Errorf("apikey: find key: %w", err)
+	}
+	if len(recs) == 0 || !strings.HasPrefix(recs[0].ID, hexPart) {
+		return Key{}, ErrNotFound
+	}
+	return decodeKey(recs[0])
+}
+
+func splitHint(ref string) (prefix, last4 string, ok bool) {
+	for _, ellipsis := range []string{"_…", "_..."} {
+		if p, l, found := strings.Cut(ref, ellipsis); found && len(l) == 4 {
+			if _, known := prefixSurface[p]; known {
+				return p, l, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func (m *Manager) findByHint(ctx context.Context, prefix, last4 string) (Key, error) {
+	keys, err := m.List(ctx)
+	if err != nil {
+		return Key{}, err
+	}
+	var found []Key
+	for _, k := range keys {
+		if k.Prefix == prefix && k.Last4 == last4 {
+			found = append(found, k)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Key{}, ErrNotFound
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, k := range found {
+		ids[i] = k.ID
+	}
+	return Key{}, fmt.Errorf("%w: %s; name one by id", ErrAmbiguous, strings.Join(ids, ", "))
+}
+
+// Revoke revokes the key ref names (see Find) and returns it. Revoking a revoked key changes
+// nothing and reports changed false. The next request with the key fails on every replica.
+func (m *Manager) Revoke(ctx context.Context, ref string) (k Key, changed bool, err error) {
+	k, err = m.Find(ctx, ref)
+	if err != nil {
+		return Key{}, false, err
+	}
+	return m.revoke(ctx, k)
+}
+
+func (m *Manager) revoke(ctx context.Context, k Key) (Key, bool, error) {
+	for {
+		if k.RevokedAt != nil {
+			return k, false, nil
+		}
+		now := m.now().UTC()
+		k.RevokedAt = &now
+		rec, err := m.st.PutRecord(ctx, k.record())
+		if err == nil {
+			k.version = rec.Version
+			return k, true, nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return Key{}, false, fmt.Errorf("apikey: revoke %s: %w", k.ID, err)
+		}
+		if k, err = m.get(ctx, k.Hash); err != nil { // changed meanwhile: read again
+			return Key{}, false, err
+		}
+	}
+}

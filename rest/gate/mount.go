@@ -1,0 +1,89 @@
+package gate
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+)
+
+// Guard returns a surface's Routes function (httpserver.Surface.Routes) with mw around every
+// request of the surface: the matched routes, and also the router's own 404 and 405 answers,
+// which mux sends without running a subrouter's middleware. So an unknown path under /v1 asks
+// for a key like any other, and its 404 carries the rate-limit fields too.
+func Guard(mw func(http.Handler) http.Handler, routes func(*mux.Router)) func(*mux.Router) {
+	return func(r *mux.Router) {
+		if r.NotFoundHandler != nil {
+			r.NotFoundHandler = mw(r.NotFoundHandler)
+		}
+		if r.MethodNotAllowedHandler != nil {
+			r.MethodNotAllowedHandler = mw(r.MethodNotAllowedHandler)
+		}
+		r.Use(mux.MiddlewareFunc(mw))
+		if routes != nil {
+			routes(r)
+		}
+	}
+}
+
+// SupplySurface is the supply API's access rule for a whole subrouter mounted at prefix ("/v1"),
+// chosen per route as seeds/000 section 5 rule 3 states it: /health and /openapi.json public,
+// /npi/{npi} open to anonymous callers, everything else (unknown paths included) keyed. Use it
+// with Guard; a surface that wraps its routes one by one uses the three middlewares directly.
+func (g *Gate) SupplySurface(prefix string) func(http.Handler) http.Handler {
+	public := map[string]bool{prefix + "/health": true, prefix + "/openapi.json": true}
+	optional := map[string]bool{prefix + "/npi/{npi}": true}
+	return func(next http.Handler) http.Handler {
+		req, opt, pub := g.RequireSupplyKey(next), g.OptionalSupplyKey(next), g.PublicSupply(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch t := routeTemplate(r); {
+			case public[t]:
+				pub.ServeHTTP(w, r)
+			case optional[t]:
+				opt.ServeHTTP(w, r)
+			default:
+				req.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// routeTemplate is the matched route's path template with variable patterns dropped
+// ("/v1/npi/{npi:[0-9]{10}}" is "/v1/npi/{npi}"), or "" when no route matched.
+func routeTemplate(r *http.Request) string {
+	route := mux.CurrentRoute(r)
+	if route == nil {
+		return ""
+	}
+	t, err := route.GetPathTemplate()
+	if err != nil {
+		return ""
+	}
+	return plainTemplate(t)
+}
+
+func plainTemplate(t string) string {
+	var b strings.Builder
+	depth, inPattern := 0, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '{':
+			depth++
+			if depth == 1 {
+				b.WriteByte(c)
+			}
+		case c == '}':
+			depth--
+			if depth == 0 {
+				inPattern = false
+				b.WriteByte(c)
+			}
+		case c == ':' && depth == 1:
+			inPattern = true
+		case depth == 0 || !inPattern:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,90 @@
+package gate
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"providerdir/logging"
+	"providerdir/rest"
+	"providerdir/rest/apikey"
+)
+
+// Resolver API error codes (seeds/001 section 7).
+const (
+	CodeInvalidKey  = "invalid_key"
+	CodeRateLimited = "rate_limited"
+)
+
+// HeaderServiceKey carries the resolver's key.
+const HeaderServiceKey = "X-Service-Key"
+
+// RequireResolverKey admits requests with a valid resolver key within its tier's hourly budget
+// (the sandbox key's budget is per client address, see SandboxPolicy). A missing or
+// unrecognised key is 401 invalid_key, carrying the rate-limit fields of the sandbox budget of
+// the caller's address (not spent): what a caller without a key of its own can use. Over quota
+// it is 429 rate_limited with Retry-After in whole seconds until a slot is free; a 429 is not
+// counted.
+func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		ip := g.ips.ClientIP(r)
+		token, presented := serviceKey(r)
+		if !presented {
+			g.refuseResolver(w, r, ip, "Send an API key in the X-Service-Key header.")
+			return
+		}
+		k, err := g.keys.Authenticate(ctx, apikey.Resolver, token)
+		if errors.Is(err, apikey.ErrInvalidKey) {
+			logging.Logger(ctx).Info("API key refused", slog.String("reason", err.Error()))
+			g.refuseResolver(w, r, ip, "The X-Service-Key is not a recognised key.")
+			return
+		}
+		if err != nil {
+			g.internal(w, r, rest.ResolverError, err)
+			return
+		}
+		ctx = withKeyLogger(ctx, k)
+		subject := keySubject(k)
+		if k.Tier == apikey.TierSandbox {
+			subject = ipSubject(ip)
+		}
+		d, err := g.limiter.Allow(ctx, PolicyFor(k.Tier), subject)
+		if err != nil {
+			g.internal(w, r, rest.ResolverError, err)
+			return
+		}
+		setResolverHeaders(w.Header(), d)
+		if !d.Allowed {
+			setRetryAfter(w.Header(), d)
+			b := d.Binding()
+			rest.ResolverError(w, r, http.StatusTooManyRequests, CodeRateLimited,
+				"Hourly budget of "+formatInt(b.Limit)+" requests used; back off for "+w.Header().Get(HeaderRetryAfter)+" seconds (Retry-After).")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withCaller(ctx, Caller{Key: k, Authenticated: true, ClientIP: ip})))
+	})
+}
+
+func (g *Gate) refuseResolver(w http.ResponseWriter, r *http.Request, ip netip.Addr, message string) {
+	if d, err := g.peek(r, SandboxPolicy, ipSubject(ip)); err == nil {
+		setResolverHeaders(w.Header(), d)
+	}
+	rest.ResolverError(w, r, http.StatusUnauthorized, CodeInvalidKey, message)
+}
+
+// serviceKey reads X-Service-Key. An absent or blank header presents no key; several headers
+// present an invalid one.
+func serviceKey(r *http.Request) (token string, presented bool) {
+	vals := r.Header.Values(HeaderServiceKey)
+	switch {
+	case len(vals) == 0:
+		return "", false
+	case len(vals) > 1:
+		return "", true
+	}
+	token = strings.TrimSpace(vals[0])
+	return token, token != ""
+}

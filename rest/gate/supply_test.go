@@ -1,0 +1,217 @@
+package gate_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testenv"
+)
+
+const npi = "1234567893"
+
+// TestSupplyEveryPath sends one request down every path a supply API response can take and
+// checks status, envelope and the complete header set (seeds/000 section 8 rule 1).
+func TestSupplyEveryPath(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+		st, _ := b.Open(t)
+		clock := testenv.NewClock()
+		srv := newServer(t, st, clock)
+		ctx := context.Background()
+		key, _, err := srv.gate.Keys().Create(ctx, apikey.TierPilot, "Acme", apikey.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		revoked, _, _ := srv.gate.Keys().Create(ctx, apikey.TierPilot, "Gone", apikey.CreateOptions{})
+		if _, _, err := srv.gate.Keys().Revoke(ctx, revoked.Reveal()); err != nil {
+			t.Fatal(err)
+		}
+		resolverKey, _, _ := srv.gate.Keys().Create(ctx, apikey.TierStarter, "Other API", apikey.CreateOptions{})
+
+		tests := []struct {
+			name      string
+			method    string
+			path      string
+			headers   []string
+			status    int
+			code      string // error code, "" for success
+			limit     int
+			remaining int
+			window    string
+		}{
+			// Keyed: the pilot quota; the minute window binds (59 left against 999).
+			{"200 with a key", "GET", "/v1/specialties", bearer(key.Reveal()), 200, "", 60, 59, "rolling-1m"},
+			{"404 from a handler", "GET", "/v1/providers/" + npi, bearer(key.Reveal()), 404, "provider_not_found", 60, 58, "rolling-1m"},
+			{"404 from the router", "GET", "/v1/no/such/thing", bearer(key.Reveal()), 404, "not_found", 60, 57, "rolling-1m"},
+			{"405 from the router", "DELETE", "/v1/specialties", bearer(key.Reveal()), 405, "method_not_allowed", 60, 56, "rolling-1m"},
+			{"lower-case scheme", "GET", "/v1/specialties", []string{"Authorization", "bearer " + key.Reveal()}, 200, "", 60, 55, "rolling-1m"},
+			// Refused: the caller's anonymous budget, not spent.
+			{"401 without a key", "GET", "/v1/specialties", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
+			{"401 without a key on an unknown path", "GET", "/v1/nope", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
+			{"401 with an unknown key", "GET", "/v1/specialties", bearer("pdsupply_" + "x234567890123456789012345678901234567890123"), 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"401 with a revoked key", "GET", "/v1/specialties", bearer(revoked.Reveal()), 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"401 with a resolver key", "GET", "/v1/specialties", bearer(resolverKey.Reveal()), 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"401 with Bearer and no token", "GET", "/v1/specialties", []string{"Authorization", "Bearer"}, 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"401 with two Authorization headers", "GET", "/v1/specialties", join(bearer(key.Reveal()), bearer(key.Reveal())), 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"wrong scheme: X-Service-Key is no key here", "GET", "/v1/specialties", service(key.Reveal()), 401, "missing_api_key", 100, 100, "rolling-1h"},
+			{"wrong scheme: Basic is no key here", "GET", "/v1/specialties", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "missing_api_key", 100, 100, "rolling-1h"},
+			// Public: never refused, never spent; the fields describe the caller's budget.
+			{"public without a key", "GET", "/v1/health", nil, 200, "", 100, 100, "rolling-1h"},
+			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 60, 55, "rolling-1m"},
+			{"public with a bad key", "GET", "/v1/health", bearer("nonsense"), 200, "", 100, 100, "rolling-1h"},
+			// Optional: anonymous callers spend their address's budget.
+			{"anonymous NPI lookup", "GET", "/v1/npi/" + npi, nil, 200, "", 100, 99, "rolling-1h"},
+			{"anonymous 404 from the router", "GET", "/v1/npi/123", nil, 401, "missing_api_key", 100, 99, "rolling-1h"},
+			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 60, 54, "rolling-1m"},
+			{"NPI lookup with a revoked key", "GET", "/v1/npi/" + npi, bearer(revoked.Reveal()), 401, "invalid_api_key", 100, 99, "rolling-1h"},
+			{"NPI lookup, X-Service-Key is anonymous here", "GET", "/v1/npi/" + npi, service(key.Reveal()), 200, "", 100, 98, "rolling-1h"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				r := do(t, tt.method, srv.URL+tt.path, tt.headers...)
+				if tt.code != "" {
+					checkV1Error(t, r, tt.status, tt.code)
+				} else if r.status != tt.status {
+					t.Fatalf("status %d, want %d (%v)", r.status, tt.status, r.body)
+				}
+				checkSupplyHeaders(t, r, tt.limit, tt.remaining, tt.window, clock.Now())
+				if r.header.Get("Retry-After") != "" {
+					t.Error("Retry-After on a response that is not a 429")
+				}
+			})
+		}
+
+		// The anonymous view of /v1/npi/{npi} says whether a key was used, and varies by it.
+		r := do(t, "GET", srv.URL+"/v1/npi/"+npi)
+		if r.body["authenticated"] != false || r.header.Get("Vary") != "Authorization" {
+			t.Fatalf("anonymous: %v, Vary %q", r.body, r.header.Get("Vary"))
+		}
+		r = do(t, "GET", srv.URL+"/v1/npi/"+npi, bearer(key.Reveal())...)
+		if r.body["authenticated"] != true || r.body["tier"] != "pilot" || r.body["name"] != "Acme" {
+			t.Fatalf("keyed: %v", r.body)
+		}
+	})
+}
+
+// TestSupplyMinute checks the 61st request in a rolling minute, its 429 exactly, and the
+// window sliding past, over HTTP.
+func TestSupplyMinute(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+		st, _ := b.Open(t)
+		clock := testenv.NewClock()
+		srv := newServer(t, st, clock)
+		key, _, err := srv.gate.Keys().Create(context.Background(), apikey.TierPilot, "Acme", apikey.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := bearer(key.Reveal())
+		start := clock.Now()
+		clock.Advance(500 * time.Millisecond)
+		for i := range 60 {
+			r := do(t, "GET", srv.URL+"/v1/specialties", auth...)
+			if r.status != 200 {
+				t.Fatalf("request %d: %d", i+1, r.status)
+			}
+			checkSupplyHeaders(t, r, 60, 59-i, "rolling-1m", clock.Now())
+		}
+		for range 3 { // the 61st, and retries: refused, not counted
+			r := do(t, "GET", srv.URL+"/v1/specialties", auth...)
+			checkV1Error(t, r, http.StatusTooManyRequests, "rate_limit_exceeded")
+			checkSupplyHeaders(t, r, 60, 0, "rolling-1m", clock.Now())
+			if r.header.Get("Retry-After") != "60" {
+				t.Fatalf("Retry-After %q, want 60", r.header.Get("Retry-After"))
+			}
+			// All 60 are in the second [0s,1s) and come back at 61s.
+			if want := start.Add(61 * time.Second).Format(time.RFC3339); r.header.Get("X-RateLimit-Reset") != want {
+				t.Fatalf("X-RateLimit-Reset %s, want %s", r.header.Get("X-RateLimit-Reset"), want)
+			}
+			if want := `"rolling-1m";r=0;t=61, "rolling-24h";r=940;t=86460`; r.header.Get("RateLimit") != want {
+				t.Fatalf("RateLimit %q, want %q", r.header.Get("RateLimit"), want)
+			}
+		}
+		clock.Set(start.Add(61*time.Second - time.Nanosecond))
+		checkV1Error(t, do(t, "GET", srv.URL+"/v1/specialties", auth...), 429, "rate_limit_exceeded")
+		clock.Set(start.Add(61 * time.Second))
+		r := do(t, "GET", srv.URL+"/v1/specialties", auth...)
+		if r.status != 200 {
+			t.Fatalf("after the window slid past: %d", r.status)
+		}
+		checkSupplyHeaders(t, r, 60, 59, "rolling-1m", clock.Now())
+		if want := `"rolling-1m";q=60;w=60, "rolling-24h";q=1000;w=86400`; r.header.Get("RateLimit-Policy") != want {
+			t.Fatalf("RateLimit-Policy %q, want %q", r.header.Get("RateLimit-Policy"), want)
+		}
+	})
+}
+
+// TestSupplyDay spends a pilot key's 1,000 requests a day over HTTP, one every 61 seconds so
+// the minute window never binds, and checks the 1,001st and the slide of the first.
+func TestSupplyDay(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+		st, _ := b.Open(t)
+		clock := testenv.NewClock()
+		srv := newServer(t, st, clock)
+		key, _, err := srv.gate.Keys().Create(context.Background(), apikey.TierPilot, "Acme", apikey.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := bearer(key.Reveal())
+		start := clock.Now()
+		var r response
+		for i := range 1000 {
+			r = do(t, "GET", srv.URL+"/v1/specialties", auth...)
+			if r.status != 200 {
+				t.Fatalf("request %d: %d %v", i+1, r.status, r.body)
+			}
+			clock.Advance(61 * time.Second)
+		}
+		checkSupplyHeaders(t, r, 1000, 0, "rolling-24h", clock.Now().Add(-61*time.Second))
+		r = do(t, "GET", srv.URL+"/v1/specialties", auth...)
+		checkV1Error(t, r, 429, "rate_limit_exceeded")
+		checkSupplyHeaders(t, r, 1000, 0, "rolling-24h", clock.Now())
+		release := start.Add(time.Minute + 24*time.Hour)
+		if r.header.Get("X-RateLimit-Reset") != release.Format(time.RFC3339) || r.header.Get("Retry-After") != "60" {
+			t.Fatalf("reset %s retry %s, want %s and 60", r.header.Get("X-RateLimit-Reset"), r.header.Get("Retry-After"), release.Format(time.RFC3339))
+		}
+		clock.Set(release.Add(-time.Second))
+		checkV1Error(t, do(t, "GET", srv.URL+"/v1/specialties", auth...), 429, "rate_limit_exceeded")
+		clock.Set(release)
+		if r := do(t, "GET", srv.URL+"/v1/specialties", auth...); r.status != 200 {
+			t.Fatalf("after the first request left the day: %d", r.status)
+		}
+		checkV1Error(t, do(t, "GET", srv.URL+"/v1/specialties", auth...), 429, "rate_limit_exceeded")
+	})
+}
+
+// TestAnonymousNPI checks the 100-an-hour anonymous limit per client address and which address
+// counts.
+func TestAnonymousNPI(t *testing.T) {
+	st := testenv.Embedded(t)
+	clock := testenv.NewClock()
+	srv := newServer(t, st, clock)
+	url := srv.URL + "/v1/npi/" + npi
+	for i := range 100 {
+		r := do(t, "GET", url, from("203.0.113.9")...)
+		if r.status != 200 || r.body["client_ip"] != "203.0.113.9" {
+			t.Fatalf("request %d: %d %v", i+1, r.status, r.body)
+		}
+	}
+	r := do(t, "GET", url, from("203.0.113.9")...)
+	checkV1Error(t, r, 429, "rate_limit_exceeded")
+	checkSupplyHeaders(t, r, 100, 0, "rolling-1h", clock.Now())
+	// A client cannot pick its address: what it writes left of the proxy's entry is ignored.
+	checkV1Error(t, do(t, "GET", url, from("198.51.100.1, 203.0.113.9")...), 429, "rate_limit_exceeded")
+	// Another address has its own budget; an IPv6 client is counted by its /64.
+	if r := do(t, "GET", url, from("203.0.113.10")...); r.status != 200 {
+		t.Fatalf("another address: %d", r.status)
+	}
+	do(t, "GET", url, from("2001:db8:1:2::1")...)
+	r = do(t, "GET", url, from("2001:db8:1:2:ffff::9")...)
+	checkSupplyHeaders(t, r, 100, 98, "rolling-1h", clock.Now())
+	// The hour slides: the first 100 were made in the first 10-second bucket.
+	clock.Advance(time.Hour + 10*time.Second)
+	if r := do(t, "GET", url, from("203.0.113.9")...); r.status != 200 {
+		t.Fatalf("an hour later: %d", r.status)
+	}
+}

@@ -1,0 +1,194 @@
+// Package intake owns the pilot access lifecycle of the supply API (seeds/000 section 1: "a key
+// is requested through a pilot intake form and approved manually"): the form posted to
+// POST /api/access-requests, its validation, the stored requests, and their approval, which
+// issues a pilot key through package apikey.
+//
+// Requests are store records of kind accessrequest with ids that sort by submission time
+// ("ar_20250608T143000_x7Kq9P"), so listing them in id order lists them oldest first.
+//
+// Delivery is out of scope: nothing here sends e-mail. The operator lists pending requests
+// (providerctl keys requests), approves one (providerctl keys approve ID), which prints the new
+// key once, and hands it to the requester at the address on the form.
+package intake
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"providerdir/rest/apikey"
+	"providerdir/store"
+)
+
+// RecordKind is the store record kind of access requests.
+const RecordKind = "accessrequest"
+
+// Status values of a request.
+const (
+	StatusPending  = "pending"
+	StatusApproved = "approved"
+)
+
+// Request is one stored access request.
+type Request struct {
+	ID           string     `json:"id"`
+	Name         string     `json:"name"`
+	Email        string     `json:"email"`
+	Organization string     `json:"organization"`
+	IntendedUse  string     `json:"intended_use"`
+	Status       string     `json:"status"`
+	CreatedAt    time.Time  `json:"created_at"`
+	DecidedAt    *time.Time `json:"decided_at,omitempty"`
+	// KeyID is the key issued on approval.
+	KeyID string `json:"key_id,omitempty"`
+
+	version int64
+}
+
+// Service stores and decides access requests.
+type Service struct {
+	st   store.Store
+	keys *apikey.Manager
+	now  func() time.Time
+}
+
+// New returns a service over st issuing keys with keys. now is its clock; nil means time.Now.
+func New(st store.Store, keys *apikey.Manager, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{st: st, keys: keys, now: now}
+}
+
+// ErrNotFound: no request with that id.
+var ErrNotFound = errors.New("no such access request")
+
+// Submit validates and stores a form as a pending request.
+func (s *Service) Submit(ctx context.Context, f Form) (Request, error) {
+	f = f.normalized()
+	if errs := f.Validate(); len(errs) > 0 {
+		return Request{}, ValidationError(errs)
+	}
+	now := s.now().UTC()
+	req := Request{
+		ID:           newID(now),
+		Name:         f.Name,
+		Email:        f.Email,
+		Organization: f.Organization,
+		IntendedUse:  f.IntendedUse,
+		Status:       StatusPending,
+		CreatedAt:    now,
+	}
+	rec, err := s.st.PutRecord(ctx, req.record())
+	if err != nil {
+		return Request{}, fmt.Errorf("intake: store request: %w", err)
+	}
+	req.version = rec.Version
+	return req, nil
+}
+
+// Get returns one request.
+func (s *Service) Get(ctx context.Context, id string) (Request, error) {
+	if id == "" {
+		return Request{}, ErrNotFound
+	}
+	rec, err := s.st.GetRecord(ctx, RecordKind, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Request{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Request{}, fmt.Errorf("intake: read %s: %w", id, err)
+	}
+	return decode(rec)
+}
+
+const listPage = 1000
+
+// List returns the requests oldest first; with pendingOnly, only those awaiting a decision.
+func (s *Service) List(ctx context.Context, pendingOnly bool) ([]Request, error) {
+	var out []Request
+	after := ""
+	for {
+		recs, err := s.st.ListRecords(ctx, RecordKind, after, listPage)
+		if err != nil {
+			return nil, fmt.Errorf("intake: list requests: %w", err)
+		}
+		for _, rec := range recs {
+			req, err := decode(rec)
+			if err != nil {
+				return nil, err
+			}
+			if !pendingOnly || req.Status == StatusPending {
+				out = append(out, req)
+			}
+		}
+		if len(recs) < listPage {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
+}
+
+// Approve issues a pilot key for a pending request, named after the organization and linked to
+// the request, and marks the request approved. The key's plaintext is returned this once. Of
+// two operators approving the same request at once, one wins; the other's key is revoked at
+// once and it gets an error.
+func (s *Service) Approve(ctx context.Context, id string, o apikey.CreateOptions) (apikey.Secret, Request, error) {
+	req, err := s.Get(ctx, id)
+	if err != nil {
+		return apikey.Secret{}, Request{}, err
+	}
+	if req.Status != StatusPending {
+		return apikey.Secret{}, Request{}, fmt.Errorf("access request %s is already %s (key %s)", id, req.Status, req.KeyID)
+	}
+	o.AccessRequest = id
+	secret, k, err := s.keys.Create(ctx, apikey.TierPilot, req.Organization, o)
+	if err != nil {
+		return apikey.Secret{}, Request{}, err
+	}
+	now := s.now().UTC()
+	req.Status, req.DecidedAt, req.KeyID = StatusApproved, &now, k.ID
+	rec, err := s.st.PutRecord(ctx, req.record())
+	if err != nil {
+		if _, _, rerr := s.keys.Revoke(ctx, k.ID); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("and revoking the unused key %s failed: %w", k.ID, rerr))
+		}
+		if errors.Is(err, store.ErrConflict) {
+			return apikey.Secret{}, Request{}, fmt.Errorf("access request %s changed while approving it; look again: %w", id, err)
+		}
+		return apikey.Secret{}, Request{}, fmt.Errorf("intake: approve %s: %w", id, err)
+	}
+	req.version = rec.Version
+	return secret, req, nil
+}
+
+func (r Request) record() store.Record {
+	body, _ := json.Marshal(r) // a Request always marshals
+	return store.Record{Kind: RecordKind, ID: r.ID, Version: r.version, Body: body}
+}
+
+func decode(rec store.Record) (Request, error) {
+	var r Request
+	if err := json.Unmarshal(rec.Body, &r); err != nil {
+		return Request{}, fmt.Errorf("intake: record %s: %w", rec.ID, err)
+	}
+	r.version = rec.Version
+	return r, nil
+}
+
+const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// newID makes a request id: the submission time, to the second, then six random characters
+// that keep requests of the same second apart.
+func newID(now time.Time) string {
+	b := []byte("ar_" + now.UTC().Format("20060102T150405") + "_")
+	for range 6 {
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(idAlphabet))))
+		b = append(b, idAlphabet[n.Int64()])
+	}
+	return string(b)
+}

@@ -1,0 +1,55 @@
+package quota
+
+import "time"
+
+// State is one window as a decision left it.
+type State struct {
+	Window
+	// Used counts the requests the window holds, including the one just admitted.
+	Used int64
+	// Remaining is how many more requests the window admits now (never negative).
+	Remaining int64
+	// Reset is the earliest moment Remaining grows: when enough of the oldest counted requests
+	// have left the window. For a window that counts nothing it is now plus Length, the end of
+	// the window a request made now would open.
+	Reset time.Time
+}
+
+// Decision is the outcome of Allow or Peek.
+type Decision struct {
+	// Allowed is true when the request was admitted (Allow) or would be (Peek).
+	Allowed bool
+	// At is the limiter's time of the decision.
+	At time.Time
+	// States has one entry per window of the policy, in the policy's order.
+	States []State
+}
+
+// Binding returns the window closest to exhaustion: the one with the fewest requests
+// remaining, since that is how many more requests can succeed now; between equals, the
+// longer window, whose wait is the longer one. It is the window the X-RateLimit-* fields
+// describe when a policy has several (the pilot tier's minute and day).
+func (d Decision) Binding() State {
+	var best State
+	for i, s := range d.States {
+		if i == 0 || s.Remaining < best.Remaining || s.Remaining == best.Remaining && s.Length > best.Length {
+			best = s
+		}
+	}
+	return best
+}
+
+// RetryAfter is how long a refused request must wait until every window has a free slot: the
+// latest Reset among the full windows. It is zero for an admitted request.
+func (d Decision) RetryAfter() time.Duration {
+	if d.Allowed {
+		return 0
+	}
+	var wait time.Duration
+	for _, s := range d.States {
+		if s.Remaining == 0 {
+			wait = max(wait, s.Reset.Sub(d.At))
+		}
+	}
+	return wait
+}

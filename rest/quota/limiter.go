@@ -1,0 +1,166 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"providerdir/store"
+)
+
+// RecordKind is the store record kind of the window records.
+const RecordKind = "quota"
+
+// Limiter decides requests against policies. It holds no state of its own: everything is in the
+// store, so any number of limiters (one per replica) on one store enforce one quota.
+type Limiter struct {
+	st  store.Store
+	now func() time.Time
+	// turns serialise the Allow calls of one subject within this process (striped by a hash of
+	// the record id). Correctness does not need them: the compare-and-swap does. They keep a
+	// burst of one key's requests on one replica from racing each other for the same record,
+	// which on a networked store costs a round trip per lost race; what is left to race is one
+	// request per replica.
+	turns [256]chan struct{}
+}
+
+// New returns a limiter on st. now is its clock; nil means time.Now.
+func New(st store.Store, now func() time.Time) *Limiter {
+	if now == nil {
+		now = time.Now
+	}
+	l := &Limiter{st: st, now: now}
+	for i := range l.turns {
+		l.turns[i] = make(chan struct{}, 1)
+	}
+	return l
+}
+
+// turn waits for id's turn in this process; the returned function ends it.
+func (l *Limiter) turn(ctx context.Context, id string) (func(), error) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	c := l.turns[h.Sum32()%uint32(len(l.turns))]
+	select {
+	case c <- struct{}{}:
+		return func() { <-c }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// maxAttempts bounds the compare-and-swap retries of one Allow. Every lost race is another
+// request's success, so the bound is only reached by more than this many requests racing for
+// one subject at once, far beyond what one key sends.
+const maxAttempts = 1000
+
+// Allow admits one request of subject under p, counting it in every window, or refuses it
+// without counting it. subject names who is metered ("key:...", "ip:..."); the record id is
+// the policy name and the subject.
+func (l *Limiter) Allow(ctx context.Context, p Policy, subject string) (Decision, error) {
+	if err := p.Validate(); err != nil {
+		return Decision{}, err
+	}
+	id := p.Name + "/" + subject
+	done, err := l.turn(ctx, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	defer done()
+	for attempt := range maxAttempts {
+		rec, states, err := l.read(ctx, p, id)
+		if err != nil {
+			return Decision{}, err
+		}
+		now := l.now()
+		d := evaluate(states, now)
+		if !d.Allowed {
+			return d, nil
+		}
+		var expires time.Time
+		for i := range states {
+			states[i].add(now)
+			if e := states[i].expiry(); e.After(expires) {
+				expires = e
+			}
+		}
+		rec.Body, rec.ExpiresAt = encode(states), expires
+		_, err = l.st.PutRecord(ctx, rec)
+		if err == nil {
+			return evaluate(states, now).admitted(), nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return Decision{}, fmt.Errorf("quota: write %s: %w", id, err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return Decision{}, err
+		}
+	}
+	return Decision{}, fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
+}
+
+// Peek reports what Allow would decide, counting nothing. Responses that must describe a
+// quota without spending it (public endpoints, authentication failures) use it.
+func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision, error) {
+	if err := p.Validate(); err != nil {
+		return Decision{}, err
+	}
+	_, states, err := l.read(ctx, p, p.Name+"/"+subject)
+	if err != nil {
+		return Decision{}, err
+	}
+	return evaluate(states, l.now()), nil
+}
+
+// read returns the record to write back (version 0 when there is none) and its windows.
+func (l *Limiter) read(ctx context.Context, p Policy, id string) (store.Record, []windowState, error) {
+	rec, err := l.st.GetRecord(ctx, RecordKind, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		rec = store.Record{Kind: RecordKind, ID: id}
+	case err != nil:
+		return store.Record{}, nil, fmt.Errorf("quota: read %s: %w", id, err)
+	}
+	states, err := decode(rec.Body, p)
+	if err != nil {
+		return store.Record{}, nil, fmt.Errorf("quota: %s: %w", id, err)
+	}
+	return rec, states, nil
+}
+
+// evaluate prunes the windows to now and decides whether one more request fits in all of them.
+func evaluate(states []windowState, now time.Time) Decision {
+	d := Decision{Allowed: true, At: now, States: make([]State, len(states))}
+	for i := range states {
+		states[i].prune(now)
+		d.States[i] = states[i].state(now)
+		if d.States[i].Remaining == 0 {
+			d.Allowed = false
+		}
+	}
+	return d
+}
+
+// admitted marks a decision computed after counting the request as an admission: the windows
+// may be full now, and that is the next request's concern.
+func (d Decision) admitted() Decision {
+	d.Allowed = true
+	return d
+}
+
+// backoff waits a random time that grows with the attempt, so that racing writers spread out
+// instead of colliding again in step.
+func backoff(ctx context.Context, attempt int) error {
+	ceiling := 100 * time.Microsecond << min(attempt, 7) // up to 12.8 ms
+	t := time.NewTimer(rand.N(ceiling) + time.Microsecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
