@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"providerdir/config"
+	"providerdir/ingest"
+	"providerdir/rest/apikey"
+	"providerdir/smart"
+	"providerdir/store"
+	"providerdir/store/storeopen"
+)
+
+func init() {
+	register(&command{
+		name:    "demo",
+		args:    "[--store STORE] [--base-url URL] [--dir DIR]",
+		summary: "prepare the demo credentials (a pilot key, the resolver sandbox key, the SMART sandbox client) and print how to use them",
+		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
+			storeSpec := config.StoreFlag(fs, e.getenv)
+			baseURL := fs.String("base-url", config.DefaultBaseURL(config.DefaultAddr), "the URL providerd will serve on")
+			dir := fs.String("dir", "data", "directory for the demo's key files")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments, got %q", args[0])
+				}
+				spec, err := storeSpec()
+				if err != nil {
+					return usageError{err}
+				}
+				s, err := storeopen.Open(ctx, spec)
+				if err != nil {
+					return fmt.Errorf("open store %s: %w", spec, err)
+				}
+				defer s.Close()
+				return demo(ctx, e.stdout, s, strings.TrimRight(*baseURL, "/"), *dir)
+			}
+		},
+	})
+}
+
+// demoKeyFile keeps the demo's pilot key between runs. Real keys are shown once and never stored
+// in plaintext; a local demo key is kept so that `make run` prints the same working key each time.
+const demoKeyFile = "demo-pilot.key"
+
+// demo makes sure every demo credential exists, then prints a tour with each one in a command
+// that works as printed once providerd is up.
+func demo(ctx context.Context, w io.Writer, s store.Store, base, dir string) error {
+	keys := apikey.NewManager(s, nil)
+	pilot, err := demoPilotKey(ctx, keys, filepath.Join(dir, demoKeyFile))
+	if err != nil {
+		return err
+	}
+	sandbox, _, err := keys.Sandbox(ctx)
+	if err != nil {
+		return fmt.Errorf("resolver sandbox key: %w", err)
+	}
+	jwkFile := filepath.Join(dir, "sandbox-client.jwk")
+	auth, err := smart.New(smart.Config{Store: s, BaseURL: base, SandboxKeyFile: jwkFile})
+	if err != nil {
+		return fmt.Errorf("SMART sandbox client: %w", err)
+	}
+	auth.Close()
+	npi, err := firstSandboxNPI(ctx, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, `
+providerd serves on %[1]s
+
+  health            curl %[1]s/v1/health
+  metrics           curl %[1]s/metrics
+  supply API key    %[2]s   (pilot tier, kept in %[3]s)
+                    curl -H "Authorization: Bearer %[2]s" %[1]s/v1/health
+  resolver sandbox  %[4]s   (shared, read-only, 100 requests/hour)
+                    curl -H "X-Service-Key: %[4]s" %[1]s/resolver/v1/npi/%[5]s
+  SMART client      client id %[6]q, private key %[7]s
+                    TOKEN=$(bin/providerctl clients token --key %[7]s --token-url %[1]s/fhir/token)
+                    curl -H "Authorization: Bearer $TOKEN" %[1]s/fhir/Practitioner/%[5]s
+  discovery         curl %[1]s/fhir/.well-known/smart-configuration
+
+`, base, pilot, filepath.Join(dir, demoKeyFile), sandbox.Reveal(), npi, smart.SandboxClientID, jwkFile)
+	return nil
+}
+
+// demoPilotKey returns the demo's pilot key, issuing a new one when the kept one is missing or
+// no longer valid (a fresh store, or a revoked key).
+func demoPilotKey(ctx context.Context, keys *apikey.Manager, file string) (string, error) {
+	if b, err := os.ReadFile(file); err == nil {
+		kept := strings.TrimSpace(string(b))
+		if _, err := keys.Authenticate(ctx, apikey.Supply, kept); err == nil {
+			return kept, nil
+		}
+	}
+	secret, _, err := keys.Create(ctx, apikey.TierPilot, "demo", apikey.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("demo pilot key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(file, []byte(secret.Reveal()+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return secret.Reveal(), nil
+}
+
+// firstSandboxNPI names a provider the sandbox credentials may read, for the printed examples.
+func firstSandboxNPI(ctx context.Context, s store.Store) (string, error) {
+	snap, err := store.Serving(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	gen := snap.Generation(ingest.SandboxNPIs)
+	if gen == "" {
+		return "", errors.New("no data loaded yet: run providerctl ingest first")
+	}
+	page, err := s.Find(ctx, store.Query{Collection: ingest.SandboxNPIs, Generation: gen, Limit: 1})
+	if err != nil || len(page.Docs) == 0 {
+		return "", fmt.Errorf("the sandbox subset is empty: %v", err)
+	}
+	return page.Docs[0].ID, nil
+}
