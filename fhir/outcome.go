@@ -1,6 +1,11 @@
-// Package fhir owns the FHIR R4 REST surface. For now it holds the OperationOutcome every FHIR
-// error is written as: FHIR clients and conformance tools expect an OperationOutcome with a
-// status-appropriate issue code for any failure, never another JSON shape.
+// Package fhir owns the FHIR R4 REST surface: the CapabilityStatement, read, and search by GET
+// and POST _search over the resources the ingest projection stored (package mapping/fhirmap),
+// with paging, includes, chains, _summary and _elements, content negotiation, and the SMART
+// grant's scope and sandbox rules. Responses are composed from the stored bytes; nothing on a
+// request path encodes a resource.
+//
+// Every failure is an OperationOutcome (this file): FHIR clients and conformance tools expect one
+// with a status-appropriate issue code for any failure, never another JSON shape.
 package fhir
 
 import (

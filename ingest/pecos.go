@@ -13,19 +13,21 @@ import (
 const (
 	Enrollments         = "pecos_enrollments"
 	HospitalEnrollments = "pecos_hospital_enrollments"
+	Reassignments       = "pecos_reassignments"
 )
 
 var (
 	ppefEnrollment      = pattern(`PPEF_Enrollment_Extract[_0-9.-]*\.csv`)
 	hospitalEnrollments = pattern(`Hospital_Enrollments[_0-9.-]*\.csv`)
+	ppefReassignment    = pattern(`PPEF_Reassignment_Extract[_0-9.-]*\.csv`)
 )
 
 func init() {
 	registerFamily(&family{
 		name:        "pecos",
 		dataset:     mapping.PECOS,
-		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments},
-		collections: []string{Enrollments, HospitalEnrollments},
+		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
+		collections: []string{Enrollments, HospitalEnrollments, Reassignments},
 		load:        loadPECOS,
 	})
 }
@@ -43,9 +45,19 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []string) error {
 		return err
 	}
 	hprov := l.snapshot(mapping.HospitalEnrollments).Provenance(1)
-	return loadInto(ctx, l, files, hospitalEnrollments, pecos.OpenHospitals, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.OpenHospitals, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
 		id, rec, keys := mapping.HospitalEnrollment(h)
 		doc, err := mapping.NewDocument(id, rec, hprov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	// Reassignments of benefits link an individual's enrollment to the organization that bills
+	// for their work: the PractitionerRole.organization join.
+	return loadInto(ctx, l, files, ppefReassignment, pecos.OpenReassignments, Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
+		id, rec, keys := mapping.Reassignment(r)
+		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 }

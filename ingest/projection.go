@@ -22,9 +22,19 @@ type projection struct {
 
 var projections []*projection
 
-// registerProjection adds a projection; projections run in registration order, so one may read
-// the outputs of an earlier one.
-func registerProjection(p *projection) { projections = append(projections, p) }
+// registerProjection adds a projection; projections run in registration order, except that a
+// projection is placed before the first registered one that reads its outputs, so one may read
+// the outputs of another whatever order their files' init functions run in.
+func registerProjection(p *projection) {
+	at := slices.IndexFunc(projections, func(q *projection) bool {
+		return slices.ContainsFunc(q.inputs, func(c string) bool { return slices.Contains(p.outputs, c) })
+	})
+	if at < 0 {
+		projections = append(projections, p)
+		return
+	}
+	projections = slices.Insert(projections, at, p)
+}
 
 // Projection is what a running projection may do: read any collection at the generation it
 // should be read at, and write its own outputs.

@@ -100,6 +100,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	}
 	defer auth.Close() // before the store closes
 
+	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, Log: log})
+
 	h, err := httpserver.New(httpserver.Options{
 		Logger:  log,
 		Metrics: m,
@@ -110,6 +112,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)
+				fsrv.Routes(r)
 			}},
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))

@@ -94,6 +94,7 @@ type Qualification struct {
 	Extension  []Extension     `json:"extension,omitempty"`
 	Identifier []Identifier    `json:"identifier,omitempty"`
 	Code       CodeableConcept `json:"code"`
+	Issuer     *Reference      `json:"issuer,omitempty"`
 }
 
 // OrganizationContact is Organization.contact.

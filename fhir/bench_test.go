@@ -1,0 +1,142 @@
+package fhir_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"providerdir/mapping/fhirmap"
+)
+
+// Benchmarks of the hot paths over loopback, each next to a ceiling: a handler returning the
+// same bytes from memory through the same client, so the gap is the server's own work (store
+// reads, splicing, bundle composition, middleware), not the network stack's.
+
+type benchData struct {
+	npis      []string
+	specialty string
+	name      string
+	readBody  []byte
+}
+
+func prepareBench(b *testing.B) (*env, benchData) {
+	e := sharedEnv(b)
+	all := e.all(b)
+	var d benchData
+	for id := range all["Practitioner"] {
+		d.npis = append(d.npis, id)
+	}
+	sort.Strings(d.npis)
+	counts := map[string]int{}
+	for _, r := range all["PractitionerRole"] {
+		for _, s := range list(r["specialty"]) {
+			counts[text(list(field(s, "coding"))[0], "code")]++
+		}
+	}
+	for code, n := range counts {
+		if d.specialty == "" || n > counts[d.specialty] {
+			d.specialty = code
+		}
+	}
+	d.name = strings.ToLower(text(list(all["Practitioner"][d.npis[0]]["name"])[0], "family"))[:3]
+	d.readBody = get(b, e.url("/Practitioner/"+d.npis[0])).body
+	return e, d
+}
+
+var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+func fetch(b *testing.B, u string) int {
+	resp, err := benchClient.Get(u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Fatalf("%s: %d", u, resp.StatusCode)
+	}
+	return int(n)
+}
+
+func benchURLs(b *testing.B, urls []string) {
+	b.ReportAllocs()
+	var bytes int
+	i := 0
+	for b.Loop() {
+		bytes += fetch(b, urls[i%len(urls)])
+		i++
+	}
+	b.SetBytes(int64(bytes / max(i, 1)))
+}
+
+func BenchmarkReadByID(b *testing.B) {
+	e, d := prepareBench(b)
+	urls := make([]string, len(d.npis))
+	for i, npi := range d.npis {
+		urls[i] = e.url("/Practitioner/" + npi)
+	}
+	benchURLs(b, urls)
+}
+
+func BenchmarkSearchIdentifier(b *testing.B) {
+	e, d := prepareBench(b)
+	urls := make([]string, len(d.npis))
+	for i, npi := range d.npis {
+		urls[i] = e.url("/Practitioner", "identifier", fhirmap.SystemNPI+"|"+npi)
+	}
+	benchURLs(b, urls)
+}
+
+func BenchmarkSearchSpecialtyInclude(b *testing.B) {
+	e, d := prepareBench(b)
+	benchURLs(b, []string{e.url("/PractitionerRole", "specialty", d.specialty, "_include", "PractitionerRole:practitioner")})
+}
+
+func BenchmarkSearchName(b *testing.B) {
+	e, d := prepareBench(b)
+	benchURLs(b, []string{e.url("/Practitioner", "name", d.name)})
+}
+
+// BenchmarkCeiling serves a read's bytes from memory over loopback.
+func BenchmarkCeiling(b *testing.B) {
+	_, d := prepareBench(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
+		_, _ = w.Write(d.readBody)
+	}))
+	defer srv.Close()
+	benchURLs(b, []string{srv.URL + "/fhir/Practitioner/" + url.PathEscape(d.npis[0])})
+}
+
+// BenchmarkReadByIDParallel and BenchmarkCeilingParallel measure throughput with concurrent
+// clients, the figure the ceiling ratio is about.
+func BenchmarkReadByIDParallel(b *testing.B) {
+	e, d := prepareBench(b)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			fetch(b, e.url("/Practitioner/"+d.npis[i%len(d.npis)]))
+			i++
+		}
+	})
+}
+
+func BenchmarkCeilingParallel(b *testing.B) {
+	_, d := prepareBench(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/fhir+json; charset=utf-8")
+		_, _ = w.Write(d.readBody)
+	}))
+	defer srv.Close()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			fetch(b, srv.URL+"/fhir/Practitioner/x")
+		}
+	})
+}

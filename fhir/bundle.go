@@ -1,0 +1,133 @@
+package fhir
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+
+	"providerdir/mapping/fhirmap"
+	"providerdir/store"
+)
+
+// bundle writes a searchset Bundle by appending bytes: the stored resources go in as they are
+// (their provenance tag systems spliced to this server's base), so a page costs copying, not
+// JSON encoding. Only _summary and _elements decode anything, and only the top level of each
+// matched resource.
+func (s *Server) bundle(res *result, q *query) ([]byte, error) {
+	size := 512
+	for _, d := range res.matches {
+		size += len(d.Body) + 256
+	}
+	for _, d := range res.included {
+		size += len(d.doc.Body) + 256
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"resourceType":"Bundle","id":"`...)
+	b = append(b, bundleID()...)
+	b = append(b, `","meta":{"lastUpdated":"`...)
+	b = append(b, s.now().UTC().Format("2006-01-02T15:04:05Z")...)
+	b = append(b, `"},"type":"searchset"`...)
+	if res.total >= 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, res.total, 10)
+	}
+	b = append(b, `,"link":[`...)
+	b = appendLink(b, "self", res.self)
+	if res.next != "" {
+		b = append(b, ',')
+		b = appendLink(b, "next", res.next)
+	}
+	if res.prev != "" {
+		b = append(b, ',')
+		b = appendLink(b, "previous", res.prev)
+	}
+	b = append(b, ']')
+
+	n := 0
+	entry := func() {
+		if n == 0 {
+			b = append(b, `,"entry":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+	}
+	var err error
+	for _, d := range res.matches {
+		entry()
+		if b, err = s.appendEntry(b, res.typ, d, "match", q.shape); err != nil {
+			return nil, err
+		}
+	}
+	for _, inc := range res.included {
+		entry()
+		if b, err = s.appendEntry(b, inc.typ, inc.doc, "include", shape{}); err != nil {
+			return nil, err
+		}
+	}
+	if len(res.warnings) > 0 {
+		entry()
+		b = append(b, `{"resource":`...)
+		b = append(b, warningOutcome(res.warnings)...)
+		b = append(b, `,"search":{"mode":"outcome"}}`...)
+	}
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+func (s *Server) appendEntry(b []byte, typ string, d store.Document, mode string, sh shape) ([]byte, error) {
+	stored, err := fhirmap.Open(d.Body)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"fullUrl":`...)
+	b = appendString(b, s.base+"/"+typ+"/"+d.ID)
+	b = append(b, `,"resource":`...)
+	if sh.subsetting() {
+		body, err := sh.apply(typ, fhirmap.Splice(nil, stored.Resource, s.tagBase))
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, body...)
+	} else {
+		b = fhirmap.Splice(b, stored.Resource, s.tagBase)
+	}
+	b = append(b, `,"search":{"mode":"`...)
+	b = append(b, mode...)
+	return append(b, `"}}`...), nil
+}
+
+func appendLink(b []byte, relation, url string) []byte {
+	b = append(b, `{"relation":"`...)
+	b = append(b, relation...)
+	b = append(b, `","url":`...)
+	b = appendString(b, url)
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, escaping what JSON requires and nothing else, so that
+// URLs keep their '&'.
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+func bundleID() string {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}

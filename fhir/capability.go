@@ -1,0 +1,212 @@
+package fhir
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"providerdir/buildinfo"
+	"providerdir/mapping/fhirmap"
+)
+
+// The CapabilityStatement, rendered from the same tables the handlers run on (searchParams,
+// includesOf, revIncludesOf, fhirmap.Profiles), so it states what the server does and nothing
+// else. It claims the US Core profiles of the resources served, not US Core server conformance,
+// which would require Patient and the clinical resources this directory does not hold.
+
+type capStatement struct {
+	ResourceType   string      `json:"resourceType"`
+	ID             string      `json:"id"`
+	URL            string      `json:"url"`
+	Version        string      `json:"version"`
+	Name           string      `json:"name"`
+	Title          string      `json:"title"`
+	Status         string      `json:"status"`
+	Experimental   bool        `json:"experimental"`
+	Date           string      `json:"date"`
+	Publisher      string      `json:"publisher"`
+	Description    string      `json:"description"`
+	Kind           string      `json:"kind"`
+	Software       capSoftware `json:"software"`
+	Implementation capImpl     `json:"implementation"`
+	FHIRVersion    string      `json:"fhirVersion"`
+	Format         []string    `json:"format"`
+	Rest           []capRest   `json:"rest"`
+}
+
+type capSoftware struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type capImpl struct {
+	Description string `json:"description"`
+	URL         string `json:"url"`
+}
+
+type capRest struct {
+	Mode          string        `json:"mode"`
+	Documentation string        `json:"documentation"`
+	Security      capSecurity   `json:"security"`
+	Resource      []capResource `json:"resource"`
+}
+
+type capSecurity struct {
+	Extension   []capExtension `json:"extension"`
+	CORS        bool           `json:"cors"`
+	Service     []capConcept   `json:"service"`
+	Description string         `json:"description"`
+}
+
+type capExtension struct {
+	URL       string         `json:"url"`
+	ValueURI  string         `json:"valueUri,omitempty"`
+	Extension []capExtension `json:"extension,omitempty"`
+}
+
+type capConcept struct {
+	Coding []capCoding `json:"coding"`
+	Text   string      `json:"text,omitempty"`
+}
+
+type capCoding struct {
+	System  string `json:"system"`
+	Code    string `json:"code"`
+	Display string `json:"display,omitempty"`
+}
+
+type capResource struct {
+	Type              string           `json:"type"`
+	Profile           string           `json:"profile"`
+	SupportedProfile  []string         `json:"supportedProfile"`
+	Documentation     string           `json:"documentation"`
+	Interaction       []capInteraction `json:"interaction"`
+	Versioning        string           `json:"versioning"`
+	ReadHistory       bool             `json:"readHistory"`
+	UpdateCreate      bool             `json:"updateCreate"`
+	ConditionalCreate bool             `json:"conditionalCreate"`
+	ConditionalRead   string           `json:"conditionalRead"`
+	ConditionalUpdate bool             `json:"conditionalUpdate"`
+	ConditionalDelete string           `json:"conditionalDelete"`
+	SearchInclude     []string         `json:"searchInclude,omitempty"`
+	SearchRevInclude  []string         `json:"searchRevInclude,omitempty"`
+	SearchParam       []capSearchParam `json:"searchParam"`
+}
+
+type capInteraction struct {
+	Code          string `json:"code"`
+	Documentation string `json:"documentation,omitempty"`
+}
+
+type capSearchParam struct {
+	Name          string `json:"name"`
+	Definition    string `json:"definition,omitempty"`
+	Type          string `json:"type"`
+	Documentation string `json:"documentation,omitempty"`
+}
+
+const capDescription = "Read-only FHIR R4 provider directory built from public US provider data (NPPES, PECOS, " +
+	"the CMS Provider of Services file, NUCC taxonomy). It serves Practitioner, PractitionerRole, Organization and " +
+	"Location conforming to their US Core 6.1.0 profiles, and HealthcareService in the Da Vinci Plan-Net 1.2.0 shape. " +
+	"It is a directory facade: it does not serve Patient or any clinical resource, so it does not claim conformance " +
+	"to the US Core Server CapabilityStatement as a whole, only to the profiles listed per resource. Every resource " +
+	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
+
+// capabilityStatement builds the statement for a base URL and token endpoint.
+func capabilityStatement(base, tokenURL string, publicRead bool, date string, maxIncludes, maxChain int) capStatement {
+	security := "SMART Backend Services: obtain an access token from " + tokenURL +
+		" with the client-credentials grant and a private_key_jwt client assertion (RS384 or ES384); scopes " +
+		"system/<Type>.read or system/<Type>.rs. Sandbox credentials see a fixed subset of 200 practitioners, " +
+		"their roles and locations, and the organizations those roles name with their locations and services."
+	if publicRead {
+		security += " Public read mode is on: requests without a token may read and search every resource."
+	}
+	cs := capStatement{
+		ResourceType: "CapabilityStatement", ID: "providerdir", URL: base + "/metadata", Version: buildinfo.PipelineVersion(),
+		Name: "ProviderDirectoryFHIRServer", Title: "Provider directory FHIR R4 server", Status: "active",
+		Date: date, Publisher: "Provider directory service", Description: capDescription, Kind: "instance",
+		Software:       capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
+		Implementation: capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
+		FHIRVersion:    "4.0.1",
+		Format:         []string{"application/fhir+json", "json"},
+	}
+	rest := capRest{
+		Mode: "server",
+		Documentation: "Search by GET and by POST [type]/_search (same results). Paging: _count (default " +
+			strconv.Itoa(DefaultCount) + ", at most " + strconv.Itoa(MaxCount) + "), Bundle links self/next/previous carry an opaque _cursor that " +
+			"stays valid across one snapshot switch; past that a page answers 410. _total (none, estimate, accurate: " +
+			"exact counts; the default is accurate), _summary (true, false, text, data, count), _elements, _sort (_id, " +
+			"_lastUpdated, descending with -). _include and _revinclude reach one level and add at most " + strconv.Itoa(maxIncludes) +
+			" resources per page, with an OperationOutcome warning entry when more were left out. Chained parameters " +
+			"(reference.parameter, one level) and _has:Type:reference:parameter reverse chains are supported on every " +
+			"reference parameter and match at most " + strconv.Itoa(maxChain) + " resources of the other type (else 400 too-costly). " +
+			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact. " +
+			"Unknown or malformed parameters are a 400 OperationOutcome naming them, or ignored with a warning under " +
+			"Prefer: handling=lenient. Reads return ETag and Last-Modified and honour If-None-Match and " +
+			"If-Modified-Since; a resource removed by the latest source snapshot answers 410.",
+		Security: capSecurity{
+			Extension: []capExtension{{URL: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
+				Extension: []capExtension{{URL: "token", ValueURI: tokenURL}}}},
+			CORS: true,
+			Service: []capConcept{{Coding: []capCoding{{System: "http://terminology.hl7.org/CodeSystem/restful-security-service",
+				Code: "SMART-on-FHIR", Display: "SMART-on-FHIR"}}, Text: "SMART Backend Services"}},
+			Description: security,
+		},
+	}
+	for _, t := range fhirmap.Types {
+		res := capResource{
+			Type: t, Profile: "http://hl7.org/fhir/StructureDefinition/" + t,
+			SupportedProfile: []string{fhirmap.Profiles[t]},
+			Documentation:    resourceDocs[t],
+			Interaction: []capInteraction{
+				{Code: "read", Documentation: "ETag, Last-Modified, If-None-Match and If-Modified-Since; 410 for resources removed by the latest snapshot"},
+				{Code: "search-type", Documentation: "GET and POST _search"},
+			},
+			Versioning: "no-version", ConditionalRead: "full-support", ConditionalDelete: "not-supported",
+		}
+		for _, inc := range includesOf(t) {
+			res.SearchInclude = append(res.SearchInclude, inc.source+":"+inc.param)
+		}
+		for _, inc := range revIncludesOf(t) {
+			res.SearchRevInclude = append(res.SearchRevInclude, inc.source+":"+inc.param)
+		}
+		for _, p := range searchParams[t] {
+			doc := p.doc
+			if p.kind == kindReference {
+				doc += "; targets " + strings.Join(p.targets, ", ")
+			}
+			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: p.definition, Type: string(p.kind), Documentation: doc})
+		}
+		rest.Resource = append(rest.Resource, res)
+	}
+	cs.Rest = []capRest{rest}
+	return cs
+}
+
+var resourceDocs = map[string]string{
+	fhirmap.TypePractitioner: "Individual NPIs of the NPPES registry (id = NPI): name, practice telephone and address, " +
+		"gender, NUCC taxonomies with licenses and licensing state as qualifications, active from deactivation. " +
+		"Deactivated NPIs whose registry entry is blanked have no resource.",
+	fhirmap.TypePractitionerRole: "One per practitioner and organization the practitioner reassigns Medicare benefits to " +
+		"in PECOS (id = <NPI>-<organization id>), or one of the practitioner alone (id = NPI): practice locations, " +
+		"NUCC code and specialties, telephone. Organizations are only named where PECOS joins them; a practitioner " +
+		"without any published telephone has no role (US Core pd-1).",
+	fhirmap.TypeOrganization: "Organization NPIs of the NPPES registry (id = NPI), with the CMS Certification Number " +
+		"where the PECOS hospital enrollment file bridges the NPI to exactly one facility; Provider of Services " +
+		"facilities no organization NPI stands for (id = ccn-<CCN>), partOf their related provider.",
+	fhirmap.TypeLocation: "Practice addresses: each NPI's primary practice location (id = NPI) and secondary ones from " +
+		"the registry's practice location file, and Provider of Services facility addresses (id = ccn-<CCN>).",
+	fhirmap.TypeHealthcareService: "The services of each organization (id = the organization's id): Plan-Net category, " +
+		"NUCC specialties, locations, providedBy.",
+}
+
+// metadata serves GET [base]/metadata. It needs no token.
+func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
+	ct, ok := negotiate(r, r.URL.Query().Get("_format"))
+	if !ok {
+		notAcceptable(w, r)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	s.write(w, http.StatusOK, ct, s.capability, r.URL.Query().Get("_pretty") == "true")
+}

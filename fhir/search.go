@@ -1,0 +1,276 @@
+package fhir
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/mapping/fhirmap"
+	"providerdir/smart"
+	"providerdir/store"
+)
+
+// maxFormBytes bounds a POST _search body.
+const maxFormBytes = 1 << 20
+
+// searchGET serves GET [base]/[type]?params.
+func (s *Server) searchGET(w http.ResponseWriter, r *http.Request) {
+	s.search(w, r, r.URL.Query())
+}
+
+// searchPOST serves POST [base]/[type]/_search with form-encoded parameters (and any in the
+// URL), answering exactly as the GET with the same parameters.
+func (s *Server) searchPOST(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/x-www-form-urlencoded" {
+		Error(w, r, http.StatusUnsupportedMediaType, "unsupported_media_type",
+			"POST _search takes application/x-www-form-urlencoded parameters")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		Error(w, r, http.StatusBadRequest, "invalid", "the form body could not be read: "+err.Error())
+		return
+	}
+	s.search(w, r, r.Form)
+}
+
+// result is one page of a search, ready to be written as a Bundle.
+type result struct {
+	typ      string
+	total    int64 // -1: not counted
+	matches  []store.Document
+	included []includedDoc
+	self     string
+	next     string
+	prev     string
+	warnings []Issue
+}
+
+type includedDoc struct {
+	typ string
+	doc store.Document
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Values) {
+	typ := mux.Vars(r)["type"]
+	ct, ok := negotiate(r, values.Get("_format"))
+	if !ok {
+		notAcceptable(w, r)
+		return
+	}
+	g, ok := authorize(w, r, typ, smart.Search)
+	if !ok {
+		return
+	}
+	q, err := parseSearch(typ, s.base, values, lenient(r))
+	if err != nil {
+		writeParamError(w, r, err)
+		return
+	}
+	res, status, err := s.run(r.Context(), q, g)
+	switch {
+	case err != nil && status == 0:
+		s.fail(w, r, err)
+		return
+	case err != nil && status == http.StatusBadRequest:
+		writeParamError(w, r, err)
+		return
+	case err != nil:
+		Error(w, r, status, "", err.Error())
+		return
+	}
+	body, err := s.bundle(res, q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.write(w, http.StatusOK, ct, body, q.pretty)
+}
+
+// run executes a parsed search. A non-zero status goes with a client-facing error.
+func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int, error) {
+	v, err := s.serving(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	coll := fhirmap.Collection(q.typ)
+	hash := queryHash(q.typ, q.canonical)
+	var tok pageToken
+	if q.cursor != "" {
+		var ok bool
+		if tok, ok = decodePageToken(q.cursor); !ok {
+			return nil, http.StatusBadRequest, invalid("_cursor", "not a cursor of this server; follow the Bundle's links")
+		}
+		if tok.Query != hash {
+			return nil, http.StatusBadRequest, invalid("_cursor", "the cursor belongs to another search; follow the Bundle's links")
+		}
+		switch tok.Generation {
+		case v.gens[coll]:
+		case v.prev[coll]:
+			v = view{gens: v.prev} // page on through the snapshot the search started on
+		default:
+			return nil, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
+		}
+	}
+	res := &result{typ: q.typ, total: -1, warnings: slices.Clone(q.warnings)}
+
+	where := slices.Clone(q.where)
+	if g.Sandbox {
+		where = append(where, sandboxCond)
+	}
+	empty := q.empty
+	for _, c := range q.chains {
+		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandbox)
+		if _, ok := err.(*paramError); ok {
+			return nil, http.StatusBadRequest, err
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if cond == nil {
+			empty = true
+			break
+		}
+		where = append(where, *cond)
+	}
+	sq := store.Query{Collection: coll, Generation: v.gen(q.typ), Where: where, Limit: max(q.count, 1)}
+	if q.sort != "" {
+		sq.OrderBy = fhirmap.KeyLastUpdated
+	}
+	if sq.Generation == "" {
+		empty = true // nothing ingested yet
+	}
+
+	counted := q.total != "none" || q.summary == "count" || q.count == 0
+	switch {
+	case !counted:
+	case empty:
+		res.total = 0
+	case tok.Cursor != "" && tok.Total >= 0:
+		res.total = tok.Total
+	default:
+		if res.total, err = s.st.Count(ctx, sq); err != nil {
+			return nil, 0, err
+		}
+	}
+
+	selfValues := q.canonical
+	if q.cursor != "" {
+		selfValues = withParam(q.canonical, "_cursor", q.cursor)
+	}
+	res.self = s.link(q.typ, selfValues)
+	if empty || q.summary == "count" || q.count == 0 {
+		return res, 0, nil
+	}
+
+	sq.Descending = q.desc != tok.Back
+	sq.After = tok.Cursor
+	page, err := s.st.Find(ctx, sq)
+	if err != nil {
+		return nil, 0, err
+	}
+	res.matches = page.Docs
+	gen := v.gen(q.typ)
+	mk := func(cursor string, back bool) string {
+		t := pageToken{Generation: gen, Cursor: cursor, Back: back, Total: res.total, Query: hash}
+		return s.link(q.typ, withParam(q.canonical, "_cursor", t.encode()))
+	}
+	if tok.Back {
+		slices.Reverse(res.matches)
+		// Came back from a later page: there is always a next one.
+		if n := len(res.matches); n > 0 {
+			res.next = mk(cursorOf(res.matches[n-1], sq.OrderBy), false)
+		}
+		if page.Next != "" {
+			res.prev = mk(page.Next, true)
+		}
+	} else {
+		if page.Next != "" {
+			res.next = mk(page.Next, false)
+		}
+		if tok.Cursor != "" && len(res.matches) > 0 {
+			res.prev = mk(cursorOf(res.matches[0], sq.OrderBy), true)
+		}
+	}
+	if err := s.addIncludes(ctx, v, q, g, res); err != nil {
+		return nil, 0, err
+	}
+	return res, 0, nil
+}
+
+var sandboxCond = store.Condition{Param: fhirmap.KeySandbox, Values: []string{"1"}, Match: store.Exact}
+
+// cursorOf is the store cursor positioned at d, for the order the query uses.
+func cursorOf(d store.Document, orderBy string) string {
+	c := store.Cursor{ID: d.ID}
+	if orderBy != "" {
+		c.Value, _ = store.SmallestValue(d.Keys, orderBy)
+	}
+	return c.Encode()
+}
+
+// resolveChain turns a chained or reverse-chained parameter into a condition on the searched
+// type: the ids the inner search found. nil means nothing matched.
+func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, sandbox bool) (*store.Condition, error) {
+	where := []store.Condition{c.cond}
+	if sandbox {
+		where = append(where, sandboxCond)
+	}
+	gen := v.gen(c.other)
+	if gen == "" {
+		return nil, nil
+	}
+	page, err := s.st.Find(ctx, store.Query{Collection: fhirmap.Collection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
+	if err != nil {
+		return nil, err
+	}
+	if page.Next != "" {
+		return nil, &paramError{param: c.name, code: "too-costly",
+			msg: fmt.Sprintf("matches more than %d %s resources; narrow it", s.maxChain, c.other)}
+	}
+	var vals []string
+	if !c.reverse {
+		for _, d := range page.Docs {
+			vals = append(vals, fhirmap.Ref(c.other, d.ID))
+		}
+		if len(vals) == 0 {
+			return nil, nil
+		}
+		return &store.Condition{Param: c.key, Values: vals, Match: store.Exact}, nil
+	}
+	prefix := typ + "/"
+	for _, d := range page.Docs {
+		for _, k := range d.Keys {
+			if k.Param == c.key && strings.HasPrefix(k.Value, prefix) && !slices.Contains(vals, k.Value[len(prefix):]) {
+				vals = append(vals, k.Value[len(prefix):])
+			}
+		}
+	}
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	return &store.Condition{Param: fhirmap.KeyID, Values: vals, Match: store.Exact}, nil
+}
+
+// link is an absolute search URL of this server.
+func (s *Server) link(typ string, values url.Values) string {
+	if len(values) == 0 {
+		return s.base + "/" + typ
+	}
+	return s.base + "/" + typ + "?" + values.Encode()
+}
+
+func withParam(v url.Values, name, value string) url.Values {
+	out := make(url.Values, len(v)+1)
+	for k, vs := range v {
+		out[k] = vs
+	}
+	out[name] = []string{value}
+	return out
+}

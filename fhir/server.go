@@ -1,0 +1,164 @@
+package fhir
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/logging"
+	"providerdir/mapping/fhirmap"
+	"providerdir/store"
+)
+
+// Config configures the FHIR surface.
+type Config struct {
+	Store store.Store
+	// BaseURL is the FHIR base URL clients use, without a trailing slash (for example
+	// https://directory.example/fhir). Every absolute URL served (fullUrl, links, provenance tag
+	// systems, the CapabilityStatement's) is built from it, never from the request.
+	BaseURL string
+	// TokenURL is the SMART token endpoint advertised in the CapabilityStatement; empty means
+	// BaseURL + "/token".
+	TokenURL string
+	// PublicRead says the deployment admits reads without a token (Plan-Net's public directory
+	// mode, decided by the SMART layer); the CapabilityStatement says so.
+	PublicRead bool
+	// Log receives the start-up line; nil means slog.Default(). Requests log through the
+	// request's logger (logging.Logger).
+	Log *slog.Logger
+	// MaxIncludes caps the resources _include and _revinclude add to one page; 0 means
+	// DefaultMaxIncludes.
+	MaxIncludes int
+	// MaxChain caps the resources a chained or _has parameter may match; 0 means
+	// DefaultMaxChain.
+	MaxChain int
+	// SnapshotTTL is how long the serving snapshot pointer is reused before it is read again.
+	// Reading and decoding it was half the cost of a read; with the default a snapshot switch
+	// reaches this server within DefaultSnapshotTTL. Negative reads it on every request.
+	SnapshotTTL time.Duration
+	// Now is the clock (tests pin it); nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultSnapshotTTL bounds how long after a snapshot switch the FHIR surface may still serve
+// the previous snapshot.
+const DefaultSnapshotTTL = time.Second
+
+// Server serves the read-only FHIR R4 REST API from the stored resources.
+type Server struct {
+	st         store.Store
+	base       string
+	tagBase    string
+	log        *slog.Logger
+	now        func() time.Time
+	capability []byte
+	maxInc     int
+	maxChain   int
+	ttl        time.Duration
+	snap       atomic.Pointer[cachedView]
+}
+
+type cachedView struct {
+	v    view
+	read time.Time
+}
+
+// New builds the FHIR server. The CapabilityStatement is rendered once, here.
+func New(cfg Config) *Server {
+	s := &Server{st: cfg.Store, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes}
+	if s.maxInc <= 0 {
+		s.maxInc = DefaultMaxIncludes
+	}
+	if s.maxChain = cfg.MaxChain; s.maxChain <= 0 {
+		s.maxChain = DefaultMaxChain
+	}
+	if s.ttl = cfg.SnapshotTTL; s.ttl == 0 {
+		s.ttl = DefaultSnapshotTTL
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.tagBase = s.base + "/provenance/"
+	token := cfg.TokenURL
+	if token == "" {
+		token = s.base + "/token"
+	}
+	cs := capabilityStatement(s.base, token, cfg.PublicRead, s.now().UTC().Format("2006-01-02"), s.maxInc, s.maxChain)
+	var err error
+	if s.capability, err = json.Marshal(cs); err != nil {
+		panic("fhir: CapabilityStatement does not encode: " + err.Error())
+	}
+	s.log.Info("FHIR surface ready", slog.String("base_url", s.base), slog.String("token_url", token),
+		slog.Bool("public_read", cfg.PublicRead), slog.Int("max_includes", s.maxInc), slog.Int("max_chain", s.maxChain))
+	return s
+}
+
+// typePattern is the mux pattern of the served resource types; other types are 404s.
+var typePattern = "{type:" + strings.Join(fhirmap.Types, "|") + "}"
+
+// Routes registers the FHIR interactions on the /fhir subrouter. Authentication (SMART's
+// Protect) wraps the subrouter; the handlers check the grant's scopes themselves.
+func (s *Server) Routes(r *mux.Router) {
+	r.HandleFunc("/metadata", s.metadata).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/"+typePattern, s.searchGET).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/"+typePattern+"/_search", s.searchPOST).Methods(http.MethodPost)
+	r.HandleFunc("/"+typePattern+`/{id:[A-Za-z0-9\-\.]{1,64}}`, s.read).Methods(http.MethodGet, http.MethodHead)
+}
+
+// view is the generations one request reads: the serving snapshot, or the previous one for a
+// page of a search that started before the last switch.
+type view struct {
+	gens map[string]string
+	prev map[string]string
+}
+
+func (v view) gen(resourceType string) string { return v.gens[fhirmap.Collection(resourceType)] }
+
+func (s *Server) serving(ctx context.Context) (view, error) {
+	now := time.Now()
+	if c := s.snap.Load(); c != nil && s.ttl > 0 && now.Sub(c.read) < s.ttl {
+		return c.v, nil
+	}
+	snap, err := store.Serving(ctx, s.st)
+	if err != nil {
+		return view{}, err
+	}
+	v := view{gens: snap.Collections, prev: snap.Previous}
+	s.snap.Store(&cachedView{v: v, read: now})
+	return v, nil
+}
+
+// write sends a FHIR body. HEAD gets the headers alone (net/http drops the body).
+func (s *Server) write(w http.ResponseWriter, status int, ct string, body []byte, pretty bool) {
+	if pretty {
+		var buf bytes.Buffer
+		if json.Indent(&buf, body, "", "  ") == nil {
+			body = buf.Bytes()
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", ct+"; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// fail writes a server-side failure as a fatal OperationOutcome, logging the cause.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the client went away
+	}
+	logging.Logger(r.Context()).Error("fhir request failed", slog.Any("error", err))
+	Error(w, r, http.StatusInternalServerError, "internal_error", "the request could not be served")
+}

@@ -1,0 +1,212 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"providerdir/mapping"
+	"providerdir/mapping/fhirmap"
+	"providerdir/source/nucc"
+	"providerdir/store"
+)
+
+// FHIRCollections are the collections of the FHIR resources, one per resource type
+// (fhir_Practitioner, ...). They are derived from the source collections by the "fhir"
+// projection and switch with them.
+var FHIRCollections = func() []string {
+	out := make([]string, len(fhirmap.Types))
+	for i, t := range fhirmap.Types {
+		out[i] = fhirmap.Collection(t)
+	}
+	return out
+}()
+
+func init() {
+	registerProjection(&projection{
+		name: "fhir",
+		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, Enrollments, HospitalEnrollments,
+			Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs},
+		outputs: FHIRCollections,
+		run:     buildFHIR,
+	})
+}
+
+// fhirPage is how many registry documents a worker builds at a time.
+const fhirPage = 256
+
+// buildFHIR derives the FHIR resources. The registry is read once in NPI order and split among
+// workers (one per CPU); each worker looks a provider's joined records up by their search keys
+// (secondary locations, other names, enrollments and reassignments) and builds its resources;
+// this goroutine alone writes them, as the batch writer wants. Small reference tables (NUCC
+// display names, the sandbox subset, the hospital enrollment bridge) are read into memory first.
+// Facilities of the Provider of Services file that no organization NPI stands for follow.
+func buildFHIR(ctx context.Context, p *Projection) error {
+	start := time.Now()
+	j, err := newJoiner(ctx, p)
+	if err != nil || (j.gen[RegistryProviders] == "" && j.gen[Facilities] == "") {
+		return err
+	}
+	stats := map[string]int64{}
+	emit := func(res []fhirmap.Resource) error {
+		for _, r := range res {
+			if err := p.Emit(ctx, fhirmap.Collection(r.Type), r.Doc); err != nil {
+				return err
+			}
+			stats[r.Type]++
+		}
+		return nil
+	}
+	if j.gen[RegistryProviders] != "" {
+		if err := j.buildProviders(ctx, emit, stats); err != nil {
+			return err
+		}
+	}
+	if j.gen[Facilities] != "" {
+		if err := j.buildFacilities(ctx, emit, stats); err != nil {
+			return err
+		}
+	}
+	p.run.opts.Log.Info("FHIR resources built", "practitioners", stats[fhirmap.TypePractitioner],
+		"roles", stats[fhirmap.TypePractitionerRole], "organizations", stats[fhirmap.TypeOrganization],
+		"locations", stats[fhirmap.TypeLocation], "services", stats[fhirmap.TypeHealthcareService],
+		"records_without_resource", stats["skipped"], "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// buildProviders builds every registry provider's resources on a pool of workers.
+func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	pages := make(chan []store.Document, 2)
+	results := make(chan []fhirmap.Resource, 4)
+	var wg sync.WaitGroup
+	skipped := make([]int64, runtime.GOMAXPROCS(0))
+	for w := range skipped {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for page := range pages {
+				var out []fhirmap.Resource
+				for i := range page {
+					res, err := j.provider(ctx, &page[i])
+					if errors.Is(err, fhirmap.ErrNoResource) {
+						skipped[w]++
+						continue
+					}
+					if err != nil {
+						cancel(err)
+						return
+					}
+					out = append(out, res...)
+				}
+				select {
+				case results <- out:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(pages)
+		sc := newScan(j.st, RegistryProviders, j.gen[RegistryProviders])
+		page := make([]store.Document, 0, fhirPage)
+		for {
+			d, err := sc.next(ctx)
+			if err != nil {
+				cancel(err)
+				return
+			}
+			if d != nil {
+				page = append(page, *d)
+			}
+			if len(page) == fhirPage || (d == nil && len(page) > 0) {
+				select {
+				case pages <- page:
+				case <-ctx.Done():
+					return
+				}
+				page = make([]store.Document, 0, fhirPage)
+			}
+			if d == nil {
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	for res := range results {
+		if err := emit(res); err != nil {
+			cancel(err)
+			for range results { // let the workers finish
+			}
+			return err
+		}
+	}
+	for _, n := range skipped {
+		stats["skipped"] += n
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// buildFacilities builds the Provider of Services facilities that are not merged into an
+// organization NPI.
+func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
+	sc := newScan(j.st, Facilities, j.gen[Facilities])
+	for {
+		d, err := sc.next(ctx)
+		if err != nil || d == nil {
+			return err
+		}
+		if _, merged := j.mergedCCN[d.ID]; merged {
+			continue
+		}
+		body, err := mapping.DecodeBody[mapping.FacilityRecord](*d)
+		if err != nil {
+			return fmt.Errorf("fhir: facility %s: %w", d.ID, err)
+		}
+		f := &fhirmap.Facility{Record: body.Record, Provenance: body.Provenance}
+		if f.PartOf, err = j.parentOf(ctx, fhirmap.FacilityID(d.ID)); err != nil {
+			return err
+		}
+		f.Sandbox = j.sandboxOrgs[fhirmap.FacilityID(d.ID)]
+		res, err := fhirmap.BuildFacility(f)
+		if errors.Is(err, fhirmap.ErrNoResource) {
+			stats["skipped"]++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := emit(res); err != nil {
+			return err
+		}
+	}
+}
+
+// taxonomies reads the NUCC display names.
+func taxonomies(ctx context.Context, st store.Store, gen string) (fhirmap.Taxonomies, error) {
+	out := fhirmap.Taxonomies{}
+	if gen == "" {
+		return out, nil
+	}
+	sc := newScan(st, NUCCTaxonomy, gen)
+	for {
+		d, err := sc.next(ctx)
+		if err != nil || d == nil {
+			return out, err
+		}
+		body, err := mapping.DecodeBody[nucc.Taxonomy](*d)
+		if err != nil {
+			return nil, fmt.Errorf("fhir: taxonomy %s: %w", d.ID, err)
+		}
+		out[body.Record.Code] = body.Record.DisplayName
+	}
+}

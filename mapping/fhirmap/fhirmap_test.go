@@ -1,0 +1,335 @@
+package fhirmap_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"providerdir/mapping"
+	"providerdir/mapping/fhirmap"
+	"providerdir/mapping/fhirmap/fhirtest"
+	"providerdir/store"
+)
+
+var (
+	doi   = "10.1234/example"
+	prov  = mapping.Provenance{Source: "CMS  NPPES", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html", DatasetID: "nppes", Snapshot: "2025-06-08", Methodology: "nppes-registry/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: mapping.LicensePublicDomainUSGov, CoverageStart: "2005-05-23", CoverageEnd: "2025-06-08"}
+	pecos = mapping.Provenance{Source: "CMS PECOS", SourceURL: "https://data.cms.gov/pecos", DatasetID: "cms_pecos_ppef", Snapshot: "2025-04-01", Methodology: "pecos-enrollment/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: mapping.LicensePublicDomainUSGov, CoverageStart: "2025-04-01", CoverageEnd: "2025-04-01", DOI: &doi}
+	tax   = fhirmap.Taxonomies{"207R00000X": "Internal Medicine Physician", "207RC0000X": "Cardiovascular Disease Physician", "282N00000X": "General Acute Care Hospital"}
+)
+
+func individual() *fhirmap.Provider {
+	return &fhirmap.Provider{
+		Record: mapping.RegistryRecord{
+			NPI: "1234567893", EntityType: "individual",
+			Name:            &mapping.PersonName{First: "José", Middle: "A", Last: "Núñez", Credential: "MD"},
+			Sex:             "M",
+			Taxonomies:      []mapping.RegistryTaxonomy{{Code: "207R00000X", License: "MD1", LicenseState: "KS", Primary: true}, {Code: "207RC0000X", License: "MD1", LicenseState: "KS"}},
+			PrimaryTaxonomy: "207R00000X",
+			PracticeAddress: mapping.Address{Line1: "1 MAIN ST", City: "WEST SPRINGS", State: "KS", PostalCode: "672081234", Country: "US", Phone: "5551234567"},
+			MailingAddress:  mapping.Address{Line1: "PO BOX 9", City: "WEST SPRINGS", State: "KS", PostalCode: "67208", Country: "US"},
+			LastUpdated:     "2024-06-04", Active: true,
+		},
+		Provenance: prov,
+		Secondary:  []fhirmap.SecondaryLocation{{ID: "1234567893.00aa11bb22cc33dd", Address: mapping.Address{Line1: "9 ELM", City: "TOPEKA", State: "KS", PostalCode: "66601"}}},
+		Employers:  []fhirmap.Employer{{OrgID: "1987654328", Name: "ACME CLINIC", Provenance: pecos, Snapshot: "2025-04-01"}},
+		Sandbox:    true,
+	}
+}
+
+func organization() *fhirmap.Provider {
+	return &fhirmap.Provider{
+		Record: mapping.RegistryRecord{
+			NPI: "1987654328", EntityType: "organization", OrganizationName: "ACME HOSPITAL", OtherName: "ACME",
+			Taxonomies:         []mapping.RegistryTaxonomy{{Code: "282N00000X", Primary: true}},
+			PrimaryTaxonomy:    "282N00000X",
+			PracticeAddress:    mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US", Phone: "5550000000", Fax: "5550000001"},
+			MailingAddress:     mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US"},
+			LastUpdated:        "2023-01-02",
+			Active:             true,
+			AuthorizedOfficial: &mapping.Official{Name: mapping.PersonName{First: "ANN", Last: "LEE"}, Title: "CEO", Phone: "5550000002"},
+		},
+		Provenance: prov,
+		OtherNames: []string{"ACME MEDICAL CENTER", "acme"},
+		CCN:        "170001",
+		Facility: &fhirmap.Facility{Record: mapping.FacilityRecord{CCN: "170001", Name: "ACME MEDICAL CENTER", CategoryCode: "01",
+			Address: mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Phone: "5550000000"}, Active: true}, Provenance: pecos},
+	}
+}
+
+func facility() *fhirmap.Facility {
+	return &fhirmap.Facility{
+		Record: mapping.FacilityRecord{CCN: "175001", Name: "PRAIRIE NURSING", CategoryCode: "04",
+			Address: mapping.Address{Line1: "7 OAK", City: "SALINA", State: "KS", PostalCode: "67401"}, Active: false},
+		Provenance: prov, PartOf: "ccn-170001",
+	}
+}
+
+// built indexes resources by "Type/id".
+func built(t *testing.T, res []fhirmap.Resource, err error) map[string]fhirmap.Resource {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]fhirmap.Resource{}
+	for _, r := range res {
+		out[fhirmap.Ref(r.Type, r.ID)] = r
+		st, err := fhirmap.Open(r.Doc.Body)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", r.Type, r.ID, err)
+		}
+		if err := fhirtest.Validate(st.Resource, fhirmap.TagSystemPrefix); err != nil {
+			t.Errorf("%s", err)
+		}
+	}
+	return out
+}
+
+func hasKey(d store.Document, param, value string) bool {
+	return slices.Contains(d.Keys, store.Key{Param: param, Value: value})
+}
+
+func TestBuildResources(t *testing.T) {
+	ind, _ := fhirmap.BuildIndividual(individual(), tax)
+	org, _ := fhirmap.BuildOrganization(organization(), tax)
+	fac, _ := fhirmap.BuildFacility(facility())
+	all := built(t, slices.Concat(ind, org, fac), nil)
+
+	want := []string{"Practitioner/1234567893", "Location/1234567893", "Location/1234567893.00aa11bb22cc33dd",
+		"PractitionerRole/1234567893-1987654328", "Organization/1987654328", "Location/1987654328",
+		"Location/ccn-170001", "HealthcareService/1987654328", "Organization/ccn-175001", "Location/ccn-175001",
+		"HealthcareService/ccn-175001"}
+	for _, w := range want {
+		if _, ok := all[w]; !ok {
+			t.Errorf("missing %s", w)
+		}
+	}
+	if len(all) != len(want) {
+		t.Errorf("built %d resources, want %d", len(all), len(want))
+	}
+
+	keys := []struct {
+		ref, param, value string
+		want              bool
+	}{
+		{"Practitioner/1234567893", "identifier", "http://hl7.org/fhir/sid/us-npi|1234567893", true},
+		{"Practitioner/1234567893", "identifier", "1234567893", true},
+		{"Practitioner/1234567893", "family", "nunez", true},
+		{"Practitioner/1234567893", "family:exact", "Núñez", true},
+		{"Practitioner/1234567893", "given", "jose", true},
+		{"Practitioner/1234567893", "name", "jose", true},
+		{"Practitioner/1234567893", "address-postalcode", "67208 1234", true},
+		{"Practitioner/1234567893", "address-postalcode", "672081234", true},
+		{"Practitioner/1234567893", "address-city", "west springs", true},
+		{"Practitioner/1234567893", "address-state", "ks", true},
+		{"Practitioner/1234567893", "active", "true", true},
+		{"Practitioner/1234567893", "_sandbox", "1", true},
+		{"Practitioner/1234567893", "_lastUpdated", "2024-06-04", true},
+		{"Practitioner/1234567893", "_id", "1234567893", true},
+		{"PractitionerRole/1234567893-1987654328", "practitioner", "Practitioner/1234567893", true},
+		{"PractitionerRole/1234567893-1987654328", "organization", "Organization/1987654328", true},
+		{"PractitionerRole/1234567893-1987654328", "location", "Location/1234567893.00aa11bb22cc33dd", true},
+		{"PractitionerRole/1234567893-1987654328", "service", "HealthcareService/1987654328", true},
+		{"PractitionerRole/1234567893-1987654328", "specialty", "http://nucc.org/provider-taxonomy|207RC0000X", true},
+		{"PractitionerRole/1234567893-1987654328", "specialty", "207RC0000X", true},
+		{"PractitionerRole/1234567893-1987654328", "role", "207R00000X", true},
+		{"PractitionerRole/1234567893-1987654328", "_lastUpdated", "2025-04-01", true},
+		{"Organization/1987654328", "identifier", "http://terminology.hl7.org/NamingSystem/CCN|170001", true},
+		{"Organization/1987654328", "name", "acme medical center", true},
+		{"Organization/1987654328", "type", "prov", true},
+		{"Organization/1987654328", "_sandbox", "1", false},
+		{"Location/ccn-170001", "organization", "Organization/1987654328", true},
+		{"Location/1234567893", "status", "active", true},
+		{"HealthcareService/1987654328", "service-category", "hosp", true},
+		{"HealthcareService/1987654328", "location", "Location/ccn-170001", true},
+		{"HealthcareService/1987654328", "specialty", "282N00000X", true},
+		{"Organization/ccn-175001", "partof", "Organization/ccn-170001", true},
+		{"Organization/ccn-175001", "active", "false", true},
+		{"Location/ccn-175001", "status", "inactive", true},
+		{"HealthcareService/ccn-175001", "service-category", "other", true},
+	}
+	for _, k := range keys {
+		r, ok := all[k.ref]
+		if !ok {
+			continue
+		}
+		if got := hasKey(r.Doc, k.param, k.value); got != k.want {
+			t.Errorf("%s key %s=%q: %v, want %v", k.ref, k.param, k.value, got, k.want)
+		}
+	}
+
+	// The NUCC display names and the license state reach the resource.
+	st, _ := fhirmap.Open(all["Practitioner/1234567893"].Doc.Body)
+	for _, s := range []string{`"display":"Cardiovascular Disease Physician"`, `"State of KS"`, `"family":"Núñez"`, `"postalCode":"67208-1234"`} {
+		if !bytes.Contains(st.Resource, []byte(s)) {
+			t.Errorf("Practitioner lacks %s: %s", s, st.Resource)
+		}
+	}
+	// The role's provenance is the enrollment's, whose DOI is set.
+	st, _ = fhirmap.Open(all["PractitionerRole/1234567893-1987654328"].Doc.Body)
+	if !bytes.Contains(st.Resource, []byte(`"system":"urn:providerdir:provenance:_doi","code":"10.1234/example"`)) {
+		t.Errorf("role provenance: %s", st.Resource)
+	}
+}
+
+func TestNoResource(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func() ([]fhirmap.Resource, error)
+	}{
+		{"deactivated individual", func() ([]fhirmap.Resource, error) {
+			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "unknown"}}, tax)
+		}},
+		{"individual without family name", func() ([]fhirmap.Resource, error) {
+			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "individual", Name: &mapping.PersonName{First: "A"}}}, tax)
+		}},
+		{"organization without name", func() ([]fhirmap.Resource, error) {
+			return fhirmap.BuildOrganization(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "organization"}}, tax)
+		}},
+		{"facility without name", func() ([]fhirmap.Resource, error) {
+			return fhirmap.BuildFacility(&fhirmap.Facility{Record: mapping.FacilityRecord{CCN: "170001"}})
+		}},
+	}
+	for _, tt := range tests {
+		if _, err := tt.build(); !errors.Is(err, fhirmap.ErrNoResource) {
+			t.Errorf("%s: err %v, want ErrNoResource", tt.name, err)
+		}
+	}
+}
+
+func TestRoleNeedsTelecom(t *testing.T) {
+	p := individual()
+	p.Record.PracticeAddress.Phone = ""
+	p.Secondary = nil
+	res, err := fhirmap.BuildIndividual(p, tax)
+	all := built(t, res, err)
+	for ref := range all {
+		if strings.HasPrefix(ref, "PractitionerRole/") {
+			t.Errorf("a practitioner without any number got role %s (pd-1)", ref)
+		}
+	}
+	// A number at a secondary practice or the mailing address is enough.
+	p.Record.MailingAddress.Phone = "5559999999"
+	res, err = fhirmap.BuildIndividual(p, tax)
+	if all = built(t, res, err); all["PractitionerRole/1234567893-1987654328"].ID == "" {
+		t.Error("no role with a mailing phone")
+	}
+}
+
+func TestRoleWithoutEmployer(t *testing.T) {
+	p := individual()
+	p.Employers = nil
+	res, err := fhirmap.BuildIndividual(p, tax)
+	all := built(t, res, err)
+	r, ok := all["PractitionerRole/1234567893"]
+	if !ok {
+		t.Fatal("no role of the practitioner alone")
+	}
+	st, _ := fhirmap.Open(r.Doc.Body)
+	if bytes.Contains(st.Resource, []byte(`"organization"`)) {
+		t.Errorf("a role without a known employer names an organization: %s", st.Resource)
+	}
+}
+
+func TestStoredDocument(t *testing.T) {
+	res, err := fhirmap.BuildIndividual(individual(), tax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res[0].Doc
+	st, err := fhirmap.Open(d.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Record   string          `json:"record"`
+		ETag     string          `json:"etag"`
+		Resource json.RawMessage `json:"resource"`
+	}
+	if err := json.Unmarshal(d.Body, &body); err != nil {
+		t.Fatalf("stored body is not JSON: %v", err)
+	}
+	if body.ETag != st.ETag || len(st.ETag) != 16 || !bytes.Equal(body.Resource, st.Resource) {
+		t.Errorf("Open disagrees with the JSON: %q %q", st.ETag, body.ETag)
+	}
+	if !bytes.HasPrefix(st.Resource, []byte(`{"resourceType":"Practitioner","id":"1234567893","meta":{`)) {
+		t.Errorf("resource head: %.80s", st.Resource)
+	}
+
+	// A new provenance stamp changes the etag, not the record digest.
+	p := individual()
+	p.Provenance.LastChecked = "2025-07-01T00:00:00Z"
+	res2, _ := fhirmap.BuildIndividual(p, tax)
+	var body2 struct {
+		Record string `json:"record"`
+		ETag   string `json:"etag"`
+	}
+	_ = json.Unmarshal(res2[0].Doc.Body, &body2)
+	if body2.Record != body.Record || body2.ETag == body.ETag {
+		t.Errorf("record %s -> %s, etag %s -> %s", body.Record, body2.Record, body.ETag, body2.ETag)
+	}
+
+	for _, bad := range []string{``, `{}`, `{"record":"x"}`, `{"record":"0123456789abcdef","etag":"0123456789abcdef","resourc":{}}`} {
+		if _, err := fhirmap.Open([]byte(bad)); err == nil {
+			t.Errorf("Open(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestSplice(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{`{"system":"urn:providerdir:provenance:_source","code":"x"}`, `{"system":"https://h/fhir/provenance/_source","code":"x"}`},
+		{`[{"system":"urn:providerdir:provenance:_a"},{"system":"urn:providerdir:provenance:_b"}]`, `[{"system":"https://h/fhir/provenance/_a"},{"system":"https://h/fhir/provenance/_b"}]`},
+		// Only a whole string value starting with the prefix is a tag system.
+		{`{"text":"see urn:providerdir:provenance:_a"}`, `{"text":"see urn:providerdir:provenance:_a"}`},
+	}
+	for _, tt := range tests {
+		if got := string(fhirmap.Splice([]byte(">"), []byte(tt.in), "https://h/fhir/provenance/")); got != ">"+tt.want {
+			t.Errorf("Splice(%s) = %s", tt.in, got)
+		}
+	}
+	res, _ := fhirmap.BuildIndividual(individual(), tax)
+	st, _ := fhirmap.Open(res[0].Doc.Body)
+	served := fhirmap.Splice(nil, st.Resource, "https://dir.example/fhir/provenance/")
+	if err := fhirtest.Validate(served, "https://dir.example/fhir/provenance/"); err != nil {
+		t.Error(err)
+	}
+}
+
+func BenchmarkBuildIndividual(b *testing.B) {
+	p := individual()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fhirmap.BuildIndividual(p, tax); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSplice(b *testing.B) {
+	res, _ := fhirmap.BuildIndividual(individual(), tax)
+	st, _ := fhirmap.Open(res[0].Doc.Body)
+	buf := make([]byte, 0, 8192)
+	b.SetBytes(int64(len(st.Resource)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = fhirmap.Splice(buf[:0], st.Resource, "https://dir.example/fhir/provenance/")
+	}
+}
+
+// BenchmarkGoogleFHIRParse is the cost the fast path avoids per resource: google/fhir/go parsing
+// and validating one stored Practitioner.
+func BenchmarkGoogleFHIRParse(b *testing.B) {
+	res, _ := fhirmap.BuildIndividual(individual(), tax)
+	st, _ := fhirmap.Open(res[0].Doc.Body)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := fhirtest.Parse(st.Resource); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+// Package fhirtest validates served and stored FHIR resources for the tests of the packages
+// that build and serve them: google/fhir/go parses each resource into its R4 proto with the
+// library's validation (cardinalities, required fields, primitive formats, reference types),
+// then the US Core 6.1.0 and Plan-Net rules the library does not know are checked here.
+//
+// Only tests import it, so the production binaries never link google/fhir/go: building the
+// resources with encoding/json at ingest is the fast path, and this is its proof.
+package fhirtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/fhir/go/fhirversion"
+	"github.com/google/fhir/go/jsonformat"
+
+	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/mapping/fhirmap"
+)
+
+var (
+	once sync.Once
+	um   *jsonformat.Unmarshaller
+	umMu sync.Mutex
+	err0 error
+)
+
+// Parse runs google/fhir/go's validating R4 parser over one resource.
+func Parse(resource []byte) error {
+	once.Do(func() { um, err0 = jsonformat.NewUnmarshaller("UTC", fhirversion.R4) })
+	if err0 != nil {
+		return err0
+	}
+	umMu.Lock()
+	defer umMu.Unlock()
+	_, err := um.Unmarshal(resource)
+	return err
+}
+
+// resource is the part of a resource the profile checks read.
+type resource struct {
+	ResourceType string          `json:"resourceType"`
+	ID           string          `json:"id"`
+	Meta         fhirmap.Meta    `json:"meta"`
+	Identifier   []ident0        `json:"identifier"`
+	Active       *bool           `json:"active"`
+	Name         json.RawMessage `json:"name"`
+	Telecom      []any           `json:"telecom"`
+	Endpoint     []any           `json:"endpoint"`
+	Practitioner *ref            `json:"practitioner"`
+	Organization *ref            `json:"organization"`
+	Location     []ref           `json:"location"`
+	Service      []ref           `json:"healthcareService"`
+	Category     []any           `json:"category"`
+	ProvidedBy   *ref            `json:"providedBy"`
+	ManagingOrg  *ref            `json:"managingOrganization"`
+	PartOf       *ref            `json:"partOf"`
+}
+
+type ident0 struct {
+	System string `json:"system"`
+	Value  string `json:"value"`
+}
+
+type ref struct {
+	Reference string `json:"reference"`
+}
+
+// Validate parses a resource with google/fhir/go and checks the profile rules: meta (profile,
+// lastUpdated, source, the 14 provenance tags under tagPrefix), the US Core mandatory elements
+// and invariants, NPI check digits. tagPrefix is fhirmap.TagSystemPrefix for stored bytes and
+// "<fhir base>/provenance/" for served ones.
+func Validate(body []byte, tagPrefix string) error {
+	if err := Parse(body); err != nil {
+		return fmt.Errorf("google/fhir/go: %w", err)
+	}
+	var r resource
+	if err := json.Unmarshal(body, &r); err != nil {
+		return err
+	}
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	want, ok := fhirmap.Profiles[r.ResourceType]
+	if !ok {
+		return fmt.Errorf("unexpected resource type %q", r.ResourceType)
+	}
+	if !slices.Contains(r.Meta.Profile, want) {
+		fail("meta.profile %v lacks %s", r.Meta.Profile, want)
+	}
+	if r.Meta.LastUpdated == "" {
+		fail("meta.lastUpdated missing")
+	}
+	if r.Meta.Source == "" {
+		fail("meta.source missing")
+	}
+	var keys []string
+	for _, t := range r.Meta.Tag {
+		if k, ok := strings.CutPrefix(t.System, tagPrefix); ok {
+			keys = append(keys, k)
+			if t.Code == "" && len(t.Extension) == 0 {
+				fail("provenance tag %s has neither a value nor a data-absent-reason", k)
+			}
+		}
+	}
+	if !slices.Equal(keys, mapping.ProvenanceKeys) {
+		fail("provenance tags %v, want the 14 keys %v", keys, mapping.ProvenanceKeys)
+	}
+	for _, id := range r.Identifier {
+		if id.System == "" || id.Value == "" {
+			fail("identifier without system or value")
+		}
+		if id.System == fhirmap.SystemNPI {
+			if err := ident.ValidateNPI(id.Value); err != nil {
+				fail("NPI identifier: %v", err)
+			}
+		}
+	}
+	hasNPI := slices.ContainsFunc(r.Identifier, func(i ident0) bool { return i.System == fhirmap.SystemNPI })
+
+	switch r.ResourceType {
+	case fhirmap.TypePractitioner:
+		var names []struct {
+			Family string `json:"family"`
+		}
+		_ = json.Unmarshal(r.Name, &names)
+		if len(r.Identifier) == 0 || !hasNPI {
+			fail("Practitioner without an NPI identifier")
+		}
+		if len(names) == 0 || names[0].Family == "" {
+			fail("Practitioner without name.family")
+		}
+	case fhirmap.TypePractitionerRole:
+		if len(r.Telecom) == 0 && len(r.Endpoint) == 0 {
+			fail("pd-1: PractitionerRole without telecom or endpoint")
+		}
+		if r.Practitioner == nil && r.Organization == nil && len(r.Service) == 0 && len(r.Location) == 0 {
+			fail("us-core-13: PractitionerRole without practitioner, organization, healthcareService or location")
+		}
+	case fhirmap.TypeOrganization:
+		var name string
+		_ = json.Unmarshal(r.Name, &name)
+		if r.Active == nil {
+			fail("Organization without active")
+		}
+		if name == "" {
+			fail("Organization without name")
+		}
+	case fhirmap.TypeLocation:
+		var name string
+		_ = json.Unmarshal(r.Name, &name)
+		if name == "" {
+			fail("Location without name")
+		}
+	case fhirmap.TypeHealthcareService:
+		if r.Active == nil {
+			fail("HealthcareService without active")
+		}
+		if len(r.Category) == 0 {
+			fail("HealthcareService without category")
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s/%s: %w", r.ResourceType, r.ID, errors.Join(errs...))
+	}
+	return nil
+}
+
+// References returns the "Type/id" references a resource makes, for checking that none dangles.
+func References(body []byte) ([]string, error) {
+	var r resource
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, x := range []*ref{r.Practitioner, r.Organization, r.ProvidedBy, r.ManagingOrg, r.PartOf} {
+		if x != nil && x.Reference != "" {
+			out = append(out, x.Reference)
+		}
+	}
+	for _, l := range [][]ref{r.Location, r.Service} {
+		for _, x := range l {
+			out = append(out, x.Reference)
+		}
+	}
+	return out, nil
+}

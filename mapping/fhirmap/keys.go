@@ -1,0 +1,145 @@
+package fhirmap
+
+import (
+	"slices"
+	"strings"
+
+	"providerdir/mapping"
+)
+
+// Search-key params of FHIR documents. They are the FHIR search parameter names, so the search
+// surface maps a parameter to its key without a table of its own; values are normalized here
+// with the same functions the surface applies to query values.
+//
+//   - token parameters (identifier, specialty, type, ...) carry "system|code" and "code";
+//   - string parameters carry mapping.NormalizeText of the whole value and of each word (prefix,
+//     case- and accent-insensitive search), and under "<param>:exact" the value as published;
+//   - reference parameters carry "Type/id";
+//   - _lastUpdated carries the date (YYYY-MM-DD) the resource was last updated at source;
+//   - _sandbox is "1" on the resources sandbox credentials may see.
+const (
+	KeyID            = "_id"
+	KeyLastUpdated   = "_lastUpdated"
+	KeySandbox       = "_sandbox"
+	KeyIdentifier    = "identifier"
+	KeyName          = "name"
+	KeyFamily        = "family"
+	KeyGiven         = "given"
+	KeyAddress       = "address"
+	KeyAddressCity   = "address-city"
+	KeyAddressState  = "address-state"
+	KeyAddressPostal = "address-postalcode"
+	KeyActive        = "active"
+	KeySpecialty     = "specialty"
+	KeyRole          = "role"
+	KeyPractitioner  = "practitioner"
+	KeyOrganization  = "organization"
+	KeyLocation      = "location"
+	KeyService       = "service"
+	KeyPartOf        = "partof"
+	KeyType          = "type"
+	KeyCategory      = "service-category"
+	KeyStatus        = "status"
+	KeyPhone         = "phone"
+)
+
+// ExactSuffix marks the key of a string parameter's :exact form.
+const ExactSuffix = ":exact"
+
+// addToken indexes a coded value by "system|code" and by "code".
+func addToken(k *mapping.Keys, param, system, code string) {
+	if code == "" {
+		return
+	}
+	if system != "" {
+		k.Add(param, system+"|"+code)
+	}
+	k.Add(param, code)
+}
+
+// addString indexes a string for prefix search (normalized, whole and by word) and :exact.
+func addString(k *mapping.Keys, param, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	k.AddText(param, text)
+	k.Add(param+ExactSuffix, text)
+}
+
+// addAddress indexes an address for the address parameters: "address" matches any part. The
+// address parameters have no :exact keys; an address's many parts made them a quarter of all
+// the keys written, for a modifier directory clients do not use on addresses.
+func addAddress(k *mapping.Keys, a *Address) {
+	if a == nil {
+		return
+	}
+	for _, part := range append(slices.Clip(a.Line), a.City, a.State, a.PostalCode, a.Country) {
+		k.AddText(KeyAddress, part)
+	}
+	k.AddText(KeyAddressCity, a.City)
+	k.AddText(KeyAddressState, a.State)
+	k.AddText(KeyAddressPostal, a.PostalCode)
+	// A ZIP+4 is served as 12345-6789; a search may give it without the dash.
+	k.Add(KeyAddressPostal, strings.ReplaceAll(a.PostalCode, "-", ""))
+}
+
+// addTelecom indexes telephone and fax numbers by their digits.
+func addTelecom(k *mapping.Keys, cps []ContactPoint) {
+	for _, c := range cps {
+		if c.System == "phone" {
+			k.Add(KeyPhone, digitsOnly(c.Value))
+		}
+	}
+}
+
+// addReference indexes a reference by "Type/id".
+func addReference(k *mapping.Keys, param string, r *Reference) {
+	if r != nil {
+		k.Add(param, r.Reference)
+	}
+}
+
+// addConcepts indexes every coding of some concepts.
+func addConcepts(k *mapping.Keys, param string, ccs []CodeableConcept) {
+	for _, cc := range ccs {
+		for _, c := range cc.Coding {
+			addToken(k, param, c.System, c.Code)
+		}
+	}
+}
+
+// addIdentifiers indexes identifiers by "system|value" and "value".
+func addIdentifiers(k *mapping.Keys, ids []Identifier) {
+	for _, id := range ids {
+		addToken(k, KeyIdentifier, id.System, id.Value)
+	}
+}
+
+// dateKey is the _lastUpdated key of an instant: its date.
+func dateKey(instant string) string {
+	if len(instant) >= len("2006-01-02") {
+		return instant[:len("2006-01-02")]
+	}
+	return instant
+}
+
+func boolKey(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func digitsOnly(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// Ref returns the "Type/id" reference of a resource.
+func Ref(resourceType, id string) string { return resourceType + "/" + id }

@@ -1,0 +1,99 @@
+package fhirmap
+
+import (
+	"providerdir/mapping"
+)
+
+// providerLocations builds a provider's practice Locations: the primary practice address (id =
+// the NPI) and each secondary one (id = its pl_pfile document id). managingOrg is the id of the
+// Organization that manages them, "" for an individual's (the registry names none).
+func providerLocations(p *Provider, display, managingOrg, updated string) ([]Resource, error) {
+	r := &p.Record
+	var out []Resource
+	if res, ok, err := location(r.NPI, display, r.PracticeAddress, r.Active, managingOrg, p.Sandbox, updated, p.Provenance); err != nil {
+		return nil, err
+	} else if ok {
+		out = append(out, res)
+	}
+	for _, s := range p.Secondary {
+		res, ok, err := location(s.ID, display, s.Address, r.Active, managingOrg, p.Sandbox, updated, p.Provenance)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, res)
+		}
+	}
+	return out, nil
+}
+
+// location builds one practice Location. Its name (mandatory in US Core) is the practice's and
+// the address's, since the registry names addresses, not places. ok is false for an address with
+// no usable part.
+func location(id, display string, a mapping.Address, active bool, managingOrg string, visible bool, updated string, prov mapping.Provenance) (Resource, bool, error) {
+	addr := fhirAddress(a, "work", "physical")
+	if addr == nil {
+		return Resource{}, false, nil
+	}
+	loc := Location{
+		ResourceType: TypeLocation, ID: id,
+		Status:  status(active),
+		Name:    display + " - " + addressLabel(a),
+		Mode:    "instance",
+		Telecom: telecom(a),
+		Address: addr,
+	}
+	if managingOrg != "" {
+		loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, managingOrg), Display: display}
+	}
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, visible))
+	return res, err == nil, err
+}
+
+// facilityLocation builds the Location of a Provider of Services facility (id "ccn-<CCN>"),
+// managed by the Organization orgID.
+func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, error) {
+	rec := &f.Record
+	addr := fhirAddress(rec.Address, "work", "physical")
+	if addr == nil || rec.Name == "" {
+		return Resource{}, false, nil
+	}
+	id := FacilityID(rec.CCN)
+	loc := Location{
+		ResourceType: TypeLocation, ID: id,
+		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
+		Status:     status(rec.Active),
+		Name:       rec.Name,
+		Mode:       "instance",
+		Telecom:    telecom(rec.Address),
+		Address:    addr,
+	}
+	if t := facilityTypes[rec.CategoryCode]; t != "" {
+		loc.Type = []CodeableConcept{{Text: t}}
+	}
+	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, visible))
+	return res, err == nil, err
+}
+
+func locationKeys(loc *Location, visible bool) mapping.Keys {
+	var k mapping.Keys
+	addIdentifiers(&k, loc.Identifier)
+	addString(&k, KeyName, loc.Name)
+	addAddress(&k, loc.Address)
+	k.Add(KeyStatus, loc.Status)
+	addReference(&k, KeyOrganization, loc.ManagingOrganization)
+	addTelecom(&k, loc.Telecom)
+	sandbox(&k, visible)
+	return k
+}
+
+// FacilityID is the resource id of a facility known by its CCN alone.
+func FacilityID(ccn string) string { return "ccn-" + ccn }
+
+func status(active bool) string {
+	if active {
+		return "active"
+	}
+	return "inactive"
+}

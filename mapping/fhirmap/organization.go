@@ -1,0 +1,218 @@
+package fhirmap
+
+import (
+	"strings"
+
+	"providerdir/mapping"
+)
+
+// HasOrganization reports whether a registry record yields an Organization: an organization
+// with a name (US Core makes name mandatory).
+func HasOrganization(r *mapping.RegistryRecord) bool {
+	return r.EntityType == "organization" && strings.TrimSpace(r.OrganizationName) != ""
+}
+
+// BuildOrganization builds an organization provider's resources: the Organization (id = NPI),
+// its practice Locations, the Location of the facility the hospital enrollment file bridges it
+// to, and its HealthcareService (id = NPI).
+func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
+	r := &p.Record
+	if !HasOrganization(r) {
+		return nil, ErrNoResource
+	}
+	updated := lastUpdated(r.LastUpdated, p.Provenance)
+	org := Organization{
+		ResourceType: TypeOrganization, ID: r.NPI,
+		Identifier: []Identifier{npiIdentifier(r.NPI)},
+		Active:     boolPtr(r.Active),
+		Type:       []CodeableConcept{providerType("")},
+		Name:       r.OrganizationName,
+		Telecom:    telecom(r.PracticeAddress),
+	}
+	if p.CCN != "" {
+		org.Identifier = append(org.Identifier, ccnIdentifier(p.CCN))
+	}
+	if p.Facility != nil {
+		org.Type = []CodeableConcept{providerType(facilityTypes[p.Facility.Record.CategoryCode])}
+	}
+	seen := map[string]bool{strings.ToUpper(r.OrganizationName): true}
+	for _, n := range append([]string{r.OtherName}, p.OtherNames...) {
+		if n = strings.TrimSpace(n); n != "" && !seen[strings.ToUpper(n)] {
+			seen[strings.ToUpper(n)] = true
+			org.Alias = append(org.Alias, n)
+		}
+	}
+	if a := fhirAddress(r.PracticeAddress, "work", "physical"); a != nil {
+		org.Address = append(org.Address, *a)
+	}
+	if a := fhirAddress(r.MailingAddress, "work", "postal"); a != nil && !sameAddress(r.MailingAddress, r.PracticeAddress) {
+		org.Address = append(org.Address, *a)
+	}
+	if p.PartOf != "" {
+		org.PartOf = &Reference{Reference: Ref(TypeOrganization, p.PartOf)}
+	}
+	if o := r.AuthorizedOfficial; o != nil && o.Name.Last != "" {
+		name, _ := personName(&o.Name)
+		name.Use = ""
+		c := OrganizationContact{
+			Purpose: &CodeableConcept{Coding: []Coding{{System: SystemContactEntityType, Code: "ADMIN", Display: "Administrative"}}, Text: o.Title},
+			Name:    &name,
+		}
+		if o.Phone != "" {
+			c.Telecom = []ContactPoint{{System: "phone", Value: o.Phone, Use: "work"}}
+		}
+		org.Contact = []OrganizationContact{c}
+	}
+
+	out := make([]Resource, 0, 4+len(p.Secondary))
+	res, err := encode(TypeOrganization, org.ID, org, newMeta(TypeOrganization, updated, p.Provenance), organizationKeys(&org, p.Sandbox))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, res)
+	locs, err := providerLocations(p, org.Name, org.ID, updated)
+	if err != nil {
+		return nil, err
+	}
+	if p.Facility != nil {
+		l, ok, err := facilityLocation(p.Facility, org.ID, p.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			locs = append(locs, l)
+		}
+	}
+	out = append(out, locs...)
+
+	svc := HealthcareService{
+		ResourceType: TypeHealthcareService, ID: org.ID,
+		Active:     boolPtr(r.Active),
+		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, org.ID), Display: org.Name},
+		Category:   []CodeableConcept{categoryConcept(taxonomyCategory(r.PrimaryTaxonomy))},
+		Specialty:  tax.specialties(r),
+		Name:       org.Name,
+		Telecom:    org.Telecom,
+	}
+	if p.Facility != nil {
+		if c := serviceCategories[p.Facility.Record.CategoryCode]; c != "" {
+			svc.Category = []CodeableConcept{categoryConcept(c)}
+		}
+		if t := facilityTypes[p.Facility.Record.CategoryCode]; t != "" {
+			svc.Type = []CodeableConcept{{Text: t}}
+		}
+	}
+	for _, l := range locs {
+		svc.Location = append(svc.Location, Reference{Reference: Ref(TypeLocation, l.ID)})
+	}
+	res, err = encode(TypeHealthcareService, svc.ID, svc, newMeta(TypeHealthcareService, updated, p.Provenance), serviceKeys(&svc, p.Sandbox))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res), nil
+}
+
+// BuildFacility builds the resources of a Provider of Services facility that no organization
+// NPI stands for: an Organization, its Location and its HealthcareService, all with id
+// "ccn-<CCN>" and the CCN as identifier.
+func BuildFacility(f *Facility) ([]Resource, error) {
+	rec := &f.Record
+	if strings.TrimSpace(rec.Name) == "" {
+		return nil, ErrNoResource
+	}
+	id := FacilityID(rec.CCN)
+	ftype := facilityTypes[rec.CategoryCode]
+	org := Organization{
+		ResourceType: TypeOrganization, ID: id,
+		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
+		Active:     boolPtr(rec.Active),
+		Type:       []CodeableConcept{providerType(ftype)},
+		Name:       rec.Name,
+		Telecom:    telecom(rec.Address),
+	}
+	if a := fhirAddress(rec.Address, "work", "physical"); a != nil {
+		org.Address = []Address{*a}
+	}
+	if f.PartOf != "" {
+		org.PartOf = &Reference{Reference: Ref(TypeOrganization, f.PartOf)}
+	}
+	updated := lastUpdated("", f.Provenance)
+	out := make([]Resource, 0, 3)
+	res, err := encode(TypeOrganization, id, org, newMeta(TypeOrganization, updated, f.Provenance), organizationKeys(&org, f.Sandbox))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, res)
+	loc, hasLoc, err := facilityLocation(f, id, f.Sandbox)
+	if err != nil {
+		return nil, err
+	}
+	if hasLoc {
+		out = append(out, loc)
+	}
+
+	category := serviceCategories[rec.CategoryCode]
+	if category == "" {
+		category = "other"
+	}
+	svc := HealthcareService{
+		ResourceType: TypeHealthcareService, ID: id,
+		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
+		Active:     boolPtr(rec.Active),
+		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, id), Display: rec.Name},
+		Category:   []CodeableConcept{categoryConcept(category)},
+		Name:       rec.Name,
+		Telecom:    org.Telecom,
+	}
+	if ftype != "" {
+		svc.Type = []CodeableConcept{{Text: ftype}}
+	}
+	if hasLoc {
+		svc.Location = []Reference{{Reference: Ref(TypeLocation, loc.ID)}}
+	}
+	res, err = encode(TypeHealthcareService, id, svc, newMeta(TypeHealthcareService, updated, f.Provenance), serviceKeys(&svc, f.Sandbox))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, res), nil
+}
+
+// providerType is the organization-type "prov" (healthcare provider), with the kind of facility
+// as text when the certification file says what it is.
+func providerType(text string) CodeableConcept {
+	return CodeableConcept{Coding: []Coding{{System: SystemOrganizationType, Code: "prov", Display: "Healthcare Provider"}}, Text: text}
+}
+
+func organizationKeys(org *Organization, visible bool) mapping.Keys {
+	var k mapping.Keys
+	addIdentifiers(&k, org.Identifier)
+	addString(&k, KeyName, org.Name)
+	for _, a := range org.Alias {
+		addString(&k, KeyName, a)
+	}
+	for i := range org.Address {
+		addAddress(&k, &org.Address[i])
+	}
+	addConcepts(&k, KeyType, org.Type)
+	k.Add(KeyActive, boolKey(org.Active != nil && *org.Active))
+	addReference(&k, KeyPartOf, org.PartOf)
+	addTelecom(&k, org.Telecom)
+	sandbox(&k, visible)
+	return k
+}
+
+func serviceKeys(svc *HealthcareService, visible bool) mapping.Keys {
+	var k mapping.Keys
+	addIdentifiers(&k, svc.Identifier)
+	addString(&k, KeyName, svc.Name)
+	addReference(&k, KeyOrganization, svc.ProvidedBy)
+	for i := range svc.Location {
+		addReference(&k, KeyLocation, &svc.Location[i])
+	}
+	addConcepts(&k, KeySpecialty, svc.Specialty)
+	addConcepts(&k, KeyCategory, svc.Category)
+	k.Add(KeyActive, boolKey(svc.Active != nil && *svc.Active))
+	addTelecom(&k, svc.Telecom)
+	sandbox(&k, visible)
+	return k
+}

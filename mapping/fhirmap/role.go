@@ -1,0 +1,89 @@
+package fhirmap
+
+import (
+	"providerdir/mapping"
+)
+
+// practitionerRoles builds an individual's PractitionerRoles: one per organization PECOS says
+// the practitioner reassigns benefits to (id "<NPI>-<organization id>"), or, with none, one of
+// the practitioner alone (id = NPI). Each names the practitioner's practice Locations, the NUCC
+// taxonomies as code (the primary) and specialty, and the practice telephone.
+//
+// US Core's pd-1 requires telecom or an endpoint, and the directory has no endpoints: a
+// practitioner without any published telephone or fax number gets no role.
+func practitionerRoles(p *Provider, tax Taxonomies, display string, locs []Resource, updated string) ([]Resource, error) {
+	r := &p.Record
+	tel := roleTelecom(p)
+	if len(tel) == 0 {
+		return nil, nil
+	}
+	base := PractitionerRole{
+		ResourceType: TypePractitionerRole,
+		Active:       boolPtr(r.Active),
+		Practitioner: &Reference{Reference: Ref(TypePractitioner, r.NPI), Display: display},
+		Specialty:    tax.specialties(r),
+		Telecom:      tel,
+	}
+	if r.PrimaryTaxonomy != "" {
+		base.Code = []CodeableConcept{tax.concept(r.PrimaryTaxonomy)}
+	}
+	for _, l := range locs {
+		base.Location = append(base.Location, Reference{Reference: Ref(TypeLocation, l.ID)})
+	}
+
+	if len(p.Employers) == 0 {
+		role := base
+		role.ID = r.NPI
+		res, err := encode(TypePractitionerRole, role.ID, role, newMeta(TypePractitionerRole, updated, p.Provenance), roleKeys(&role, p.Sandbox))
+		if err != nil {
+			return nil, err
+		}
+		return []Resource{res}, nil
+	}
+	out := make([]Resource, 0, len(p.Employers))
+	for _, e := range p.Employers {
+		role := base
+		role.ID = r.NPI + "-" + e.OrgID
+		role.Organization = &Reference{Reference: Ref(TypeOrganization, e.OrgID), Display: e.Name}
+		role.HealthcareService = []Reference{{Reference: Ref(TypeHealthcareService, e.OrgID), Display: e.Name}}
+		meta := newMeta(TypePractitionerRole, laterDate(updated, e.Snapshot), e.Provenance)
+		res, err := encode(TypePractitionerRole, role.ID, role, meta, roleKeys(&role, p.Sandbox))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// roleTelecom is the practice's telephone and fax, else a secondary practice's, else the mailing
+// address's: the numbers the registry publishes for reaching the practitioner at work.
+func roleTelecom(p *Provider) []ContactPoint {
+	if t := telecom(p.Record.PracticeAddress); len(t) > 0 {
+		return t
+	}
+	for _, s := range p.Secondary {
+		if t := telecom(s.Address); len(t) > 0 {
+			return t
+		}
+	}
+	return telecom(p.Record.MailingAddress)
+}
+
+func roleKeys(role *PractitionerRole, visible bool) mapping.Keys {
+	var k mapping.Keys
+	addReference(&k, KeyPractitioner, role.Practitioner)
+	addReference(&k, KeyOrganization, role.Organization)
+	for i := range role.Location {
+		addReference(&k, KeyLocation, &role.Location[i])
+	}
+	for i := range role.HealthcareService {
+		addReference(&k, KeyService, &role.HealthcareService[i])
+	}
+	addConcepts(&k, KeySpecialty, role.Specialty)
+	addConcepts(&k, KeyRole, role.Code)
+	k.Add(KeyActive, boolKey(role.Active != nil && *role.Active))
+	addTelecom(&k, role.Telecom)
+	sandbox(&k, visible)
+	return k
+}
