@@ -148,7 +148,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	changes := map[string]string{}
 	var manifests []Manifest
 	for _, f := range todo {
+		began := time.Now()
 		m, err := run.loadFamily(ctx, f)
+		opts.Log.Info("family loaded", "family", f.family.name, "rows", m.Rows, "rejected", m.Rejected, "elapsed", time.Since(began).Round(time.Millisecond))
 		if err != nil {
 			return abort(fmt.Errorf("ingest %s: %w", f.family.name, err))
 		}
@@ -213,6 +215,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			fr.Changes[c] = sum
 		}
 	}
+	began := time.Now()
 	res.Projections = map[string]ChangeSummary{}
 	for _, c := range projected {
 		sum, err := recordChanges(ctx, opts.Store, c, serving.Generation(c), run.gen)
@@ -221,6 +224,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		res.Projections[c] = sum
 	}
+	opts.Log.Info("change sets recorded", "elapsed", time.Since(began).Round(time.Millisecond))
 	if err := ctx.Err(); err != nil {
 		return abort(err)
 	}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"slices"
+	"time"
 
 	"providerdir/store"
 )
@@ -78,9 +79,11 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 		if !stale {
 			continue
 		}
+		began := time.Now()
 		if err := pr.run(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
 			return nil, err
 		}
+		r.opts.Log.Info("projection built", "projection", pr.name, "elapsed", time.Since(began).Round(time.Millisecond))
 		for _, c := range pr.outputs {
 			r.written[c] = r.writer != nil
 			wrote = append(wrote, c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,7 +56,8 @@ func TestIngestAtScale(t *testing.T) {
 	}
 	defer s.Close()
 	start := time.Now()
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop, Progress: ingest.NewProgress(os.Stderr, false, 10*time.Second)})
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop, Progress: ingest.NewProgress(os.Stderr, false, 10*time.Second),
+		Log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"runtime"
 	"sync"
 
 	"providerdir/store"
@@ -11,15 +12,18 @@ import (
 // vanishes, small enough that a batch of national-scale documents stays a few megabytes.
 const batchSize = 1000
 
-// batchWriter buffers documents per collection and writes full batches on one background
-// goroutine, so that parsing the next rows overlaps writing the last ones. The first write error
-// is kept and returned by every later call.
+// batchWriter buffers documents per collection and writes full batches on background lanes, so
+// that parsing the next rows overlaps writing the last ones, and collections written at once (the
+// five FHIR resource types) are written in parallel. A collection always goes to the same lane,
+// so its batches are applied in the order they were made and a later document with the same id
+// wins. The first write error is kept and returned by every later call.
 type batchWriter struct {
 	st      store.Store
 	gen     string
 	pending map[string][]store.Document
-	queue   chan batch
-	done    chan struct{}
+	lanes   []chan batch
+	laneOf  map[string]int // collection -> lane, assigned round-robin on first use
+	done    sync.WaitGroup
 
 	inflight  sync.WaitGroup // queued batches not yet written
 	closeOnce sync.Once
@@ -32,16 +36,24 @@ type batch struct {
 	docs       []store.Document
 }
 
+// writeLanes is the number of parallel writers: one per core, at least two so that a write
+// always overlaps the next batch's preparation.
+func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
+
 func newBatchWriter(st store.Store, gen string) *batchWriter {
-	w := &batchWriter{st: st, gen: gen, pending: map[string][]store.Document{},
-		queue: make(chan batch, 4), done: make(chan struct{})}
-	go w.loop()
+	w := &batchWriter{st: st, gen: gen, pending: map[string][]store.Document{}, laneOf: map[string]int{}}
+	for range writeLanes() {
+		q := make(chan batch, 4)
+		w.lanes = append(w.lanes, q)
+		w.done.Add(1)
+		go w.loop(q)
+	}
 	return w
 }
 
-func (w *batchWriter) loop() {
-	defer close(w.done)
-	for b := range w.queue {
+func (w *batchWriter) loop(queue <-chan batch) {
+	defer w.done.Done()
+	for b := range queue {
 		if w.failed() != nil {
 			w.inflight.Done()
 			continue
@@ -79,9 +91,14 @@ func (w *batchWriter) add(ctx context.Context, collection string, d store.Docume
 }
 
 func (w *batchWriter) enqueue(ctx context.Context, b batch) error {
+	lane, ok := w.laneOf[b.collection]
+	if !ok {
+		lane = len(w.laneOf) % len(w.lanes)
+		w.laneOf[b.collection] = lane
+	}
 	w.inflight.Add(1)
 	select {
-	case w.queue <- b:
+	case w.lanes[lane] <- b:
 		return nil
 	case <-ctx.Done():
 		w.inflight.Done()
@@ -114,6 +131,10 @@ func (w *batchWriter) finish(ctx context.Context) error {
 
 // close stops the background goroutine after the queued batches; it is safe to call twice.
 func (w *batchWriter) close() {
-	w.closeOnce.Do(func() { close(w.queue) })
-	<-w.done
+	w.closeOnce.Do(func() {
+		for _, q := range w.lanes {
+			close(q)
+		}
+	})
+	w.done.Wait()
 }
