@@ -119,7 +119,7 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 	}()
 	base := "http://" + addr
 
-	for path, wantStatus := range map[string]int{"/livez": 200, "/readyz": 200, "/metrics": 200, "/fhir/Practitioner": 404, "/": 404} {
+	for path, wantStatus := range map[string]int{"/livez": 200, "/readyz": 200, "/metrics": 200, "/fhir/Practitioner": 401, "/fhir/metadata": 200, "/fhir/.well-known/smart-configuration": 200, "/": 404} {
 		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
