@@ -151,12 +151,17 @@ server_answers() {
 }
 
 start_server() {
-	if server_answers; then
+	# Rebuilding is a no-op when tools/mongotest is unchanged; when it changed, the running server
+	# is an old build and is replaced.
+	build_server
+	local sum
+	sum=$(sha256sum "$state/bin/mongotest" | cut -d' ' -f1)
+	if server_answers && [ "$(cat "$state/ferretdb.sum" 2>/dev/null)" = "$sum" ]; then
 		return
 	fi
 	stop_server
-	build_server
 	rm -f "$state/uri"
+	echo "$sum" >"$state/ferretdb.sum"
 	log "starting FerretDB"
 	# The lock descriptor is closed for the daemons, or they would hold the lock for their lifetime.
 	# setsid: a Ctrl-C in the terminal that ran `make test` must not reach the server half-way

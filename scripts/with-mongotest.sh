@@ -7,6 +7,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ -n ${MONGODB_URI:-} ]]; then
 	exec "$@"
 fi
+# A server that was already running (a developer's) is left running; one started here is stopped.
+started=1
+if "$here/mongotest.sh" status >/dev/null 2>&1; then
+	started=0
+fi
 eval "$("$here/mongotest.sh" start)"
-trap '"$here/mongotest.sh" stop >/dev/null 2>&1 || true' EXIT
+if ((started)); then
+	trap '"$here/mongotest.sh" stop >/dev/null 2>&1 || true' EXIT
+fi
 "$@"

@@ -2,7 +2,7 @@ package store
 
 import (
 	"encoding/base64"
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -85,24 +85,31 @@ func ValidateQuery(q Query) (int, error) {
 // Cursor is the position after which a page starts: the order value and id of the last document
 // of the page before. Both backends encode it the same way, so it is opaque to callers.
 type Cursor struct {
-	Value string `json:"v,omitempty"`
-	ID    string `json:"i"`
+	Value string
+	ID    string
 }
 
-// Encode returns the cursor as an opaque URL-safe string.
+// Encode returns the cursor as an opaque URL-safe string. Value and ID are arbitrary bytes (a
+// key value need not be valid UTF-8), so they are length-prefixed bytes, not JSON strings.
 func (c Cursor) Encode() string {
-	b, _ := json.Marshal(c)
+	b := binary.AppendUvarint(nil, uint64(len(c.Value)))
+	b = append(b, c.Value...)
+	b = append(b, c.ID...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // DecodeCursor parses a cursor made by Encode. Anything else is ErrInvalid.
 func DecodeCursor(s string) (Cursor, error) {
-	var c Cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+	if err != nil {
 		return Cursor{}, fmt.Errorf("%w: malformed cursor", ErrInvalid)
 	}
-	return c, nil
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w) || len(b)-w-int(n) == 0 {
+		return Cursor{}, fmt.Errorf("%w: malformed cursor", ErrInvalid)
+	}
+	rest := b[w:]
+	return Cursor{Value: string(rest[:n]), ID: string(rest[n:])}, nil
 }
 
 // SmallestValue returns the smallest value among a document's keys for param, and whether any.

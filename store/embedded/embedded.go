@@ -57,6 +57,8 @@ type Store struct {
 	// a Put reads the documents it replaces to delete their old index entries and maintains the
 	// collection's document count. DropGeneration takes them all.
 	docLocks [64]sync.Mutex
+	// fresh filters the ids of collections first written empty, to skip reading absent ids.
+	fresh freshFilters
 	// recMu serialises the read-modify-write of records, counters and the expiry index.
 	recMu sync.Mutex
 
@@ -114,6 +116,15 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             quietLogger{},
 	}
+	// Tuned for bulk loads (an ingest writes tens of millions of keys into a fresh key range):
+	// more queued memtables and a higher L0 ceiling so that writes do not stall while a flush or
+	// compaction catches up, and a larger L0 trigger and base level so that each key is
+	// rewritten by fewer compactions on its way down.
+	po.MemTableStopWritesThreshold = 4
+	po.L0CompactionThreshold = 8
+	po.L0StopWritesThreshold = 36
+	po.LBaseMaxBytes = 256 << 20
+	po.TargetFileSizes[0] = 8 << 20
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

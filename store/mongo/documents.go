@@ -110,7 +110,7 @@ func (s *Store) ensure(ctx context.Context, generation, collection, phys string,
 				return s.fail("catalog "+generation+"/"+collection, err)
 			}
 		}
-		if !s.ferret {
+		if s.indexData {
 			_, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{
 				Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetName("k"),
 			})
@@ -120,7 +120,7 @@ func (s *Store) ensure(ctx context.Context, generation, collection, phys string,
 		}
 		st.ready = true
 	}
-	if s.ferret {
+	if !s.indexData {
 		return nil
 	}
 	// One index per call: see the package comment on FerretDB, and an index that fails should
@@ -142,9 +142,16 @@ func (s *Store) ensure(ctx context.Context, generation, collection, phys string,
 	return nil
 }
 
-// Put writes the batch as one unordered bulk write of replace-or-insert operations. A document
-// that appears twice in a batch is written once, as its last occurrence, because the server may
-// apply an unordered batch in any order.
+// Put writes the batch as an unordered insert of every document, followed, for the documents
+// that already existed (the insert's duplicate key errors), by an unordered bulk write of
+// replacements. An ingest writes a fresh generation, so its batches are plain inserts: the
+// cheapest write on MongoDB, and on FerretDB the only one that does not scan the collection (its
+// update path finds a document by _id with a containment test that its _id index cannot serve,
+// which made bulk upserts quadratic in the collection size). Each write is one whole document,
+// so concurrent Puts of one id leave one of them whole, as upserts would.
+//
+// A document that appears twice in a batch is written once, as its last occurrence, because the
+// server may apply an unordered batch in any order.
 func (s *Store) Put(ctx context.Context, generation, collection string, docs []store.Document) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -160,16 +167,11 @@ func (s *Store) Put(ctx context.Context, generation, collection string, docs []s
 		last[d.ID] = i
 	}
 	params := map[string]bool{}
-	models := make([]mongo.WriteModel, 0, len(last))
+	stored := make([]any, 0, len(last))
 	for i, d := range docs {
-		if last[d.ID] != i {
-			continue
+		if last[d.ID] == i {
+			stored = append(stored, dataDoc(enc(d.ID), d, params))
 		}
-		id := enc(d.ID)
-		models = append(models, mongo.NewReplaceOneModel().
-			SetFilter(bson.D{{Key: "_id", Value: id}}).
-			SetReplacement(dataDoc(id, d, params)).
-			SetUpsert(true))
 	}
 	phys, hashed := s.physName(generation, collection)
 	sorted := make([]string, 0, len(params))
@@ -180,8 +182,30 @@ func (s *Store) Put(ctx context.Context, generation, collection string, docs []s
 	if err := s.ensure(ctx, generation, collection, phys, hashed, sorted); err != nil {
 		return err
 	}
-	if _, err := s.db.Collection(phys).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
-		return s.fail(fmt.Sprintf("put %d documents into %s/%s", len(models), generation, collection), err)
+	what := fmt.Sprintf("put %d documents into %s/%s", len(stored), generation, collection)
+	coll := s.db.Collection(phys)
+	_, err := coll.InsertMany(ctx, stored, options.InsertMany().SetOrdered(false))
+	if err == nil {
+		return nil
+	}
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
+		return s.fail(what, err)
+	}
+	replace := make([]mongo.WriteModel, 0, len(bwe.WriteErrors))
+	for _, we := range bwe.WriteErrors {
+		if we.Code != codeDuplicateKey || we.Index < 0 || we.Index >= len(stored) {
+			return s.fail(what, err)
+		}
+		d := stored[we.Index].(bson.D)
+		replace = append(replace, mongo.NewReplaceOneModel().
+			SetFilter(bson.D{d[0]}). // _id
+			SetReplacement(d).
+			// The document may have been dropped since the insert saw it.
+			SetUpsert(true))
+	}
+	if _, err := coll.BulkWrite(ctx, replace, options.BulkWrite().SetOrdered(false)); err != nil {
+		return s.fail(what, err)
 	}
 	return nil
 }
@@ -277,17 +301,24 @@ func filter(q store.Query, after *store.Cursor) bson.D {
 	if after != nil {
 		clauses = append(clauses, afterClause(q, *after))
 	}
-	switch len(clauses) {
-	case 0:
-		return bson.D{}
-	case 1:
-		return clauses[0]
+	// Clauses go to the top level while their fields are distinct, the rest into $and: the
+	// meaning is the same, MongoDB's planner sees through either form, and FerretDB pushes only
+	// top-level equalities down to PostgreSQL (a single exact condition then filters there).
+	top := bson.D{}
+	var and bson.A
+	used := map[string]bool{}
+	for _, c := range clauses {
+		if len(c) == 1 && !used[c[0].Key] {
+			used[c[0].Key] = true
+			top = append(top, c[0])
+		} else {
+			and = append(and, c)
+		}
 	}
-	all := make(bson.A, len(clauses))
-	for i, c := range clauses {
-		all[i] = c
+	if len(and) > 0 {
+		top = append(top, bson.E{Key: "$and", Value: and})
 	}
-	return bson.D{{Key: "$and", Value: all}}
+	return top
 }
 
 // condition matches documents with a key of c.Param whose value equals (or starts with) one of

@@ -59,8 +59,20 @@
 //     key array outgrows PostgreSQL's index row limit (about 2.7 KB). Its query engine also
 //     filters and sorts in memory apart from top-level equality. So on FerretDB (detected by
 //     buildInfo's ferretdbVersion) data collections get no secondary indexes.
+//   - A query's equality on _id (or any field) becomes a jsonb containment test, which its
+//     B-tree index on _id cannot serve, so finding one document by _id scans the table in
+//     PostgreSQL; updates and upserts find their document that way. Put therefore inserts and
+//     replaces only what already existed, instead of upserting every document.
 //   - $elemMatch with more than one field condition is not implemented, which rules out storing
 //     keys as {p, v} subdocuments.
+//   - Conditional writes are not atomic: update, findAndModify and delete run the query, match
+//     the filter in memory and then write by _id alone (UPDATE ... WHERE _id = $2), so two
+//     compare-and-swaps from the same version can both succeed and concurrent $inc operations
+//     lose increments. This backend relies on MongoDB's single-document atomicity and does not
+//     work around it: on FerretDB 1.x with concurrent writers, records and counters are not
+//     safe. The test server (tools/mongotest) runs those commands one at a time per collection,
+//     which gives them MongoDB's semantics, so the suite checks this package's filters and
+//     retries rather than the defect.
 //   - An update (update, findAndModify, upserts) holds the PostgreSQL connection of the query that
 //     found the document while it takes a second one for the write. With as many concurrent
 //     updates as the server's pool has connections (pool_max_conns, 50 by default) every one
@@ -111,6 +123,8 @@ const (
 	codeNotImplemented = 238
 	// codeNamespaceExists answers the creation of a collection that exists.
 	codeNamespaceExists = 48
+	// codeDuplicateKey is a write that hit a unique index (the _id).
+	codeDuplicateKey = 11000
 )
 
 // Store is the MongoDB backend of store.Store.
@@ -118,10 +132,10 @@ type Store struct {
 	client *mongo.Client
 	db     *mongo.Database
 	dbName string
-	// ferret is true when the server is FerretDB, which gains nothing from secondary indexes on
-	// data collections (see the package comment).
-	ferret bool
-	closed atomic.Bool
+	// indexData is whether data collections get their key and order indexes: not on FerretDB,
+	// which cannot use them (see the package comment).
+	indexData bool
+	closed    atomic.Bool
 
 	mu    sync.Mutex
 	colls map[string]*collState
@@ -164,7 +178,8 @@ func (s *Store) prepare(ctx context.Context) error {
 	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
 		return fmt.Errorf("store/mongo: server does not answer: %w", err)
 	}
-	_, s.ferret = info["ferretdbVersion"]
+	_, ferret := info["ferretdbVersion"]
+	s.indexData = !ferret
 	for _, name := range []string{recordsColl, countersColl} {
 		if err := s.createCollection(ctx, name); err != nil {
 			return err

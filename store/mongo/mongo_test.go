@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -157,5 +158,43 @@ func TestLongNames(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, gen, coll, "a"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get after drop: %v", err)
+	}
+}
+
+// TestIndexes runs the index path that MongoDB takes even on FerretDB (where the store skips it
+// because FerretDB cannot use the indexes), and checks the indexes exist and queries still agree.
+func TestIndexes(t *testing.T) {
+	s := openTest(t).(*Store)
+	s.indexData = true
+	ctx := t.Context()
+	docs := []store.Document{
+		{ID: "a", Body: []byte("1"), Keys: []store.Key{{Param: "name", Value: "smith"}, {Param: "a.b$c", Value: "2"}}},
+		{ID: "b", Body: []byte("2"), Keys: []store.Key{{Param: "name", Value: "smythe"}, {Param: "a.b$c", Value: "1"}}},
+	}
+	// Twice: the second Put must not create anything again (FerretDB drops the connection when
+	// asked to create indexes that all exist).
+	for range 2 {
+		if err := s.Put(ctx, "g1", "c", docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	phys, _ := s.physName("g1", "c")
+	specs, err := s.db.Collection(phys).Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, spec := range specs {
+		names = append(names, spec.Name)
+	}
+	for _, want := range []string{"k", orderField("name") + "_1__id_1", orderField("a.b$c") + "_1__id_1"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("indexes %q lack %q", names, want)
+		}
+	}
+	p, err := s.Find(ctx, store.Query{Generation: "g1", Collection: "c", OrderBy: "a.b$c",
+		Where: []store.Condition{{Param: "name", Values: []string{"sm"}, Match: store.Prefix}}})
+	if err != nil || len(p.Docs) != 2 || p.Docs[0].ID != "b" {
+		t.Fatalf("Find over indexed fields = %v, %v", p.Docs, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,6 +38,23 @@ func live(now int64) bson.E {
 	}}
 }
 
+// Expiry instants are kept as Unix nanoseconds, which cover 1678 to 2262; instants outside are
+// clamped to that range, which keeps their order (and an expiry past 2262 is "never" in practice).
+var (
+	minNanos = time.Unix(0, math.MinInt64)
+	maxNanos = time.Unix(0, math.MaxInt64)
+)
+
+func unixNanos(t time.Time) int64 {
+	switch {
+	case t.Before(minNanos):
+		return math.MinInt64
+	case t.After(maxNanos):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
 // expiryFields returns the fields that make a document expire at t: xn, exact, for the store's
 // own checks, and exp, a date rounded up to the millisecond, for the TTL index (rounding up so
 // that the TTL monitor never reclaims a document that is still live).
@@ -45,7 +63,7 @@ func expiryFields(t time.Time) bson.D {
 	if ms.Before(t) {
 		ms = ms.Add(time.Millisecond)
 	}
-	return bson.D{{Key: "xn", Value: t.UnixNano()}, {Key: "exp", Value: ms}}
+	return bson.D{{Key: "xn", Value: unixNanos(t)}, {Key: "exp", Value: ms}}
 }
 
 func (w wireRecord) record() (store.Record, error) {
@@ -132,7 +150,7 @@ func (s *Store) PutRecord(ctx context.Context, r store.Record) (store.Record, er
 	}
 	if !r.ExpiresAt.IsZero() {
 		doc = append(doc, expiryFields(r.ExpiresAt)...)
-		out.ExpiresAt = time.Unix(0, r.ExpiresAt.UnixNano())
+		out.ExpiresAt = time.Unix(0, unixNanos(r.ExpiresAt))
 	}
 	coll := s.db.Collection(recordsColl)
 	if r.Version == 0 {

@@ -3,18 +3,21 @@
 //
 // It lives in its own module because FerretDB pulls in dozens of modules (and older versions of
 // some the service uses); keeping them out of the service's module graph keeps the service's
-// dependencies its own. FerretDB's own command does not build from the module cache, so this
-// program embeds the library instead.
+// dependencies its own. FerretDB's own command panics when built from the module rather than from
+// its repository, so this program embeds the library (package ferretdb) instead.
 //
 // Usage:
 //
-//	mongotest -postgresql-url postgres://user@127.0.0.1:5432/db [-listen 127.0.0.1:0] [-uri-file FILE]
+//	mongotest -postgresql-url postgres://user@127.0.0.1:5432/db [-listen 127.0.0.1:0] [-uri-file FILE] [-serialize-writes=false]
 //	mongotest -check mongodb://127.0.0.1:27017/
 //
 // The server listens until SIGINT or SIGTERM. Once it answers a listDatabases round trip (which
 // also proves the PostgreSQL side works) it prints its MongoDB URI on stdout and, with -uri-file,
 // writes it to that file atomically, so a script can wait for the file instead of polling a port.
 // -check exits 0 when a server at the URI answers and 1 otherwise.
+//
+// Clients reach FerretDB through a relay that runs conditional writes one at a time per
+// collection, because FerretDB 1.24 does not apply them atomically (serialize.go says more).
 //
 // FerretDB 1.24 runs an update (update, findAndModify, upserts) while the query that found the
 // document still holds its PostgreSQL connection, and takes a second connection for the write.
@@ -31,10 +34,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -49,7 +54,10 @@ func main() {
 	pgURL := flag.String("postgresql-url", "", "PostgreSQL connection URL of the database FerretDB stores into")
 	uriFile := flag.String("uri-file", "", "write the MongoDB URI to this file once the server answers")
 	check := flag.String("check", "", "only check that a server at this MongoDB URI answers, then exit")
-	logLevel := flag.String("log-level", "warn", "FerretDB log level: debug, info, warn or error")
+	// FerretDB logs every error it answers at warn, including the endSessions every driver sends
+	// on disconnect, so the default keeps only its own errors.
+	logLevel := flag.String("log-level", "error", "FerretDB log level: debug, info, warn or error")
+	serialize := flag.Bool("serialize-writes", true, "run update, findAndModify and delete one at a time per collection, for MongoDB's single-document atomicity")
 	flag.Parse()
 
 	if *check != "" {
@@ -65,7 +73,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mongotest -postgresql-url URL [-listen ADDR] [-uri-file FILE] | mongotest -check URI")
 		os.Exit(2)
 	}
-	if err := run(*listen, *pgURL, *uriFile, *logLevel); err != nil {
+	if err := run(*listen, *pgURL, *uriFile, *logLevel, *serialize); err != nil {
 		fmt.Fprintln(os.Stderr, "mongotest:", err)
 		os.Exit(1)
 	}
@@ -74,7 +82,13 @@ func main() {
 // defaultPoolMaxConns is FerretDB's PostgreSQL pool size unless the URL sets pool_max_conns.
 const defaultPoolMaxConns = "250"
 
-func run(listen, pgURL, uriFile, logLevel string) error {
+func run(listen, pgURL, uriFile, logLevel string, serialize bool) error {
+	// FerretDB spends much of a query decoding every document of the collection (it filters in
+	// memory), and a good part of that in the garbage collector. A throwaway test server can
+	// trade memory for that CPU.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	u, err := url.Parse(pgURL)
 	if err != nil {
 		return fmt.Errorf("bad -postgresql-url: %w", err)
@@ -91,8 +105,19 @@ func run(listen, pgURL, uriFile, logLevel string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	// With the relay, FerretDB itself listens on a private loopback port and the relay on listen.
+	var front net.Listener
+	ferretAddr := listen
+	if serialize {
+		if front, err = net.Listen("tcp", listen); err != nil {
+			return err
+		}
+		defer front.Close()
+		ferretAddr = "127.0.0.1:0"
+	}
+
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:      ferretdb.ListenerConfig{TCP: listen},
+		Listener:      ferretdb.ListenerConfig{TCP: ferretAddr},
 		Logger:        logger,
 		Handler:       "postgresql",
 		PostgreSQLURL: pgURL,
@@ -109,6 +134,15 @@ func run(listen, pgURL, uriFile, logLevel string) error {
 
 	// MongoDBURI blocks until the listener is bound, so it is only called once Run has started.
 	uri := f.MongoDBURI()
+	if serialize {
+		u, err := url.Parse(uri)
+		if err != nil {
+			return err
+		}
+		go newSerializer(u.Host).serve(front)
+		u.Host = front.Addr().String()
+		uri = u.String()
+	}
 	if err := waitReady(ctx, uri, done); err != nil {
 		stop()
 		<-done
