@@ -51,9 +51,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-# FerretDB is orders of magnitude slower than the embedded store, so the mongo backend's
+# The load harness (scripts/loadbench.sh) drives a real providerd over loopback; then the Go
+# benchmarks of the hot paths. FerretDB is orders of magnitude slower than the embedded store, so the mongo backend's
 # benchmarks run fewer iterations and skip the prefix scan.
-bench:
+bench: build
+	@bash scripts/loadbench.sh
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./store/embedded/ ./source/... ./smart/ ./fhir/ ./rest/...
 	@bash scripts/with-mongotest.sh $(GO) test -run '^$$' -bench . -benchtime 20x -skip 'BenchmarkStore/FindPrefix' ./store/mongo/
 
