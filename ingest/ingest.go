@@ -228,6 +228,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return abort(err)
 	}
+	slices.SortFunc(res.Families, func(a, b FamilyResult) int {
+		return slices.Index(loadOrder, a.Manifest.Family) - slices.Index(loadOrder, b.Manifest.Family)
+	})
 	label := "ingest " + strings.Join(slices.Sorted(maps.Keys(loaded)), ",")
 	if _, err := store.Switch(ctx, opts.Store, serving, changes, label); err != nil {
 		return abort(fmt.Errorf("ingest: switch the serving snapshot: %w", err))

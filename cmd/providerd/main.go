@@ -10,10 +10,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -28,6 +30,7 @@ import (
 	"providerdir/rest/intake"
 	"providerdir/rest/supply"
 	"providerdir/smart"
+	"providerdir/store/remote"
 	"providerdir/store/storeopen"
 )
 
@@ -123,6 +126,17 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Store.Backend == config.BackendEmbedded {
+		// Operator commands reach the store through this process while it holds it.
+		admin, err := remote.Listen(remote.SocketPath(cfg.Store.Dir))
+		if err != nil {
+			return fmt.Errorf("store socket: %w", err)
+		}
+		adminSrv := &http.Server{Handler: remote.Handler(st), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = adminSrv.Serve(admin) }()
+		defer adminSrv.Close()
+	}
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err

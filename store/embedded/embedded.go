@@ -121,8 +121,8 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	// compaction catches up, and a larger L0 trigger and base level so that each key is
 	// rewritten by fewer compactions on its way down.
 	po.MemTableStopWritesThreshold = 4
-	po.L0CompactionThreshold = 8
-	po.L0StopWritesThreshold = 36
+	po.L0CompactionThreshold = 16
+	po.L0StopWritesThreshold = 64
 	po.LBaseMaxBytes = 256 << 20
 	po.TargetFileSizes[0] = 8 << 20
 	for i := range po.Levels {

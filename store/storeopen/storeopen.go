@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 
 	"providerdir/config"
 	"providerdir/store"
 	"providerdir/store/embedded"
 	"providerdir/store/mongo"
+	"providerdir/store/remote"
 )
 
 // Option adjusts how a store is opened.
@@ -42,8 +44,13 @@ func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Sto
 			}
 		}
 		s, err := embedded.Open(spec.Dir)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (another process, a running providerd perhaps, has this embedded store open; only one may)", err)
+		if locked(err) {
+			// The embedded engine admits one process; a running providerd serves its store to
+			// the others on a private socket beside the directory.
+			if c, rerr := remote.Dial(ctx, remote.SocketPath(spec.Dir)); rerr == nil {
+				return c, nil
+			}
+			return nil, fmt.Errorf("%w (another process has this embedded store open and serves it on no socket; only one may open it)", err)
 		}
 		if err != nil { // return a nil interface, not a typed nil *embedded.Store
 			return nil, err
@@ -53,4 +60,10 @@ func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Sto
 		return mongo.Open(ctx, spec.URI)
 	}
 	return nil, fmt.Errorf("storeopen: unknown backend %q", spec.Backend)
+}
+
+// locked reports whether opening failed because the store's lock is held: by another process
+// (EWOULDBLOCK from the file lock) or by this one (pebble says so in its message).
+func locked(err error) bool {
+	return err != nil && (errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock held by current process"))
 }

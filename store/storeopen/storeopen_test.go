@@ -2,12 +2,15 @@ package storeopen
 
 import (
 	"context"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"providerdir/config"
 	"providerdir/store"
+	"providerdir/store/remote"
 )
 
 func TestOpenEmbedded(t *testing.T) {
@@ -76,5 +79,46 @@ func TestOpenMongo(t *testing.T) {
 func TestOpenUnknownBackend(t *testing.T) {
 	if _, err := Open(context.Background(), config.StoreSpec{Backend: "sqlite"}); err == nil {
 		t.Fatal("unknown backend opened")
+	}
+}
+
+// While one process holds an embedded store and serves its socket, opening the same store again
+// reaches it through the socket instead of failing on the lock.
+func TestOpenHeldStoreThroughSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "so") // unix socket paths must stay short
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	dbDir := filepath.Join(dir, "db")
+	spec := config.StoreSpec{Backend: config.BackendEmbedded, Dir: dbDir}
+	ctx := context.Background()
+	holder, err := Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := Open(ctx, spec); err == nil {
+		t.Fatal("a second open of a held store with no socket succeeded")
+	}
+	ln, err := remote.Listen(remote.SocketPath(dbDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: remote.Handler(holder)}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	second, err := Open(ctx, spec)
+	if err != nil {
+		t.Fatalf("open through the socket: %v", err)
+	}
+	defer second.Close()
+	if _, err := second.PutRecord(ctx, store.Record{Kind: "k", ID: "a", Body: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := holder.GetRecord(ctx, "k", "a")
+	if err != nil || string(rec.Body) != "x" {
+		t.Errorf("the holder does not see the write made through the socket: %v %q", err, rec.Body)
 	}
 }
