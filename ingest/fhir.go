@@ -38,11 +38,11 @@ func init() {
 // fhirPage is how many registry documents a worker builds at a time.
 const fhirPage = 256
 
-// buildFHIR derives the FHIR resources. The registry is read once in NPI order and split among
-// workers (one per CPU); each worker looks a provider's joined records up by their search keys
-// (secondary locations, other names, enrollments and reassignments) and builds its resources;
-// this goroutine alone writes them, as the batch writer wants. Small reference tables (NUCC
-// display names, the sandbox subset, the hospital enrollment bridge) are read into memory first.
+// buildFHIR derives the FHIR resources. The registry is read once in NPI order, merged with the
+// secondary locations and other names read in the same order, and split among workers (one per
+// CPU) that build each provider's resources; this goroutine alone writes them, as the batch
+// writer wants. Small reference tables (NUCC display names, the sandbox subset, the hospital
+// enrollment bridge) and the PECOS employer join are read into memory first.
 // Facilities of the Provider of Services file that no organization NPI stands for follow.
 func buildFHIR(ctx context.Context, p *Projection) error {
 	start := time.Now()
@@ -81,7 +81,7 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	pages := make(chan []store.Document, 2)
+	pages := make(chan []providerInput, 2)
 	results := make(chan []fhirmap.Resource, 4)
 	var wg sync.WaitGroup
 	skipped := make([]int64, runtime.GOMAXPROCS(0))
@@ -114,7 +114,9 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 	go func() {
 		defer close(pages)
 		sc := newScan(j.st, RegistryProviders, j.gen[RegistryProviders])
-		page := make([]store.Document, 0, fhirPage)
+		locations := newNPIGroups(j.st, RegistryLocations, j.gen[RegistryLocations])
+		otherNames := newNPIGroups(j.st, RegistryOtherNames, j.gen[RegistryOtherNames])
+		page := make([]providerInput, 0, fhirPage)
 		for {
 			d, err := sc.next(ctx)
 			if err != nil {
@@ -122,7 +124,15 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 				return
 			}
 			if d != nil {
-				page = append(page, *d)
+				in := providerInput{doc: *d}
+				if in.locations, err = locations.take(ctx, d.ID); err == nil {
+					in.otherNames, err = otherNames.take(ctx, d.ID)
+				}
+				if err != nil {
+					cancel(err)
+					return
+				}
+				page = append(page, in)
 			}
 			if len(page) == fhirPage || (d == nil && len(page) > 0) {
 				select {
@@ -130,7 +140,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 				case <-ctx.Done():
 					return
 				}
-				page = make([]store.Document, 0, fhirPage)
+				page = make([]providerInput, 0, fhirPage)
 			}
 			if d == nil {
 				return

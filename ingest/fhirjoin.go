@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,8 +15,9 @@ import (
 	"providerdir/store"
 )
 
-// joiner gathers what one provider's FHIR resources are built from. It holds the small tables in
-// memory and looks everything else up by search key, so memory does not grow with the registry.
+// joiner gathers what one provider's FHIR resources are built from. It holds the small tables and
+// the PECOS employer join in memory; the registry's secondary locations and other names are
+// merged in by NPI as the registry is scanned, and organizations and facilities are read by id.
 // Its methods are safe for concurrent use by the projection's workers.
 type joiner struct {
 	st  store.Store
@@ -31,6 +34,8 @@ type joiner struct {
 	// orgCCN the other way: the two are one Organization, identified by both.
 	mergedCCN map[string]string
 	orgCCN    map[string]string
+	// emp is the PECOS employer join of every individual, built once (see pecosJoin).
+	emp *pecosJoin
 
 	mu   sync.Mutex
 	orgs map[string]orgInfo // registry organizations looked up so far, by NPI
@@ -61,6 +66,9 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 	}
 	var err error
 	if j.tax, err = taxonomies(ctx, j.st, j.gen[NUCCTaxonomy]); err != nil {
+		return nil, err
+	}
+	if j.emp, err = loadPECOSJoin(ctx, j); err != nil {
 		return nil, err
 	}
 	err = j.each(ctx, SandboxNPIs, nil, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
@@ -171,8 +179,10 @@ func (j *joiner) each(ctx context.Context, collection string, where []store.Cond
 	}
 }
 
-// provider builds the resources of one registry document.
-func (j *joiner) provider(ctx context.Context, d *store.Document) ([]fhirmap.Resource, error) {
+// provider builds the resources of one registry document from it and the documents joined to
+// it by NPI (its secondary locations and other names, in id order).
+func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Resource, error) {
+	d := &in.doc
 	body, err := mapping.DecodeBody[mapping.RegistryRecord](*d)
 	if err != nil {
 		return nil, fmt.Errorf("fhir: registry record %s: %w", d.ID, err)
@@ -183,8 +193,12 @@ func (j *joiner) provider(ctx context.Context, d *store.Document) ([]fhirmap.Res
 	if !individual && !fhirmap.HasOrganization(r) {
 		return nil, fhirmap.ErrNoResource
 	}
-	if p.Secondary, err = j.secondary(ctx, r.NPI); err != nil {
-		return nil, err
+	for i := range in.locations {
+		b, err := mapping.DecodeBody[mapping.Address](in.locations[i])
+		if err != nil {
+			return nil, err
+		}
+		p.Secondary = append(p.Secondary, fhirmap.SecondaryLocation{ID: in.locations[i].ID, Address: b.Record})
 	}
 	if individual {
 		p.Sandbox = j.sandbox[r.NPI]
@@ -194,15 +208,12 @@ func (j *joiner) provider(ctx context.Context, d *store.Document) ([]fhirmap.Res
 		return fhirmap.BuildIndividual(p, j.tax)
 	}
 	p.Sandbox = j.sandboxOrgs[r.NPI]
-	err = j.each(ctx, RegistryOtherNames, []store.Condition{{Param: mapping.KeyNPI, Values: []string{r.NPI}}}, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.OtherNameRecord](*d)
-		if err == nil {
-			p.OtherNames = append(p.OtherNames, b.Record.Name)
+	for i := range in.otherNames {
+		b, err := mapping.DecodeBody[mapping.OtherNameRecord](in.otherNames[i])
+		if err != nil {
+			return nil, err
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		p.OtherNames = append(p.OtherNames, b.Record.Name)
 	}
 	if ccn, ok := j.orgCCN[r.NPI]; ok {
 		p.CCN = ccn
@@ -221,79 +232,210 @@ func (j *joiner) provider(ctx context.Context, d *store.Document) ([]fhirmap.Res
 	return fhirmap.BuildOrganization(p, j.tax)
 }
 
-// secondary returns a provider's secondary practice locations.
-func (j *joiner) secondary(ctx context.Context, npi string) ([]fhirmap.SecondaryLocation, error) {
-	var out []fhirmap.SecondaryLocation
-	err := j.each(ctx, RegistryLocations, []store.Condition{{Param: mapping.KeyNPI, Values: []string{npi}}}, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.Address](*d)
-		if err == nil {
-			out = append(out, fhirmap.SecondaryLocation{ID: d.ID, Address: b.Record})
+// providerInput is one registry document with the documents joined to it by NPI.
+type providerInput struct {
+	doc        store.Document
+	locations  []store.Document
+	otherNames []store.Document
+}
+
+// npiGroups walks a collection whose ids start with an NPI ("<npi>.<digest>": the NPPES secondary
+// locations and other names) in id order, which is NPI order because an NPI is ten digits and
+// the separator sorts before every digit. Asked for NPIs in ascending order, it returns each
+// one's documents, so joining them to the registry is a merge of two ordered scans instead of
+// a lookup per provider.
+type npiGroups struct {
+	sc   *scan // nil when the collection was never loaded
+	peek *store.Document
+	done bool
+}
+
+func newNPIGroups(st store.Store, collection, gen string) *npiGroups {
+	if gen == "" {
+		return &npiGroups{done: true}
+	}
+	return &npiGroups{sc: newScan(st, collection, gen)}
+}
+
+// npiOf returns the NPI an id starts with.
+func npiOf(id string) string {
+	if i := strings.IndexByte(id, '.'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// take returns the documents of npi. Calls must come in ascending NPI order; documents of NPIs
+// passed over (no registry record) are skipped.
+func (g *npiGroups) take(ctx context.Context, npi string) ([]store.Document, error) {
+	var out []store.Document
+	for !g.done {
+		if g.peek == nil {
+			d, err := g.sc.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				g.done = true
+				break
+			}
+			g.peek = d
 		}
-		return err
-	})
-	return out, err
+		switch n := npiOf(g.peek.ID); {
+		case n < npi:
+			g.peek = nil
+		case n == npi:
+			out = append(out, *g.peek)
+			g.peek = nil
+		default:
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// pecosJoin is the PECOS employer join of every individual, read once in two scans: the
+// enrollments (enrollment id -> NPIs) and the reassignments of benefits (reassigning enrollment
+// -> receiving enrollment), giving each individual NPI the NPIs that bill for their work, in
+// reassignment id order, each with the provenance of the reassignment it came through. NPIs are
+// held as numbers and provenances once each, so that the national files (about 3 million
+// enrollments and 3.5 million reassignments) take a few hundred megabytes at most, and only
+// while the enrollment map is being used.
+type pecosJoin struct {
+	links map[uint32][]pecosLink
+	provs []mapping.Provenance
+}
+
+type pecosLink struct {
+	org  uint32 // the receiving enrollment's NPI
+	prov uint32 // index into provs
+}
+
+// npiNumber parses a ten-digit NPI; ok is false for anything else (validated NPIs always are).
+func npiNumber(s string) (uint32, bool) {
+	if len(s) != 10 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	return uint32(n), err == nil
+}
+
+func npiString(n uint32) string { return fmt.Sprintf("%010d", n) }
+
+func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
+	pj := &pecosJoin{links: map[uint32][]pecosLink{}}
+	if j.gen[Enrollments] == "" || j.gen[Reassignments] == "" {
+		return pj, nil
+	}
+	// Enrollment id -> NPI; an enrollment id under several NPIs keeps the others in more.
+	first := map[string]uint32{}
+	more := map[string][]uint32{}
+	sc := newScan(j.st, Enrollments, j.gen[Enrollments])
+	for {
+		d, err := sc.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			break
+		}
+		var b struct {
+			Record struct {
+				NPI          string `json:"npi"`
+				EnrollmentID string `json:"enrollment_id"`
+			} `json:"record"`
+		}
+		if err := json.Unmarshal(d.Body, &b); err != nil {
+			return nil, fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
+		}
+		npi, ok := npiNumber(b.Record.NPI)
+		if !ok || b.Record.EnrollmentID == "" {
+			continue
+		}
+		if prev, seen := first[b.Record.EnrollmentID]; !seen {
+			first[b.Record.EnrollmentID] = npi
+		} else if prev != npi && !slices.Contains(more[b.Record.EnrollmentID], npi) {
+			more[b.Record.EnrollmentID] = append(more[b.Record.EnrollmentID], npi)
+		}
+	}
+	npisOf := func(enrollment string, buf []uint32) []uint32 {
+		buf = buf[:0]
+		if n, ok := first[enrollment]; ok {
+			buf = append(buf, n)
+		}
+		return append(buf, more[enrollment]...)
+	}
+	provIndex := map[string]uint32{}
+	var from, to []uint32
+	sc = newScan(j.st, Reassignments, j.gen[Reassignments])
+	for {
+		d, err := sc.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			break
+		}
+		var b struct {
+			Record     mapping.ReassignmentRecord `json:"record"`
+			Provenance json.RawMessage            `json:"provenance"`
+		}
+		if err := json.Unmarshal(d.Body, &b); err != nil {
+			return nil, fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
+		}
+		if from = npisOf(b.Record.Reassigning, from); len(from) == 0 {
+			continue
+		}
+		if to = npisOf(b.Record.Receiving, to); len(to) == 0 {
+			continue
+		}
+		pi, ok := provIndex[string(b.Provenance)]
+		if !ok {
+			var prov mapping.Provenance
+			if err := json.Unmarshal(b.Provenance, &prov); err != nil {
+				return nil, fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
+			}
+			pi = uint32(len(pj.provs))
+			pj.provs = append(pj.provs, prov)
+			provIndex[string(b.Provenance)] = pi
+		}
+		for _, a := range from {
+			for _, o := range to {
+				if o != a {
+					pj.links[a] = append(pj.links[a], pecosLink{org: o, prov: pi})
+				}
+			}
+		}
+	}
+	return pj, nil
 }
 
 // employers follows PECOS from an individual's NPI to the organizations that bill for their
 // work: the individual's enrollments, their reassignments of benefits, the receiving
 // enrollments, and those enrollments' NPIs, kept when the registry holds them as organizations.
+// Each organization comes once, with the provenance of the first reassignment that led to it.
 func (j *joiner) employers(ctx context.Context, npi string) ([]fhirmap.Employer, error) {
-	var enrollments []string
-	err := j.each(ctx, Enrollments, []store.Condition{{Param: mapping.KeyNPI, Values: []string{npi}}}, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.EnrollmentRecord](*d)
-		if err == nil {
-			enrollments = append(enrollments, b.Record.EnrollmentID)
-		}
-		return err
-	})
-	if err != nil || len(enrollments) == 0 {
-		return nil, err
-	}
-	type link struct {
-		receiving string
-		prov      mapping.Provenance
-	}
-	var links []link
-	err = j.each(ctx, Reassignments, []store.Condition{{Param: mapping.KeyReassigning, Values: enrollments}}, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.ReassignmentRecord](*d)
-		if err == nil {
-			links = append(links, link{b.Record.Receiving, b.Provenance})
-		}
-		return err
-	})
-	if err != nil || len(links) == 0 {
-		return nil, err
+	n, ok := npiNumber(npi)
+	if !ok {
+		return nil, nil
 	}
 	var out []fhirmap.Employer
-	for _, l := range links {
-		err := j.each(ctx, Enrollments, []store.Condition{{Param: mapping.KeyEnrollment, Values: []string{l.receiving}}}, func(d *store.Document) error {
-			b, err := mapping.DecodeBody[mapping.EnrollmentRecord](*d)
-			if err != nil {
-				return err
-			}
-			if b.Record.NPI == npi || slices.ContainsFunc(out, func(e fhirmap.Employer) bool { return e.OrgID == b.Record.NPI }) {
-				return nil
-			}
-			org, err := j.org(ctx, b.Record.NPI)
-			if err != nil || !org.ok {
-				return err
-			}
-			out = append(out, fhirmap.Employer{OrgID: b.Record.NPI, Name: org.name, Provenance: l.prov, Snapshot: l.prov.Snapshot})
-			return nil
-		})
+	for _, l := range j.emp.links[n] {
+		orgID := npiString(l.org)
+		if slices.ContainsFunc(out, func(e fhirmap.Employer) bool { return e.OrgID == orgID }) {
+			continue
+		}
+		org, err := j.org(ctx, orgID)
 		if err != nil {
 			return nil, err
 		}
+		if !org.ok {
+			continue
+		}
+		prov := j.emp.provs[l.prov]
+		out = append(out, fhirmap.Employer{OrgID: orgID, Name: org.name, Provenance: prov, Snapshot: prov.Snapshot})
 	}
-	slices.SortFunc(out, func(a, b fhirmap.Employer) int {
-		if a.OrgID < b.OrgID {
-			return -1
-		}
-		if a.OrgID > b.OrgID {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b fhirmap.Employer) int { return strings.Compare(a.OrgID, b.OrgID) })
 	return out, nil
 }
 

@@ -80,6 +80,12 @@ func Manifests(ctx context.Context, s store.Store) ([]Manifest, error) {
 	return manifestsAt(ctx, s, snap.Generation(ManifestCollection))
 }
 
+// ManifestsAt returns the manifests stored in one generation of the manifests collection, for
+// a reader that already holds the serving pointer and must not read a newer one.
+func ManifestsAt(ctx context.Context, s store.Store, gen string) ([]Manifest, error) {
+	return manifestsAt(ctx, s, gen)
+}
+
 func manifestsAt(ctx context.Context, s store.Store, gen string) ([]Manifest, error) {
 	var out []Manifest
 	if gen == "" {

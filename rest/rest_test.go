@@ -42,6 +42,9 @@ func TestEnvelopes(t *testing.T) {
 		{"v1 success, empty freshness is an array, links unescaped", func(w http.ResponseWriter, r *http.Request) {
 			WriteV1(w, r, 200, map[string]int{"n": 1}, NewV1Meta(r, nil, "https://x.org/a?b=1&c=2", "https://x.org/docs/limitations"))
 		}, 200, `{"data":{"n":1},"meta":{"request_id":"r1","api_version":"v1","data_freshness":[],"methodology_url":"https://x.org/a?b=1&c=2","limitations_url":"https://x.org/docs/limitations"}}`},
+		{"v1 success around encoded data is the same envelope", func(w http.ResponseWriter, r *http.Request) {
+			WriteV1Encoded(w, r, 200, []byte(`[{"n":1},{"n":2}]`), NewV1Meta(r, nil, "https://x.org/a?b=1&c=2", "https://x.org/docs/limitations"))
+		}, 200, `{"data":[{"n":1},{"n":2}],"meta":{"request_id":"r1","api_version":"v1","data_freshness":[],"methodology_url":"https://x.org/a?b=1&c=2","limitations_url":"https://x.org/docs/limitations"}}`},
 		{"unencodable value is a plain 500", func(w http.ResponseWriter, r *http.Request) {
 			WriteJSON(w, r, 200, math.NaN())
 		}, 500, ""},

@@ -74,6 +74,7 @@ func encode(resourceType, id string, content any, meta *Meta, keys mapping.Keys)
 	hex.Encode(res[etagAt:etagAt+digestLen], etagSum[:digestLen/2])
 	res = append(res, '}')
 
+	keys = pruneStringKeys(keys)
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.LastUpdated))
 	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}}, nil

@@ -92,6 +92,47 @@ func hasKey(d store.Document, param, value string) bool {
 	return slices.Contains(d.Keys, store.Key{Param: param, Value: value})
 }
 
+// stringParams are searched by prefix: a value is found when some key of the param starts
+// with it (a word that begins a longer value is not stored on its own).
+var stringParams = []string{"name", "family", "given", "address", "address-city", "address-state", "address-postalcode"}
+
+// findsKey reports whether a search of param for value finds d, as the store matches it.
+func findsKey(d store.Document, param, value string) bool {
+	if !slices.Contains(stringParams, param) {
+		return hasKey(d, param, value)
+	}
+	return slices.ContainsFunc(d.Keys, func(k store.Key) bool { return k.Param == param && strings.HasPrefix(k.Value, value) })
+}
+
+// TestStringKeysPruned: no value of a string param is a prefix of another value of that param,
+// and every word and whole value of the names and addresses is still found.
+func TestStringKeysPruned(t *testing.T) {
+	ind, _ := fhirmap.BuildIndividual(individual(), tax)
+	for _, r := range ind {
+		for _, k := range r.Doc.Keys {
+			if !slices.Contains(stringParams, k.Param) {
+				continue
+			}
+			for _, o := range r.Doc.Keys {
+				if o.Param == k.Param && o.Value != k.Value && strings.HasPrefix(o.Value, k.Value) {
+					t.Errorf("%s/%s: %s=%q is a prefix of %q", r.Type, r.ID, k.Param, k.Value, o.Value)
+				}
+			}
+		}
+	}
+	prac := ind[slices.IndexFunc(ind, func(r fhirmap.Resource) bool { return r.Type == fhirmap.TypePractitioner })]
+	for _, v := range []string{"jose", "jose a", "nunez", "a"} {
+		if !findsKey(prac.Doc, "name", v) {
+			t.Errorf("name %q not found", v)
+		}
+	}
+	for _, v := range []string{"67208", "67208 1234", "1234", "672081234"} {
+		if !findsKey(prac.Doc, "address-postalcode", v) {
+			t.Errorf("address-postalcode %q not found", v)
+		}
+	}
+}
+
 func TestBuildResources(t *testing.T) {
 	ind, _ := fhirmap.BuildIndividual(individual(), tax)
 	org, _ := fhirmap.BuildOrganization(organization(), tax)
@@ -156,7 +197,7 @@ func TestBuildResources(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if got := hasKey(r.Doc, k.param, k.value); got != k.want {
+		if got := findsKey(r.Doc, k.param, k.value); got != k.want {
 			t.Errorf("%s key %s=%q: %v, want %v", k.ref, k.param, k.value, got, k.want)
 		}
 	}

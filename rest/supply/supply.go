@@ -1,16 +1,20 @@
 // Package supply owns the supply data API (/v1, seeds/000): its routes, handlers and the
-// ResponseMeta each response carries. It reads the store through the manifests and, later, the
-// mapped documents; the envelopes themselves come from package rest.
+// ResponseMeta each response carries. It reads the serving snapshot of the store: the manifests,
+// the supply studies the ingest computed (mapping/supply), and the source records of the
+// registry, exclusion list, enrollment and payment files; the envelopes themselves come from
+// package rest, and keys and quotas from the gate mounted around the routes.
 package supply
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
 	"providerdir/ingest"
+	study "providerdir/mapping/supply"
 	"providerdir/rest"
 	"providerdir/store"
 )
@@ -19,6 +23,11 @@ import (
 type API struct {
 	store   store.Store
 	baseURL string
+
+	studies       cache[*study.Study]
+	encoded       cache[json.RawMessage]
+	manifestCache cache[[]ingest.Manifest]
+	openapi       openAPIDoc
 }
 
 // New returns the API reading from s. baseURL is the public base URL (without /v1) that absolute
@@ -27,9 +36,18 @@ func New(s store.Store, baseURL string) *API {
 	return &API{store: s, baseURL: strings.TrimRight(baseURL, "/")}
 }
 
-// Routes registers the API's handlers on the /v1 subrouter.
+// Routes registers the API's handlers on the /v1 subrouter. Path variables take any value, so
+// that the handlers, not the router, answer a malformed one with the contract's error code.
 func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/health", a.health).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/openapi.json", a.openAPI).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/specialties", a.specialties).Methods(http.MethodGet)
+	r.HandleFunc("/specialties/{code}/by-state", a.byState).Methods(http.MethodGet)
+	r.HandleFunc("/specialties/{code}/by-county", a.byCounty).Methods(http.MethodGet)
+	r.HandleFunc("/states/{state}/coverage", a.coverage).Methods(http.MethodGet)
+	r.HandleFunc("/providers/{npi}", a.provider).Methods(http.MethodGet)
+	r.HandleFunc("/npi/{npi}", a.resolveNPI).Methods(http.MethodGet)
+	r.HandleFunc("/methodology/{dataset}", a.methodology).Methods(http.MethodGet)
 }
 
 // MethodologyURL is the absolute URL of one dataset's methodology resource.
@@ -41,6 +59,14 @@ func (a *API) MethodologyURL(dataset string) string {
 // web surface; responses spanning several datasets link to them.
 func (a *API) methodologyPage() string { return a.baseURL + rest.PathMethodologyPage }
 func (a *API) limitationsPage() string { return a.baseURL + rest.PathLimitationsPage }
+
+// documentationURL is the interface description every response links to.
+func (a *API) documentationURL() string { return a.baseURL + "/v1/openapi.json" }
+
+// studyURL is the absolute URL of a specialty's by-state study.
+func (a *API) studyURL(slug string) string {
+	return a.baseURL + "/v1/specialties/" + slug + "/by-state"
+}
 
 // freshness returns one DataFreshness entry per stored manifest (one per source family).
 func freshness(ms []ingest.Manifest) []rest.DataFreshness {

@@ -1,0 +1,197 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"providerdir/mapping"
+	"providerdir/mapping/supply"
+	"providerdir/source/census"
+	"providerdir/source/nucc"
+	"providerdir/store"
+)
+
+// SupplyStudies holds the specialty supply studies of the supply API: one document per
+// specialty (id "cardiology") and one per specialty and registered code (id
+// "dermatology.207ND0900X", the subspecialty filter), each with the 51 state rows. They are
+// computed here, once per registry, Census or NUCC snapshot, so that a request reads one
+// document and switches with the data it was computed from.
+const SupplyStudies = "supply_by_state"
+
+// Search-key params of study documents.
+const (
+	KeySpecialty = "specialty"
+	KeyCode      = "code"
+)
+
+func init() {
+	registerProjection(&projection{
+		name:    "supply",
+		inputs:  []string{RegistryProviders, CensusStates, NUCCTaxonomy},
+		outputs: []string{SupplyStudies},
+		run:     buildSupply,
+	})
+}
+
+// registryView is the part of a stored registry document the studies read: decoding only it
+// keeps the pass over the registry cheap.
+type registryView struct {
+	Record struct {
+		NPI        string `json:"npi"`
+		Active     bool   `json:"active"`
+		Taxonomies []struct {
+			Code string `json:"code"`
+		} `json:"taxonomies"`
+		PracticeAddress struct {
+			State string `json:"state"`
+		} `json:"practice_address"`
+	} `json:"record"`
+	Provenance mapping.Provenance `json:"provenance"`
+}
+
+// buildSupply computes the studies. Without a registry or Census figures there is nothing to
+// compute and the collection is left empty (the API then answers that no study exists); a
+// Census file without all of the 51 fails the ingest, since every study would be wrong.
+func buildSupply(ctx context.Context, p *Projection) error {
+	regGen, err := p.Generation(ctx, RegistryProviders)
+	if err != nil {
+		return err
+	}
+	censusGen, err := p.Generation(ctx, CensusStates)
+	if err != nil {
+		return err
+	}
+	if regGen == "" || censusGen == "" {
+		p.run.opts.Log.Info("supply studies not computed: registry or Census figures not loaded")
+		return nil
+	}
+	states, censusProv, err := readThe51(ctx, p.Store(), censusGen)
+	if err != nil {
+		return err
+	}
+	in := supply.Inputs{States: states, Census: censusProv}
+	if in.Names, in.Taxonomy, err = readDisplayNames(ctx, p); err != nil {
+		return err
+	}
+	tally := supply.NewTally()
+	if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
+		return err
+	}
+	for _, st := range supply.Build(tally, in) {
+		code := ""
+		if st.Filter != nil {
+			code = st.Filter.Code
+		}
+		body, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		var k mapping.Keys
+		k.Add(KeySpecialty, st.Specialty)
+		k.Add(KeyCode, code)
+		if err := p.Emit(ctx, SupplyStudies, store.Document{ID: supply.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readThe51 reads the state populations of the 51 and the Census provenance.
+func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StatePopulation, mapping.Provenance, error) {
+	page, err := st.Find(ctx, store.Query{Collection: CensusStates, Generation: gen, Limit: 1000})
+	if err != nil {
+		return nil, mapping.Provenance{}, err
+	}
+	var out []supply.StatePopulation
+	var prov mapping.Provenance
+	for _, d := range page.Docs {
+		b, err := mapping.DecodeBody[census.State](d)
+		if err != nil {
+			return nil, prov, fmt.Errorf("supply: decode Census state %s: %w", d.ID, err)
+		}
+		if !b.Record.InThe51 {
+			continue
+		}
+		out = append(out, supply.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
+		prov = b.Provenance
+	}
+	if len(out) != 51 {
+		return nil, prov, fmt.Errorf("supply: the Census state figures hold %d of the 51 states and DC", len(out))
+	}
+	return out, prov, nil
+}
+
+// readDisplayNames reads the NUCC display names of the registered codes; without a NUCC code
+// set it returns no names (the studies then show the codes).
+func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *mapping.Provenance, error) {
+	gen, err := p.Generation(ctx, NUCCTaxonomy)
+	if err != nil || gen == "" {
+		return nil, nil, err
+	}
+	names := map[string]string{}
+	var prov *mapping.Provenance
+	for _, code := range supply.AllCodes() {
+		d, err := p.Store().Get(ctx, gen, NUCCTaxonomy, code)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := mapping.DecodeBody[nucc.Taxonomy](d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("supply: decode NUCC code %s: %w", code, err)
+		}
+		names[code] = b.Record.DisplayName
+		prov = &b.Provenance
+	}
+	return names, prov, nil
+}
+
+// tallyRegistry counts every registry record holding a registered code, found through the
+// taxonomy search key so that the rest of the registry is never read, and returns the registry
+// snapshot's provenance.
+func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Tally) (mapping.Provenance, error) {
+	q := store.Query{Collection: RegistryProviders, Generation: gen, Limit: 2000,
+		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: supply.AllCodes()}}}
+	var prov mapping.Provenance
+	seen := false
+	for {
+		page, err := st.Find(ctx, q)
+		if err != nil {
+			return prov, err
+		}
+		for _, d := range page.Docs {
+			var v registryView
+			if err := json.Unmarshal(d.Body, &v); err != nil {
+				return prov, fmt.Errorf("supply: decode registry record %s: %w", d.ID, err)
+			}
+			codes := make([]string, len(v.Record.Taxonomies))
+			for i, tx := range v.Record.Taxonomies {
+				codes[i] = tx.Code
+			}
+			t.Add(supply.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes})
+			if !seen {
+				prov, seen = v.Provenance, true
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	if seen {
+		return prov, nil
+	}
+	// No record holds a registered code: the studies are all zeros, stamped with the registry
+	// snapshot all the same.
+	page, err := st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: gen, Limit: 1})
+	if err != nil || len(page.Docs) == 0 {
+		return prov, err
+	}
+	var v registryView
+	err = json.Unmarshal(page.Docs[0].Body, &v)
+	return v.Provenance, err
+}

@@ -1,0 +1,99 @@
+package supply
+
+import (
+	"slices"
+
+	"providerdir/ident"
+)
+
+// Provider is what the studies read of one registry record.
+type Provider struct {
+	NPI    string
+	Active bool     // not deactivated, or reactivated since
+	State  string   // practice location state as published (USPS code)
+	Codes  []string // taxonomy codes of the filled slots, in slot order (repeats possible)
+}
+
+// Counts are the providers a study counted per state, and those it left out and why.
+type Counts struct {
+	// States maps a state code of the 51 to its count of active providers.
+	States map[string]int64 `json:"states"`
+	// Deactivated counts matching registry records left out because the NPI is deactivated.
+	Deactivated int64 `json:"deactivated"`
+	// OutsideThe51 counts active matching records whose practice state is not one of the 50
+	// states and DC (territories, military and foreign addresses, blanks).
+	OutsideThe51 int64 `json:"outside_the_51"`
+}
+
+func (c *Counts) add(p *Provider, in51 bool) {
+	switch {
+	case !p.Active:
+		c.Deactivated++
+	case !in51:
+		c.OutsideThe51++
+	default:
+		c.States[p.State]++
+	}
+}
+
+// Total is the number of providers counted over the 51.
+func (c Counts) Total() int64 {
+	var n int64
+	for _, v := range c.States {
+		n += v
+	}
+	return n
+}
+
+// Tally counts registry providers for every specialty and every registered code at once, so one
+// pass over the registry serves all studies. Each NPI counts at most once per specialty and once
+// per code, however many of its taxonomy slots carry the code (a physician licensed in two
+// states lists the same code twice).
+type Tally struct {
+	specialty map[string]*Counts // by slug
+	code      map[string]*Counts // by taxonomy code
+	bySlug    map[string][]string
+}
+
+// NewTally returns an empty tally over the registered specialties.
+func NewTally() *Tally {
+	t := &Tally{specialty: map[string]*Counts{}, code: map[string]*Counts{}, bySlug: map[string][]string{}}
+	for _, s := range registry {
+		t.specialty[s.Slug] = &Counts{States: map[string]int64{}}
+		t.bySlug[s.Slug] = s.Codes
+		for _, c := range s.Codes {
+			t.code[c] = &Counts{States: map[string]int64{}}
+		}
+	}
+	return t
+}
+
+// Add counts one registry record and reports whether it matched any registered code.
+func (t *Tally) Add(p Provider) bool {
+	st, ok := ident.LookupState(p.State)
+	in51 := ok && st.InThe51()
+	matched := false
+	for i, c := range p.Codes {
+		counts, ok := t.code[c]
+		if !ok || slices.Contains(p.Codes[:i], c) {
+			continue
+		}
+		matched = true
+		counts.add(&p, in51)
+	}
+	if !matched {
+		return false
+	}
+	for _, s := range registry {
+		if slices.ContainsFunc(p.Codes, s.Supports) {
+			t.specialty[s.Slug].add(&p, in51)
+		}
+	}
+	return true
+}
+
+// Specialty returns the counts of a specialty (every registered code of it).
+func (t *Tally) Specialty(slug string) Counts { return *t.specialty[slug] }
+
+// Code returns the counts of one registered code.
+func (t *Tally) Code(code string) Counts { return *t.code[code] }

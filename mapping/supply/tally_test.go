@@ -1,0 +1,112 @@
+package supply
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTally(t *testing.T) {
+	tl := NewTally()
+	records := []struct {
+		p       Provider
+		matched bool
+	}{
+		{Provider{NPI: "1", Active: true, State: "CA", Codes: []string{"207RC0000X"}}, true},
+		// the same code in two slots (two license states) counts once
+		{Provider{NPI: "2", Active: true, State: "CA", Codes: []string{"207RC0000X", "207RC0000X"}}, true},
+		// two dermatology codes: once for the specialty, once per code
+		{Provider{NPI: "3", Active: true, State: "NY", Codes: []string{"207N00000X", "207ND0900X"}}, true},
+		// neurology and psychiatry: once in each specialty
+		{Provider{NPI: "4", Active: true, State: "DC", Codes: []string{"2084N0400X", "2084P0800X"}}, true},
+		{Provider{NPI: "5", Active: false, State: "CA", Codes: []string{"207RC0000X"}}, true},
+		{Provider{NPI: "6", Active: true, State: "PR", Codes: []string{"207RC0000X"}}, true},
+		{Provider{NPI: "7", Active: true, State: "", Codes: []string{"207RC0000X"}}, true},
+		{Provider{NPI: "8", Active: true, State: "CA", Codes: []string{"111N00000X"}}, false},
+		{Provider{NPI: "9", Active: true, State: "CA", Codes: nil}, false},
+	}
+	for _, r := range records {
+		if got := tl.Add(r.p); got != r.matched {
+			t.Errorf("Add(%s) = %v, want %v", r.p.NPI, got, r.matched)
+		}
+	}
+	tests := []struct {
+		name                      string
+		got                       Counts
+		states                    map[string]int64
+		deactivated, outsideThe51 int64
+	}{
+		{"cardiology", tl.Specialty("cardiology"), map[string]int64{"CA": 2}, 1, 2},
+		{"207RC0000X", tl.Code("207RC0000X"), map[string]int64{"CA": 2}, 1, 2},
+		{"dermatology", tl.Specialty("dermatology"), map[string]int64{"NY": 1}, 0, 0},
+		{"207N00000X", tl.Code("207N00000X"), map[string]int64{"NY": 1}, 0, 0},
+		{"207ND0900X", tl.Code("207ND0900X"), map[string]int64{"NY": 1}, 0, 0},
+		{"207NI0002X", tl.Code("207NI0002X"), map[string]int64{}, 0, 0},
+		{"neurology", tl.Specialty("neurology"), map[string]int64{"DC": 1}, 0, 0},
+		{"psychiatry", tl.Specialty("psychiatry"), map[string]int64{"DC": 1}, 0, 0},
+	}
+	for _, tt := range tests {
+		if len(tt.got.States) != len(tt.states) || tt.got.Deactivated != tt.deactivated || tt.got.OutsideThe51 != tt.outsideThe51 {
+			t.Errorf("%s: %+v", tt.name, tt.got)
+		}
+		for s, n := range tt.states {
+			if tt.got.States[s] != n {
+				t.Errorf("%s: %s = %d, want %d", tt.name, s, tt.got.States[s], n)
+			}
+		}
+	}
+}
+
+func TestBuildStudies(t *testing.T) {
+	tl := NewTally()
+	tl.Add(Provider{NPI: "1", Active: true, State: "CA", Codes: []string{"207ND0900X"}})
+	states := []StatePopulation{{"CA", "California", 1000000}, {"NY", "New York", 1000000}}
+	studies := Build(tl, Inputs{States: states, Names: map[string]string{"207N00000X": "Dermatology Physician"}})
+	// 12 whole studies plus one per registered code
+	want := 12
+	for _, s := range Specialties() {
+		want += len(s.Codes)
+	}
+	if len(studies) != want {
+		t.Fatalf("%d studies, want %d", len(studies), want)
+	}
+	var ids []string
+	for _, s := range studies {
+		code := ""
+		if s.Filter != nil {
+			code = s.Filter.Code
+		}
+		ids = append(ids, ID(s.Specialty, code))
+		if s.MethodologyVersion != MethodologyVersion || s.Dataset != s.Specialty+"-supply" || len(s.Rows) != 2 {
+			t.Errorf("%s: %+v", ID(s.Specialty, code), s)
+		}
+	}
+	if !slices.Contains(ids, "dermatology") || !slices.Contains(ids, "dermatology.207ND0900X") || !slices.Contains(ids, "cardiology.207RC0000X") {
+		t.Fatalf("ids %v", ids)
+	}
+	for _, s := range studies {
+		if s.Specialty != "dermatology" {
+			continue
+		}
+		if s.DisplayName != "Dermatology Physician" {
+			t.Errorf("display name %q", s.DisplayName)
+		}
+		ca, _ := s.Row("CA")
+		switch {
+		case s.Filter == nil, s.Filter.Code == "207ND0900X":
+			if ca.ActiveProviders != 1 || s.National.ActiveProviders != 1 {
+				t.Errorf("%v: CA %+v", s.Filter, ca)
+			}
+		default:
+			if ca.ActiveProviders != 0 {
+				t.Errorf("%v: CA %+v", s.Filter, ca)
+			}
+			// a code without a NUCC name shows the code itself
+			if s.Filter.Code == "207NI0002X" && s.Filter.DisplayName != "207NI0002X" {
+				t.Errorf("display name %q", s.Filter.DisplayName)
+			}
+		}
+		if ny, _ := s.Row("NY"); s.Filter == nil && !ny.Underserved {
+			t.Errorf("NY with no dermatologist is not underserved: %+v", ny)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package supply_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"providerdir/httpserver"
+	"providerdir/ingest"
+	"providerdir/rest"
+	"providerdir/rest/apikey"
+	"providerdir/rest/gate"
+	"providerdir/rest/internal/testenv"
+	"providerdir/rest/supply"
+	"providerdir/source/synth"
+	"providerdir/store"
+	"providerdir/store/embedded"
+)
+
+// The demo snapshot: a synthetic drop of 2,000 providers in the real file formats, ingested with
+// the real Census and NUCC reference files into one embedded store shared by the black-box
+// tests. Tests never write data to it; each makes its own keys and plays its own client address,
+// so their quotas never meet.
+const (
+	demoProviders = 2000
+	demoSeed      = 20250608
+)
+
+var demo struct {
+	once  sync.Once
+	root  string // temporary directory holding the drop and the store
+	drop  string
+	man   *synth.Manifest
+	store store.Store
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demo.store != nil {
+		_ = demo.store.Close()
+	}
+	if demo.root != "" {
+		_ = os.RemoveAll(demo.root)
+	}
+	os.Exit(code)
+}
+
+// demoSnapshot generates and ingests the demo drop once per test binary.
+func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
+	tb.Helper()
+	ref := referenceDir(tb)
+	demo.once.Do(func() {
+		if demo.root, demo.err = os.MkdirTemp("", "supply-demo-"); demo.err != nil {
+			return
+		}
+		demo.drop = filepath.Join(demo.root, "drop")
+		ctx := context.Background()
+		demo.man, demo.err = synth.Generate(ctx, synth.Config{Providers: demoProviders, Seed: demoSeed, Out: demo.drop, Reference: ref})
+		if demo.err != nil {
+			return
+		}
+		if demo.store, demo.err = embedded.Open(filepath.Join(demo.root, "db")); demo.err != nil {
+			return
+		}
+		_, demo.err = ingest.Run(ctx, ingest.Options{Store: demo.store, Dir: demo.drop, Reference: ref})
+	})
+	if demo.err != nil {
+		tb.Fatalf("demo snapshot: %v", demo.err)
+	}
+	return demo.store, demo.drop, demo.man
+}
+
+// referenceDir is ../shared/data/reference beside the repository root.
+func referenceDir(tb testing.TB) string {
+	return filepath.Join(repoRoot(tb), "..", "shared", "data", "reference")
+}
+
+// repoRoot is the directory holding go.mod.
+func repoRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// env is one running server over a store: the real router, middleware, gate (keys and quotas
+// in the store) and supply API on a loopback listener, with a clock the test moves.
+type env struct {
+	url   string
+	base  string // the configured public base URL, used in links
+	gate  *gate.Gate
+	clock *testenv.Clock
+	store store.Store
+	ip    string // the client address this env plays (X-Forwarded-For from a trusted loopback)
+	api   *supply.API
+}
+
+// loopback is trusted as a proxy, so that X-Forwarded-For plays distinct clients.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+var clients atomic.Int64
+
+// newEnv serves the supply API over st. Its base URL is the server's own, so that the links in
+// responses can be followed.
+func newEnv(tb testing.TB, st store.Store) *env {
+	tb.Helper()
+	clock := testenv.NewClock()
+	g := gate.New(st, gate.Options{TrustedProxies: loopback, Now: clock.Now})
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	api := supply.New(st, base)
+	h, err := httpserver.New(httpserver.Options{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Surfaces: []httpserver.Surface{
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), api.Routes)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, nil)},
+		},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	n := clients.Add(1)
+	return &env{url: srv.URL, base: base, gate: g, clock: clock, store: st, api: api,
+		ip: fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)}
+}
+
+// demoEnv is newEnv over the demo snapshot.
+func demoEnv(tb testing.TB) *env {
+	st, _, _ := demoSnapshot(tb)
+	return newEnv(tb, st)
+}
+
+// key issues a real key of the tier and returns its plaintext.
+func (e *env) key(tb testing.TB, tier apikey.Tier, opts ...apikey.CreateOptions) string {
+	tb.Helper()
+	var o apikey.CreateOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	secret, _, err := e.gate.Keys().Create(context.Background(), tier, tb.Name(), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return secret.Reveal()
+}

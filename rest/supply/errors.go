@@ -1,0 +1,38 @@
+package supply
+
+import (
+	"log/slog"
+	"net/http"
+
+	"providerdir/logging"
+	"providerdir/requestid"
+	"providerdir/rest"
+)
+
+// Error codes of seeds/000 section 7 that the handlers answer with. The key and quota codes
+// (missing_api_key, invalid_api_key, rate_limit_exceeded) are the gate's.
+const (
+	CodeInvalidNPI          = "invalid_npi"
+	CodeMissingState        = "missing_state"
+	CodeMissingCountyFIPS   = "missing_county_fips"
+	CodeStateCountyMismatch = "state_county_mismatch"
+	CodeInvalidSubspecialty = "invalid_subspecialty"
+	CodeSpecialtyNotFound   = "specialty_not_found"
+	CodeCountyNotFound      = "county_not_found"
+	CodeProviderNotFound    = "provider_not_found"
+	CodeMethodologyNotFound = "methodology_not_found"
+	CodeStateNotFound       = "state_not_found"
+	// CodeNPINotInRegistry is the 404 of GET /npi/{npi} for a well-formed NPI the registry does
+	// not hold. seeds/000 gives that endpoint a status only; the code is the resolver's for the
+	// same condition (seeds/001 section 4 rule 2).
+	CodeNPINotInRegistry = rest.CodeNotFound
+)
+
+// fail answers 500 internal_error for a failure the client cannot fix; the cause goes to the log
+// under the request id, never into the response.
+func fail(w http.ResponseWriter, r *http.Request, what string, err error) {
+	logging.Logger(r.Context()).Error(what, slog.Any("error", err))
+	w.Header().Set("Cache-Control", "no-store")
+	id := requestid.From(r.Context())
+	rest.WriteV1Error(w, r, http.StatusInternalServerError, rest.CodeInternal, "Internal error; quote request id "+id+" when reporting it.", nil)
+}

@@ -1,0 +1,47 @@
+package supply
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"providerdir/rest"
+)
+
+// Source families each kind of response is drawn from; meta.data_freshness has one entry for
+// each of them that is loaded.
+var (
+	studyFamilies    = []string{"nppes", "census", "nucc"}
+	registryFamilies = []string{"nppes"}
+	resolveFamilies  = []string{"nppes", "leie", "pecos", "openpayments"}
+)
+
+// meta builds a response's ResponseMeta: freshness of the families the response draws on,
+// links to its methodology, the limitations page and the interface description.
+func (a *API) meta(ctx context.Context, r *http.Request, v view, families []string, methodologyURL string) (rest.V1Meta, error) {
+	ms, err := v.manifests(ctx)
+	if err != nil {
+		return rest.V1Meta{}, err
+	}
+	var fresh []rest.DataFreshness
+	for _, m := range ms {
+		if slices.Contains(families, m.Family) {
+			fresh = append(fresh, rest.Freshness(sourceName(m), m.FinishedAt, m.Cadence))
+		}
+	}
+	meta := rest.NewV1Meta(r, fresh, methodologyURL, a.limitationsPage())
+	meta.DocumentationURL = a.documentationURL()
+	return meta, nil
+}
+
+// SubspecialtyFilter is meta.subspecialty_filter.
+type SubspecialtyFilter struct {
+	AppliedCode        string `json:"applied_code"`
+	DisplayName        string `json:"display_name"`
+	MatchedRecordCount int64  `json:"matched_record_count"`
+}
+
+// wholeSet is the pagination of a list served in one page.
+func wholeSet(n int) *rest.Pagination {
+	return &rest.Pagination{Total: int64(n), Page: 1, PerPage: n}
+}

@@ -1,0 +1,127 @@
+package supply_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/gorilla/mux"
+
+	"providerdir/rest/apikey"
+)
+
+// The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
+// exactly the routes the API serves as served, the rest of both contracts as planned.
+func TestOpenAPIDocument(t *testing.T) {
+	e := newEnv(t, openStore(t))
+	doc, _ := e.description(t)
+	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Info.Version != "1.0.0" {
+		t.Fatalf("openapi %q, info.version %q", doc.OpenAPI, doc.Info.Version)
+	}
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != e.base {
+		t.Fatalf("servers %v, want the configured base URL %s", doc.Servers, e.base)
+	}
+
+	// Routes the API registers, as METHOD /v1/path templates.
+	r := mux.NewRouter().PathPrefix("/v1").Subrouter()
+	e.api.Routes(r)
+	var routes []string
+	_ = r.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, _ := rt.GetPathTemplate()
+		methods, _ := rt.GetMethods()
+		for _, m := range methods {
+			if m != http.MethodHead {
+				routes = append(routes, m+" "+tpl)
+			}
+		}
+		return nil
+	})
+	var served, planned []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			switch op.Extensions["x-implementation-status"] {
+			case "served":
+				served = append(served, method+" "+path)
+			case "planned":
+				planned = append(planned, method+" "+path)
+			default:
+				t.Errorf("%s %s: x-implementation-status %v", method, path, op.Extensions["x-implementation-status"])
+			}
+		}
+	}
+	slices.Sort(routes)
+	slices.Sort(served)
+	if !slices.Equal(routes, served) {
+		t.Errorf("routes %v\ndescribed as served %v", routes, served)
+	}
+	wantPlanned := []string{
+		"GET /resolver/v1/ccn/{ccn}", "GET /resolver/v1/npi/{npi}", "GET /resolver/v1/payments/{npi}",
+		"GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search", "GET /v1/audit-pack",
+		"GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready", "POST /resolver/v1/batch/npi",
+		"POST /v1/evidence-query",
+	}
+	slices.Sort(planned)
+	if !slices.Equal(planned, wantPlanned) {
+		t.Errorf("planned %v\nwant %v", planned, wantPlanned)
+	}
+
+	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described.
+	raw := e.get(t, "/v1/openapi.json").raw
+	for _, code := range []string{"invalid_npi", "missing_state", "missing_county_fips", "state_county_mismatch",
+		"invalid_subspecialty", "missing_api_key", "invalid_api_key", "specialty_not_found", "county_not_found",
+		"provider_not_found", "methodology_not_found", "state_not_found", "rate_limit_exceeded", "internal_error",
+		"batch_too_large", "invalid_key", "not_found", "rate_limited", "source_unavailable"} {
+		if !bytes.Contains(raw, []byte(`"`+code+`"`)) {
+			t.Errorf("error code %s is not described", code)
+		}
+	}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Window",
+		"Retry-After", "Cache-Control", "X-Methodology-Version", "X-Last-Refreshed", "X-Total-Chunks", "X-Narrative-Cache-Hit"} {
+		if !bytes.Contains(raw, []byte(`"`+h+`"`)) {
+			t.Errorf("header %s is not described", h)
+		}
+	}
+}
+
+// The validator the black-box tests rely on does reject a response that breaks the document:
+// a by-state answer with 50 rows, and one without its rate-limit fields.
+func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
+	e := demoEnv(t)
+	key := e.key(t, apikey.TierPilot)
+	good := e.get(t, "/v1/specialties/cardiology/by-state", bearer(key)...)
+	_, router := e.description(t)
+	req, _ := http.NewRequest(http.MethodGet, e.url+"/v1/specialties/cardiology/by-state", nil)
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(header http.Header, body []byte) error {
+		return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+			Status:                 200, Header: header, Body: io.NopCloser(bytes.NewReader(body)),
+			Options: &openapi3filter.Options{IncludeResponseStatus: true},
+		})
+	}
+	if err := check(good.header, good.raw); err != nil {
+		t.Fatalf("the real response fails: %v", err)
+	}
+	rows := good.body["data"].([]any)
+	short, err := json.Marshal(map[string]any{"data": rows[:50], "meta": good.body["meta"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if check(good.header, short) == nil {
+		t.Error("50 rows passed")
+	}
+	bare := good.header.Clone()
+	bare.Del("X-RateLimit-Window")
+	if check(bare, good.raw) == nil {
+		t.Error("a response without X-RateLimit-Window passed")
+	}
+}

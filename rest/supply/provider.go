@@ -1,0 +1,132 @@
+package supply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/ident"
+	"providerdir/ingest"
+	"providerdir/mapping"
+	study "providerdir/mapping/supply"
+	"providerdir/rest"
+	"providerdir/store"
+)
+
+// ProviderRecord is the contract's ProviderRecord: every field a ProvenanceField.
+type ProviderRecord struct {
+	NPI                 Field `json:"npi"`
+	Specialty           Field `json:"specialty"`
+	TaxonomyCodes       Field `json:"taxonomy_codes"`
+	TaxonomyPrimary     Field `json:"taxonomy_primary"`
+	State               Field `json:"state"`
+	City                Field `json:"city"`
+	LastUpdatedInSource Field `json:"last_updated_in_source"`
+}
+
+// provider serves GET /v1/providers/{npi}: a provider counted by a specialty study, that is an
+// active registry record practising in one of the 51 whose taxonomy list holds a registered
+// code. Any other NPI, registered or not, is 404 provider_not_found (rule 7).
+func (a *API) provider(w http.ResponseWriter, r *http.Request) {
+	npi, ok := validNPI(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	v, err := a.view(ctx)
+	if err != nil {
+		fail(w, r, "provider: read the serving snapshot", err)
+		return
+	}
+	rec, prov, err := v.registryRecord(ctx, npi)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		fail(w, r, "provider: read the registry", err)
+		return
+	}
+	var sp study.Specialty
+	counted := false
+	if err == nil {
+		sp, counted = studied(rec)
+	}
+	if !counted {
+		rest.WriteV1Error(w, r, http.StatusNotFound, CodeProviderNotFound,
+			"NPI "+npi+" is not among the active providers of any specialty study.", nil)
+		return
+	}
+	o := recordOrigin(prov)
+	codes := make([]string, 0, len(rec.Taxonomies))
+	for _, t := range rec.Taxonomies {
+		codes = append(codes, t.Code)
+	}
+	location := "Primary practice location as last reported to the registry; secondary practice locations are not shown."
+	data := ProviderRecord{
+		NPI: o.field(rec.NPI, ""),
+		Specialty: o.field(sp.Slug, "Derived from the registry taxonomy list: "+
+			"the specialty of the primary taxonomy when it is registered, else the first matching specialty in slug order."),
+		TaxonomyCodes:       o.field(codes, "Self-reported by the provider, in slot order; no board certification is implied."),
+		TaxonomyPrimary:     o.field(rec.PrimaryTaxonomy, "The slot the provider marked primary, else the first filled slot."),
+		State:               o.field(rec.PracticeAddress.State, location),
+		City:                o.field(rec.PracticeAddress.City, location),
+		LastUpdatedInSource: o.field(rec.LastUpdated, "Date the registry record was last updated by the provider or CMS."),
+	}
+	meta, err := a.meta(ctx, r, v, registryFamilies, a.MethodologyURL(sp.Study()))
+	if err != nil {
+		fail(w, r, "provider: read the manifests", err)
+		return
+	}
+	rest.WriteV1(w, r, http.StatusOK, data, meta)
+}
+
+// studied reports whether a registry record is counted by a specialty study, and under which
+// specialty it is reported. The test is the studies' own (mapping/supply.Tally).
+func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
+	st, ok := ident.LookupState(rec.PracticeAddress.State)
+	if !rec.Active || !ok || !st.InThe51() {
+		return study.Specialty{}, false
+	}
+	codes := make([]string, len(rec.Taxonomies))
+	for i, t := range rec.Taxonomies {
+		codes[i] = t.Code
+	}
+	return study.Primary(rec.PrimaryTaxonomy, codes)
+}
+
+// validNPI reads the {npi} path variable: exactly ten digits with a valid check digit, else 400
+// invalid_npi with the reason in details.
+func validNPI(w http.ResponseWriter, r *http.Request) (string, bool) {
+	npi := mux.Vars(r)["npi"]
+	if err := ident.ValidateNPI(npi); err != nil {
+		var ie *ident.Error
+		reason := "invalid"
+		if errors.As(err, &ie) {
+			reason = string(ie.Reason)
+		}
+		msg := "An NPI is exactly 10 decimal digits."
+		if reason == string(ident.ReasonCheckDigit) {
+			msg = "The NPI fails its check digit (Luhn over 80840 and the first nine digits)."
+		}
+		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, msg, map[string]any{"npi": npi, "reason": reason})
+		return "", false
+	}
+	return npi, true
+}
+
+// registryRecord reads one registry record of the serving snapshot.
+func (v view) registryRecord(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
+	gen := v.snap.Generation(ingest.RegistryProviders)
+	if gen == "" {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
+	}
+	d, err := v.api.store.Get(ctx, gen, ingest.RegistryProviders, npi)
+	if err != nil {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, err
+	}
+	b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+	if err != nil {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, fmt.Errorf("decode registry record %s: %w", npi, err)
+	}
+	return b.Record, b.Provenance, nil
+}

@@ -1,0 +1,108 @@
+package supply_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"providerdir/ingest"
+	"providerdir/rest/apikey"
+	"providerdir/source/synth"
+)
+
+// Rule 3: a registered code that no provider holds gives the 51 rows with zero counts. The drop
+// is rewritten so that nobody holds 2080H0002X (Pediatric Hospice and Palliative Medicine).
+func TestRegisteredCodeWithoutProviders(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	if _, err := synth.Generate(ctx, synth.Config{Providers: 200, Seed: 11, Out: dir, Reference: referenceDir(t)}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "npidata_pfile_*.csv"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_fileheader.csv") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte(`"2080H0002X"`), []byte(`"363L00000X"`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := openStore(t)
+	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: referenceDir(t)}); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, st)
+	key := e.key(t, apikey.TierPilot)
+	r := e.get(t, "/v1/specialties/pediatrics/by-state?subspecialty=2080H0002X", bearer(key)...)
+	if r.status != 200 || len(r.rows()) != 51 {
+		t.Fatalf("%d, %d rows: %.300s", r.status, len(r.rows()), r.raw)
+	}
+	for _, row := range r.rows() {
+		if num(value(row, "active_providers")) != 0 || value(row, "per_100k") != 0.0 || num(value(row, "rank_density")) != 1 ||
+			num(value(row, "quartile")) != 4 || value(row, "underserved") != false {
+			t.Errorf("row %v", row)
+		}
+	}
+	sf := r.meta()["subspecialty_filter"].(map[string]any)
+	if sf["applied_code"] != "2080H0002X" || num(sf["matched_record_count"]) != 0 {
+		t.Errorf("subspecialty_filter %v", sf)
+	}
+	c := e.get(t, "/v1/specialties/pediatrics/by-county?state=OH&county_fips=39049&subspecialty=2080H0002X", bearer(key)...)
+	if c.status != 200 || num(value(c.data()["state_level_supply"].(map[string]any), "active_providers")) != 0 {
+		t.Errorf("by-county: %d %.300s", c.status, c.raw)
+	}
+}
+
+// Before any ingest the API says there is nothing, in the contract's codes, not with a 500.
+func TestEmptyStore(t *testing.T) {
+	e := newEnv(t, openStore(t))
+	key := e.key(t, apikey.TierPilot)
+	tests := []struct {
+		path   string
+		status int
+		code   string
+	}{
+		{"/v1/specialties", 200, ""},
+		{"/v1/specialties/cardiology/by-state", 404, "specialty_not_found"},
+		{"/v1/specialties/cardiology/by-county?state=CA&county_fips=06037", 404, "specialty_not_found"},
+		{"/v1/states/CA/coverage", 404, "state_not_found"},
+		{"/v1/providers/1234567893", 404, "provider_not_found"},
+		{"/v1/npi/1234567893", 404, "not_found"},
+		{"/v1/methodology/cardiology-supply", 200, ""},
+		{"/v1/methodology/nppes", 200, ""},
+	}
+	for _, tt := range tests {
+		r := e.get(t, tt.path, bearer(key)...)
+		if r.status != tt.status || r.errorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q", tt.path, r.status, r.errorCode(), tt.status, tt.code)
+		}
+	}
+	if r := e.get(t, "/v1/specialties", bearer(key)...); len(r.rows()) != 0 {
+		t.Errorf("specialties %s", r.raw)
+	}
+	if d := e.get(t, "/v1/methodology/nppes", bearer(key)...).data(); d["loaded"] != false || d["snapshot"] != nil {
+		t.Errorf("methodology of an unloaded dataset %v", d)
+	}
+}
+
+// 500 internal_error is what a client gets when the store fails; it quotes the request id.
+func TestInternalError(t *testing.T) {
+	st := openStore(t)
+	e := newEnv(t, st)
+	key := e.key(t, apikey.TierPilot)
+	_ = st.Close()
+	for _, path := range []string{"/v1/specialties/cardiology/by-state", "/v1/npi/1234567893"} {
+		r := e.get(t, path, bearer(key)...)
+		msg, _ := r.body["error"].(map[string]any)["message"].(string)
+		if r.status != 500 || r.errorCode() != "internal_error" || !strings.Contains(msg, r.header.Get("X-Request-ID")) {
+			t.Errorf("%s: %d %q %q", path, r.status, r.errorCode(), msg)
+		}
+	}
+}
