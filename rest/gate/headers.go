@@ -25,12 +25,13 @@ const (
 // 2), whichever window is full. X-RateLimit-Reset says when a slot really comes back.
 const SupplyRetryAfter = "60"
 
-// setSupplyHeaders writes the supply API's fields (seeds/000 section 8 rule 1). With several
-// windows (the pilot tier's minute and day) the X-RateLimit-* fields describe the one closest
-// to exhaustion (quota.Decision.Binding), which X-RateLimit-Window names; the IETF fields list
-// every window.
+// setSupplyHeaders writes the supply API's fields (seeds/000 section 8 rule 1), which name "a
+// rolling 1-day window": with the pilot tier's two windows, the X-RateLimit-* fields describe the
+// rolling day, whose name X-RateLimit-Window carries (a policy with one window, such as the
+// anonymous hourly limit, reports that window). The minute window is in the IETF fields, which
+// list every window, and a 429 it causes still carries Retry-After: 60.
 func setSupplyHeaders(h http.Header, d quota.Decision) {
-	b := d.Binding()
+	b := d.Longest()
 	h.Set(HeaderLimit, strconv.FormatInt(b.Limit, 10))
 	h.Set(HeaderRemaining, strconv.FormatInt(b.Remaining, 10))
 	h.Set(HeaderReset, rest.Timestamp(ceilSecond(b.Reset)))

@@ -41,12 +41,12 @@ func TestSupplyEveryPath(t *testing.T) {
 			remaining int
 			window    string
 		}{
-			// Keyed: the pilot quota; the minute window binds (59 left against 999).
-			{"200 with a key", "GET", "/v1/specialties", bearer(key.Reveal()), 200, "", 60, 59, "rolling-1m"},
-			{"404 from a handler", "GET", "/v1/providers/" + npi, bearer(key.Reveal()), 404, "provider_not_found", 60, 58, "rolling-1m"},
-			{"404 from the router", "GET", "/v1/no/such/thing", bearer(key.Reveal()), 404, "not_found", 60, 57, "rolling-1m"},
-			{"405 from the router", "DELETE", "/v1/specialties", bearer(key.Reveal()), 405, "method_not_allowed", 60, 56, "rolling-1m"},
-			{"lower-case scheme", "GET", "/v1/specialties", []string{"Authorization", "bearer " + key.Reveal()}, 200, "", 60, 55, "rolling-1m"},
+			// Keyed: the pilot quota, reported for its rolling day (seeds/000 section 8 rule 1).
+			{"200 with a key", "GET", "/v1/specialties", bearer(key.Reveal()), 200, "", 1000, 999, "rolling-24h"},
+			{"404 from a handler", "GET", "/v1/providers/" + npi, bearer(key.Reveal()), 404, "provider_not_found", 1000, 998, "rolling-24h"},
+			{"404 from the router", "GET", "/v1/no/such/thing", bearer(key.Reveal()), 404, "not_found", 1000, 997, "rolling-24h"},
+			{"405 from the router", "DELETE", "/v1/specialties", bearer(key.Reveal()), 405, "method_not_allowed", 1000, 996, "rolling-24h"},
+			{"lower-case scheme", "GET", "/v1/specialties", []string{"Authorization", "bearer " + key.Reveal()}, 200, "", 1000, 995, "rolling-24h"},
 			// Refused: the caller's anonymous budget, not spent.
 			{"401 without a key", "GET", "/v1/specialties", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
 			{"401 without a key on an unknown path", "GET", "/v1/nope", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
@@ -59,12 +59,12 @@ func TestSupplyEveryPath(t *testing.T) {
 			{"wrong scheme: Basic is no key here", "GET", "/v1/specialties", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "missing_api_key", 100, 100, "rolling-1h"},
 			// Public: never refused, never spent; the fields describe the caller's budget.
 			{"public without a key", "GET", "/v1/health", nil, 200, "", 100, 100, "rolling-1h"},
-			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 60, 55, "rolling-1m"},
+			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 1000, 995, "rolling-24h"},
 			{"public with a bad key", "GET", "/v1/health", bearer("nonsense"), 200, "", 100, 100, "rolling-1h"},
 			// Optional: anonymous callers spend their address's budget.
 			{"anonymous NPI lookup", "GET", "/v1/npi/" + npi, nil, 200, "", 100, 99, "rolling-1h"},
 			{"anonymous 404 from the router", "GET", "/v1/npi/123", nil, 401, "missing_api_key", 100, 99, "rolling-1h"},
-			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 60, 54, "rolling-1m"},
+			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 1000, 994, "rolling-24h"},
 			{"NPI lookup with a revoked key", "GET", "/v1/npi/" + npi, bearer(revoked.Reveal()), 401, "invalid_api_key", 100, 99, "rolling-1h"},
 			{"NPI lookup, X-Service-Key is anonymous here", "GET", "/v1/npi/" + npi, service(key.Reveal()), 200, "", 100, 98, "rolling-1h"},
 		}
@@ -114,17 +114,19 @@ func TestSupplyMinute(t *testing.T) {
 			if r.status != 200 {
 				t.Fatalf("request %d: %d", i+1, r.status)
 			}
-			checkSupplyHeaders(t, r, 60, 59-i, "rolling-1m", clock.Now())
+			checkSupplyHeaders(t, r, 1000, 999-i, "rolling-24h", clock.Now())
 		}
 		for range 3 { // the 61st, and retries: refused, not counted
 			r := do(t, "GET", srv.URL+"/v1/specialties", auth...)
 			checkV1Error(t, r, http.StatusTooManyRequests, "rate_limit_exceeded")
-			checkSupplyHeaders(t, r, 60, 0, "rolling-1m", clock.Now())
+			checkSupplyHeaders(t, r, 1000, 940, "rolling-24h", clock.Now())
 			if r.header.Get("Retry-After") != "60" {
 				t.Fatalf("Retry-After %q, want 60", r.header.Get("Retry-After"))
 			}
-			// All 60 are in the second [0s,1s) and come back at 61s.
-			if want := start.Add(61 * time.Second).Format(time.RFC3339); r.header.Get("X-RateLimit-Reset") != want {
+			// X-RateLimit-* report the rolling day: all 60 are in its first one-minute bucket and
+			// come back a day and a minute later. The minute window (full, back at 61 s) is in
+			// the RateLimit field, and Retry-After stays 60.
+			if want := start.Add(24*time.Hour + time.Minute).Format(time.RFC3339); r.header.Get("X-RateLimit-Reset") != want {
 				t.Fatalf("X-RateLimit-Reset %s, want %s", r.header.Get("X-RateLimit-Reset"), want)
 			}
 			if want := `"rolling-1m";r=0;t=61, "rolling-24h";r=940;t=86460`; r.header.Get("RateLimit") != want {
@@ -138,7 +140,7 @@ func TestSupplyMinute(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("after the window slid past: %d", r.status)
 		}
-		checkSupplyHeaders(t, r, 60, 59, "rolling-1m", clock.Now())
+		checkSupplyHeaders(t, r, 1000, 999, "rolling-24h", clock.Now())
 		if want := `"rolling-1m";q=60;w=60, "rolling-24h";q=1000;w=86400`; r.header.Get("RateLimit-Policy") != want {
 			t.Fatalf("RateLimit-Policy %q, want %q", r.header.Get("RateLimit-Policy"), want)
 		}

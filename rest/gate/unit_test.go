@@ -52,10 +52,10 @@ func TestHeaderValues(t *testing.T) {
 	h := http.Header{}
 	setSupplyHeaders(h, d)
 	want := map[string]string{
-		"X-Ratelimit-Limit":     "60",
-		"X-Ratelimit-Remaining": "59",
-		"X-Ratelimit-Reset":     "2025-06-08T12:01:01Z",
-		"X-Ratelimit-Window":    "rolling-1m",
+		"X-Ratelimit-Limit":     "1000",
+		"X-Ratelimit-Remaining": "999",
+		"X-Ratelimit-Reset":     "2025-06-09T12:01:00Z",
+		"X-Ratelimit-Window":    "rolling-24h",
 		"Ratelimit-Policy":      `"rolling-1m";q=60;w=60, "rolling-24h";q=1000;w=86400`,
 		"Ratelimit":             `"rolling-1m";r=59;t=61, "rolling-24h";r=999;t=86460`,
 	}

@@ -39,6 +39,17 @@ func (d Decision) Binding() State {
 	return best
 }
 
+// Longest returns the state of the policy's longest window (the pilot tier's rolling day).
+func (d Decision) Longest() State {
+	var best State
+	for i, s := range d.States {
+		if i == 0 || s.Length > best.Length {
+			best = s
+		}
+	}
+	return best
+}
+
 // RetryAfter is how long a refused request must wait until every window has a free slot: the
 // latest Reset among the full windows. It is zero for an admitted request.
 func (d Decision) RetryAfter() time.Duration {

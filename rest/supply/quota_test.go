@@ -21,14 +21,14 @@ func TestPilotQuotaPerMinute(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
 		}
-		checkRemaining(t, r, 60, 60-i)
+		checkRemaining(t, r, 1000, 1000-i)
 	}
 	r := e.get(t, path, bearer(key)...)
 	if r.status != 429 || r.errorCode() != "rate_limit_exceeded" || r.header.Get("Retry-After") != "60" {
 		t.Fatalf("61st: %d %q Retry-After %q", r.status, r.errorCode(), r.header.Get("Retry-After"))
 	}
-	checkRemaining(t, r, 60, 0)
-	if r.header.Get("X-RateLimit-Window") != "rolling-1m" {
+	checkRemaining(t, r, 1000, 940)
+	if r.header.Get("X-RateLimit-Window") != "rolling-24h" {
 		t.Errorf("X-RateLimit-Window %q", r.header.Get("X-RateLimit-Window"))
 	}
 	// Every path of the key shares the budget, errors included.
@@ -42,8 +42,8 @@ func TestPilotQuotaPerMinute(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("after a minute: %d", r.status)
 	}
-	checkRemaining(t, r, 60, 59)
-	if r := e.get(t, "/v1/health", bearer(key)...); r.header.Get("X-RateLimit-Remaining") != "59" {
+	checkRemaining(t, r, 1000, 939)
+	if r := e.get(t, "/v1/health", bearer(key)...); r.header.Get("X-RateLimit-Remaining") != "939" {
 		t.Errorf("health is not counted and reports the key's budget: remaining %q", r.header.Get("X-RateLimit-Remaining"))
 	}
 	if got := dayRemaining(t, r); got != 1000-61 {
@@ -110,7 +110,7 @@ func TestAnonymousNPIQuota(t *testing.T) {
 	}
 	// A keyed caller from the same address follows its key's limits.
 	key := e.key(t, apikey.TierPilot)
-	if r := e.get(t, path, bearer(key)...); r.status != 200 || r.header.Get("X-RateLimit-Limit") != "60" {
+	if r := e.get(t, path, bearer(key)...); r.status != 200 || r.header.Get("X-RateLimit-Limit") != "1000" {
 		t.Errorf("keyed: %d limit %q", r.status, r.header.Get("X-RateLimit-Limit"))
 	}
 	// Another address has its own budget.
