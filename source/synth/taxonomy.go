@@ -1,38 +1,23 @@
 package synth
 
+import (
+	"slices"
+
+	"providerdir/specialty"
+)
+
 // The taxonomy mix. Real NPPES has about 1% cardiologists; at 2,000 providers that is a dozen,
 // too few to spread over states or to exercise subspecialty filters. The mix therefore
 // over-weights the twelve registered specialties of the supply API (seeds/000 section 2) and
 // chiropractors, so that each gets tens of providers at demo scale and every registered
 // subspecialty code a handful, and fills the rest with the common professions of the real file.
 
-// Specialty is one registered specialty of the supply API with its NUCC codes; Codes[0] is the
-// parent (or only) code.
-type Specialty struct {
-	Slug  string
-	Codes []string
-}
+// Specialty is one registered specialty with its NUCC codes (package specialty).
+type Specialty = specialty.Specialty
 
-// Specialties are the twelve registered specialties and their subspecialty codes, as listed in
-// seeds/000 section 2, plus chiropractor, which has an export dataset of its own.
-var Specialties = []Specialty{
-	{"cardiology", []string{"207RC0000X"}},
-	{"dermatology", []string{"207N00000X", "207ND0900X", "207NI0002X", "207NP0225X", "207NS0135X"}},
-	{"gastroenterology", []string{"207RG0100X"}},
-	{"neurology", []string{"2084N0400X"}},
-	{"obgyn", []string{"207V00000X", "207VX0000X", "207VG0400X"}},
-	{"oncology", []string{"207RX0202X"}},
-	{"ophthalmology", []string{"207W00000X"}},
-	{"orthopedic", []string{"207X00000X"}},
-	{"otolaryngology", []string{"207Y00000X"}},
-	{"pediatrics", []string{"208000000X", "2080A0000X", "2080P0006X", "2080P0008X", "2080N0001X",
-		"2080P0202X", "2080P0203X", "2080P0204X", "2080P0205X", "2080P0206X", "2080P0207X",
-		"2080P0208X", "2080P0210X", "2080P0214X", "2080P0216X", "2080I0007X", "2080S0010X",
-		"2080S0012X", "2080T0002X", "2080H0002X"}},
-	{"psychiatry", []string{"2084P0800X"}},
-	{"urology", []string{"208800000X"}},
-	{"chiropractor", []string{"111N00000X"}},
-}
+// Specialties are the twelve registered specialties and their subspecialty codes, plus
+// chiropractor, which has an export dataset of its own.
+var Specialties = append(slices.Clone(specialty.Registered), specialty.Chiropractor)
 
 // profession groups taxonomies that share credentials, license prefixes and program labels.
 type profession uint8
