@@ -1,0 +1,60 @@
+package mapping
+
+import (
+	"slices"
+	"testing"
+
+	"providerdir/source"
+	"providerdir/source/nppes"
+	"providerdir/store"
+)
+
+func sampleProvider() nppes.Provider {
+	p := nppes.Provider{
+		NPI:             "1234567893",
+		EntityType:      nppes.EntityIndividual,
+		Name:            nppes.Name{First: "Zoë", Middle: "A", Last: "O'Brien-Núñez", Credential: "MD"},
+		Practice:        nppes.Address{Line1: "1 Main St", City: "Santa Fe", State: "NM", PostalCode: "875011234", Phone: "5055550100"},
+		EnumerationDate: source.Date{Year: 2007, Month: 3, Day: 1},
+		LastUpdate:      source.Date{Year: 2025, Month: 5, Day: 2},
+	}
+	p.Taxonomies[0] = nppes.Taxonomy{Code: "207RC0000X", License: "MD123", LicenseState: "NM", Primary: true}
+	p.Taxonomies[1] = nppes.Taxonomy{Code: "207R00000X"}
+	return p
+}
+
+func TestRegistryKeys(t *testing.T) {
+	p := sampleProvider()
+	rec, keys := Registry(&p)
+	if !rec.Active || rec.PrimaryTaxonomy != "207RC0000X" || rec.EntityType != "individual" || len(rec.Taxonomies) != 2 {
+		t.Fatalf("record %+v", rec)
+	}
+	for _, want := range []struct{ param, value string }{
+		{KeyNPI, "1234567893"}, {KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
+		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
+		{KeyPrimaryTaxonomy, "207RC0000X"}, {KeyFamily, "obrien nunez"}, {KeyName, "nunez"},
+		{KeyGiven, "zoe"}, {KeyCity, "santa fe"}, {KeyUpdated, "2025-05-02"},
+	} {
+		if !slices.ContainsFunc(keys, func(k store.Key) bool { return k.Param == want.param && k.Value == want.value }) {
+			t.Errorf("no key %s=%q in %v", want.param, want.value, keys)
+		}
+	}
+	p.DeactivationDate = source.Date{Year: 2024, Month: 1, Day: 1}
+	if rec, _ := Registry(&p); rec.Active {
+		t.Error("a deactivated NPI maps as active")
+	}
+}
+
+// BenchmarkRegistryDocument is the per-row cost of the registry's mapping at ingest: record,
+// keys, provenance and JSON encoding.
+func BenchmarkRegistryDocument(b *testing.B) {
+	p := sampleProvider()
+	prov := SnapshotInfo{Dataset: NPPES, Snapshot: "2025-06-08"}.Provenance(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec, keys := Registry(&p)
+		if _, err := NewDocument(p.NPI, rec, prov, keys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
