@@ -43,6 +43,7 @@ type options struct {
 	duration time.Duration
 	warmup   time.Duration
 	inflight int
+	clients  int
 }
 
 func run(args []string, out io.Writer) error {
@@ -53,6 +54,7 @@ func run(args []string, out io.Writer) error {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each scenario")
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
+	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,7 +84,50 @@ func run(args []string, out io.Writer) error {
 			ms(srv.quantile(0.50)), ms(srv.quantile(0.95)), ms(srv.quantile(0.99)), srv.throughput(), srv.errors,
 			ms(ceil.quantile(0.99)), ceil.throughput(), srv.throughput()/ceil.throughput())
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.clients <= 0 {
+		return nil
+	}
+	// Saturation: as many requests as o.clients closed-loop clients get through, against the
+	// server and against the ceiling, in turn.
+	fmt.Fprintf(out, "\nsaturation: %d closed-loop clients, %s per scenario\n\n", o.clients, o.duration)
+	fmt.Fprintln(tw, "scenario\treq/s\tceiling req/s\tthroughput/ceiling\t")
+	for _, sc := range scenarios {
+		srv := saturate(client, base+sc.path, o.clients, o.duration)
+		ceil := saturate(client, ceiling.URL+sc.path, o.clients, o.duration)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t\n", sc.name, srv, ceil, srv/ceil)
+	}
 	return tw.Flush()
+}
+
+// saturate runs clients closed-loop clients on url for d and returns the successful requests
+// per second.
+func saturate(c *http.Client, url string, clients int, d time.Duration) float64 {
+	var ok atomic.Int64
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				resp, err := c.Get(url)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(ok.Load()) / time.Since(start).Seconds()
 }
 
 // scenario is one request shape, with a concrete path found in the served data.
