@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strings"
 
 	"providerdir/mapping"
 	"providerdir/source/openpayments"
@@ -58,6 +59,9 @@ type registryMatcher struct {
 	gen    string            // registry generation; "" when no registry is loaded
 	byNPI  map[string]string // NPI -> normalized registry last name ("" when absent)
 	byName map[nameKey][2]string
+	// matchKeys is 1 when the registry carries the matching keys, -1 when it does not (written
+	// by an earlier version), 0 until known.
+	matchKeys int
 }
 
 type nameKey struct{ last, first, state, zip string }
@@ -131,8 +135,24 @@ func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (str
 
 // byNameLookup finds the one active individual with the recipient's name in the state and, more
 // strongly, at the ZIP code. Two or more candidates are no match: guessing would misattribute
-// money to a namesake.
+// money to a namesake. A registry written with the matching keys answers each question from
+// one posting list; one written before them, by intersecting the name, state, entity and
+// status keys (whose lists grow with the registry).
 func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, string, error) {
+	if m.matchKeys == 0 {
+		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 1,
+			Where: []store.Condition{{Param: mapping.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
+		if err != nil {
+			return "", "", err
+		}
+		m.matchKeys = -1
+		if len(page.Docs) > 0 {
+			m.matchKeys = 1
+		}
+	}
+	if m.matchKeys > 0 && !strings.Contains(k.state, "|") && !strings.Contains(k.zip, "|") {
+		return m.byMatchKey(ctx, k)
+	}
 	where := []store.Condition{
 		{Param: mapping.KeyFamily, Values: []string{k.last}},
 		{Param: mapping.KeyGiven, Values: []string{k.first}},
@@ -156,6 +176,29 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 	}
 	if len(page.Docs) == 1 {
 		return page.Docs[0].ID, mapping.MatchNameState, nil
+	}
+	return "", mapping.MatchNone, nil
+}
+
+// byMatchKey is byNameLookup on a registry that carries the matching keys.
+func (m *registryMatcher) byMatchKey(ctx context.Context, k nameKey) (string, string, error) {
+	one := func(param, value string) (string, error) {
+		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2,
+			Where: []store.Condition{{Param: param, Values: []string{value}}}})
+		if err != nil || len(page.Docs) != 1 {
+			return "", err
+		}
+		return page.Docs[0].ID, nil
+	}
+	if k.zip != "" {
+		npi, err := one(mapping.KeyMatchZip, mapping.MatchKey(k.last, k.first, k.state, k.zip))
+		if err != nil || npi != "" {
+			return npi, mapping.MatchNameAddress, err
+		}
+	}
+	npi, err := one(mapping.KeyMatchState, mapping.MatchKey(k.last, k.first, k.state))
+	if err != nil || npi != "" {
+		return npi, mapping.MatchNameState, err
 	}
 	return "", mapping.MatchNone, nil
 }

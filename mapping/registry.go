@@ -3,6 +3,7 @@ package mapping
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	"providerdir/source"
 	"providerdir/source/nppes"
@@ -85,7 +86,21 @@ const (
 	KeyFamily          = "family"
 	KeyGiven           = "given"
 	KeyUpdated         = "updated"
+	// KeyMatchState and KeyMatchZip are the recipient-matching keys of an active individual
+	// (see MatchKey): one per family and given value, in the practice state, and at its ZIP.
+	KeyMatchState = "match_state"
+	KeyMatchZip   = "match_zip"
 )
+
+// MatchKey is the value of a recipient-matching key: family and given name values (as the
+// family and given keys hold them), state, and, for KeyMatchZip, the 5-digit ZIP. An active
+// individual carries one per combination of its values, so that "the active individuals with
+// this family name, this given name, in this state (at this ZIP)" is one posting list instead of
+// the intersection of five large ones. Normalized text has no "|"; a state or ZIP published with
+// one gets no matching key (and is matched the long way).
+func MatchKey(family, given, state string, zip ...string) string {
+	return strings.Join(append([]string{family, given, state}, zip...), "|")
+}
 
 // Registry maps one npidata_pfile row to its record and search keys.
 func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
@@ -143,6 +158,26 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	k.AddText(KeyName, p.OrgName)
 	k.AddText(KeyName, p.OtherOrgName)
 	k.Add(KeyUpdated, rec.LastUpdated)
+	if state := p.Practice.State; rec.Name != nil && rec.Active && state != "" && !strings.Contains(state, "|") {
+		zip := postalKeys(p.Practice.PostalCode)[0]
+		if strings.Contains(zip, "|") {
+			zip = ""
+		}
+		for _, f := range k {
+			if f.Param != KeyFamily {
+				continue
+			}
+			for _, g := range k {
+				if g.Param != KeyGiven {
+					continue
+				}
+				k.Add(KeyMatchState, MatchKey(f.Value, g.Value, state))
+				if zip != "" {
+					k.Add(KeyMatchZip, MatchKey(f.Value, g.Value, state, zip))
+				}
+			}
+		}
+	}
 	return rec, k
 }
 

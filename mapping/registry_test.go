@@ -58,3 +58,40 @@ func BenchmarkRegistryDocument(b *testing.B) {
 		}
 	}
 }
+
+// TestRegistryMatchKeys: an active individual carries one matching key per family and given
+// value, in its state and at its 5-digit ZIP; a deactivated one and an organization carry none.
+func TestRegistryMatchKeys(t *testing.T) {
+	p := &nppes.Provider{NPI: "1234567893", EntityType: nppes.EntityIndividual,
+		Name:     nppes.Name{First: "José", Middle: "A", Last: "Garcia Lopez"},
+		Practice: nppes.Address{State: "KS", PostalCode: "672081234"}}
+	_, keys := Registry(p)
+	var state, zip []string
+	for _, k := range keys {
+		switch k.Param {
+		case KeyMatchState:
+			state = append(state, k.Value)
+		case KeyMatchZip:
+			zip = append(zip, k.Value)
+		}
+	}
+	slices.Sort(state)
+	want := []string{"garcia lopez|a|KS", "garcia lopez|jose|KS", "garcia|a|KS", "garcia|jose|KS", "lopez|a|KS", "lopez|jose|KS"}
+	if !slices.Equal(state, want) {
+		t.Errorf("match_state %q, want %q", state, want)
+	}
+	if len(zip) != len(want) || !slices.Contains(zip, MatchKey("garcia lopez", "jose", "KS", "67208")) {
+		t.Errorf("match_zip %q", zip)
+	}
+
+	p.DeactivationDate, _ = source.ParseDate("2020-01-02")
+	_, keys = Registry(p)
+	org := &nppes.Provider{NPI: "1234567893", EntityType: nppes.EntityOrganization, OrgName: "Acme",
+		Practice: nppes.Address{State: "KS", PostalCode: "67208"}}
+	_, orgKeys := Registry(org)
+	for _, k := range append(keys, orgKeys...) {
+		if k.Param == KeyMatchState || k.Param == KeyMatchZip {
+			t.Errorf("unexpected matching key %s=%q", k.Param, k.Value)
+		}
+	}
+}

@@ -157,7 +157,7 @@ var prefixParams = []string{KeyName, KeyFamily, KeyGiven, KeyAddress, KeyAddress
 // starts with the searched text; any text the shorter value starts with, the longer one starts
 // with too, so the same documents match with about an eighth fewer index entries written.
 func pruneStringKeys(keys mapping.Keys) mapping.Keys {
-	out := keys[:0:0]
+	out := make(mapping.Keys, 0, len(keys))
 	for _, k := range keys {
 		if !slices.Contains(prefixParams, k.Param) || !slices.ContainsFunc(keys, func(o store.Key) bool {
 			return o.Param == k.Param && len(o.Value) > len(k.Value) && strings.HasPrefix(o.Value, k.Value)

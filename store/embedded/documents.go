@@ -38,10 +38,18 @@ func (e entry) value() []byte {
 // entry when the value is the document's smallest for its param. A key given twice gives the
 // same entry twice; the batch drops the repeat.
 func indexEntries(gen, coll, id string, keys []store.Key) []entry {
+	// One buffer holds every entry's key.
+	size := 0
+	for _, k := range keys {
+		size += 6 + len(gen) + len(coll) + len(k.Param) + len(k.Value) + len(id)
+	}
+	buf := make([]byte, 0, size)
 	entries := make([]entry, 0, len(keys))
 	for _, k := range keys {
 		small, _ := store.SmallestValue(keys, k.Param)
-		entries = append(entries, entry{key: indexKey(gen, coll, k.Param, k.Value, id), order: k.Value == small})
+		start := len(buf)
+		buf = appendKey(buf, tagIndex, gen, coll, k.Param, k.Value, id)
+		entries = append(entries, entry{key: buf[start:len(buf):len(buf)], order: k.Value == small})
 	}
 	return entries
 }

@@ -10,7 +10,8 @@
 //     replaced documents' old entries become visible together and survive a crash together.
 //   - Sstables are compressed (fast compression near the top of the LSM, zstd at the bottom
 //     where most data rests) and carry bloom filters, so the point reads of Put (does this id
-//     already exist?) and Get rarely touch disk for absent keys.
+//     already exist?) and Get rarely touch disk for absent keys. A collection first written
+//     empty by this process skips that read for ids it has never written (fresh.go).
 //
 // Durability: every write (Put, DropGeneration, records, counters and the serving pointer,
 // which is a record) is synced to the write-ahead log before it returns. Put is synced too,

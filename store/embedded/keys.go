@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"providerdir/store"
@@ -43,6 +44,11 @@ var (
 )
 
 func appendKey(dst []byte, tag byte, parts ...string) []byte {
+	n := 2 + len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
+	dst = slices.Grow(dst, n)
 	dst = append(dst, tag, 0)
 	for i, p := range parts {
 		if i > 0 {
