@@ -1,7 +1,7 @@
 // Package metrics owns the service's Prometheus metrics: one private registry per process (never
 // the global one, so tests and embedded uses do not collide and nothing registers behind the
 // service's back), the HTTP request collectors, and the collectors other packages report to:
-// store operation timings (through Store, a timing wrapper of store.Store) and ingest progress.
+// store operation timings and documents written (through Store, a wrapper of store.Store), which show an ingest's progress.
 //
 // Every method is safe on a nil *Metrics and does nothing, so code that runs both inside the server
 // and in providerctl can report unconditionally.
@@ -27,8 +27,7 @@ type Metrics struct {
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
 	storeOps     *prometheus.HistogramVec
-	ingestRows   *prometheus.CounterVec
-	ingestReject *prometheus.CounterVec
+	storeWritten *prometheus.CounterVec
 }
 
 // New returns a fresh set of collectors in a private registry that also carries the Go runtime
@@ -52,19 +51,15 @@ func New() *Metrics {
 			Help:    "Store operation latency by operation and outcome (ok, not_found, conflict, error).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5},
 		}, []string{"op", "outcome"}),
-		ingestRows: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Subsystem: "ingest", Name: "rows_total",
-			Help: "Source rows ingested, by source family.",
-		}, []string{"family"}),
-		ingestReject: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Subsystem: "ingest", Name: "rejected_rows_total",
-			Help: "Source rows rejected as malformed, by source family.",
-		}, []string{"family"}),
+		storeWritten: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "store", Name: "documents_written_total",
+			Help: "Documents written, by collection: an ingest's progress, since providerctl ingest writes through the serving process's store.",
+		}, []string{"collection"}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.httpRequests, m.httpDuration, m.storeOps, m.ingestRows, m.ingestReject,
+		m.httpRequests, m.httpDuration, m.storeOps, m.storeWritten,
 	)
 	return m
 }
@@ -105,18 +100,13 @@ func (m *Metrics) ObserveStore(op, outcome string, d time.Duration) {
 	m.storeOps.WithLabelValues(op, outcome).Observe(d.Seconds())
 }
 
-// IngestProgress adds rows read and rows rejected for a source family. Ingest reports as it goes,
-// so a long national load shows its progress on /metrics before it ends.
-func (m *Metrics) IngestProgress(family string, rows, rejected int64) {
-	if m == nil {
+// DocumentsWritten counts documents a Put stored in a collection. An ingest into a running
+// server's embedded store goes through the server (store/remote), so its progress shows here.
+func (m *Metrics) DocumentsWritten(collection string, n int) {
+	if m == nil || n <= 0 {
 		return
 	}
-	if rows > 0 {
-		m.ingestRows.WithLabelValues(family).Add(float64(rows))
-	}
-	if rejected > 0 {
-		m.ingestReject.WithLabelValues(family).Add(float64(rejected))
-	}
+	m.storeWritten.WithLabelValues(collection).Add(float64(n))
 }
 
 // normalizeMethod keeps the method label to a fixed set; a client can send any token as method.

@@ -31,14 +31,17 @@ func TestHTTPMetrics(t *testing.T) {
 	}
 }
 
-func TestIngestProgress(t *testing.T) {
+func TestDocumentsWritten(t *testing.T) {
 	m := New()
-	m.IngestProgress("nppes", 1000, 3)
-	m.IngestProgress("nppes", 500, 0)
+	m.DocumentsWritten("nppes_providers", 1000)
+	m.DocumentsWritten("nppes_providers", 500)
+	m.DocumentsWritten("leie_exclusions", 0)
 	body := scrape(t, m)
+	if strings.Contains(body, `collection="leie_exclusions"`) {
+		t.Error("an empty write created a series")
+	}
 	for _, want := range []string{
-		`providerd_ingest_rows_total{family="nppes"} 1500`,
-		`providerd_ingest_rejected_rows_total{family="nppes"} 3`,
+		`providerd_store_documents_written_total{collection="nppes_providers"} 1500`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("exposition lacks %q", want)
@@ -68,7 +71,7 @@ func TestNilMetricsIsNoop(t *testing.T) {
 	var m *Metrics
 	m.ObserveHTTP("/x", "GET", 200, time.Millisecond)
 	m.ObserveStore("get", "ok", time.Millisecond)
-	m.IngestProgress("nppes", 1, 1)
+	m.DocumentsWritten("nppes_providers", 1)
 	if m.Registry() != nil {
 		t.Error("nil metrics has a registry")
 	}

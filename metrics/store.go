@@ -47,6 +47,9 @@ func (t *timedStore) Put(ctx context.Context, generation, collection string, doc
 	start := time.Now()
 	err := t.s.Put(ctx, generation, collection, docs)
 	t.observe("put", start, err)
+	if err == nil {
+		t.m.DocumentsWritten(collection, len(docs))
+	}
 	return err
 }
 

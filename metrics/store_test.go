@@ -50,6 +50,7 @@ func TestStoreTimesEveryOperation(t *testing.T) {
 		`providerd_store_operation_duration_seconds_count{op="put_record",outcome="ok"} 1`,
 		`providerd_store_operation_duration_seconds_count{op="put_record",outcome="conflict"} 1`,
 		`providerd_store_operation_duration_seconds_count{op="find",outcome="ok"} 1`,
+		`providerd_store_documents_written_total{collection="things"} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("exposition lacks %s", want)
