@@ -32,6 +32,7 @@ import (
 	"providerdir/smart"
 	"providerdir/store/remote"
 	"providerdir/store/storeopen"
+	"providerdir/web"
 )
 
 func main() {
@@ -120,7 +121,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 			}},
-			{Name: "web", Prefix: "", Error: httpserver.TextError},
+			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.Routes},
 		},
 	})
 	if err != nil {
