@@ -155,7 +155,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 	case tok.Cursor != "" && tok.Total >= 0:
 		res.total = tok.Total
 	default:
-		if res.total, err = s.st.Count(ctx, sq); err != nil {
+		if res.total, err = s.counts.count(ctx, s.st, sq); err != nil {
 			return nil, 0, err
 		}
 	}

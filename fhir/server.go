@@ -64,6 +64,7 @@ type Server struct {
 	maxChain   int
 	ttl        time.Duration
 	snap       atomic.Pointer[cachedView]
+	counts     countCache
 }
 
 type cachedView struct {
