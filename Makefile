@@ -34,7 +34,7 @@ demo-data: build
 	$(BIN)/providerctl ingest --store $(DEMO_STORE) --reference $(REFERENCE) $(DEMO_DIR)
 
 run: demo-data
-	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR) --dir $(dir $(patsubst embedded:%,%,$(DEMO_STORE)))
+	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR)
 	$(BIN)/providerd --addr $(ADDR) --store $(DEMO_STORE) --reference $(REFERENCE) --log-format text
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB

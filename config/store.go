@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 )
 
@@ -35,6 +36,19 @@ func (s StoreSpec) String() string {
 	}
 	return u.Redacted()
 }
+
+// LocalDir is the directory beside an embedded store where the service keeps the files a person
+// on the machine uses (the SMART sandbox client's private key, the demo's pilot key): data/ for
+// embedded:data/db. It is "" for MongoDB, which has no local directory.
+func (s StoreSpec) LocalDir() string {
+	if s.Backend != BackendEmbedded {
+		return ""
+	}
+	return filepath.Dir(filepath.Clean(s.Dir))
+}
+
+// SandboxKeyFile is the file name of the SMART sandbox client's private key in LocalDir.
+const SandboxKeyFile = "sandbox-client.jwk"
 
 // ParseStore reads a --store value: "embedded:DIR", or a MongoDB connection string starting with
 // mongodb:// or mongodb+srv://. The database named in its path is where the service keeps its

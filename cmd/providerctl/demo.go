@@ -26,7 +26,7 @@ func init() {
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
 			baseURL := fs.String("base-url", config.DefaultBaseURL(config.DefaultAddr), "the URL providerd will serve on")
-			dir := fs.String("dir", "data", "directory for the demo's key files")
+			dir := fs.String("dir", "", "directory for the demo's key files (default: beside the embedded store, where providerd writes the sandbox key)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -40,6 +40,12 @@ func init() {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}
 				defer s.Close()
+				if *dir == "" {
+					*dir = spec.LocalDir()
+				}
+				if *dir == "" {
+					return usagef("--dir is needed with a MongoDB store")
+				}
 				return demo(ctx, e.stdout, s, strings.TrimRight(*baseURL, "/"), *dir)
 			}
 		},
@@ -62,7 +68,7 @@ func demo(ctx context.Context, w io.Writer, s store.Store, base, dir string) err
 	if err != nil {
 		return fmt.Errorf("resolver sandbox key: %w", err)
 	}
-	jwkFile := filepath.Join(dir, "sandbox-client.jwk")
+	jwkFile := filepath.Join(dir, config.SandboxKeyFile)
 	auth, err := smart.New(smart.Config{Store: s, BaseURL: base, SandboxKeyFile: jwkFile})
 	if err != nil {
 		return fmt.Errorf("SMART sandbox client: %w", err)

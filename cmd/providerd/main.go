@@ -95,8 +95,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	// The sandbox client's private key is written beside an embedded store's directory, so the
 	// demo can print it and a newcomer can sign an assertion with it.
 	sandboxKey := ""
-	if cfg.Store.Backend == config.BackendEmbedded {
-		sandboxKey = filepath.Join(filepath.Dir(filepath.Clean(cfg.Store.Dir)), "sandbox-client.jwk")
+	if dir := cfg.Store.LocalDir(); dir != "" {
+		sandboxKey = filepath.Join(dir, config.SandboxKeyFile)
 	}
 	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey, Log: log})
 	if err != nil {
