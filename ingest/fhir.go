@@ -77,12 +77,19 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 	return nil
 }
 
-// buildProviders builds every registry provider's resources on a pool of workers.
+// buildProviders builds every registry provider's resources on a pool of workers, and emits
+// them in registry (NPI) order: pages are numbered and their results put back in order, so that
+// each resource collection is written in id order, which the store loads fastest, and the
+// output does not depend on which worker finished first.
 func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	pages := make(chan []providerInput, 2)
-	results := make(chan []fhirmap.Resource, 4)
+	type numbered[T any] struct {
+		n    int
+		item T
+	}
+	pages := make(chan numbered[[]providerInput], 2)
+	results := make(chan numbered[[]fhirmap.Resource], 4)
 	var wg sync.WaitGroup
 	skipped := make([]int64, runtime.GOMAXPROCS(0))
 	for w := range skipped {
@@ -91,8 +98,8 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 			defer wg.Done()
 			for page := range pages {
 				var out []fhirmap.Resource
-				for i := range page {
-					res, err := j.provider(ctx, &page[i])
+				for i := range page.item {
+					res, err := j.provider(ctx, &page.item[i])
 					if errors.Is(err, fhirmap.ErrNoResource) {
 						skipped[w]++
 						continue
@@ -104,7 +111,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 					out = append(out, res...)
 				}
 				select {
-				case results <- out:
+				case results <- numbered[[]fhirmap.Resource]{page.n, out}:
 				case <-ctx.Done():
 					return
 				}
@@ -117,6 +124,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 		locations := newNPIGroups(j.st, RegistryLocations, j.gen[RegistryLocations])
 		otherNames := newNPIGroups(j.st, RegistryOtherNames, j.gen[RegistryOtherNames])
 		page := make([]providerInput, 0, fhirPage)
+		pageNo := 0
 		for {
 			d, err := sc.next(ctx)
 			if err != nil {
@@ -136,10 +144,11 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 			}
 			if len(page) == fhirPage || (d == nil && len(page) > 0) {
 				select {
-				case pages <- page:
+				case pages <- numbered[[]providerInput]{pageNo, page}:
 				case <-ctx.Done():
 					return
 				}
+				pageNo++
 				page = make([]providerInput, 0, fhirPage)
 			}
 			if d == nil {
@@ -149,12 +158,21 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 	}()
 	go func() { wg.Wait(); close(results) }()
 
+	// At most a handful of pages wait here: a worker holds one result until it is sent, and
+	// the channels hold a few.
+	waiting := map[int][]fhirmap.Resource{}
+	next := 0
 	for res := range results {
-		if err := emit(res); err != nil {
-			cancel(err)
-			for range results { // let the workers finish
+		waiting[res.n] = res.item
+		for out, ok := waiting[next]; ok; out, ok = waiting[next] {
+			delete(waiting, next)
+			next++
+			if err := emit(out); err != nil {
+				cancel(err)
+				for range results { // let the workers finish
+				}
+				return err
 			}
-			return err
 		}
 	}
 	for _, n := range skipped {

@@ -2,8 +2,13 @@ package ingest
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"providerdir/store"
 )
@@ -17,13 +22,24 @@ const batchSize = 1000
 // five FHIR resource types) are written in parallel. A collection always goes to the same lane,
 // so its batches are applied in the order they were made and a later document with the same id
 // wins. The first write error is kept and returned by every later call.
+//
+// Every collection of the run's generation starts empty, so when the store can bulk-load
+// (store.Loader) a collection's batches go into a load, which sync commits; whatever a
+// collection receives after that (and everything, on a store without loads) goes through Put.
 type batchWriter struct {
 	st      store.Store
 	gen     string
+	log     *slog.Logger
 	pending map[string][]store.Document
 	lanes   []chan batch
 	laneOf  map[string]int // collection -> lane, assigned round-robin on first use
 	done    sync.WaitGroup
+
+	// loads are the open bulk loads by collection; put marks collections written by Put. Each
+	// collection's entry is touched only by its lane, and by sync once every lane is idle.
+	loadMu sync.Mutex
+	loads  map[string]store.Loading
+	put    map[string]bool
 
 	inflight  sync.WaitGroup // queued batches not yet written
 	closeOnce sync.Once
@@ -40,8 +56,9 @@ type batch struct {
 // always overlaps the next batch's preparation.
 func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
-func newBatchWriter(st store.Store, gen string) *batchWriter {
-	w := &batchWriter{st: st, gen: gen, pending: map[string][]store.Document{}, laneOf: map[string]int{}}
+func newBatchWriter(st store.Store, gen string, log *slog.Logger) *batchWriter {
+	w := &batchWriter{st: st, gen: gen, log: log, pending: map[string][]store.Document{}, laneOf: map[string]int{},
+		loads: map[string]store.Loading{}, put: map[string]bool{}}
 	for range writeLanes() {
 		q := make(chan batch, 4)
 		w.lanes = append(w.lanes, q)
@@ -61,12 +78,96 @@ func (w *batchWriter) loop(queue <-chan batch) {
 		// Writes use a background context: cancellation is noticed by the reader side, which
 		// then stops queueing; a half-applied Put is impossible on the embedded store and is
 		// dropped with the generation on MongoDB.
-		if err := w.st.Put(context.Background(), w.gen, b.collection, b.docs); err != nil {
+		if err := w.write(context.Background(), b); err != nil {
 			w.mu.Lock()
 			w.err = err
 			w.mu.Unlock()
 		}
 		w.inflight.Done()
+	}
+}
+
+// write adds a batch to its collection's load, starting one on the collection's first batch
+// when the store can load, or Puts it.
+func (w *batchWriter) write(ctx context.Context, b batch) error {
+	w.loadMu.Lock()
+	ld, loading := w.loads[b.collection]
+	usePut := w.put[b.collection]
+	w.loadMu.Unlock()
+	if !loading && !usePut {
+		if l, ok := w.st.(store.Loader); ok {
+			var err error
+			if ld, err = l.Load(ctx, w.gen, b.collection); err != nil {
+				return err
+			}
+			loading = true
+		}
+		w.loadMu.Lock()
+		if loading {
+			w.loads[b.collection] = ld
+		} else {
+			w.put[b.collection] = true
+		}
+		w.loadMu.Unlock()
+	}
+	if loading {
+		return ld.Add(ctx, b.docs)
+	}
+	return w.st.Put(ctx, w.gen, b.collection, b.docs)
+}
+
+// commitLoads commits every open load, several at once (each merge is one core's work), and
+// sends each collection's later batches to Put. The lanes must be idle.
+func (w *batchWriter) commitLoads(ctx context.Context) error {
+	w.loadMu.Lock()
+	loads := w.loads
+	w.loads = map[string]store.Loading{}
+	for c := range loads {
+		w.put[c] = true
+	}
+	w.loadMu.Unlock()
+	if len(loads) == 0 {
+		return nil
+	}
+	began := time.Now()
+	sem := make(chan struct{}, writeLanes())
+	errs := make(chan error, len(loads))
+	for c, ld := range loads {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			if err := ld.Commit(ctx); err != nil {
+				errs <- fmt.Errorf("commit %s: %w", c, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range loads {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = first
+		}
+		w.mu.Unlock()
+		return first
+	}
+	w.log.Info("bulk loads committed", "collections", slices.Sorted(maps.Keys(loads)), "elapsed", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// abortLoads drops the open loads.
+func (w *batchWriter) abortLoads() {
+	w.loadMu.Lock()
+	defer w.loadMu.Unlock()
+	for c, ld := range w.loads {
+		ld.Abort()
+		delete(w.loads, c)
 	}
 }
 
@@ -106,8 +207,9 @@ func (w *batchWriter) enqueue(ctx context.Context, b batch) error {
 	}
 }
 
-// sync writes everything buffered so far and waits until it is stored, so that a later family
-// can read what an earlier one wrote (Open Payments matching reads the registry).
+// sync writes everything buffered so far, commits the open loads and waits until it is all
+// stored, so that a later family can read what an earlier one wrote (Open Payments matching
+// reads the registry).
 func (w *batchWriter) sync(ctx context.Context) error {
 	for c, buf := range w.pending {
 		if len(buf) == 0 {
@@ -119,7 +221,10 @@ func (w *batchWriter) sync(ctx context.Context) error {
 		w.pending[c] = make([]store.Document, 0, batchSize)
 	}
 	w.inflight.Wait()
-	return w.failed()
+	if err := w.failed(); err != nil {
+		return err
+	}
+	return w.commitLoads(ctx)
 }
 
 // finish writes what is buffered, waits for every queued batch and stops the writer.
@@ -137,4 +242,5 @@ func (w *batchWriter) close() {
 		}
 	})
 	w.done.Wait()
+	w.abortLoads()
 }

@@ -35,6 +35,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -46,8 +48,10 @@ import (
 
 // Store is a store.Store on a Pebble directory. It is safe for concurrent use.
 type Store struct {
-	db  *pebble.DB
-	cfg config
+	db    *pebble.DB
+	dir   string
+	popts *pebble.Options // as opened, for the tables of bulk loads
+	cfg   config
 
 	// life guards closing: every call holds it shared, Close holds it exclusively, so Close
 	// waits for calls in flight and no call reaches a closed database.
@@ -80,6 +84,8 @@ type config struct {
 	// most selective condition before choosing a strategy (see query.go). Tests lower it to
 	// drive every strategy with small data.
 	probeCap int
+	// loadBuffer is how much a bulk load buffers before spilling a sorted run (see bulk.go).
+	loadBuffer int
 }
 
 func defaults() config {
@@ -88,6 +94,7 @@ func defaults() config {
 		memTableSize:  64 << 20,
 		sweepInterval: time.Minute,
 		probeCap:      4096,
+		loadBuffer:    loadBufferDefault,
 	}
 }
 
@@ -130,11 +137,17 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionBalanced })
+	po.EnsureDefaults()
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, cfg: cfg, stop: make(chan struct{})}
+	// Runs and tables of loads a crash interrupted; the directory is ours now (Pebble's lock).
+	if err := os.RemoveAll(filepath.Join(dir, loadsDir)); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
+	}
+	s := &Store{db: db, dir: dir, popts: po, cfg: cfg, stop: make(chan struct{})}
 	s.sweeper.Add(1)
 	go s.sweepLoop()
 	return s, nil

@@ -48,6 +48,18 @@ func TestConformancePlanner(t *testing.T) {
 	}
 }
 
+// TestConformanceLoadRuns runs the suite with bulk loads spilling a run every few documents, so
+// that commits merge many runs and versions of a document meet across runs.
+func TestConformanceLoadRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the suite already ran with the default load buffer")
+	}
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return open(t, func(c *config) { c.loadBuffer = 2048 })
+	})
+}
+
 // BenchmarkStore measures the store as deployed: default cache and memtable sizes.
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(b *testing.B) store.Store {

@@ -135,3 +135,14 @@ func (ff *freshFilters) dropGeneration(gen string) {
 		}
 	}
 }
+
+// markFilled records that a collection holds documents this process did not write through Put
+// (a bulk load's), so its Puts must read every id.
+func (ff *freshFilters) markFilled(gen, coll string) {
+	ff.mu.Lock()
+	defer ff.mu.Unlock()
+	if ff.m == nil {
+		ff.m = map[freshKey]*idFilter{}
+	}
+	ff.m[freshKey{gen, coll}] = nil
+}

@@ -142,7 +142,11 @@ func encodeDoc(d store.Document) []byte {
 	for _, k := range d.Keys {
 		n += 2*binary.MaxVarintLen64 + len(k.Param) + len(k.Value)
 	}
-	b := make([]byte, 0, n)
+	return appendDoc(make([]byte, 0, n), d)
+}
+
+// appendDoc appends a document's encoding to b.
+func appendDoc(b []byte, d store.Document) []byte {
 	b = append(b, formatV1)
 	b = binary.AppendUvarint(b, uint64(len(d.Keys)))
 	for _, k := range d.Keys {

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Counters", counterTests},
 		{"Concurrency", concurrencyTests},
 		{"Snapshots", snapshotTests},
+		{"Loading", loadTests},
 		{"Closed", closedTests},
 	}
 	for _, g := range groups {

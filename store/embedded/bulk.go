@@ -1,0 +1,754 @@
+package embedded
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"providerdir/store"
+)
+
+// Bulk loading (store.Loader).
+//
+// An ingest writes each collection of a new generation once, from empty: at national scale tens
+// of millions of documents with some 25 index entries each. Through Put every one of those keys
+// goes into the write-ahead log and the memtable, is flushed into level 0 and is rewritten by
+// compaction on each level on its way to the bottom of the tree; at a million providers
+// compactions were a third of the ingest's CPU. A load sorts the keys itself instead, as an
+// external merge sort does: it buffers documents and index entries, sorts the buffer and spills
+// it as a run to a temporary file when it is full; Commit merges the runs into sorted tables and
+// hands them to Pebble's Ingest, which links them into the tree under one sequence number. Each
+// key is written twice (run, table) and compacted never. The tables are cut at the boundary
+// between document keys, index entries and the count, so each covers one collection's key range
+// that nothing else writes and Pebble places it in the bottom level without overlap.
+//
+// Last-wins semantics. Every document added gets a sequence number, and runs are merged in
+// (key, sequence) order, so the versions of a key meet in the order they were added and the
+// last one is kept. A document added twice may have lost keys between its versions: the entries
+// of the superseded versions that the winning version does not have are stale. The merge reads
+// the documents first (their tag sorts before the index's), computes the stale entries from the
+// superseded versions' keys, and skips them when it merges the index. Duplicates are rare (a
+// handful of repeated rows in a source file), so the stale set stays small.
+
+const (
+	// loadBufferDefault is how much a load buffers before it spills a sorted run. A load holds
+	// up to two buffers (one filling, one being spilled), and an ingest has a dozen loads open
+	// at its peak.
+	loadBufferDefault = 32 << 20
+	// loadTableSize is the size a table is cut at (by Pebble's estimate, before compression).
+	loadTableSize = 128 << 20
+	// loadsDir is where loads keep their runs and tables, inside the store's directory so that
+	// Pebble can link the tables rather than copy them. Open removes what a crash left behind.
+	loadsDir = "loads"
+)
+
+var _ store.Loader = (*Store)(nil)
+
+// Load starts a bulk load into an empty collection (see store.Loader).
+func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, error) {
+	if err := store.ValidateDocuments(gen, coll, nil); err != nil {
+		return nil, err
+	}
+	if err := s.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	n, err := s.readCount(s.db, gen, coll)
+	if err != nil {
+		return nil, err
+	}
+	if n != 0 {
+		return nil, fmt.Errorf("%w: collection %s of generation %s already holds documents", store.ErrConflict, coll, gen)
+	}
+	if err := os.MkdirAll(filepath.Join(s.dir, loadsDir), 0o700); err != nil {
+		return nil, fmt.Errorf("embedded: load: %w", err)
+	}
+	dir, err := os.MkdirTemp(filepath.Join(s.dir, loadsDir), "load-")
+	if err != nil {
+		return nil, fmt.Errorf("embedded: load: %w", err)
+	}
+	return &loading{s: s, gen: gen, coll: coll, dir: dir, skip: len(docPrefix(gen, coll)), limit: s.cfg.loadBuffer,
+		buf: &loadBuffer{}, spare: &loadBuffer{},
+		streaming: true, stream: &tableWriter{dir: dir, name: "docs", opts: s.loadWriterOptions()}}, nil
+}
+
+// loading is one load in progress: the buffer being filled and the runs spilled so far.
+type loading struct {
+	s         *Store
+	gen, coll string
+	dir       string
+	skip      int // bytes every key of the collection shares: tag, generation, collection
+	limit     int
+
+	seq     uint64
+	buf     *loadBuffer
+	runs    int // runs spilled or being spilled: files <n>.docs and <n>.entries in dir
+	spent   bool
+	scratch []byte
+
+	// Documents that arrive in strictly increasing id order, as an ingest usually writes them
+	// (it walks the registry by NPI), need no sorting and no run: they are written straight into
+	// the collection's document tables. The first document out of order (or repeated) ends
+	// that: the tables written so far are turned into a run (see unstream) and every later
+	// document goes through the buffer like the index entries.
+	streaming  bool
+	stream     *tableWriter
+	streamLast []byte
+	streamed   int64
+
+	// A full buffer is sorted and written by a goroutine of its own while the next one fills,
+	// so that the caller (an ingest producing documents) does not wait for the disk or the
+	// sort. spilled delivers its result and its buffer, emptied, to be filled again; at most one
+	// spill is in flight.
+	spilled chan spillResult
+	spare   *loadBuffer
+}
+
+type spillResult struct {
+	buf *loadBuffer
+	err error
+}
+
+// item is one key of a load, a document or an index entry, with the sequence number of the
+// document it belongs to. pfx holds the first eight bytes of the key after the bytes every key
+// of its list shares, so that most comparisons of a sort are one integer comparison.
+type item struct {
+	key, value []byte
+	seq        uint64
+	pfx        uint64
+}
+
+// loadBuffer holds the items of one run. Index entries are kept per param: every entry of a
+// param shares the param in its key, so each list sorts on the value and id alone, and the lists
+// in param order are the run in key order. Keys and values live in large chunks that are
+// reused from run to run.
+type loadBuffer struct {
+	docs    []item
+	entries map[string]*paramItems
+	chunks  [][]byte
+	cur     int // chunk being filled
+	size    int
+}
+
+type paramItems struct {
+	skip  int // bytes every key of the list shares: up to and including the param's NUL
+	items []item
+}
+
+const chunkSize = 1 << 20
+
+// alloc returns n bytes of the buffer's current chunk.
+func (b *loadBuffer) alloc(n int) []byte {
+	if n > chunkSize/4 {
+		return make([]byte, n)
+	}
+	if b.cur == len(b.chunks) || len(b.chunks[b.cur])+n > chunkSize {
+		if b.cur < len(b.chunks) {
+			b.cur++
+		}
+		if b.cur == len(b.chunks) {
+			b.chunks = append(b.chunks, make([]byte, 0, chunkSize))
+		}
+	}
+	c := b.chunks[b.cur]
+	start := len(c)
+	b.chunks[b.cur] = c[:start+n]
+	return c[start : start+n : start+n]
+}
+
+// keep copies k into the buffer.
+func (b *loadBuffer) keep(k []byte) []byte {
+	c := b.alloc(len(k))
+	copy(c, k)
+	return c
+}
+
+// reset empties the buffer, keeping its memory for the next run.
+func (b *loadBuffer) reset() {
+	b.docs = b.docs[:0]
+	for _, p := range b.entries {
+		p.items = p.items[:0]
+	}
+	for i := range b.chunks {
+		b.chunks[i] = b.chunks[i][:0]
+	}
+	b.cur, b.size = 0, 0
+}
+
+// prefixOf returns the first eight bytes of k as a big-endian integer, zero-padded.
+func prefixOf(k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var p [8]byte
+	copy(p[:], k)
+	return binary.BigEndian.Uint64(p[:])
+}
+
+func (l *loading) Add(ctx context.Context, docs []store.Document) error {
+	if l.spent {
+		return fmt.Errorf("%w: load already committed or aborted", store.ErrInvalid)
+	}
+	if err := store.ValidateDocuments(l.gen, l.coll, docs); err != nil {
+		return err
+	}
+	if err := l.s.enter(ctx); err != nil {
+		return err
+	}
+	defer l.s.leave()
+	for _, d := range docs {
+		b := l.buf
+		if b.entries == nil {
+			b.entries = map[string]*paramItems{}
+		}
+		l.seq++
+		if err := l.addDoc(d); err != nil {
+			return err
+		}
+		for _, k := range d.Keys {
+			small, _ := store.SmallestValue(d.Keys, k.Param)
+			v := entryOther
+			if k.Value == small {
+				v = entryOrder
+			}
+			p := b.entries[k.Param]
+			if p == nil {
+				p = &paramItems{skip: l.skip + len(k.Param) + 1}
+				b.entries[k.Param] = p
+			}
+			l.scratch = appendKey(l.scratch[:0], tagIndex, l.gen, l.coll, k.Param, k.Value, d.ID)
+			ek := b.keep(l.scratch)
+			p.items = append(p.items, item{key: ek, value: v, seq: l.seq, pfx: prefixOf(ek[p.skip:])})
+			b.size += len(ek) + 56
+		}
+		if b.size >= l.limit {
+			if err := l.spill(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addDoc streams a document into the document tables while documents come in order, and
+// buffers it otherwise.
+func (l *loading) addDoc(d store.Document) error {
+	key := appendKey(l.scratch[:0], tagDoc, l.gen, l.coll, d.ID)
+	if l.streaming && (l.streamLast == nil || bytes.Compare(key, l.streamLast) > 0) {
+		l.streamLast = append(l.streamLast[:0], key...)
+		l.scratch = appendDoc(key[:0], d)
+		l.streamed++
+		return l.stream.add(l.streamLast, l.scratch)
+	}
+	if l.streaming {
+		if err := l.unstream(); err != nil {
+			return err
+		}
+	}
+	b := l.buf
+	key = b.keep(key)
+	l.scratch = appendDoc(l.scratch[:0], d)
+	value := b.keep(l.scratch)
+	b.docs = append(b.docs, item{key: key, value: value, seq: l.seq, pfx: prefixOf(key[l.skip:])})
+	b.size += len(key) + len(value) + 56
+	return nil
+}
+
+// unstream ends streaming: it reads the document tables written so far back into a run, the
+// oldest of all (every document in it was added before any buffered one, so sequence 0 orders
+// it correctly against later versions), and removes the tables.
+func (l *loading) unstream() error {
+	l.streaming = false
+	if err := l.stream.cut(); err != nil {
+		return err
+	}
+	tables := l.stream.paths
+	l.stream.paths = nil
+	w, err := createRun(filepath.Join(l.dir, "streamed.docs"), l.skip)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if err := l.s.readTable(t, func(k, v []byte) { w.put(k, 0, v) }); err != nil {
+			w.abandon()
+			return err
+		}
+		if err := os.Remove(t); err != nil {
+			w.abandon()
+			return fmt.Errorf("embedded: load: %w", err)
+		}
+	}
+	return w.finish()
+}
+
+// readTable calls fn with every key and value of a table, in order.
+func (s *Store) readTable(path string, fn func(k, v []byte)) error {
+	f, err := vfs.Default.Open(path)
+	if err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	readable, err := sstable.NewSimpleReadable(f)
+	if err != nil {
+		_ = f.Close()
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	r, err := sstable.NewReader(context.Background(), readable, s.popts.MakeReaderOptions())
+	if err != nil {
+		_ = readable.Close()
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	defer r.Close()
+	it, err := r.NewIter(sstable.NoTransforms, nil, nil, sstable.TableBlobContext{})
+	if err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	var buf []byte
+	for kv := it.First(); kv != nil; kv = it.Next() {
+		v, _, err := kv.Value(buf[:0])
+		if err != nil {
+			_ = it.Close()
+			return fmt.Errorf("embedded: load: %w", err)
+		}
+		fn(kv.K.UserKey, v)
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	return nil
+}
+
+// sortItems sorts by key, then by sequence. Every key of the list shares its first skip bytes,
+// which the comparison passes over; pfx holds the eight bytes after them.
+func sortItems(items []item, skip int) {
+	slices.SortFunc(items, func(a, b item) int {
+		if a.pfx != b.pfx {
+			return cmp.Compare(a.pfx, b.pfx)
+		}
+		return cmp.Or(bytes.Compare(a.key[skip:], b.key[skip:]), cmp.Compare(a.seq, b.seq))
+	})
+}
+
+// sorted returns the buffer's documents and index entries, each in (key, sequence) order.
+func (b *loadBuffer) sorted(skip int) (docs, entries []item) {
+	sortItems(b.docs, skip)
+	params := slices.Sorted(maps.Keys(b.entries))
+	n := 0
+	for _, p := range params {
+		n += len(b.entries[p].items)
+	}
+	entries = make([]item, 0, n)
+	for _, p := range params {
+		pi := b.entries[p]
+		sortItems(pi.items, pi.skip)
+		entries = append(entries, pi.items...)
+	}
+	return b.docs, entries
+}
+
+// spill hands the full buffer to a goroutine that writes it as one sorted run, after the
+// previous spill has finished, and continues with the emptied buffer that spill returns.
+func (l *loading) spill() error {
+	if err := l.waitSpill(); err != nil {
+		return err
+	}
+	full, n := l.buf, l.runs
+	l.buf, l.spare = l.spare, nil
+	l.runs++
+	l.spilled = make(chan spillResult, 1)
+	go func() {
+		docs, entries := full.sorted(l.skip)
+		err := writeRun(l.runPath(n, "docs"), docs, l.skip)
+		if err == nil {
+			err = writeRun(l.runPath(n, "entries"), entries, l.skip)
+		}
+		full.reset()
+		l.spilled <- spillResult{full, err}
+	}()
+	return nil
+}
+
+// waitSpill waits for the spill in flight, if any, and takes its buffer back as the spare.
+func (l *loading) waitSpill() error {
+	if l.spilled == nil {
+		return nil
+	}
+	r := <-l.spilled
+	l.spilled, l.spare = nil, r.buf
+	return r.err
+}
+
+func (l *loading) runPath(n int, ext string) string {
+	return filepath.Join(l.dir, fmt.Sprintf("%06d.%s", n, ext))
+}
+
+func (l *loading) Abort() {
+	if l.spent {
+		return
+	}
+	l.spent = true
+	_ = l.waitSpill()
+	l.stream.abandon()
+	l.buf, l.spare = nil, nil
+	_ = os.RemoveAll(l.dir)
+}
+
+func (l *loading) Commit(ctx context.Context) (err error) {
+	if l.spent {
+		return fmt.Errorf("%w: load already committed or aborted", store.ErrInvalid)
+	}
+	defer l.Abort() // the runs and tables are no longer needed either way
+	if err := l.s.enter(ctx); err != nil {
+		return err
+	}
+	defer l.s.leave()
+	if err := l.waitSpill(); err != nil {
+		return err
+	}
+	if l.streamed == 0 && len(l.buf.docs) == 0 && l.runs == 0 {
+		return nil
+	}
+	lastDocs, lastEntries := l.buf.sorted(l.skip)
+
+	m := merger{ctx: ctx, skip: l.skip, stale: map[string]struct{}{}, gen: l.gen, coll: l.coll}
+	tw := &tableWriter{dir: l.dir, name: "table", opts: l.s.loadWriterOptions()}
+	defer tw.abandon()
+	var count int64
+	if l.streaming {
+		// Every document came in order, once: the streamed tables are the documents.
+		if err := l.stream.cut(); err != nil {
+			return err
+		}
+		tw.paths, count = l.stream.paths, l.streamed
+	} else {
+		docs, err := l.sources("docs", lastDocs, docPrefix(l.gen, l.coll))
+		if err != nil {
+			return err
+		}
+		if count, err = m.mergeDocs(docs, tw); err != nil {
+			return err
+		}
+		if err := tw.cut(); err != nil {
+			return err
+		}
+	}
+	entries, err := l.sources("entries", lastEntries, appendKey(nil, tagIndex, l.gen, l.coll, ""))
+	if err != nil {
+		return err
+	}
+	if err := m.mergeEntries(entries, tw); err != nil {
+		return err
+	}
+	if err := tw.cut(); err != nil {
+		return err
+	}
+	if err := tw.add(countKey(l.gen, l.coll), binary.AppendVarint(nil, count)); err != nil {
+		return err
+	}
+	if err := tw.cut(); err != nil {
+		return err
+	}
+
+	// The collection must still be empty: a Put since Load would be overwritten or leave
+	// entries beside the load's. Holding the collection's lock keeps Puts out until the tables
+	// are in.
+	lock := l.s.docLock(l.gen, l.coll)
+	lock.Lock()
+	defer lock.Unlock()
+	n, err := l.s.readCount(l.s.db, l.gen, l.coll)
+	if err != nil {
+		return err
+	}
+	if n != 0 {
+		return fmt.Errorf("%w: collection %s of generation %s was written while it was loading", store.ErrConflict, l.coll, l.gen)
+	}
+	if err := l.s.db.Ingest(ctx, tw.paths); err != nil {
+		return fmt.Errorf("embedded: load %s: %w", l.coll, err)
+	}
+	// Its ids are now stored without passing through a fresh filter: later Puts must read.
+	l.s.fresh.markFilled(l.gen, l.coll)
+	return nil
+}
+
+// sources opens the runs of one kind and adds the buffer still in memory as the newest run.
+func (l *loading) sources(ext string, last []item, prefix []byte) ([]source, error) {
+	paths := make([]string, 0, l.runs+1)
+	if streamed := filepath.Join(l.dir, "streamed."+ext); ext == "docs" && l.streamed > 0 {
+		paths = append(paths, streamed)
+	}
+	for n := range l.runs {
+		paths = append(paths, l.runPath(n, ext))
+	}
+	var out []source
+	for _, p := range paths {
+		r, err := openRun(p, prefix)
+		if err != nil {
+			for _, o := range out {
+				o.close()
+			}
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return append(out, &memRun{items: last}), nil
+}
+
+// loadWriterOptions are the options of a load's tables: the bottom level's, with the fastest
+// compression, because the tables are written once at ingest speed and rarely rewritten.
+func (s *Store) loadWriterOptions() sstable.WriterOptions {
+	o := s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
+	o.Compression = sstable.FastestCompression
+	return o
+}
+
+// tableWriter writes a sorted stream of keys into tables of about loadTableSize.
+type tableWriter struct {
+	dir   string
+	name  string // of its files: <name>-<n>.sst
+	opts  sstable.WriterOptions
+	w     *sstable.Writer
+	paths []string
+}
+
+func (t *tableWriter) add(key, value []byte) error {
+	if t.w == nil {
+		path := filepath.Join(t.dir, fmt.Sprintf("%s-%06d.sst", t.name, len(t.paths)))
+		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return fmt.Errorf("embedded: load: %w", err)
+		}
+		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), t.opts)
+		t.paths = append(t.paths, path)
+	}
+	if err := t.w.Set(key, value); err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	if t.w.Raw().EstimatedSize() >= loadTableSize {
+		return t.cut()
+	}
+	return nil
+}
+
+// cut finishes the table being written, if any; the next key starts a new one.
+func (t *tableWriter) cut() error {
+	if t.w == nil {
+		return nil
+	}
+	err := t.w.Close()
+	t.w = nil
+	if err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	return nil
+}
+
+// abandon closes a table left open by an error.
+func (t *tableWriter) abandon() {
+	if t.w != nil {
+		_ = t.w.Close()
+		t.w = nil
+	}
+}
+
+// merger merges runs into tables, keeping the last version of each key.
+type merger struct {
+	ctx       context.Context
+	skip      int
+	gen, coll string
+	stale     map[string]struct{} // index entries only superseded documents had
+	steps     int
+}
+
+func (m *merger) tick() error {
+	m.steps++
+	if m.steps%4096 == 0 {
+		return m.ctx.Err()
+	}
+	return nil
+}
+
+// mergeDocs writes the last version of each document and returns how many documents there are.
+func (m *merger) mergeDocs(srcs []source, tw *tableWriter) (int64, error) {
+	var count int64
+	err := m.merge(srcs, func(key, value []byte, older [][]byte) error {
+		count++
+		if len(older) > 0 {
+			if err := m.markStale(key[m.skip:], value, older); err != nil {
+				return err
+			}
+		}
+		return tw.add(key, value)
+	})
+	return count, err
+}
+
+// markStale records the index entries of a document's superseded versions that its last
+// version does not have.
+func (m *merger) markStale(id, last []byte, older [][]byte) error {
+	keep := map[string]bool{}
+	lastKeys, _, err := decodeKeys(last)
+	if err != nil {
+		return fmt.Errorf("%w: document %q", err, id)
+	}
+	for _, k := range lastKeys {
+		keep[string(indexKey(m.gen, m.coll, k.Param, k.Value, string(id)))] = true
+	}
+	for _, v := range older {
+		keys, _, err := decodeKeys(v)
+		if err != nil {
+			return fmt.Errorf("%w: document %q", err, id)
+		}
+		for _, k := range keys {
+			if ik := string(indexKey(m.gen, m.coll, k.Param, k.Value, string(id))); !keep[ik] {
+				m.stale[ik] = struct{}{}
+			}
+		}
+	}
+	return nil
+}
+
+// mergeEntries writes the last version of each index entry that is not stale.
+func (m *merger) mergeEntries(srcs []source, tw *tableWriter) error {
+	return m.merge(srcs, func(key, value []byte, _ [][]byte) error {
+		if _, ok := m.stale[string(key)]; ok {
+			return nil
+		}
+		return tw.add(key, value)
+	})
+}
+
+// merge walks the sources in (key, sequence) order and calls emit once per key with its last
+// value and, when the key came more than once, the earlier values (oldest first). The slices
+// passed to emit are valid only during the call.
+func (m *merger) merge(srcs []source, emit func(key, value []byte, older [][]byte) error) error {
+	h := sourceHeap{skip: m.skip}
+	defer func() {
+		for _, s := range srcs {
+			s.close()
+		}
+	}()
+	for _, s := range srcs {
+		ok, err := s.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.items = append(h.items, s)
+		}
+	}
+	h.init()
+	var key, value []byte
+	var older [][]byte
+	for len(h.items) > 0 {
+		if err := m.tick(); err != nil {
+			return err
+		}
+		top := h.items[0]
+		key = append(key[:0], top.key()...)
+		value = append(value[:0], top.value()...)
+		older = older[:0]
+		if err := h.advance(); err != nil {
+			return err
+		}
+		for len(h.items) > 0 && bytes.Equal(h.items[0].key(), key) {
+			older = append(older, bytes.Clone(value))
+			value = append(value[:0], h.items[0].value()...)
+			if err := h.advance(); err != nil {
+				return err
+			}
+		}
+		if err := emit(key, value, older); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// source is one sorted run.
+type source interface {
+	next() (bool, error)
+	key() []byte
+	value() []byte
+	seq() uint64
+	close()
+}
+
+// sourceHeap is a min-heap of sources by their current (key, sequence).
+type sourceHeap struct {
+	items []source
+	skip  int
+}
+
+func (h *sourceHeap) less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	c := bytes.Compare(a.key()[h.skip:], b.key()[h.skip:])
+	return c < 0 || c == 0 && a.seq() < b.seq()
+}
+
+func (h *sourceHeap) init() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// advance moves the smallest source to its next item, dropping it when it is exhausted.
+func (h *sourceHeap) advance() error {
+	ok, err := h.items[0].next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		last := len(h.items) - 1
+		h.items[0].close()
+		h.items[0] = h.items[last]
+		h.items = h.items[:last]
+	}
+	h.down(0)
+	return nil
+}
+
+func (h *sourceHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h.items[i], h.items[j] = h.items[j], h.items[i]
+		i = j
+	}
+}
+
+// memRun is the sorted buffer still in memory at Commit.
+type memRun struct {
+	items []item
+	pos   int
+}
+
+func (r *memRun) next() (bool, error) {
+	if r.pos >= len(r.items) {
+		return false, nil
+	}
+	r.pos++
+	return true, nil
+}
+func (r *memRun) key() []byte   { return r.items[r.pos-1].key }
+func (r *memRun) value() []byte { return r.items[r.pos-1].value }
+func (r *memRun) seq() uint64   { return r.items[r.pos-1].seq }
+func (r *memRun) close()        {}

@@ -1,0 +1,142 @@
+package embedded
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// Run files hold the sorted items of one spill. Keys are stored without the bytes every key of
+// the load shares (tag, generation, collection) and without the prefix they share with the key
+// before them, since sorted keys share long prefixes (param and value):
+//
+//	uvarint(shared) uvarint(len(rest)) rest uvarint(seq) uvarint(len(value)) value
+//
+// They are written and read through large buffers and live only as long as their load.
+
+// runBufferSize is the read buffer of each run file; a commit merging hundreds of runs holds
+// one per run.
+const runBufferSize = 64 << 10
+
+// errRunCorrupt reports a run file that does not decode, which only a damaged disk causes.
+var errRunCorrupt = errors.New("embedded: load: corrupt run file")
+
+func writeRun(path string, items []item, skip int) error {
+	w, err := createRun(path, skip)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		w.put(it.key, it.seq, it.value)
+	}
+	return w.finish()
+}
+
+// runWriter writes one run file.
+type runWriter struct {
+	f    *os.File
+	w    *bufio.Writer
+	skip int
+	prev []byte
+	head [3 * binary.MaxVarintLen64]byte
+}
+
+func createRun(path string, skip int) (*runWriter, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: load: %w", err)
+	}
+	return &runWriter{f: f, w: bufio.NewWriterSize(f, 4*runBufferSize), skip: skip}, nil
+}
+
+// put appends an item; keys must come in order. Errors surface in finish.
+func (r *runWriter) put(key []byte, seq uint64, value []byte) {
+	k := key[r.skip:]
+	shared := 0
+	for shared < len(k) && shared < len(r.prev) && k[shared] == r.prev[shared] {
+		shared++
+	}
+	h := binary.AppendUvarint(r.head[:0], uint64(shared))
+	h = binary.AppendUvarint(h, uint64(len(k)-shared))
+	_, _ = r.w.Write(h)
+	_, _ = r.w.Write(k[shared:])
+	h = binary.AppendUvarint(r.head[:0], seq)
+	h = binary.AppendUvarint(h, uint64(len(value)))
+	_, _ = r.w.Write(h)
+	_, _ = r.w.Write(value)
+	r.prev = append(r.prev[:0], k...)
+}
+
+// finish flushes and closes the file. A bufio.Writer keeps its first error and reports it on
+// Flush.
+func (r *runWriter) finish() error {
+	if err := r.w.Flush(); err != nil {
+		_ = r.f.Close()
+		return fmt.Errorf("embedded: load: write run: %w", err)
+	}
+	if err := r.f.Close(); err != nil {
+		return fmt.Errorf("embedded: load: write run: %w", err)
+	}
+	return nil
+}
+
+// abandon closes a run left unfinished by an error; the load's directory goes with it.
+func (r *runWriter) abandon() { _ = r.f.Close() }
+
+// fileRun reads a run file item by item, rebuilding whole keys.
+type fileRun struct {
+	f        *os.File
+	r        *bufio.Reader
+	skip     int
+	k, v     []byte
+	sequence uint64
+}
+
+// openRun opens a run whose keys all start with prefix.
+func openRun(path string, prefix []byte) (*fileRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: load: %w", err)
+	}
+	return &fileRun{f: f, r: bufio.NewReaderSize(f, runBufferSize), skip: len(prefix), k: bytes.Clone(prefix)}, nil
+}
+
+func (r *fileRun) next() (bool, error) {
+	shared, err := binary.ReadUvarint(r.r)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil || shared > uint64(len(r.k)-r.skip) {
+		return false, errRunCorrupt
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil || n > 1<<31 {
+		return false, errRunCorrupt
+	}
+	keep := r.skip + int(shared)
+	r.k = slices.Grow(r.k[:keep], int(n))[:keep+int(n)]
+	if _, err := io.ReadFull(r.r, r.k[keep:]); err != nil {
+		return false, errRunCorrupt
+	}
+	if r.sequence, err = binary.ReadUvarint(r.r); err != nil {
+		return false, errRunCorrupt
+	}
+	if n, err = binary.ReadUvarint(r.r); err != nil || n > 1<<31 {
+		return false, errRunCorrupt
+	}
+	r.v = slices.Grow(r.v[:0], int(n))[:n]
+	if _, err := io.ReadFull(r.r, r.v); err != nil {
+		return false, errRunCorrupt
+	}
+	return true, nil
+}
+
+func (r *fileRun) key() []byte   { return r.k }
+func (r *fileRun) value() []byte { return r.v }
+func (r *fileRun) seq() uint64   { return r.sequence }
+func (r *fileRun) close()        { _ = r.f.Close() }
