@@ -430,7 +430,7 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 		}
 		tw.paths, count = l.stream.paths, l.streamed
 	} else {
-		docs, err := l.sources("docs", lastDocs, docPrefix(l.gen, l.coll))
+		docs, err := l.sources(ctx, "docs", lastDocs, docPrefix(l.gen, l.coll))
 		if err != nil {
 			return err
 		}
@@ -441,7 +441,7 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	entries, err := l.sources("entries", lastEntries, appendKey(nil, tagIndex, l.gen, l.coll, ""))
+	entries, err := l.sources(ctx, "entries", lastEntries, appendKey(nil, tagIndex, l.gen, l.coll, ""))
 	if err != nil {
 		return err
 	}
@@ -479,14 +479,23 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	return nil
 }
 
-// sources opens the runs of one kind and adds the buffer still in memory as the newest run.
-func (l *loading) sources(ext string, last []item, prefix []byte) ([]source, error) {
+// sources opens the runs of one kind, oldest first, and adds the buffer still in memory as the
+// newest run. Beyond the store's fan-in, the oldest runs are merged together first.
+func (l *loading) sources(ctx context.Context, ext string, last []item, prefix []byte) ([]source, error) {
 	paths := make([]string, 0, l.runs+1)
 	if streamed := filepath.Join(l.dir, "streamed."+ext); ext == "docs" && l.streamed > 0 {
 		paths = append(paths, streamed)
 	}
 	for n := range l.runs {
 		paths = append(paths, l.runPath(n, ext))
+	}
+	fanIn := l.s.cfg.loadFanIn
+	for merged := 0; len(paths) > fanIn; merged++ {
+		out := filepath.Join(l.dir, fmt.Sprintf("merged-%06d.%s", merged, ext))
+		if err := mergeRuns(ctx, paths[:fanIn], out, prefix); err != nil {
+			return nil, err
+		}
+		paths = append([]string{out}, paths[fanIn:]...)
 	}
 	var out []source
 	for _, p := range paths {
@@ -636,16 +645,9 @@ func (m *merger) merge(srcs []source, emit func(key, value []byte, older [][]byt
 			s.close()
 		}
 	}()
-	for _, s := range srcs {
-		ok, err := s.next()
-		if err != nil {
-			return err
-		}
-		if ok {
-			h.items = append(h.items, s)
-		}
+	if err := h.start(srcs); err != nil {
+		return err
 	}
-	h.init()
 	var key, value []byte
 	var older [][]byte
 	for len(h.items) > 0 {
@@ -694,10 +696,21 @@ func (h *sourceHeap) less(i, j int) bool {
 	return c < 0 || c == 0 && a.seq() < b.seq()
 }
 
-func (h *sourceHeap) init() {
+// start reads the first item of each source and orders them.
+func (h *sourceHeap) start(srcs []source) error {
+	for _, s := range srcs {
+		ok, err := s.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.items = append(h.items, s)
+		}
+	}
 	for i := len(h.items)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
+	return nil
 }
 
 // advance moves the smallest source to its next item, dropping it when it is exhausted.

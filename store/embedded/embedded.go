@@ -86,6 +86,8 @@ type config struct {
 	probeCap int
 	// loadBuffer is how much a bulk load buffers before spilling a sorted run (see bulk.go).
 	loadBuffer int
+	// loadFanIn is how many runs a load's merge reads at once (see bulkrun.go).
+	loadFanIn int
 }
 
 func defaults() config {
@@ -95,6 +97,7 @@ func defaults() config {
 		sweepInterval: time.Minute,
 		probeCap:      4096,
 		loadBuffer:    loadBufferDefault,
+		loadFanIn:     loadFanInDefault,
 	}
 }
 

@@ -48,15 +48,16 @@ func TestConformancePlanner(t *testing.T) {
 	}
 }
 
-// TestConformanceLoadRuns runs the suite with bulk loads spilling a run every few documents, so
-// that commits merge many runs and versions of a document meet across runs.
+// TestConformanceLoadRuns runs the suite with bulk loads spilling a run every few documents and
+// merging at most three at once, so that commits merge many runs in several passes and versions
+// of a document meet across runs.
 func TestConformanceLoadRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the suite already ran with the default load buffer")
 	}
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return open(t, func(c *config) { c.loadBuffer = 2048 })
+		return open(t, func(c *config) { c.loadBuffer, c.loadFanIn = 2048, 3 })
 	})
 }
 
