@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -97,10 +98,13 @@ func (w *batchWriter) write(ctx context.Context, b batch) error {
 	if !loading && !usePut {
 		if l, ok := w.st.(store.Loader); ok {
 			var err error
-			if ld, err = l.Load(ctx, w.gen, b.collection); err != nil {
+			ld, err = l.Load(ctx, w.gen, b.collection)
+			switch {
+			case err == nil:
+				loading = true
+			case !errors.Is(err, errors.ErrUnsupported):
 				return err
 			}
-			loading = true
 		}
 		w.loadMu.Lock()
 		if loading {
@@ -130,6 +134,9 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 		return nil
 	}
 	began := time.Now()
+	names := slices.Sorted(maps.Keys(loads))
+	// A national load's commit merges gigabytes of runs; say so rather than fall silent.
+	w.log.Info("committing bulk loads", "collections", names)
 	sem := make(chan struct{}, writeLanes())
 	errs := make(chan error, len(loads))
 	for c, ld := range loads {
@@ -157,7 +164,7 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 		w.mu.Unlock()
 		return first
 	}
-	w.log.Info("bulk loads committed", "collections", slices.Sorted(maps.Keys(loads)), "elapsed", time.Since(began).Round(time.Millisecond))
+	w.log.Info("bulk loads committed", "collections", names, "elapsed", time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

@@ -7,6 +7,10 @@ import "context"
 // An ingest writes every collection of a new generation from empty, so it loads through a
 // Loader when the backend has one and through Put otherwise; readers see the same documents
 // either way. The conformance suite holds a Loader to exactly that.
+//
+// A Loader that only forwards to another store (a remote client, a wrapper) fails Load with an
+// error matching errors.ErrUnsupported when the store behind it cannot load; callers then
+// write through Put.
 type Loader interface {
 	// Load starts filling a collection of a generation. The collection must hold no documents
 	// (else ErrConflict).

@@ -32,6 +32,7 @@ func SocketPath(dir string) string { return filepath.Clean(dir) + ".sock" }
 // request holds the arguments of any call; each operation reads the fields it needs.
 type request struct {
 	Generation, Collection, ID, Kind, After, Name string
+	Load                                          string // a bulk load's id
 	Docs                                          []store.Document
 	Query                                         store.Query
 	Record                                        store.Record
@@ -49,6 +50,7 @@ type response struct {
 	Generations  []string
 	Record       store.Record
 	Records      []store.Record
+	Load         string
 }
 
 // sentinels maps error kinds to the store's sentinel errors, both ways.
@@ -57,6 +59,8 @@ var sentinels = map[string]error{
 	"conflict":  store.ErrConflict,
 	"invalid":   store.ErrInvalid,
 	"closed":    store.ErrClosed,
+	// A served store that cannot bulk-load; the caller falls back to Put.
+	"unsupported": errors.ErrUnsupported,
 }
 
 func encodeErr(err error, r *response) {
@@ -153,6 +157,20 @@ func Handler(st store.Store) http.Handler {
 		r.Count, err = st.Incr(ctx, q.Name, q.Delta, q.ExpiresAt)
 		return err
 	})
+	loads := newLoadTable(st)
+	op("load", func(ctx context.Context, q request, r *response) (err error) {
+		r.Load, err = loads.start(ctx, q.Generation, q.Collection)
+		return err
+	})
+	op("loadadd", func(ctx context.Context, q request, _ *response) error {
+		return loads.with(q.Load, false, func(ld store.Loading) error { return ld.Add(ctx, q.Docs) })
+	})
+	op("loadcommit", func(ctx context.Context, q request, _ *response) error {
+		return loads.with(q.Load, true, func(ld store.Loading) error { return ld.Commit(ctx) })
+	})
+	op("loadabort", func(_ context.Context, q request, _ *response) error {
+		return loads.with(q.Load, true, func(ld store.Loading) error { ld.Abort(); return nil })
+	})
 	return mux
 }
 
@@ -177,7 +195,7 @@ func Listen(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Client is a store.Store served by another process.
+// Client is a store.Store served by another process, and a store.Loader when that store is one.
 type Client struct {
 	path   string
 	http   *http.Client
