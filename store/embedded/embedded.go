@@ -12,6 +12,9 @@
 //     where most data rests) and carry bloom filters, so the point reads of Put (does this id
 //     already exist?) and Get rarely touch disk for absent keys. A collection first written
 //     empty by this process skips that read for ids it has never written (fresh.go).
+//   - An ingest fills new collections by bulk load (bulk.go): an external merge sort whose
+//     sorted tables Pebble ingests directly, bypassing the write-ahead log, the memtable and
+//     compaction.
 //
 // Durability: every write (Put, DropGeneration, records, counters and the serving pointer,
 // which is a record) is synced to the write-ahead log before it returns. Put is synced too,
