@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,6 +50,9 @@ func TestIngestAtScale(t *testing.T) {
 	}
 	csvRate := bareCSVRate(t, npidata[0])
 
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(ingest.MemoryLimit) // as providerctl ingest runs
+	}
 	os.RemoveAll(db)
 	s, err := embedded.Open(db)
 	if err != nil {

@@ -14,6 +14,12 @@ import (
 	"providerdir/store"
 )
 
+// MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) an ingest process should
+// run under unless its operator set GOMEMLIMIT: the load buffers are reused, but the Go heap
+// grows to twice the live data between collections by default, and a national ingest should
+// stay well under 2 GiB resident on a small machine.
+const MemoryLimit = 1536 << 20
+
 // batchSize is how many documents go into one store Put: large enough that per-call overhead
 // vanishes, small enough that a batch of national-scale documents stays a few megabytes.
 const batchSize = 1000

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"text/tabwriter"
 	"time"
 
@@ -34,6 +35,9 @@ func init() {
 				spec, err := storeSpec()
 				if err != nil {
 					return usageError{err}
+				}
+				if e.getenv("GOMEMLIMIT") == "" {
+					debug.SetMemoryLimit(ingest.MemoryLimit)
 				}
 				s, err := storeopen.Open(ctx, spec)
 				if err != nil {
