@@ -120,23 +120,32 @@ type spillResult struct {
 }
 
 // item is one key of a load, a document or an index entry, with the sequence number of the
-// document it belongs to. pfx holds the first eight bytes of the key after the bytes every key
-// of its list shares, so that most comparisons of a sort are one integer comparison.
+// document it belongs to. Its key and value lie side by side in one of its buffer's chunks;
+// the item holds where, not pointers, so that a buffer of hundreds of thousands of items is
+// small, cheap to sort and nothing the garbage collector scans. pfx holds the first eight bytes
+// of the key after the bytes every key of its list shares, so that most comparisons of a sort
+// are one integer comparison.
 type item struct {
-	key, value []byte
-	seq        uint64
-	pfx        uint64
+	pfx, seq   uint64
+	chunk, off uint32
+	klen, vlen uint32
 }
+
+// itemSize is what an item costs a buffer beyond its key and value.
+const itemSize = 32
 
 // loadBuffer holds the items of one run. Index entries are kept per param: every entry of a
 // param shares the param in its key, so each list sorts on the value and id alone, and the lists
 // in param order are the run in key order. Keys and values live in large chunks that are
-// reused from run to run.
+// reused from run to run; one too large for a chunk gets a chunk of its own until the reset.
+// Chunks are filled whole and never grow, so the items' offsets stay valid.
 type loadBuffer struct {
 	docs    []item
 	entries map[string]*paramItems
+	merged  []item // the entries of every param, in key order (see sorted)
 	chunks  [][]byte
-	cur     int // chunk being filled
+	big     [][]byte // a chunk each for what does not fit a chunk
+	cur     int      // chunk being filled
 	size    int
 }
 
@@ -147,33 +156,53 @@ type paramItems struct {
 
 const chunkSize = 1 << 20
 
-// alloc returns n bytes of the buffer's current chunk.
-func (b *loadBuffer) alloc(n int) []byte {
-	if n > chunkSize/4 {
-		return make([]byte, n)
-	}
-	if b.cur == len(b.chunks) || len(b.chunks[b.cur])+n > chunkSize {
-		if b.cur < len(b.chunks) {
-			b.cur++
+// put copies a key and its value into the buffer and returns their item; pfxSkip is where
+// the bytes the item's list does not share begin.
+func (b *loadBuffer) put(key, value []byte, seq uint64, pfxSkip int) item {
+	n := len(key) + len(value)
+	ref := 0
+	if n > chunkSize {
+		ref = bigChunk | len(b.big)
+		b.big = append(b.big, make([]byte, 0, n))
+	} else {
+		if b.cur == len(b.chunks) || len(b.chunks[b.cur])+n > chunkSize {
+			if b.cur < len(b.chunks) {
+				b.cur++
+			}
+			if b.cur == len(b.chunks) {
+				b.chunks = append(b.chunks, make([]byte, 0, chunkSize))
+			}
 		}
-		if b.cur == len(b.chunks) {
-			b.chunks = append(b.chunks, make([]byte, 0, chunkSize))
-		}
+		ref = b.cur
 	}
-	c := b.chunks[b.cur]
-	start := len(c)
-	b.chunks[b.cur] = c[:start+n]
-	return c[start : start+n : start+n]
+	c := b.chunk(ref)
+	off := len(*c)
+	*c = append(append(*c, key...), value...)
+	b.size += n + itemSize
+	return item{pfx: prefixOf(key[pfxSkip:]), seq: seq, chunk: uint32(ref), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))}
 }
 
-// keep copies k into the buffer.
-func (b *loadBuffer) keep(k []byte) []byte {
-	c := b.alloc(len(k))
-	copy(c, k)
-	return c
+// bigChunk marks a chunk reference to b.big.
+const bigChunk = 1 << 31
+
+func (b *loadBuffer) chunk(ref int) *[]byte {
+	if ref&bigChunk != 0 {
+		return &b.big[ref&^bigChunk]
+	}
+	return &b.chunks[ref]
 }
 
-// reset empties the buffer, keeping its memory for the next run.
+func (b *loadBuffer) key(it item) []byte {
+	end := it.off + it.klen
+	return (*b.chunk(int(it.chunk)))[it.off:end:end]
+}
+
+func (b *loadBuffer) value(it item) []byte {
+	start, end := it.off+it.klen, it.off+it.klen+it.vlen
+	return (*b.chunk(int(it.chunk)))[start:end:end]
+}
+
+// reset empties the buffer, keeping its memory for the next run (chunks of their own go).
 func (b *loadBuffer) reset() {
 	b.docs = b.docs[:0]
 	for _, p := range b.entries {
@@ -182,6 +211,7 @@ func (b *loadBuffer) reset() {
 	for i := range b.chunks {
 		b.chunks[i] = b.chunks[i][:0]
 	}
+	b.big = nil
 	b.cur, b.size = 0, 0
 }
 
@@ -227,9 +257,7 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 				b.entries[k.Param] = p
 			}
 			l.scratch = appendKey(l.scratch[:0], tagIndex, l.gen, l.coll, k.Param, k.Value, d.ID)
-			ek := b.keep(l.scratch)
-			p.items = append(p.items, item{key: ek, value: v, seq: l.seq, pfx: prefixOf(ek[p.skip:])})
-			b.size += len(ek) + 56
+			p.items = append(p.items, b.put(l.scratch, v, l.seq, p.skip))
 		}
 		if b.size >= l.limit {
 			if err := l.spill(); err != nil {
@@ -255,12 +283,10 @@ func (l *loading) addDoc(d store.Document) error {
 			return err
 		}
 	}
+	// The key is at the front of scratch; the document is encoded after it.
+	l.scratch = appendDoc(key, d)
 	b := l.buf
-	key = b.keep(key)
-	l.scratch = appendDoc(l.scratch[:0], d)
-	value := b.keep(l.scratch)
-	b.docs = append(b.docs, item{key: key, value: value, seq: l.seq, pfx: prefixOf(key[l.skip:])})
-	b.size += len(key) + len(value) + 56
+	b.docs = append(b.docs, b.put(l.scratch[:len(key)], l.scratch[len(key):], l.seq, l.skip))
 	return nil
 }
 
@@ -329,30 +355,25 @@ func (s *Store) readTable(path string, fn func(k, v []byte)) error {
 
 // sortItems sorts by key, then by sequence. Every key of the list shares its first skip bytes,
 // which the comparison passes over; pfx holds the eight bytes after them.
-func sortItems(items []item, skip int) {
-	slices.SortFunc(items, func(a, b item) int {
-		if a.pfx != b.pfx {
-			return cmp.Compare(a.pfx, b.pfx)
+func (b *loadBuffer) sortItems(items []item, skip int) {
+	slices.SortFunc(items, func(x, y item) int {
+		if x.pfx != y.pfx {
+			return cmp.Compare(x.pfx, y.pfx)
 		}
-		return cmp.Or(bytes.Compare(a.key[skip:], b.key[skip:]), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(bytes.Compare(b.key(x)[skip:], b.key(y)[skip:]), cmp.Compare(x.seq, y.seq))
 	})
 }
 
 // sorted returns the buffer's documents and index entries, each in (key, sequence) order.
 func (b *loadBuffer) sorted(skip int) (docs, entries []item) {
-	sortItems(b.docs, skip)
-	params := slices.Sorted(maps.Keys(b.entries))
-	n := 0
-	for _, p := range params {
-		n += len(b.entries[p].items)
-	}
-	entries = make([]item, 0, n)
-	for _, p := range params {
+	b.sortItems(b.docs, skip)
+	b.merged = b.merged[:0]
+	for _, p := range slices.Sorted(maps.Keys(b.entries)) {
 		pi := b.entries[p]
-		sortItems(pi.items, pi.skip)
-		entries = append(entries, pi.items...)
+		b.sortItems(pi.items, pi.skip)
+		b.merged = append(b.merged, pi.items...)
 	}
-	return b.docs, entries
+	return b.docs, b.merged
 }
 
 // spill hands the full buffer to a goroutine that writes it as one sorted run, after the
@@ -367,9 +388,9 @@ func (l *loading) spill() error {
 	l.spilled = make(chan spillResult, 1)
 	go func() {
 		docs, entries := full.sorted(l.skip)
-		err := writeRun(l.runPath(n, "docs"), docs, l.skip)
+		err := writeRun(l.runPath(n, "docs"), full, docs, l.skip)
 		if err == nil {
-			err = writeRun(l.runPath(n, "entries"), entries, l.skip)
+			err = writeRun(l.runPath(n, "entries"), full, entries, l.skip)
 		}
 		full.reset()
 		l.spilled <- spillResult{full, err}
@@ -508,7 +529,7 @@ func (l *loading) sources(ctx context.Context, ext string, last []item, prefix [
 		}
 		out = append(out, r)
 	}
-	return append(out, &memRun{items: last}), nil
+	return append(out, &memRun{buf: l.buf, items: last}), nil
 }
 
 // loadWriterOptions are the options of a load's tables: the bottom level's, with the fastest
@@ -750,6 +771,7 @@ func (h *sourceHeap) down(i int) {
 
 // memRun is the sorted buffer still in memory at Commit.
 type memRun struct {
+	buf   *loadBuffer
 	items []item
 	pos   int
 }
@@ -761,7 +783,7 @@ func (r *memRun) next() (bool, error) {
 	r.pos++
 	return true, nil
 }
-func (r *memRun) key() []byte   { return r.items[r.pos-1].key }
-func (r *memRun) value() []byte { return r.items[r.pos-1].value }
+func (r *memRun) key() []byte   { return r.buf.key(r.items[r.pos-1]) }
+func (r *memRun) value() []byte { return r.buf.value(r.items[r.pos-1]) }
 func (r *memRun) seq() uint64   { return r.items[r.pos-1].seq }
 func (r *memRun) close()        {}

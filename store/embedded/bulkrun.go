@@ -37,13 +37,13 @@ const loadFanInDefault = 128
 // errRunCorrupt reports a run file that does not decode, which only a damaged disk causes.
 var errRunCorrupt = errors.New("embedded: load: corrupt run file")
 
-func writeRun(path string, items []item, skip int) error {
+func writeRun(path string, b *loadBuffer, items []item, skip int) error {
 	w, err := createRun(path, skip)
 	if err != nil {
 		return err
 	}
 	for _, it := range items {
-		w.put(it.key, it.seq, it.value)
+		w.put(b.key(it), it.seq, b.value(it))
 	}
 	return w.finish()
 }
