@@ -532,12 +532,12 @@ func (l *loading) sources(ctx context.Context, ext string, last []item, prefix [
 	return append(out, &memRun{buf: l.buf, items: last}), nil
 }
 
-// loadWriterOptions are the options of a load's tables: the bottom level's, with the fastest
-// compression, because the tables are written once at ingest speed and rarely rewritten.
+// loadWriterOptions are the options of a load's tables: the bottom level's, compression
+// included, since that is where Pebble places them. (The fastest compression instead was
+// measured at 7% less ingest CPU for 29% more disk: a national generation is tens of
+// gigabytes, and the disk is the scarcer of the two.)
 func (s *Store) loadWriterOptions() sstable.WriterOptions {
-	o := s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
-	o.Compression = sstable.FastestCompression
-	return o
+	return s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
 }
 
 // tableWriter writes a sorted stream of keys into tables of about loadTableSize.
