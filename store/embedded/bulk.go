@@ -5,11 +5,14 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -78,7 +81,7 @@ func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, erro
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
 	return &loading{s: s, gen: gen, coll: coll, dir: dir, skip: len(docPrefix(gen, coll)), limit: s.cfg.loadBuffer,
-		buf: &loadBuffer{}, spare: &loadBuffer{},
+		buf: &loadBuffer{}, spare: &loadBuffer{}, params: map[string]int{}, paramRuns: map[string][]int{},
 		streaming: true, stream: &tableWriter{dir: dir, name: "docs", opts: s.loadWriterOptions()}}, nil
 }
 
@@ -92,9 +95,16 @@ type loading struct {
 
 	seq     uint64
 	buf     *loadBuffer
-	runs    int // runs spilled or being spilled: files <n>.docs and <n>.entries in dir
+	runs    int // runs spilled or being spilled: files <n>.docs and <n>.e<param> in dir
 	spent   bool
 	scratch []byte
+
+	// Index entries are spilled and merged per param: a param's entries are one contiguous key
+	// range, so the params of a collection are merged into their own tables side by side at
+	// commit, one core each. params numbers them for file names; paramRuns lists the runs that
+	// hold entries of each.
+	params    map[string]int
+	paramRuns map[string][]int
 
 	// Documents that arrive in strictly increasing id order, as an ingest usually writes them
 	// (it walks the registry by NPI), need no sorting and no run: they are written straight into
@@ -142,7 +152,6 @@ const itemSize = 32
 type loadBuffer struct {
 	docs    []item
 	entries map[string]*paramItems
-	merged  []item // the entries of every param, in key order (see sorted)
 	chunks  [][]byte
 	big     [][]byte // a chunk each for what does not fit a chunk
 	cur     int      // chunk being filled
@@ -364,16 +373,21 @@ func (b *loadBuffer) sortItems(items []item, skip int) {
 	})
 }
 
-// sorted returns the buffer's documents and index entries, each in (key, sequence) order.
-func (b *loadBuffer) sorted(skip int) (docs, entries []item) {
+// sortAll sorts the buffer's documents and each param's index entries in (key, sequence)
+// order.
+func (b *loadBuffer) sortAll(skip int) {
 	b.sortItems(b.docs, skip)
-	b.merged = b.merged[:0]
-	for _, p := range slices.Sorted(maps.Keys(b.entries)) {
-		pi := b.entries[p]
+	for _, pi := range b.entries {
 		b.sortItems(pi.items, pi.skip)
-		b.merged = append(b.merged, pi.items...)
 	}
-	return b.docs, b.merged
+}
+
+// entriesOf returns the buffered entries of a param (none if it has none).
+func (b *loadBuffer) entriesOf(param string) []item {
+	if pi := b.entries[param]; pi != nil {
+		return pi.items
+	}
+	return nil
 }
 
 // spill hands the full buffer to a goroutine that writes it as one sorted run, after the
@@ -385,12 +399,25 @@ func (l *loading) spill() error {
 	full, n := l.buf, l.runs
 	l.buf, l.spare = l.spare, nil
 	l.runs++
+	var params []string
+	for p, pi := range full.entries {
+		if len(pi.items) > 0 {
+			params = append(params, p)
+			l.paramRuns[p] = append(l.paramRuns[p], n)
+		}
+	}
+	paths := make([]string, len(params))
+	for i, p := range params {
+		paths[i] = l.entryRunPath(n, p)
+	}
 	l.spilled = make(chan spillResult, 1)
 	go func() {
-		docs, entries := full.sorted(l.skip)
-		err := writeRun(l.runPath(n, "docs"), full, docs, l.skip)
-		if err == nil {
-			err = writeRun(l.runPath(n, "entries"), full, entries, l.skip)
+		full.sortAll(l.skip)
+		err := writeRun(l.runPath(n, "docs"), full, full.docs, l.skip)
+		for i, p := range params {
+			if err == nil {
+				err = writeRun(paths[i], full, full.entries[p].items, l.skip)
+			}
 		}
 		full.reset()
 		l.spilled <- spillResult{full, err}
@@ -410,6 +437,22 @@ func (l *loading) waitSpill() error {
 
 func (l *loading) runPath(n int, ext string) string {
 	return filepath.Join(l.dir, fmt.Sprintf("%06d.%s", n, ext))
+}
+
+// paramName names a param in file names ("e" and its number). It is called only by the
+// goroutine that owns the load (params is not shared with spills).
+func (l *loading) paramName(param string) string {
+	id, ok := l.params[param]
+	if !ok {
+		id = len(l.params)
+		l.params[param] = id
+	}
+	return fmt.Sprintf("e%d", id)
+}
+
+// entryRunPath names run n's file of a param's entries.
+func (l *loading) entryRunPath(n int, param string) string {
+	return l.runPath(n, l.paramName(param))
 }
 
 func (l *loading) Abort() {
@@ -438,20 +481,28 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	if l.streamed == 0 && len(l.buf.docs) == 0 && l.runs == 0 {
 		return nil
 	}
-	lastDocs, lastEntries := l.buf.sorted(l.skip)
+	l.buf.sortAll(l.skip)
 
 	m := merger{ctx: ctx, skip: l.skip, stale: map[string]struct{}{}, gen: l.gen, coll: l.coll}
-	tw := &tableWriter{dir: l.dir, name: "table", opts: l.s.loadWriterOptions()}
+	tw := &tableWriter{dir: l.dir, name: "docs-merged", opts: l.s.loadWriterOptions()}
 	defer tw.abandon()
 	var count int64
+	var tables []string
 	if l.streaming {
 		// Every document came in order, once: the streamed tables are the documents.
 		if err := l.stream.cut(); err != nil {
 			return err
 		}
-		tw.paths, count = l.stream.paths, l.streamed
+		tables, count = l.stream.paths, l.streamed
 	} else {
-		docs, err := l.sources(ctx, "docs", lastDocs, docPrefix(l.gen, l.coll))
+		var paths []string
+		if l.streamed > 0 {
+			paths = append(paths, filepath.Join(l.dir, "streamed.docs"))
+		}
+		for n := range l.runs {
+			paths = append(paths, l.runPath(n, "docs"))
+		}
+		docs, err := l.openRuns(ctx, paths, "docs", l.buf.docs, docPrefix(l.gen, l.coll))
 		if err != nil {
 			return err
 		}
@@ -461,23 +512,21 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 		if err := tw.cut(); err != nil {
 			return err
 		}
+		tables = tw.paths
 	}
-	entries, err := l.sources(ctx, "entries", lastEntries, appendKey(nil, tagIndex, l.gen, l.coll, ""))
+	entryTables, err := l.mergeParams(ctx, m.stale)
 	if err != nil {
 		return err
 	}
-	if err := m.mergeEntries(entries, tw); err != nil {
+	tables = append(tables, entryTables...)
+	cw := &tableWriter{dir: l.dir, name: "count", opts: l.s.loadWriterOptions()}
+	if err := cw.add(countKey(l.gen, l.coll), binary.AppendVarint(nil, count)); err != nil {
 		return err
 	}
-	if err := tw.cut(); err != nil {
+	if err := cw.cut(); err != nil {
 		return err
 	}
-	if err := tw.add(countKey(l.gen, l.coll), binary.AppendVarint(nil, count)); err != nil {
-		return err
-	}
-	if err := tw.cut(); err != nil {
-		return err
-	}
+	tables = append(tables, cw.paths...)
 
 	// The collection must still be empty: a Put since Load would be overwritten or leave
 	// entries beside the load's. Holding the collection's lock keeps Puts out until the tables
@@ -492,7 +541,7 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	if n != 0 {
 		return fmt.Errorf("%w: collection %s of generation %s was written while it was loading", store.ErrConflict, l.coll, l.gen)
 	}
-	if err := l.s.db.Ingest(ctx, tw.paths); err != nil {
+	if err := l.s.db.Ingest(ctx, tables); err != nil {
 		return fmt.Errorf("embedded: load %s: %w", l.coll, err)
 	}
 	// Its ids are now stored without passing through a fresh filter: later Puts must read.
@@ -500,19 +549,13 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	return nil
 }
 
-// sources opens the runs of one kind, oldest first, and adds the buffer still in memory as the
-// newest run. Beyond the store's fan-in, the oldest runs are merged together first.
-func (l *loading) sources(ctx context.Context, ext string, last []item, prefix []byte) ([]source, error) {
-	paths := make([]string, 0, l.runs+1)
-	if streamed := filepath.Join(l.dir, "streamed."+ext); ext == "docs" && l.streamed > 0 {
-		paths = append(paths, streamed)
-	}
-	for n := range l.runs {
-		paths = append(paths, l.runPath(n, ext))
-	}
+// openRuns opens runs, oldest first, and adds a list still in memory as the newest. Beyond the
+// store's fan-in, the oldest runs are merged together first (name tells the merged files
+// apart).
+func (l *loading) openRuns(ctx context.Context, paths []string, name string, last []item, prefix []byte) ([]source, error) {
 	fanIn := l.s.cfg.loadFanIn
 	for merged := 0; len(paths) > fanIn; merged++ {
-		out := filepath.Join(l.dir, fmt.Sprintf("merged-%06d.%s", merged, ext))
+		out := filepath.Join(l.dir, fmt.Sprintf("merged-%06d.%s", merged, name))
 		if err := mergeRuns(ctx, paths[:fanIn], out, prefix); err != nil {
 			return nil, err
 		}
@@ -530,6 +573,54 @@ func (l *loading) sources(ctx context.Context, ext string, last []item, prefix [
 		out = append(out, r)
 	}
 	return append(out, &memRun{buf: l.buf, items: last}), nil
+}
+
+// mergeParams merges each param's entry runs into tables of its own, several params at once,
+// and returns the tables in key order. stale is only read.
+func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([]string, error) {
+	params := slices.Collect(maps.Keys(l.paramRuns))
+	for p, pi := range l.buf.entries {
+		if _, ok := l.paramRuns[p]; !ok && len(pi.items) > 0 {
+			params = append(params, p)
+		}
+	}
+	slices.Sort(params)
+	tables := make([][]string, len(params))
+	errs := make([]error, len(params))
+	prefix := appendKey(nil, tagIndex, l.gen, l.coll, "")
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, p := range params {
+		paths := make([]string, 0, len(l.paramRuns[p]))
+		for _, n := range l.paramRuns[p] {
+			paths = append(paths, l.entryRunPath(n, p))
+		}
+		name := l.paramName(p)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			srcs, err := l.openRuns(ctx, paths, name, l.buf.entriesOf(p), prefix)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			m := merger{ctx: ctx, skip: l.skip, stale: stale}
+			tw := &tableWriter{dir: l.dir, name: "table-" + name, opts: l.s.loadWriterOptions()}
+			if err := m.mergeEntries(srcs, tw); err != nil {
+				tw.abandon()
+				errs[i] = err
+				return
+			}
+			errs[i] = tw.cut()
+			tables[i] = tw.paths
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(tables...), nil
 }
 
 // loadWriterOptions are the options of a load's tables: the bottom level's, compression
