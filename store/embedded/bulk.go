@@ -106,6 +106,12 @@ type loading struct {
 	params    map[string]int
 	paramRuns map[string][]int
 
+	// Documents that do not stream are spilled in partitions by key range, so that a commit
+	// merges the partitions side by side as it does the params. The split points are taken from
+	// the first run (its keys after skip, evenly spaced) by that run's spill goroutine; every
+	// later reader of splits waits for that spill first. A run's partition j is file <n>.d<j>.
+	splits [][]byte
+
 	// Documents that arrive in strictly increasing id order, as an ingest usually writes them
 	// (it walks the registry by NPI), need no sorting and no run: they are written straight into
 	// the collection's document tables. The first document out of order (or repeated) ends
@@ -382,6 +388,39 @@ func (b *loadBuffer) sortAll(skip int) {
 	}
 }
 
+// docPartitions is how many key ranges a load's documents are merged in: a few per core, so
+// that uneven ranges still keep every core busy.
+func docPartitions() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// splitPoints returns up to parts-1 increasing keys (after skip) that cut sorted items into
+// ranges of about equal size.
+func (b *loadBuffer) splitPoints(items []item, skip, parts int) [][]byte {
+	var out [][]byte
+	for i := 1; i < parts; i++ {
+		at := i * len(items) / parts
+		if at == 0 {
+			continue
+		}
+		k := b.key(items[at])[skip:]
+		if len(out) == 0 || bytes.Compare(k, out[len(out)-1]) > 0 {
+			out = append(out, bytes.Clone(k))
+		}
+	}
+	return out
+}
+
+// partition cuts sorted items at the split points: partition j holds the keys from split j-1
+// (included) to split j (excluded). Versions of one key fall in one partition.
+func (b *loadBuffer) partition(items []item, skip int, splits [][]byte) [][]item {
+	out := make([][]item, 0, len(splits)+1)
+	for _, sp := range splits {
+		at, _ := slices.BinarySearchFunc(items, sp, func(it item, k []byte) int { return bytes.Compare(b.key(it)[skip:], k) })
+		out = append(out, items[:at])
+		items = items[at:]
+	}
+	return append(out, items)
+}
+
 // entriesOf returns the buffered entries of a param (none if it has none).
 func (b *loadBuffer) entriesOf(param string) []item {
 	if pi := b.entries[param]; pi != nil {
@@ -413,7 +452,15 @@ func (l *loading) spill() error {
 	l.spilled = make(chan spillResult, 1)
 	go func() {
 		full.sortAll(l.skip)
-		err := writeRun(l.runPath(n, "docs"), full, full.docs, l.skip)
+		if n == 0 {
+			l.splits = full.splitPoints(full.docs, l.skip, docPartitions())
+		}
+		var err error
+		for j, part := range full.partition(full.docs, l.skip, l.splits) {
+			if err == nil {
+				err = writeRun(l.runPath(n, fmt.Sprintf("d%d", j)), full, part, l.skip)
+			}
+		}
 		for i, p := range params {
 			if err == nil {
 				err = writeRun(paths[i], full, full.entries[p].items, l.skip)
@@ -483,9 +530,7 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	}
 	l.buf.sortAll(l.skip)
 
-	m := merger{ctx: ctx, skip: l.skip, stale: map[string]struct{}{}, gen: l.gen, coll: l.coll}
-	tw := &tableWriter{dir: l.dir, name: "docs-merged", opts: l.s.loadWriterOptions()}
-	defer tw.abandon()
+	stale := map[string]struct{}{}
 	var count int64
 	var tables []string
 	if l.streaming {
@@ -495,26 +540,12 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 		}
 		tables, count = l.stream.paths, l.streamed
 	} else {
-		var paths []string
-		if l.streamed > 0 {
-			paths = append(paths, filepath.Join(l.dir, "streamed.docs"))
-		}
-		for n := range l.runs {
-			paths = append(paths, l.runPath(n, "docs"))
-		}
-		docs, err := l.openRuns(ctx, paths, "docs", l.buf.docs, docPrefix(l.gen, l.coll))
-		if err != nil {
+		var err error
+		if tables, count, err = l.mergeDocs(ctx, stale); err != nil {
 			return err
 		}
-		if count, err = m.mergeDocs(docs, tw); err != nil {
-			return err
-		}
-		if err := tw.cut(); err != nil {
-			return err
-		}
-		tables = tw.paths
 	}
-	entryTables, err := l.mergeParams(ctx, m.stale)
+	entryTables, err := l.mergeParams(ctx, stale)
 	if err != nil {
 		return err
 	}
@@ -575,6 +606,120 @@ func (l *loading) openRuns(ctx context.Context, paths []string, name string, las
 	return append(out, &memRun{buf: l.buf, items: last}), nil
 }
 
+// mergeDocs merges the document runs, each key range on its own core, records the stale index
+// entries of superseded versions into stale, and returns the tables in key order and the
+// number of documents.
+func (l *loading) mergeDocs(ctx context.Context, stale map[string]struct{}) ([]string, int64, error) {
+	parts := len(l.splits) + 1
+	streamed := make([]string, parts)
+	if l.streamed > 0 {
+		var err error
+		if streamed, err = l.splitStreamed(parts); err != nil {
+			return nil, 0, err
+		}
+	}
+	last := l.buf.partition(l.buf.docs, l.skip, l.splits)
+	tables := make([][]string, parts)
+	counts := make([]int64, parts)
+	stales := make([]map[string]struct{}, parts)
+	err := l.parallel(parts, func(j int) error {
+		var paths []string
+		if streamed[j] != "" {
+			paths = append(paths, streamed[j])
+		}
+		for n := range l.runs {
+			paths = append(paths, l.runPath(n, fmt.Sprintf("d%d", j)))
+		}
+		name := fmt.Sprintf("d%d", j)
+		srcs, err := l.openRuns(ctx, paths, name, last[j], docPrefix(l.gen, l.coll))
+		if err != nil {
+			return err
+		}
+		m := merger{ctx: ctx, skip: l.skip, stale: map[string]struct{}{}, gen: l.gen, coll: l.coll}
+		tw := &tableWriter{dir: l.dir, name: "table-" + name, opts: l.s.loadWriterOptions()}
+		if counts[j], err = m.mergeDocs(srcs, tw); err != nil {
+			tw.abandon()
+			return err
+		}
+		tables[j], stales[j] = tw.paths, m.stale
+		return tw.cut()
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var count int64
+	for j := range parts {
+		count += counts[j]
+		maps.Copy(stale, stales[j])
+	}
+	return slices.Concat(tables...), count, nil
+}
+
+// splitStreamed cuts the run of documents streamed before the first out-of-order one at the
+// split points, one file per partition.
+func (l *loading) splitStreamed(parts int) ([]string, error) {
+	src := filepath.Join(l.dir, "streamed.docs")
+	paths := make([]string, parts)
+	for j := range paths {
+		paths[j] = filepath.Join(l.dir, fmt.Sprintf("streamed.d%d", j))
+	}
+	if parts == 1 {
+		return paths, os.Rename(src, paths[0])
+	}
+	r, err := openRun(src, docPrefix(l.gen, l.coll))
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	j := 0
+	w, err := createRun(paths[j], l.skip)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		ok, err := r.next()
+		if err != nil || !ok {
+			if err != nil {
+				w.abandon()
+				return nil, err
+			}
+			break
+		}
+		for j < len(l.splits) && bytes.Compare(r.key()[l.skip:], l.splits[j]) >= 0 {
+			if err := w.finish(); err != nil {
+				return nil, err
+			}
+			j++
+			if w, err = createRun(paths[j], l.skip); err != nil {
+				return nil, err
+			}
+		}
+		w.put(r.key(), r.seq(), r.value())
+	}
+	if err := w.finish(); err != nil {
+		return nil, err
+	}
+	clear(paths[j+1:]) // partitions past the streamed keys have no streamed file
+	return paths, nil
+}
+
+// parallel runs f(0) .. f(n-1), as many at once as there are cores, and joins their errors.
+func (l *loading) parallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // mergeParams merges each param's entry runs into tables of its own, several params at once,
 // and returns the tables in key order. stale is only read.
 func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([]string, error) {
@@ -586,38 +731,30 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 	}
 	slices.Sort(params)
 	tables := make([][]string, len(params))
-	errs := make([]error, len(params))
 	prefix := appendKey(nil, tagIndex, l.gen, l.coll, "")
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	paths := make([][]string, len(params))
+	names := make([]string, len(params))
 	for i, p := range params {
-		paths := make([]string, 0, len(l.paramRuns[p]))
 		for _, n := range l.paramRuns[p] {
-			paths = append(paths, l.entryRunPath(n, p))
+			paths[i] = append(paths[i], l.entryRunPath(n, p))
 		}
-		name := l.paramName(p)
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			srcs, err := l.openRuns(ctx, paths, name, l.buf.entriesOf(p), prefix)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			m := merger{ctx: ctx, skip: l.skip, stale: stale}
-			tw := &tableWriter{dir: l.dir, name: "table-" + name, opts: l.s.loadWriterOptions()}
-			if err := m.mergeEntries(srcs, tw); err != nil {
-				tw.abandon()
-				errs[i] = err
-				return
-			}
-			errs[i] = tw.cut()
-			tables[i] = tw.paths
-		}()
+		names[i] = l.paramName(p)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := l.parallel(len(params), func(i int) error {
+		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), prefix)
+		if err != nil {
+			return err
+		}
+		m := merger{ctx: ctx, skip: l.skip, stale: stale}
+		tw := &tableWriter{dir: l.dir, name: "table-" + names[i], opts: l.s.loadWriterOptions()}
+		if err := m.mergeEntries(srcs, tw); err != nil {
+			tw.abandon()
+			return err
+		}
+		tables[i] = tw.paths
+		return tw.cut()
+	})
+	if err != nil {
 		return nil, err
 	}
 	return slices.Concat(tables...), nil
