@@ -30,35 +30,110 @@ import (
 // in id order from the cursor, reading only as far as the page needs and loading no document
 // that fails a condition.
 //
-// Otherwise a query first probes its conditions: it reads their index ranges side by side, a
-// chunk at a time, until one range is exhausted or every one has yielded probeCap entries. The
-// first range to run out belongs to the most selective condition (to within a chunk), at a cost
-// of at most (number of conditions) times its size. Then:
+// Otherwise a query probes its conditions: it reads their index ranges side by side, a chunk at
+// a time, until one range is exhausted or every one has yielded probeCap entries. The first
+// range to run out belongs to the most selective condition (to within a chunk), at a cost of at
+// most (number of conditions) times its size. Then:
 //
 //   - Found a small condition: its ids (sorted, distinct) are the candidates. Each is verified
 //     against the other conditions on the loaded document; with OrderBy, candidates are sorted
 //     by their order value in memory (there are at most probeCap of them).
-//   - No small condition, no OrderBy: if there are single-valued Exact conditions, their
-//     posting lists are leapfrogged and the rest verified on the documents; otherwise the
-//     probe runs on to the end and the smallest condition's ids are the candidates (memory
-//     proportional to that condition's matches).
+//   - No small condition, no OrderBy, some single-valued Exact conditions: their posting lists
+//     are leapfrogged and the rest verified on the documents.
 //   - No small condition, with OrderBy: walk the OrderBy param's index from the cursor,
 //     skipping entries that are not order entries, checking single-valued Exact conditions by
 //     point lookups of their index entries before loading a document.
 //   - No conditions: walk the documents by id, or the OrderBy index.
 //
-// Reads of one Find or Count go through one Pebble snapshot, so a page is consistent even
-// while writers replace documents. Paging is by position: a cursor holds the last document's
-// order value and id, and the next page starts strictly after it, so writes between pages
-// never make a page skip or repeat a document that was there all along.
+// Without OrderBy and without a single-valued Exact condition (a FHIR name prefix, say), the
+// ids of a large condition come out of the index in value order and would all have to be
+// gathered and sorted before the first page. Such a query races two plans instead, a chunk of
+// each in turn (race): the probe, and a scan of the documents in id order from the cursor that
+// checks each document's encoded keys in place. The probe wins when it exhausts a condition,
+// which is then the small condition above, less the ids the scan has passed; the scan wins when
+// it has filled the page or reached the end of the collection. Rounds of the two cost about the
+// same, so a page costs at most about twice the cheaper plan: a short scan when matches are
+// dense, a short probe when they are few, and a page of a broad condition no longer costs in
+// proportion to its matches. The probe's first round is longer (about a thousand entries), so
+// that a condition that small, which the probe alone answers in about the time a scan takes to
+// fill a page of dense matches, costs no scan at all.
+//
+// Count probes the same way, but a count without a small condition or a posting list to
+// leapfrog runs the probe to the end: it must see every match anyway.
+//
+// Reads of one Find or Count go through one view of the database (iterators cloned from one),
+// so a page is consistent even while writers replace documents. Paging is by position: a
+// cursor holds the last document's order value and id, and the next page starts strictly after
+// it, so writes between pages never make a page skip or repeat a document that was there all
+// along.
 
 // probeStep is how many index entries the probe reads from each condition per round.
 const probeStep = 256
 
-// reader is what queries read through: the database or a snapshot of it.
+// scanKeys is how many document keys a race's scan checks per round of the probe. On FHIR
+// Practitioners (32 keys each) checking a key costs about an eighth of reading an index entry,
+// so a round of each takes about the same time; on documents of 3 keys, where a key costs about
+// a third of an entry, a round of the scan costs two or three of the probe.
+const scanKeys = 2048
+
+// reader is what reads go through: the database, or one query's view of it.
 type reader interface {
 	Get(key []byte) ([]byte, io.Closer, error)
 	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
+}
+
+// view is one query's consistent read of the database. Its iterators are clones of one root
+// iterator and see the database as it was when the root was made, as a Pebble snapshot's would;
+// but releasing a snapshot has Pebble look for compactions to schedule, under the lock of the
+// whole database, which took a few percent of an identifier search's time.
+type view struct {
+	root  *pebble.Iterator
+	point *pebble.Iterator // for Get, cloned on first use
+}
+
+func newView(db *pebble.DB) (*view, error) {
+	root, err := db.NewIter(nil)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	return &view{root: root}, nil
+}
+
+func (v *view) NewIter(o *pebble.IterOptions) (*pebble.Iterator, error) {
+	return v.root.Clone(pebble.CloneOptions{IterOptions: o})
+}
+
+// Get reads one key with a prefix seek, which consults the tables' Bloom filters as a point read
+// does (a key's prefix is the whole key under the default comparer). The value stays valid until
+// the next Get, not until the closer is closed: every query uses a value before reading another.
+func (v *view) Get(key []byte) ([]byte, io.Closer, error) {
+	if v.point == nil {
+		it, err := v.root.Clone(pebble.CloneOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		v.point = it
+	}
+	if !v.point.SeekPrefixGE(key) || !bytes.Equal(v.point.Key(), key) {
+		if err := v.point.Error(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, pebble.ErrNotFound
+	}
+	val, err := v.point.ValueAndErr()
+	if err != nil {
+		return nil, nil, err
+	}
+	return val, noClose, nil
+}
+
+var noClose = io.NopCloser(nil)
+
+func (v *view) close() {
+	if v.point != nil {
+		_ = v.point.Close()
+	}
+	_ = v.root.Close()
 }
 
 // cond is a condition prepared for the index.
@@ -203,55 +278,82 @@ func (sc *scanner) id() ([]byte, bool) {
 	}
 }
 
-// probe reads the conditions' spans side by side until one is exhausted (and returns its
-// index and its distinct ids within the window, sorted) or each has yielded limit entries
-// (and returns -1).
-func (q *query) probe(w window, limit int) (int, []string, error) {
-	scanners := make([]*scanner, len(q.conds))
-	defer func() {
-		for _, sc := range scanners {
-			if sc != nil {
-				_ = sc.it.Close()
-			}
-		}
-	}()
-	for j, c := range q.conds {
+// prober reads the conditions' spans side by side, a chunk of entries from each in turn, and
+// keeps its place between calls, so a plan can probe, do other work, and probe on.
+type prober struct {
+	q         *query
+	w         window
+	scanners  []*scanner
+	collected [][]string // per condition, the ids read within the window
+}
+
+func (q *query) newProber(w window) (*prober, error) {
+	p := &prober{q: q, w: w, scanners: make([]*scanner, 0, len(q.conds)), collected: make([][]string, len(q.conds))}
+	for _, c := range q.conds {
 		it, err := q.iter(nil, nil)
 		if err != nil {
-			return -1, nil, err
+			p.close()
+			return nil, err
 		}
-		scanners[j] = &scanner{it: it, spans: q.spans(c, w)}
+		p.scanners = append(p.scanners, &scanner{it: it, spans: q.spans(c, w)})
 	}
-	collected := make([][]string, len(q.conds))
-	stepSize := min(probeStep, limit)
-	for {
-		full := true
-		for j, sc := range scanners {
-			for range stepSize {
-				id, ok := sc.id()
-				if !ok {
-					if err := sc.it.Error(); err != nil {
-						return -1, nil, fmt.Errorf("embedded: %w", err)
-					}
-					ids := collected[j]
-					slices.Sort(ids)
-					return j, slices.Compact(ids), nil
+	return p, nil
+}
+
+func (p *prober) close() {
+	for _, sc := range p.scanners {
+		_ = sc.it.Close()
+	}
+}
+
+// advance reads up to n entries from each condition in turn. When one runs out, it returns that
+// condition's index and its distinct ids within the window, sorted; otherwise -1.
+func (p *prober) advance(n int) (int, []string, error) {
+	for j, sc := range p.scanners {
+		for range n {
+			id, ok := sc.id()
+			if !ok {
+				if err := sc.it.Error(); err != nil {
+					return -1, nil, fmt.Errorf("embedded: %w", err)
 				}
-				if w.admits(id) {
-					collected[j] = append(collected[j], string(id))
-				}
+				ids := p.collected[j]
+				slices.Sort(ids)
+				return j, slices.Compact(ids), nil
 			}
-			if sc.read < limit {
-				full = false
+			if p.w.admits(id) {
+				p.collected[j] = append(p.collected[j], string(id))
 			}
 		}
-		if full {
+	}
+	return -1, nil, nil
+}
+
+// run advances until one condition runs out (its index and ids, as advance) or each has yielded
+// limit entries (-1).
+func (p *prober) run(limit int) (int, []string, error) {
+	step := min(probeStep, limit)
+	for {
+		driver, ids, err := p.advance(step)
+		if err != nil || driver >= 0 {
+			return driver, ids, err
+		}
+		if !slices.ContainsFunc(p.scanners, func(sc *scanner) bool { return sc.read < limit }) {
 			return -1, nil, nil
 		}
-		if err := q.ctx.Err(); err != nil {
+		if err := p.q.ctx.Err(); err != nil {
 			return -1, nil, err
 		}
 	}
+}
+
+// probe runs a new prober to limit entries per condition.
+func (q *query) probe(w window, limit int) (int, []string, error) {
+	p, err := q.newProber(w)
+	if err != nil {
+		return -1, nil, err
+	}
+	defer p.close()
+	return p.run(limit)
 }
 
 // singles returns the single-valued Exact conditions.
@@ -409,43 +511,82 @@ func step(it *pebble.Iterator, desc bool) bool {
 	return it.Next()
 }
 
-// walkDocs walks the collection's documents in id order (reversed if desc) from the window's
-// cursor, until fn returns false.
-func (q *query) walkDocs(w window, fn func(store.Document) (bool, error)) error {
+// docScan walks the collection's documents in id order (reversed if desc) from a window's
+// cursor a chunk at a time, checking each against the query's conditions on its encoded keys
+// (matchStored); only a match is decoded.
+type docScan struct {
+	q    *query
+	it   *pebble.Iterator
+	dp   []byte
+	w    window
+	held []bool // matchStored's scratch
+	last []byte // id of the last document checked
+	more bool   // the iterator is on a document not yet checked
+}
+
+func (q *query) newDocScan(w window) (*docScan, error) {
 	dp := docPrefix(q.gen, q.coll)
 	it, err := q.iter(dp, prefixEnd(dp))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer it.Close()
-	var valid bool
+	ds := &docScan{q: q, it: it, dp: dp, w: w, held: make([]bool, len(q.conds))}
 	switch {
 	case w.set && w.desc:
-		valid = it.SeekLT(append(slices.Clip(dp), w.after...))
+		ds.more = it.SeekLT(append(slices.Clip(dp), w.after...))
 	case w.set:
-		valid = it.SeekGE(successor(append(slices.Clip(dp), w.after...)))
+		ds.more = it.SeekGE(successor(append(slices.Clip(dp), w.after...)))
 	case w.desc:
-		valid = it.Last()
+		ds.more = it.Last()
 	default:
-		valid = it.First()
+		ds.more = it.First()
 	}
-	for ; valid; valid = step(it, w.desc) {
-		if err := q.tick(); err != nil {
-			return err
+	return ds, nil
+}
+
+func (ds *docScan) close() { _ = ds.it.Close() }
+
+// scan checks documents until it has passed budget keys, adding those that match, and reports
+// whether it is done: the collection ended or add asked for no more.
+func (ds *docScan) scan(budget int, add func(store.Document, string) bool) (bool, error) {
+	for budget > 0 && ds.more {
+		if err := ds.q.tick(); err != nil {
+			return false, err
 		}
-		v, err := it.ValueAndErr()
+		id := ds.it.Key()[len(ds.dp):]
+		v, err := ds.it.ValueAndErr()
 		if err != nil {
-			return fmt.Errorf("embedded: %w", err)
+			return false, fmt.Errorf("embedded: %w", err)
 		}
-		d, err := decodeDoc(string(it.Key()[len(dp):]), v)
+		ok, keys, err := matchStored(v, ds.q.conds, ds.held)
 		if err != nil {
-			return err
+			return false, fmt.Errorf("%w: document %q", err, id)
 		}
-		if more, err := fn(d); err != nil || !more {
-			return err
+		budget -= max(keys, 1)
+		ds.last = append(ds.last[:0], id...)
+		if ok {
+			d, err := decodeDoc(string(id), v)
+			if err != nil {
+				return false, err
+			}
+			if !add(d, "") {
+				return true, nil
+			}
 		}
+		ds.more = step(ds.it, ds.w.desc)
 	}
-	return it.Error()
+	if err := ds.it.Error(); err != nil {
+		return false, fmt.Errorf("embedded: %w", err)
+	}
+	return !ds.more, nil
+}
+
+// rest is the part of the window the scan has not reached: ids after the last one checked.
+func (ds *docScan) rest() window {
+	if ds.last == nil {
+		return ds.w
+	}
+	return window{after: string(ds.last), desc: ds.w.desc, set: true}
 }
 
 // hasEntry reports whether document id has the key (param, value), by a point lookup.
@@ -503,9 +644,12 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 		return store.Page{}, err
 	}
 	defer s.leave()
-	snap := s.db.NewSnapshot()
-	defer snap.Close()
-	q := s.newQuery(ctx, snap, sq)
+	v, err := newView(s.db)
+	if err != nil {
+		return store.Page{}, err
+	}
+	defer v.close()
+	q := s.newQuery(ctx, v, sq)
 
 	// Collect one document more than the page holds: it says whether there is a next page.
 	var hits []hit
@@ -541,7 +685,13 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 // findByID finds documents in id order.
 func (q *query) findByID(w window, add func(store.Document, string) bool) error {
 	if len(q.conds) == 0 {
-		return q.walkDocs(w, func(d store.Document) (bool, error) { return add(d, ""), nil })
+		ds, err := q.newDocScan(w)
+		if err != nil {
+			return err
+		}
+		defer ds.close()
+		_, err = ds.scan(math.MaxInt, add)
+		return err
 	}
 	visit := func(id string) (bool, error) {
 		d, ok, err := q.matching(id)
@@ -556,17 +706,22 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		// needs, whatever their sizes.
 		return q.leapfrog(singles, w, visit)
 	}
-	driver, ids, err := q.probe(w, q.cap)
-	if err != nil {
-		return err
-	}
-	if driver < 0 {
-		if len(singles) > 0 {
-			return q.leapfrog(singles, w, visit)
-		}
-		if _, ids, err = q.probe(w, math.MaxInt); err != nil {
+	var ids []string
+	if len(singles) == 0 {
+		found, done, err := q.race(w, add)
+		if err != nil || done {
 			return err
 		}
+		ids = found
+	} else {
+		driver, small, err := q.probe(w, q.cap)
+		if err != nil {
+			return err
+		}
+		if driver < 0 {
+			return q.leapfrog(singles, w, visit)
+		}
+		ids = small
 	}
 	if w.desc {
 		slices.Reverse(ids)
@@ -577,6 +732,39 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		}
 	}
 	return nil
+}
+
+// race runs the probe against a scan of the documents from the cursor (see the planning
+// comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose ids
+// beyond the part of the window the scan has covered it returns to be visited, or when the scan
+// is done (the page is full or the collection has ended).
+func (q *query) race(w window, add func(store.Document, string) bool) ([]string, bool, error) {
+	p, err := q.newProber(w)
+	if err != nil {
+		return nil, false, err
+	}
+	defer p.close()
+	ds, err := q.newDocScan(w)
+	if err != nil {
+		return nil, false, err
+	}
+	defer ds.close()
+	for step := 4 * probeStep; ; step = probeStep {
+		driver, ids, err := p.advance(step)
+		if err != nil {
+			return nil, false, err
+		}
+		if driver >= 0 {
+			rest := ds.rest()
+			return slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }), false, nil
+		}
+		if done, err := ds.scan(scanKeys, add); err != nil || done {
+			return nil, done, err
+		}
+		if err := q.ctx.Err(); err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // findOrdered finds documents in order of their smallest value of param.
@@ -653,14 +841,17 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		return 0, err
 	}
 	defer s.leave()
-	snap := s.db.NewSnapshot()
-	defer snap.Close()
-	q := s.newQuery(ctx, snap, sq)
+	v, err := newView(s.db)
+	if err != nil {
+		return 0, err
+	}
+	defer v.close()
+	q := s.newQuery(ctx, v, sq)
 
 	var n int64
 	if len(q.conds) == 0 {
 		if sq.OrderBy == "" {
-			return s.readCount(snap, sq.Generation, sq.Collection)
+			return s.readCount(v, sq.Generation, sq.Collection)
 		}
 		err := q.walkOrder(sq.OrderBy, nil, false, func(string, string) (bool, error) {
 			n++
@@ -714,7 +905,12 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	if len(singles) == len(q.conds) && sq.OrderBy == "" {
 		return leapfrog() // counted from the index alone
 	}
-	driver, ids, err := q.probe(window{}, q.cap)
+	p, err := q.newProber(window{})
+	if err != nil {
+		return 0, err
+	}
+	defer p.close()
+	driver, ids, err := p.run(q.cap)
 	if err != nil {
 		return 0, err
 	}
@@ -722,7 +918,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if len(singles) > 0 {
 			return leapfrog()
 		}
-		if driver, ids, err = q.probe(window{}, math.MaxInt); err != nil {
+		if driver, ids, err = p.run(math.MaxInt); err != nil {
 			return 0, err
 		}
 	}

@@ -1,0 +1,275 @@
+package embedded
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"providerdir/store"
+)
+
+// raceDocs is a collection for the race of a broad condition's probe against a scan of the
+// documents (query.go): each document has 20 filler keys besides these, so that a round of the
+// scan passes about a hundred documents, and the collection is long next to both plans' rounds.
+//
+//   - name: "alpha<i>" for even i, "beta<i>" for odd: prefix "a" matches every other document,
+//     and the scan fills a page long before the probe runs out.
+//   - tag: "rare" on every 97th document: the probe runs out in its first round.
+//   - late: three keys on every 4th document from the 1000th and on three before it, some 1,500
+//     index entries: the probe runs out in its third round, after the scan has passed early
+//     matches but not filled a page; the ids after the scanned part are then visited.
+//   - state: CA, NY or TX in turn, for a condition with several exact values.
+func raceDocs(n int) []store.Document {
+	docs := make([]store.Document, n)
+	states := []string{"CA", "NY", "TX"}
+	for i := range docs {
+		name := fmt.Sprintf("beta%d", i)
+		if i%2 == 0 {
+			name = fmt.Sprintf("alpha%d", i)
+		}
+		keys := []store.Key{{Param: "name", Value: name}, {Param: "state", Value: states[i%3]}}
+		for f := range 20 {
+			keys = append(keys, store.Key{Param: "filler", Value: fmt.Sprint(f)})
+		}
+		if i%97 == 0 {
+			keys = append(keys, store.Key{Param: "tag", Value: "rare"})
+		}
+		if i >= 1000 && i%4 == 0 || i == 10 || i == 400 || i == 790 {
+			for _, part := range []string{"a", "b", "c"} {
+				keys = append(keys, store.Key{Param: "late", Value: fmt.Sprintf("l-%d-%s", i, part)})
+			}
+		}
+		id := fmt.Sprintf("d%05d", i)
+		docs[i] = store.Document{ID: id, Body: []byte(`{"id":"` + id + `"}`), Keys: keys}
+	}
+	return docs
+}
+
+// bruteForce returns the ids of the documents matching every condition, in id order (reversed
+// if desc), read off the documents one by one.
+func bruteForce(docs []store.Document, where []store.Condition, desc bool) []string {
+	var ids []string
+	for _, d := range docs {
+		all := true
+		for _, c := range where {
+			hit := false
+			for _, k := range d.Keys {
+				for _, v := range c.Values {
+					if k.Param == c.Param && (c.Match == store.Exact && k.Value == v || c.Match == store.Prefix && strings.HasPrefix(k.Value, v)) {
+						hit = true
+					}
+				}
+			}
+			all = all && hit
+		}
+		if all {
+			ids = append(ids, d.ID)
+		}
+	}
+	slices.Sort(ids)
+	if desc {
+		slices.Reverse(ids)
+	}
+	return ids
+}
+
+// TestFindBroadByID pages through queries in id order without a posting list to leapfrog, in
+// both directions, which the race of probe and scan answers: the result must be the brute force
+// answer, each document once, the bodies those stored. Count must be exact; the probe caps of 1
+// and 4 drive it to probe to the end, the default one finds every condition here small.
+func TestFindBroadByID(t *testing.T) {
+	docs := raceDocs(3000)
+	prefix := func(param string, values ...string) store.Condition {
+		return store.Condition{Param: param, Values: values, Match: store.Prefix}
+	}
+	tests := []struct {
+		name  string
+		where []store.Condition
+	}{
+		{"dense prefix", []store.Condition{prefix("name", "a")}},
+		{"sparse prefix", []store.Condition{prefix("tag", "ra")}},
+		{"early few, then dense", []store.Condition{prefix("late", "l-")}},
+		{"no match", []store.Condition{prefix("name", "q")}},
+		{"prefix values", []store.Condition{prefix("name", "alpha1", "beta2")}},
+		{"dense prefix and exact values", []store.Condition{prefix("name", "a"), {Param: "state", Values: []string{"CA", "NY"}}}},
+		{"sparse and dense prefixes", []store.Condition{prefix("tag", "r"), prefix("name", "b")}},
+	}
+	for _, cap := range []int{1, 4, defaults().probeCap} {
+		s := open(t, func(c *config) { c.probeCap = cap })
+		for start := 0; start < len(docs); start += 1000 {
+			if err := s.Put(t.Context(), "g1", "c", docs[start:min(start+1000, len(docs))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tt := range tests {
+			for _, desc := range []bool{false, true} {
+				want := bruteForce(docs, tt.where, desc)
+				for _, limit := range []int{7, 50} {
+					t.Run(fmt.Sprintf("probeCap=%d/%s/desc=%v/limit=%d", cap, tt.name, desc, limit), func(t *testing.T) {
+						q := store.Query{Generation: "g1", Collection: "c", Where: tt.where, Descending: desc, Limit: limit}
+						var got []string
+						for page := 0; ; page++ {
+							p, err := s.Find(t.Context(), q)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if len(p.Docs) > limit || p.Next != "" && len(p.Docs) != limit {
+								t.Fatalf("page %d: %d documents with next %q", page, len(p.Docs), p.Next)
+							}
+							for _, d := range p.Docs {
+								if string(d.Body) != `{"id":"`+d.ID+`"}` {
+									t.Fatalf("document %s has body %s", d.ID, d.Body)
+								}
+								got = append(got, d.ID)
+							}
+							if p.Next == "" {
+								break
+							}
+							q.After = p.Next
+						}
+						if !slices.Equal(got, want) {
+							t.Errorf("got %d ids %v, want %d ids %v", len(got), head(got), len(want), head(want))
+						}
+						if n, err := s.Count(t.Context(), q); err != nil || n != int64(len(want)) {
+							t.Errorf("Count = %d, %v; want %d", n, err, len(want))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func head(ids []string) []string { return ids[:min(len(ids), 10)] }
+
+// BenchmarkFindBroadPrefix measures the first page of a broad prefix condition in id order on a
+// collection of small documents: the query a short FHIR name prefix makes. A name is a letter
+// (one of 26), "a" and four digits, so the prefix "sa" matches about 7,700 of the 200,000
+// documents: more than the probe's cap, and scattered over the ids.
+func BenchmarkFindBroadPrefix(b *testing.B) {
+	const n = 200_000
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	batch := make([]store.Document, 0, 1000)
+	for i := range n {
+		id := fmt.Sprintf("%010d", 1_000_000_000+i*7)
+		family := fmt.Sprintf("%ca%04d", 'a'+i*7919%26, i%10_000)
+		batch = append(batch, store.Document{ID: id, Body: []byte(`{"resourceType":"Practitioner","id":"` + id + `","name":[{"family":"` + family + `"}]}`),
+			Keys: []store.Key{{Param: "name", Value: family}, {Param: "identifier", Value: id}, {Param: "state", Value: "CA"}}})
+		if len(batch) == cap(batch) {
+			if err := s.Put(b.Context(), "g1", "practitioner", batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	for _, desc := range []bool{false, true} {
+		b.Run(fmt.Sprintf("desc=%v", desc), func(b *testing.B) {
+			q := store.Query{Generation: "g1", Collection: "practitioner", Limit: 20, Descending: desc,
+				Where: []store.Condition{{Param: "name", Values: []string{"sa"}, Match: store.Prefix}}}
+			for b.Loop() {
+				p, err := s.Find(b.Context(), q)
+				if err != nil || len(p.Docs) != 20 {
+					b.Fatalf("Find: %d docs, %v", len(p.Docs), err)
+				}
+			}
+		})
+	}
+}
+
+// TestMatchStored holds the scan's in-place matching of encoded keys to store.Matches.
+func TestMatchStored(t *testing.T) {
+	keys := []store.Key{{Param: "name", Value: "smith"}, {Param: "name", Value: "john"}, {Param: "state", Value: "CA"},
+		{Param: "empty", Value: ""}, {Param: "names", Value: "x"}}
+	exact := func(param string, values ...string) store.Condition {
+		return store.Condition{Param: param, Values: values}
+	}
+	prefix := func(param string, values ...string) store.Condition {
+		return store.Condition{Param: param, Values: values, Match: store.Prefix}
+	}
+	tests := []struct {
+		name  string
+		keys  []store.Key
+		where []store.Condition
+	}{
+		{"no conditions", keys, nil},
+		{"no keys", nil, []store.Condition{prefix("name", "")}},
+		{"exact, second key of the param", keys, []store.Condition{exact("name", "john")}},
+		{"exact, absent value", keys, []store.Condition{exact("name", "jo")}},
+		{"exact, one of several values", keys, []store.Condition{exact("state", "AK", "CA", "NY")}},
+		{"exact empty value", keys, []store.Condition{exact("empty", "")}},
+		{"prefix of the whole value", keys, []store.Condition{prefix("name", "smith")}},
+		{"prefix below the value", keys, []store.Condition{prefix("name", "sm")}},
+		{"prefix above every value", keys, []store.Condition{prefix("name", "z")}},
+		{"prefix longer than the value", keys, []store.Condition{prefix("name", "smithers")}},
+		{"prefix values around the value", keys, []store.Condition{prefix("name", "a", "jo", "sn")}},
+		{"prefix values all below", keys, []store.Condition{prefix("name", "a", "b")}},
+		{"empty prefix", keys, []store.Condition{prefix("state", "")}},
+		{"another param that begins with the name", keys, []store.Condition{prefix("names", "x"), exact("name", "smith")}},
+		{"param absent", keys, []store.Condition{prefix("city", "")}},
+		{"all of several conditions", keys, []store.Condition{prefix("name", "jo"), exact("state", "CA"), exact("empty", "")}},
+		{"one of several conditions fails", keys, []store.Condition{prefix("name", "jo"), exact("state", "NY")}},
+		{"same param twice", keys, []store.Condition{prefix("name", "s"), prefix("name", "j")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conds := prepare(tt.where)
+			got, n, err := matchStored(encodeDoc(store.Document{ID: "x", Body: []byte("{}"), Keys: tt.keys}), conds, make([]bool, len(conds)))
+			if want := store.Matches(tt.keys, tt.where); err != nil || got != want || n != len(tt.keys) {
+				t.Errorf("matchStored = %v (%d keys), %v; store.Matches = %v", got, n, err, want)
+			}
+		})
+	}
+	for _, v := range [][]byte{nil, {0}, {formatV1, 5, 1}, {formatV1, 1, 4, 'n', 'a'}} {
+		if _, _, err := matchStored(v, prepare([]store.Condition{exact("name", "x")}), make([]bool, 1)); err == nil {
+			t.Errorf("matchStored(%q) accepted a corrupt value", v)
+		}
+	}
+}
+
+// TestViewIsConsistent: a view reads the database as it was when the view was made, through
+// point reads and iterators alike, whatever is written after.
+func TestViewIsConsistent(t *testing.T) {
+	s := open(t)
+	put := func(id, value string) {
+		t.Helper()
+		if err := s.Put(t.Context(), "g1", "c", []store.Document{{ID: id, Body: []byte(value), Keys: []store.Key{{Param: "p", Value: value}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", "old")
+	v, err := newView(s.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.close()
+	put("a", "new")
+	put("b", "new")
+
+	for _, tt := range []struct {
+		id, want string
+	}{{"a", "old"}, {"b", ""}} {
+		d, found, err := loadDoc(v, "g1", "c", tt.id)
+		if err != nil || found != (tt.want != "") || found && string(d.Body) != tt.want {
+			t.Errorf("Get %s through the view = %q, %v, %v; want %q", tt.id, d.Body, found, err, tt.want)
+		}
+	}
+	it, err := v.NewIter(&pebble.IterOptions{LowerBound: paramPrefix("g1", "c", "p"), UpperBound: prefixEnd(paramPrefix("g1", "c", "p"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var entries []string
+	for valid := it.First(); valid; valid = it.Next() {
+		entries = append(entries, string(it.Key()[len(paramPrefix("g1", "c", "p")):]))
+	}
+	if want := []string{"old\x00a"}; !slices.Equal(entries, want) {
+		t.Errorf("index entries through the view %q, want %q", entries, want)
+	}
+}
