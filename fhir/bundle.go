@@ -12,7 +12,7 @@ import (
 // bundle writes a searchset Bundle by appending bytes: the stored resources go in as they are
 // (their provenance tag systems spliced to this server's base), so a page costs copying, not
 // JSON encoding. Only _summary and _elements decode anything, and only the top level of each
-// matched resource.
+// matched resource. The caller releases the Bundle once it is written.
 func (s *Server) bundle(res *result, q *query) ([]byte, error) {
 	size := 512
 	for _, d := range res.matches {
@@ -21,7 +21,7 @@ func (s *Server) bundle(res *result, q *query) ([]byte, error) {
 	for _, d := range res.included {
 		size += len(d.doc.Body) + 256
 	}
-	b := make([]byte, 0, size)
+	b := newBody(size)
 	b = append(b, `{"resourceType":"Bundle","id":"`...)
 	b = append(b, bundleID()...)
 	b = append(b, `","meta":{"lastUpdated":"`...)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -362,6 +363,9 @@ func (e *env) checkBundle(tb testing.TB, r response) bundle {
 	tb.Helper()
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/fhir+json") {
 		tb.Errorf("Bundle served as %q", ct)
+	}
+	if cl := r.header.Get("Content-Length"); cl != strconv.Itoa(len(r.body)) {
+		tb.Errorf("Content-Length %q for a Bundle of %d bytes", cl, len(r.body))
 	}
 	var b bundle
 	if err := json.Unmarshal(r.body, &b); err != nil || b.ResourceType != "Bundle" || b.Type != "searchset" {

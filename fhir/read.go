@@ -67,7 +67,8 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := fhirmap.Splice(make([]byte, 0, len(stored.Resource)+256), stored.Resource, s.tagBase)
+	body := fhirmap.Splice(newBody(len(stored.Resource)+256), stored.Resource, s.tagBase)
+	defer release(body)
 	if shape.subsetting() {
 		if body, err = shape.apply(typ, body); err != nil {
 			s.fail(w, r, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,6 +147,9 @@ func TestRead(t *testing.T) {
 	}
 	if ct := r.header.Get("Content-Type"); ct != "application/fhir+json; charset=utf-8" {
 		t.Errorf("Content-Type %q", ct)
+	}
+	if cl := r.header.Get("Content-Length"); cl != strconv.Itoa(len(r.body)) {
+		t.Errorf("Content-Length %q for %d bytes", cl, len(r.body))
 	}
 
 	tests := []struct {

@@ -91,6 +91,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 		return
 	}
 	s.write(w, http.StatusOK, ct, body, q.pretty)
+	release(body)
 }
 
 // run executes a parsed search. A non-zero status goes with a client-facing error.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,10 @@ func (s *Server) serving(ctx context.Context) (view, error) {
 }
 
 // write sends a FHIR body. HEAD gets the headers alone (net/http drops the body).
+//
+// The body is complete before it is written, so its length is sent: without it net/http frames
+// any body over 2 KB in chunks, which costs a write to the connection more per response (the
+// closing chunk) and the client the parsing of the chunks.
 func (s *Server) write(w http.ResponseWriter, status int, ct string, body []byte, pretty bool) {
 	if pretty {
 		var buf bytes.Buffer
@@ -151,6 +156,7 @@ func (s *Server) write(w http.ResponseWriter, status int, ct string, body []byte
 	h := w.Header()
 	h.Set("Content-Type", ct+"; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

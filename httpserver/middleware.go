@@ -27,10 +27,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = requestid.New()
 	}
 	w.Header().Set(requestid.Header, id)
-	log := h.log.With(slog.String("request_id", id))
 	info := &requestInfo{}
 	ctx := requestid.With(r.Context(), id)
-	ctx = logging.With(ctx, log)
+	ctx = logging.WithRequest(ctx, h.log, id)
 	ctx = context.WithValue(ctx, infoKey{}, info)
 	r = r.WithContext(ctx)
 	rw := &responseWriter{ResponseWriter: w}
@@ -40,7 +39,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler { // a deliberate abort: let net/http drop the connection
 				panic(v)
 			}
-			log.Error("panic serving request", slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+			logging.Logger(ctx).Error("panic serving request", slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
 			if rw.wroteHeader {
 				// The status line is gone; the client sees a short body, which is all that can
 				// be done without hiding the failure behind a dropped connection.
@@ -64,7 +63,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status >= 500 {
 			level = slog.LevelError
 		}
-		log.LogAttrs(r.Context(), level, "request",
+		if !h.log.Enabled(ctx, level) {
+			return // the access log is off at this level; the request's logger need not exist
+		}
+		logging.Logger(ctx).LogAttrs(ctx, level, "request",
 			slog.String("surface", h.surfaceName(r.URL.Path)),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 )
 
 // New returns a logger writing to w in format "json" (for log collectors, the production
@@ -31,11 +32,34 @@ func With(ctx context.Context, l *slog.Logger) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// WithRequest returns a context whose Logger is base with the request id on every line, as
+// With(ctx, base.With("request_id", id)) would, except that the logger is derived on first use.
+// Deriving it copies the handler and encodes the attribute, a cost on every request, while most
+// requests log nothing at the configured level.
+func WithRequest(ctx context.Context, base *slog.Logger, id string) context.Context {
+	return context.WithValue(ctx, ctxKey{}, &requestLogger{base: base, id: id})
+}
+
+type requestLogger struct {
+	base *slog.Logger
+	id   string
+	once sync.Once
+	l    *slog.Logger
+}
+
+func (r *requestLogger) logger() *slog.Logger {
+	r.once.Do(func() { r.l = r.base.With(slog.String("request_id", r.id)) })
+	return r.l
+}
+
 // Logger returns the logger of the request ctx belongs to, or the process default (slog.Default)
 // outside a request, so it is always safe to call.
 func Logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
+	switch l := ctx.Value(ctxKey{}).(type) {
+	case *slog.Logger:
 		return l
+	case *requestLogger:
+		return l.logger()
 	}
 	return slog.Default()
 }

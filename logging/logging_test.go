@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -41,11 +42,25 @@ func TestLoggerFromContext(t *testing.T) {
 	if Logger(context.Background()) != slog.Default() {
 		t.Fatal("outside a request Logger must be slog.Default")
 	}
-	var buf bytes.Buffer
-	l, _ := New(&buf, "json", slog.LevelInfo)
-	ctx := With(context.Background(), l.With("request_id", "r1"))
-	Logger(ctx).Info("x")
-	if !strings.Contains(buf.String(), `"request_id":"r1"`) {
-		t.Fatalf("request logger lost its id: %q", buf.String())
+	tests := []struct {
+		name string
+		ctx  func(l *slog.Logger) context.Context
+	}{
+		{"With", func(l *slog.Logger) context.Context { return With(context.Background(), l.With("request_id", "r1")) }},
+		{"WithRequest", func(l *slog.Logger) context.Context { return WithRequest(context.Background(), l, "r1") }},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		l, _ := New(&buf, "json", slog.LevelInfo)
+		ctx := tt.ctx(l)
+		Logger(ctx).Info("x", "k", "v")
+		Logger(ctx).WithGroup("g").Info("y", "k", "v")
+		want := `{"time":"T","level":"INFO","msg":"x","request_id":"r1","k":"v"}` + "\n" +
+			`{"time":"T","level":"INFO","msg":"y","request_id":"r1","g":{"k":"v"}}` + "\n"
+		if got := timeField.ReplaceAllString(buf.String(), `"time":"T"`); got != want {
+			t.Errorf("%s: request logger wrote %q, want %q", tt.name, got, want)
+		}
 	}
 }
+
+var timeField = regexp.MustCompile(`"time":"[^"]*"`)

@@ -10,6 +10,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,7 +29,26 @@ type Metrics struct {
 	httpDuration *prometheus.HistogramVec
 	storeOps     *prometheus.HistogramVec
 	storeWritten *prometheus.CounterVec
+
+	// The series of each label combination seen, kept: looking a series up by its label values
+	// hashes them and takes the vector's lock, on every request and every store call. Labels
+	// come from small fixed sets (route templates, methods, codes, operations, outcomes), so
+	// these hold as many entries as the exposition has series.
+	httpSeries  sync.Map // httpKey -> httpSeries
+	storeSeries sync.Map // storeKey -> prometheus.Observer
 }
+
+type httpKey struct {
+	route, method string
+	code          int
+}
+
+type httpSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+type storeKey struct{ op, outcome string }
 
 // New returns a fresh set of collectors in a private registry that also carries the Go runtime
 // and process collectors.
@@ -87,8 +107,17 @@ func (m *Metrics) ObserveHTTP(route, method string, code int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.httpRequests.WithLabelValues(route, normalizeMethod(method), strconv.Itoa(code)).Inc()
-	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+	k := httpKey{route, normalizeMethod(method), code}
+	v, ok := m.httpSeries.Load(k)
+	if !ok {
+		v, _ = m.httpSeries.LoadOrStore(k, httpSeries{
+			requests: m.httpRequests.WithLabelValues(k.route, k.method, strconv.Itoa(code)),
+			duration: m.httpDuration.WithLabelValues(route),
+		})
+	}
+	series := v.(httpSeries)
+	series.requests.Inc()
+	series.duration.Observe(d.Seconds())
 }
 
 // ObserveStore records one store operation of kind op that took d and ended with outcome
@@ -97,7 +126,12 @@ func (m *Metrics) ObserveStore(op, outcome string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.storeOps.WithLabelValues(op, outcome).Observe(d.Seconds())
+	k := storeKey{op, outcome}
+	v, ok := m.storeSeries.Load(k)
+	if !ok {
+		v, _ = m.storeSeries.LoadOrStore(k, m.storeOps.WithLabelValues(op, outcome))
+	}
+	v.(prometheus.Observer).Observe(d.Seconds())
 }
 
 // DocumentsWritten counts documents a Put stored in a collection. An ingest into a running

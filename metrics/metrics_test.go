@@ -31,6 +31,22 @@ func TestHTTPMetrics(t *testing.T) {
 	}
 }
 
+func TestStoreMetrics(t *testing.T) {
+	m := New()
+	m.ObserveStore("get", "ok", time.Millisecond)
+	m.ObserveStore("get", "ok", 2*time.Millisecond)
+	m.ObserveStore("get", "not_found", time.Millisecond)
+	body := scrape(t, m)
+	for _, want := range []string{
+		`providerd_store_operation_duration_seconds_count{op="get",outcome="ok"} 2`,
+		`providerd_store_operation_duration_seconds_count{op="get",outcome="not_found"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("exposition lacks %q", want)
+		}
+	}
+}
+
 func TestDocumentsWritten(t *testing.T) {
 	m := New()
 	m.DocumentsWritten("nppes_providers", 1000)

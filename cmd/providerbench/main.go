@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type options struct {
 	warmup   time.Duration
 	inflight int
 	clients  int
+	rounds   int
 }
 
 func run(args []string, out io.Writer) error {
@@ -55,11 +57,12 @@ func run(args []string, out io.Writer) error {
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each scenario")
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
+	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the saturation run, server and ceiling alternating")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.rate <= 0 || o.duration <= 0 || o.inflight <= 0 {
-		return errors.New("--rate, --duration and --inflight must be positive")
+	if o.rate <= 0 || o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
+		return errors.New("--rate, --duration, --inflight and --rounds must be positive")
 	}
 	base := strings.TrimRight(o.baseURL, "/")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.inflight, MaxConnsPerHost: o.inflight}, Timeout: 10 * time.Second}
@@ -91,21 +94,67 @@ func run(args []string, out io.Writer) error {
 		return nil
 	}
 	// Saturation: as many requests as o.clients closed-loop clients get through, against the
-	// server and against the ceiling, in turn.
-	fmt.Fprintf(out, "\nsaturation: %d closed-loop clients, %s per scenario\n\n", o.clients, o.duration)
-	fmt.Fprintln(tw, "scenario\treq/s\tceiling req/s\tthroughput/ceiling\t")
+	// server and against the ceiling. The two alternate in short rounds rather than one after
+	// the other, so that load from other processes on the machine, which comes and goes, falls
+	// on both alike; the spread of the rounds' ratios shows how much it moved them.
+	round := o.duration / time.Duration(o.rounds)
+	fmt.Fprintf(out, "\nsaturation: %d closed-loop clients, %s per scenario, server and ceiling alternating in %d rounds of %s\n\n",
+		o.clients, o.duration, o.rounds, round)
+	fmt.Fprintln(tw, "scenario\treq/s\terrors\tceiling req/s\tthroughput/ceiling\tround ratios\t")
 	for _, sc := range scenarios {
-		srv := saturate(client, base+sc.path, o.clients, o.duration)
-		ceil := saturate(client, ceiling.URL+sc.path, o.clients, o.duration)
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t\n", sc.name, srv, ceil, srv/ceil)
+		var srv, ceil []tally
+		for range o.rounds {
+			srv = append(srv, saturate(client, base+sc.path, o.clients, round))
+			ceil = append(ceil, saturate(client, ceiling.URL+sc.path, o.clients, round))
+		}
+		s, c := sum(srv), sum(ceil)
+		lo, hi := spread(srv, ceil)
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.0f\t%.2f\t%.2f–%.2f\t\n", sc.name, s.rate(), s.failed, c.rate(), s.rate()/c.rate(), lo, hi)
 	}
 	return tw.Flush()
 }
 
-// saturate runs clients closed-loop clients on url for d and returns the successful requests
-// per second.
-func saturate(c *http.Client, url string, clients int, d time.Duration) float64 {
-	var ok atomic.Int64
+// tally is what a saturation run got through.
+type tally struct {
+	ok, failed int64
+	elapsed    time.Duration
+}
+
+func (t tally) rate() float64 {
+	if t.elapsed <= 0 {
+		return 0
+	}
+	return float64(t.ok) / t.elapsed.Seconds()
+}
+
+func sum(ts []tally) tally {
+	var out tally
+	for _, t := range ts {
+		out.ok += t.ok
+		out.failed += t.failed
+		out.elapsed += t.elapsed
+	}
+	return out
+}
+
+// spread returns the lowest and the highest ratio of a server round to the ceiling round after it.
+func spread(srv, ceil []tally) (lo, hi float64) {
+	for i := range srv {
+		r := srv[i].rate() / ceil[i].rate()
+		if i == 0 || r < lo {
+			lo = r
+		}
+		if i == 0 || r > hi {
+			hi = r
+		}
+	}
+	return lo, hi
+}
+
+// saturate runs clients closed-loop clients on url for d and counts the requests answered 200
+// and the others (errors and other statuses).
+func saturate(c *http.Client, url string, clients int, d time.Duration) tally {
+	var ok, failed atomic.Int64
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -116,18 +165,21 @@ func saturate(c *http.Client, url string, clients int, d time.Duration) float64 
 			for time.Now().Before(deadline) {
 				resp, err := c.Get(url)
 				if err != nil {
+					failed.Add(1)
 					continue
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusOK {
 					ok.Add(1)
+				} else {
+					failed.Add(1)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	return float64(ok.Load()) / time.Since(start).Seconds()
+	return tally{ok: ok.Load(), failed: failed.Load(), elapsed: time.Since(start)}
 }
 
 // scenario is one request shape, with a concrete path found in the served data.
@@ -166,14 +218,21 @@ func discover(c *http.Client, base string) ([]scenario, error) {
 	}
 	family := "a"
 	if len(p.Name) > 0 && p.Name[0].Family != "" {
-		family = strings.ToLower(p.Name[0].Family[:min(3, len(p.Name[0].Family))])
+		family = namePrefix(p.Name[0].Family)
 	}
 	return []scenario{
 		{"read Practitioner by id", "/fhir/Practitioner/" + p.ID},
 		{"Practitioner?identifier=", "/fhir/Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|" + npi},
 		{"PractitionerRole?specialty=&_include", "/fhir/PractitionerRole?specialty=http://nucc.org/provider-taxonomy|207RC0000X&_include=PractitionerRole:practitioner"},
-		{"Practitioner?name= (prefix)", "/fhir/Practitioner?name=" + family},
+		{"Practitioner?name= (prefix)", "/fhir/Practitioner?name=" + url.QueryEscape(family)},
 	}, nil
+}
+
+// namePrefix is the prefix a person might type for a family name: its first three letters, in
+// lower case, cut at a character boundary (a name may be accented).
+func namePrefix(family string) string {
+	r := []rune(strings.ToLower(family))
+	return string(r[:min(3, len(r))])
 }
 
 func getJSON(c *http.Client, url string, v any) error {
@@ -188,7 +247,9 @@ func getJSON(c *http.Client, url string, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-// ceiling serves, for each scenario path, the exact bytes and content type the real server gave.
+// ceiling serves, for each scenario path, the exact bytes and headers the real server gave
+// (Date aside, which net/http sets), so that the client parses the same response from both: the
+// same framing (a Content-Length or chunks), the same header lines.
 type ceiling struct {
 	URL string
 	srv *http.Server
@@ -198,8 +259,8 @@ func (c *ceiling) Close() { _ = c.srv.Close() }
 
 func startCeiling(c *http.Client, base string, scenarios []scenario) (*ceiling, error) {
 	type canned struct {
-		body        []byte
-		contentType string
+		body   []byte
+		header http.Header
 	}
 	bodies := map[string]canned{}
 	for _, sc := range scenarios {
@@ -215,7 +276,9 @@ func startCeiling(c *http.Client, base string, scenarios []scenario) (*ceiling, 
 		if resp.StatusCode != http.StatusOK {
 			return nil, fmt.Errorf("%s: %s", sc.path, resp.Status)
 		}
-		bodies[sc.path] = canned{b, resp.Header.Get("Content-Type")}
+		h := resp.Header.Clone()
+		h.Del("Date")
+		bodies[sc.path] = canned{b, h}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -227,7 +290,9 @@ func startCeiling(c *http.Client, base string, scenarios []scenario) (*ceiling, 
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", b.contentType)
+		for k, v := range b.header {
+			w.Header()[k] = v
+		}
 		_, _ = w.Write(b.body)
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}

@@ -100,17 +100,31 @@ func Open(body []byte) (Stored, error) {
 
 var tagMarker = []byte(`"` + TagSystemPrefix)
 
+// markerRare is the offset in tagMarker of a byte that is rare in resource JSON: the 'v' of
+// "provenance". The quote the marker starts with is the commonest byte of JSON, which made
+// searching for the marker itself cost three times as much as this.
+const markerRare = 8
+
 // Splice appends resource to dst with every stored provenance tag system (TagSystemPrefix)
 // replaced by tagBase, the configured "<fhir base>/provenance/". It allocates nothing beyond
-// dst's growth and is a plain scan, so serving pays a few hundred nanoseconds per resource.
+// dst's growth and is a plain scan for a rare byte of the marker, so serving pays under a
+// microsecond per resource.
 func Splice(dst, resource []byte, tagBase string) []byte {
-	for {
-		i := bytes.Index(resource, tagMarker)
-		if i < 0 {
-			return append(dst, resource...)
+	done := 0 // resource[:done] is in dst
+	for i := markerRare; i < len(resource); i++ {
+		j := bytes.IndexByte(resource[i:], tagMarker[markerRare])
+		if j < 0 {
+			break
 		}
-		dst = append(dst, resource[:i+1]...)
-		dst = append(dst, tagBase...)
-		resource = resource[i+len(tagMarker):]
+		i += j
+		// Every marker from done on has its rare byte at or after i, so the leftmost is found
+		// first, as a search for the marker itself would.
+		if at := i - markerRare; bytes.HasPrefix(resource[at:], tagMarker) {
+			dst = append(dst, resource[done:at+1]...)
+			dst = append(dst, tagBase...)
+			done = at + len(tagMarker)
+			i = done + markerRare - 1
+		}
 	}
+	return append(dst, resource[done:]...)
 }

@@ -327,6 +327,12 @@ func TestSplice(t *testing.T) {
 		{`[{"system":"urn:providerdir:provenance:_a"},{"system":"urn:providerdir:provenance:_b"}]`, `[{"system":"https://h/fhir/provenance/_a"},{"system":"https://h/fhir/provenance/_b"}]`},
 		// Only a whole string value starting with the prefix is a tag system.
 		{`{"text":"see urn:providerdir:provenance:_a"}`, `{"text":"see urn:providerdir:provenance:_a"}`},
+		{`"urn:providerdir:provenance:`, `"https://h/fhir/provenance/`},
+		{`"urn:providerdir:provenance:"urn:providerdir:provenance:`, `"https://h/fhir/provenance/"https://h/fhir/provenance/`},
+		{`{"v":"urn:providerdir:provenanc","w":"urn:providerdir:provenance:_a"}`, `{"v":"urn:providerdir:provenanc","w":"https://h/fhir/provenance/_a"}`},
+		{`"urn:"urn:providerdir:provenance:_a`, `"urn:"https://h/fhir/provenance/_a`},
+		{`v"urn:providerdir:provenance`, `v"urn:providerdir:provenance`},
+		{``, ``},
 	}
 	for _, tt := range tests {
 		if got := string(fhirmap.Splice([]byte(">"), []byte(tt.in), "https://h/fhir/provenance/")); got != ">"+tt.want {
