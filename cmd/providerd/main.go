@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -36,6 +37,12 @@ import (
 )
 
 func main() {
+	// The server's live heap is small (responses are composed from stored bytes), so Go's
+	// default GOGC of 100 collects every few hundred requests; 400 trades some tens of MB of
+	// heap for about a quarter more FHIR reads per second. GOGC in the environment wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
