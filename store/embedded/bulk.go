@@ -760,12 +760,14 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 	return slices.Concat(tables...), nil
 }
 
-// loadWriterOptions are the options of a load's tables: the bottom level's, compression
-// included, since that is where Pebble places them. (The fastest compression instead was
-// measured at 7% less ingest CPU for 29% more disk: a national generation is tens of
-// gigabytes, and the disk is the scarcer of the two.)
+// loadWriterOptions are the options of a load's tables: the bottom level's (that is where
+// Pebble places them), with the fastest compression instead of the bottom level's zstd. At a
+// million providers zstd cost 13% of the ingest's CPU (it runs through cgo) to make the store
+// 23% smaller (4.6 instead of 6.0 GB); an ingest is the one time these bytes are written.
 func (s *Store) loadWriterOptions() sstable.WriterOptions {
-	return s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
+	o := s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
+	o.Compression = sstable.FastestCompression
+	return o
 }
 
 // tableWriter writes a sorted stream of keys into tables of about loadTableSize.
