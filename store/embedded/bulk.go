@@ -642,7 +642,10 @@ func (l *loading) mergeDocs(ctx context.Context, stale map[string]struct{}) ([]s
 			return err
 		}
 		tables[j], stales[j] = tw.paths, m.stale
-		return tw.cut()
+		if err := tw.cut(); err != nil {
+			return err
+		}
+		return removeRuns(l.dir, name)
 	})
 	if err != nil {
 		return nil, 0, err
@@ -703,6 +706,22 @@ func (l *loading) splitStreamed(parts int) ([]string, error) {
 	return paths, nil
 }
 
+// removeRuns deletes the runs (spilled, streamed, merged) of one partition or param as soon as
+// its tables are written, so that a commit's disk peak is its runs plus the tables of the
+// merges in flight, not runs plus all tables.
+func removeRuns(dir, name string) error {
+	runs, err := filepath.Glob(filepath.Join(dir, "*."+name))
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if err := os.Remove(r); err != nil {
+			return fmt.Errorf("embedded: load: %w", err)
+		}
+	}
+	return nil
+}
+
 // parallel runs f(0) .. f(n-1), as many at once as there are cores, and joins their errors.
 func (l *loading) parallel(n int, f func(i int) error) error {
 	errs := make([]error, n)
@@ -752,7 +771,10 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 			return err
 		}
 		tables[i] = tw.paths
-		return tw.cut()
+		if err := tw.cut(); err != nil {
+			return err
+		}
+		return removeRuns(l.dir, names[i])
 	})
 	if err != nil {
 		return nil, err
