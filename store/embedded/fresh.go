@@ -8,10 +8,11 @@ import (
 // A Put replaces documents, so for each document it reads the stored version to delete the index
 // entries the new version no longer has. In a collection that was empty when this process first
 // wrote to it, a document can only exist if this process wrote it: Pebble lets one process own
-// the directory, and only Put writes documents. So such a collection keeps a filter of the ids
-// written into it, and a Put reads only the ids the filter may hold; an ingest into a fresh
-// generation (every id new) then does no read per document at all. A false positive costs the
-// read the filter saved, never correctness.
+// the directory, and only Put and bulk loads write documents (a committed load marks its
+// collection as filled, so its Puts read). So such a collection keeps a filter of the ids
+// written into it, and a Put reads only the ids the filter may hold; a writer filling a fresh
+// generation through Put (every id new) then does no read per document at all. A false
+// positive costs the read the filter saved, never correctness.
 
 // idFilter is a growing Bloom filter: a chain of filters, each twice the capacity of the one
 // before, so that it stays near its false-positive rate however many ids arrive, at about
