@@ -2,7 +2,10 @@ package embedded
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"providerdir/store"
@@ -43,5 +46,53 @@ func TestLoadDocumentsLargerThanAChunk(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An aborted load, a cancelled commit and a committed load all leave no runs or tables behind.
+func TestLoadLeavesNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, func(c *config) { c.loadBuffer = 2048 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	docs := make([]store.Document, 300)
+	for i := range docs {
+		docs[i] = store.Document{ID: fmt.Sprintf("d%03d", (i*7)%300), Body: []byte(`{"a":1}`), Keys: []store.Key{{Param: "k", Value: fmt.Sprint(i % 9)}}}
+	}
+	finish := []struct {
+		name string
+		end  func(store.Loading) error
+	}{
+		{"abort", func(ld store.Loading) error { ld.Abort(); return nil }},
+		{"cancelled commit", func(ld store.Loading) error {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			if err := ld.Commit(ctx); err == nil {
+				return fmt.Errorf("commit with a cancelled context succeeded")
+			}
+			return nil
+		}},
+		{"commit", func(ld store.Loading) error { return ld.Commit(t.Context()) }},
+	}
+	for i, f := range finish {
+		ld, err := s.Load(t.Context(), "g1", fmt.Sprintf("c%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ld.Add(t.Context(), docs); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.end(ld); err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		left, err := os.ReadDir(filepath.Join(dir, loadsDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) != 0 {
+			t.Errorf("after %s the loads directory holds %d entries", f.name, len(left))
+		}
 	}
 }
