@@ -130,7 +130,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		if run.gen, err = store.NewGeneration(ctx, opts.Store); err != nil {
 			return Result{}, err
 		}
-		run.writer = newBatchWriter(opts.Store, run.gen, opts.Log)
+		run.writer = newBatchWriter(opts.Store, run.gen, opts.Log, opts.Progress.Phase)
 	}
 	abort := func(cause error) (Result, error) {
 		if run.writer != nil {

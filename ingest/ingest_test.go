@@ -456,6 +456,8 @@ func (c *cancelAfter) Update(string, int64, int64, int64, int64) {
 		c.cancel()
 	}
 }
+func (c *cancelAfter) Phase(string) {}
+
 func (c *cancelAfter) Done(int64, int64, time.Duration) {}
 
 func mapsEqual(a, b map[string]string) bool {

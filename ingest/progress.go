@@ -13,6 +13,9 @@ type Progress interface {
 	// Update reports the file being read and totals so far: rows read, bytes read of bytesTotal
 	// (the size of every file of the drop, so an ETA can be derived), rows rejected.
 	Update(file string, rows, rejected, bytesDone, bytesTotal int64)
+	// Phase reports a step after the files are read (a projection, the commit of bulk loads),
+	// which can take minutes at national scale.
+	Phase(step string)
 	// Done reports the end of the ingest.
 	Done(rows, rejected int64, elapsed time.Duration)
 }
@@ -54,6 +57,15 @@ func (p *lineProgress) Update(file string, rows, rejected, bytesDone, bytesTotal
 	}
 }
 
+func (p *lineProgress) Phase(step string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "ingest: %s (at %s)\n", step, time.Since(p.start).Round(time.Second))
+}
+
 func (p *lineProgress) Done(rows, rejected int64, elapsed time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -92,4 +104,6 @@ func eta(done, total int64, elapsed time.Duration) string {
 type discardProgress struct{}
 
 func (discardProgress) Update(string, int64, int64, int64, int64) {}
-func (discardProgress) Done(int64, int64, time.Duration)          {}
+
+func (discardProgress) Phase(string)                     {}
+func (discardProgress) Done(int64, int64, time.Duration) {}

@@ -80,6 +80,7 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 			continue
 		}
 		began := time.Now()
+		r.opts.Progress.Phase("building the " + pr.name + " projection")
 		if err := pr.run(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,7 @@ type batchWriter struct {
 	st      store.Store
 	gen     string
 	log     *slog.Logger
+	phase   func(string) // Progress.Phase
 	pending map[string][]store.Document
 	lanes   []chan batch
 	laneOf  map[string]int // collection -> lane, assigned round-robin on first use
@@ -63,8 +65,8 @@ type batch struct {
 // always overlaps the next batch's preparation.
 func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
-func newBatchWriter(st store.Store, gen string, log *slog.Logger) *batchWriter {
-	w := &batchWriter{st: st, gen: gen, log: log, pending: map[string][]store.Document{}, laneOf: map[string]int{},
+func newBatchWriter(st store.Store, gen string, log *slog.Logger, phase func(string)) *batchWriter {
+	w := &batchWriter{st: st, gen: gen, log: log, phase: phase, pending: map[string][]store.Document{}, laneOf: map[string]int{},
 		loads: map[string]store.Loading{}, put: map[string]bool{}}
 	for range writeLanes() {
 		q := make(chan batch, 4)
@@ -143,6 +145,7 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 	names := slices.Sorted(maps.Keys(loads))
 	// A national load's commit merges gigabytes of runs; say so rather than fall silent.
 	w.log.Info("committing bulk loads", "collections", names)
+	w.phase(fmt.Sprintf("committing %d collections (%s)", len(names), strings.Join(names, ", ")))
 	sem := make(chan struct{}, writeLanes())
 	errs := make(chan error, len(loads))
 	for c, ld := range loads {
