@@ -81,7 +81,7 @@ func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, erro
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
 	return &loading{s: s, gen: gen, coll: coll, dir: dir, skip: len(docPrefix(gen, coll)), limit: s.cfg.loadBuffer,
-		buf: &loadBuffer{}, spare: &loadBuffer{}, params: map[string]int{}, paramRuns: map[string][]int{},
+		buf: newLoadBuffer(), spare: newLoadBuffer(), params: map[string]int{}, paramRuns: map[string][]int{},
 		streaming: true, stream: &tableWriter{dir: dir, name: "docs", opts: s.loadWriterOptions()}}, nil
 }
 
@@ -171,6 +171,8 @@ type paramItems struct {
 
 const chunkSize = 1 << 20
 
+func newLoadBuffer() *loadBuffer { return &loadBuffer{entries: map[string]*paramItems{}} }
+
 // put copies a key and its value into the buffer and returns their item; pfxSkip is where
 // the bytes the item's list does not share begin.
 func (b *loadBuffer) put(key, value []byte, seq uint64, pfxSkip int) item {
@@ -252,20 +254,13 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 	}
 	defer l.s.leave()
 	for _, d := range docs {
-		b := l.buf
-		if b.entries == nil {
-			b.entries = map[string]*paramItems{}
-		}
+		b := l.buf // a spill swaps the buffer
 		l.seq++
 		if err := l.addDoc(d); err != nil {
 			return err
 		}
-		for _, k := range d.Keys {
-			small, _ := store.SmallestValue(d.Keys, k.Param)
-			v := entryOther
-			if k.Value == small {
-				v = entryOrder
-			}
+		for i, k := range d.Keys {
+			v := entry{order: isOrderEntry(d.Keys, i)}.value()
 			p := b.entries[k.Param]
 			if p == nil {
 				p = &paramItems{skip: l.skip + len(k.Param) + 1}

@@ -45,13 +45,19 @@ func indexEntries(gen, coll, id string, keys []store.Key) []entry {
 	}
 	buf := make([]byte, 0, size)
 	entries := make([]entry, 0, len(keys))
-	for _, k := range keys {
-		small, _ := store.SmallestValue(keys, k.Param)
+	for i, k := range keys {
 		start := len(buf)
 		buf = appendKey(buf, tagIndex, gen, coll, k.Param, k.Value, id)
-		entries = append(entries, entry{key: buf[start:len(buf):len(buf)], order: k.Value == small})
+		entries = append(entries, entry{key: buf[start:len(buf):len(buf)], order: isOrderEntry(keys, i)})
 	}
 	return entries
+}
+
+// isOrderEntry reports whether keys[i] is its document's order entry for its param: its value
+// is the smallest the document has for that param. Put and bulk loads both mark entries by it.
+func isOrderEntry(keys []store.Key, i int) bool {
+	small, _ := store.SmallestValue(keys, keys[i].Param)
+	return keys[i].Value == small
 }
 
 // op is one write of a Put's batch; value nil deletes.
