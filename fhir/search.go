@@ -148,14 +148,15 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		empty = true // nothing ingested yet
 	}
 
-	counted := q.total != "none" || q.summary == "count" || q.count == 0
+	noPage := q.summary == "count" || q.count == 0
+	counted := q.total != "none" || noPage
 	switch {
 	case !counted:
 	case empty:
 		res.total = 0
 	case tok.Cursor != "" && tok.Total >= 0:
 		res.total = tok.Total
-	default:
+	case noPage:
 		if res.total, err = s.counts.count(ctx, s.st, sq); err != nil {
 			return nil, 0, err
 		}
@@ -166,7 +167,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		selfValues = withParam(q.canonical, "_cursor", q.cursor)
 	}
 	res.self = s.link(q.typ, selfValues)
-	if empty || q.summary == "count" || q.count == 0 {
+	if empty || noPage {
 		return res, 0, nil
 	}
 
@@ -177,6 +178,11 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		return nil, 0, err
 	}
 	res.matches = page.Docs
+	if counted && res.total < 0 {
+		if res.total, err = s.total(ctx, sq, page); err != nil {
+			return nil, 0, err
+		}
+	}
 	gen := v.gen(q.typ)
 	mk := func(cursor string, back bool) string {
 		t := pageToken{Generation: gen, Cursor: cursor, Back: back, Total: res.total, Query: hash}
@@ -203,6 +209,15 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		return nil, 0, err
 	}
 	return res, 0, nil
+}
+
+// total counts a search's matches. A first page with no next page holds them all, so the
+// common lookups (an NPI, a CCN) answer from the page instead of probing the index twice.
+func (s *Server) total(ctx context.Context, sq store.Query, first store.Page) (int64, error) {
+	if sq.After == "" && first.Next == "" {
+		return int64(len(first.Docs)), nil
+	}
+	return s.counts.count(ctx, s.st, sq)
 }
 
 var sandboxCond = store.Condition{Param: fhirmap.KeySandbox, Values: []string{"1"}, Match: store.Exact}
