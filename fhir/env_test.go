@@ -298,6 +298,15 @@ func idOf(raw json.RawMessage) string {
 	return r.ResourceType + "/" + r.ID
 }
 
+// queryParam returns a parameter of a URL's query, "" if it has none.
+func queryParam(u, name string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Query().Get(name)
+}
+
 // searchResult is every page of a search, followed to the end.
 type searchResult struct {
 	total    *int64
@@ -327,6 +336,7 @@ func (e *env) searchAll(tb testing.TB, u string, headers ...string) searchResult
 			tb.Errorf("page %d total %v, first page %v", res.pages, b.Total, res.total)
 		}
 		res.pages++
+		onPage := 0
 		for _, en := range b.Entry {
 			id := idOf(en.Resource)
 			switch en.Search.Mode {
@@ -336,11 +346,15 @@ func (e *env) searchAll(tb testing.TB, u string, headers ...string) searchResult
 				}
 				seen[id] = true
 				res.matches = append(res.matches, id)
+				onPage++
 			case "include":
 				res.included = append(res.included, id)
 			case "outcome":
 				res.outcomes = append(res.outcomes, en.Resource)
 			}
+		}
+		if limit, err := strconv.Atoi(queryParam(u, "_count")); err == nil && onPage > limit {
+			tb.Errorf("%s: %d matches on a page of _count=%d", u, onPage, limit)
 		}
 		next := b.link("next")
 		if next != "" && !strings.HasPrefix(next, e.base+"/") {

@@ -173,7 +173,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 
 	sq.Descending = q.desc != tok.Back
 	sq.After = tok.Cursor
-	page, err := s.st.Find(ctx, sq)
+	page, err := s.find(ctx, q.typ, sq)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -242,7 +242,7 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 	if gen == "" {
 		return nil, nil
 	}
-	page, err := s.st.Find(ctx, store.Query{Collection: fhirmap.Collection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
+	page, err := s.find(ctx, c.other, store.Query{Collection: fhirmap.Collection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
 	if err != nil {
 		return nil, err
 	}

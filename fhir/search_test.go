@@ -1,6 +1,7 @@
 package fhir_test
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -156,12 +157,27 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 	day := lastUpdated(prac)
 	year := day[:4]
 
+	pracIDs := slices.Sorted(maps.Keys(all["Practitioner"]))[:10]
+	npi := func(ids ...string) string {
+		for i := range ids {
+			ids[i] = fhirmap.SystemNPI + "|" + ids[i]
+		}
+		return strings.Join(ids, ",")
+	}
+	onePracID := func(r res) bool { return slices.Contains(pracIDs, r["id"].(string)) }
+
 	cs := []searchCase{
 		// Practitioner
 		{"all practitioners", "Practitioner", nil, func(r res) bool { return true }, true},
 		{"_id", "Practitioner", []string{"_id", pracID}, func(r res) bool { return r["id"] == pracID }, false},
 		{"_id list", "Practitioner", []string{"_id", pracID + "," + rolePracNPI}, func(r res) bool { return r["id"] == pracID || r["id"] == rolePracNPI }, false},
 		{"identifier system|value", "Practitioner", []string{"identifier", fhirmap.SystemNPI + "|" + pracID}, func(r res) bool { return hasIdentifier(r, fhirmap.SystemNPI, pracID) }, false},
+		{"_id list over pages", "Practitioner", []string{"_id", strings.Join(pracIDs, ","), "_count", "3"}, onePracID, false},
+		{"_id list descending", "Practitioner", []string{"_id", strings.Join(pracIDs[:5], ","), "_sort", "-_id"}, func(r res) bool { return slices.Contains(pracIDs[:5], r["id"].(string)) }, true},
+		{"identifier NPIs", "Practitioner", []string{"identifier", npi(slices.Clone(pracIDs)...)}, onePracID, false},
+		{"identifier NPI and a family it lacks finds none", "Practitioner", []string{"identifier", npi(pracID), "family", "zzzz"}, func(r res) bool { return false }, false},
+		{"identifier NPI and its family", "Practitioner", []string{"identifier", npi(pracID), "family", family}, func(r res) bool { return r["id"] == pracID }, false},
+		{"identifier NPI of no practitioner finds none", "Practitioner", []string{"identifier", npi(ccnOrgID)}, func(r res) bool { return false }, false},
 		{"identifier value", "Practitioner", []string{"identifier", pracID}, func(r res) bool { return hasIdentifier(r, "", pracID) }, false},
 		{"identifier |value (no system)", "Practitioner", []string{"identifier", "|" + pracID}, func(r res) bool { return false }, false},
 		{"identifier system|", "Practitioner", []string{"identifier", fhirmap.SystemNPI + "|"}, func(r res) bool { return true }, false},
@@ -330,7 +346,7 @@ func TestSearch(t *testing.T) {
 			if !slices.Equal(gotSorted, want) {
 				t.Errorf("got %d matches, want %d\n got %v\nwant %v", len(got.matches), len(want), head(gotSorted), head(want))
 			}
-			if c.name != "all practitioners" && len(want) == 0 && !strings.Contains(c.name, "no system") && !strings.Contains(c.name, "foreign") && !strings.Contains(c.name, "wrong case") {
+			if c.name != "all practitioners" && len(want) == 0 && !strings.Contains(c.name, "no system") && !strings.Contains(c.name, "foreign") && !strings.Contains(c.name, "wrong case") && !strings.Contains(c.name, "finds none") {
 				t.Errorf("case finds nothing: pick another value")
 			}
 

@@ -380,3 +380,29 @@ func BenchmarkGoogleFHIRParse(b *testing.B) {
 		}
 	}
 }
+
+// TestIDOfNPI holds the search surface's shortcut to what the resources are: every resource of
+// a type IDOfNPI answers for has the id it gives for each NPI the resource carries.
+func TestIDOfNPI(t *testing.T) {
+	ind, _ := fhirmap.BuildIndividual(individual(), tax)
+	org, _ := fhirmap.BuildOrganization(organization(), tax)
+	fac, _ := fhirmap.BuildFacility(facility())
+	checked := 0
+	for _, r := range slices.Concat(ind, org, fac) {
+		for _, k := range r.Doc.Keys {
+			npi, isNPI := strings.CutPrefix(k.Value, fhirmap.SystemNPI+"|")
+			if k.Param != fhirmap.KeyIdentifier || !isNPI {
+				continue
+			}
+			if id, ok := fhirmap.IDOfNPI(r.Type, npi); ok {
+				checked++
+				if id != r.ID {
+					t.Errorf("%s/%s carries NPI %s, IDOfNPI says %s", r.Type, r.ID, npi, id)
+				}
+			}
+		}
+	}
+	if checked < 2 {
+		t.Errorf("checked %d NPI identifiers, want the practitioner's and the organization's", checked)
+	}
+}

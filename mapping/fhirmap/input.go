@@ -176,6 +176,17 @@ func lastUpdated(recordDate string, p mapping.Provenance) string {
 	return p.Snapshot
 }
 
+// IDOfNPI returns the id of the resource of type typ that carries an NPI identifier, for the
+// types whose ids are NPIs: a Practitioner's and a registry Organization's id is its NPI, and no
+// other resource of those types carries that NPI. ok is false for the other types. The search
+// surface reads such resources by id rather than probing the identifier index.
+func IDOfNPI(typ, npi string) (id string, ok bool) {
+	if typ == TypePractitioner || typ == TypeOrganization {
+		return npi, true
+	}
+	return "", false
+}
+
 func npiIdentifier(npi string) Identifier {
 	return Identifier{Use: "official", System: SystemNPI, Value: npi,
 		Type: &CodeableConcept{Coding: []Coding{{System: SystemIdentifierType, Code: "NPI", Display: "National provider identifier"}}}}
