@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"providerdir/store"
 )
 
@@ -94,5 +96,52 @@ func TestLoadLeavesNoFiles(t *testing.T) {
 		if len(left) != 0 {
 			t.Errorf("after %s the loads directory holds %d entries", f.name, len(left))
 		}
+	}
+}
+
+// A load writes its documents in large blocks with Bloom filters (point reads) and its index
+// entries with no filters (range scans never consult one).
+func TestLoadTableOptions(t *testing.T) {
+	s := open(t)
+	ld, err := s.Load(t.Context(), "g1", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []store.Document
+	for i := range 2000 {
+		id := fmt.Sprintf("d%05d", i)
+		docs = append(docs, store.Document{ID: id, Body: bytes.Repeat([]byte(id), 40), Keys: []store.Key{{Param: "k", Value: id}}})
+	}
+	if err := ld.Add(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	levels, err := s.db.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[byte]bool{}
+	for _, level := range levels {
+		for _, tbl := range level {
+			p := tbl.Properties
+			tag := tbl.Smallest.UserKey[0]
+			seen[tag] = true
+			rawBlock := (p.RawKeySize + p.RawValueSize) / max(p.NumDataBlocks, 1)
+			switch tag {
+			case tagDoc:
+				if p.FilterPolicyName == "" || rawBlock < docTableBlockSize*3/4 {
+					t.Errorf("document table: filter %q, %d bytes a block", p.FilterPolicyName, rawBlock)
+				}
+			case tagIndex:
+				if p.FilterPolicyName != "" {
+					t.Errorf("index table has filter %q", p.FilterPolicyName)
+				}
+			}
+		}
+	}
+	if !seen[tagDoc] || !seen[tagIndex] {
+		t.Errorf("tables seen by first key tag: %v", seen)
 	}
 }
