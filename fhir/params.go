@@ -45,10 +45,10 @@ var (
 	pIdentifier  = param{name: "identifier", kind: kindToken, key: fhirmap.KeyIdentifier, doc: "system|value, value, or system|; NPI system " + fhirmap.SystemNPI + ", CCN system " + fhirmap.SystemCCN}
 	pActive      = param{name: "active", kind: kindToken, key: fhirmap.KeyActive, bare: true, doc: "true or false"}
 	pPhone       = param{name: "phone", kind: kindToken, key: fhirmap.KeyPhone, bare: true, doc: "telephone number, digits only are compared"}
-	pAddress     = param{name: "address", kind: kindString, key: fhirmap.KeyAddress, noExact: true, doc: "any part of the address, prefix, case and accent insensitive"}
+	pAddress     = param{name: "address", kind: kindString, key: fhirmap.KeyAddress, noExact: true, doc: "start of any part of the address (line, city, state, ZIP, country), case and accent insensitive"}
 	pCity        = param{name: "address-city", kind: kindString, key: fhirmap.KeyAddressCity, noExact: true, doc: "city, prefix, case and accent insensitive"}
 	pState       = param{name: "address-state", kind: kindString, key: fhirmap.KeyAddressState, noExact: true, doc: "USPS state code"}
-	pPostal      = param{name: "address-postalcode", kind: kindString, key: fhirmap.KeyAddressPostal, noExact: true, doc: "ZIP or ZIP+4, prefix"}
+	pPostal      = param{name: "address-postalcode", kind: kindString, key: fhirmap.KeyAddressPostal, noExact: true, doc: "ZIP or ZIP+4, prefix; the dash is optional"}
 	pSpecialty   = param{name: "specialty", kind: kindToken, key: fhirmap.KeySpecialty, doc: "NUCC taxonomy code, " + fhirmap.SystemNUCC + "|code or code"}
 )
 

@@ -346,6 +346,9 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 		vals := make([]string, 0, len(alts))
 		for _, a := range alts {
 			n := mapping.NormalizeText(a)
+			if p.key == fhirmap.KeyAddressPostal {
+				n = fhirmap.PostalKey(a)
+			}
 			if n == "" {
 				return nil, invalid(name, "%q has no letters or digits to match", a)
 			}

@@ -78,8 +78,30 @@ func addresses(r res) []any {
 	return list(r["address"])
 }
 
+// addressPart reports whether a part of one of r's addresses starts with q, as the address
+// parameters match: whole parts, not words; ZIP codes with or without their dash.
 func addressPart(r res, part, q string) bool {
-	return anyOf(addresses(r), func(a any) bool { return prefixed(text(a, part), q) })
+	return anyOf(addresses(r), func(a any) bool {
+		if part == "postalCode" {
+			return strings.HasPrefix(fhirmap.PostalKey(text(a, part)), fhirmap.PostalKey(q))
+		}
+		return starts(text(a, part), q)
+	})
+}
+
+// addressAny reports whether some part of one of r's addresses starts with q, as the address
+// parameter matches.
+func addressAny(r res, q string) bool {
+	return anyOf(addresses(r), func(a any) bool {
+		parts := append(list(field(a, "line")), text(a, "city"), text(a, "state"), text(a, "postalCode"), text(a, "country"))
+		return anyOf(parts, func(p any) bool { return starts(p.(string), q) })
+	})
+}
+
+// starts reports whether a value, normalized, starts with the normalized q.
+func starts(value, q string) bool {
+	nq := mapping.NormalizeText(q)
+	return nq != "" && strings.HasPrefix(mapping.NormalizeText(value), nq)
 }
 
 func lastUpdated(r res) string { return text(r["meta"], "lastUpdated")[:10] }
@@ -119,6 +141,16 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 	family, given := text(name, "family"), list(field(name, "given"))[0].(string)
 	addr := list(prac["address"])[0]
 	city, state, zip := text(addr, "city"), text(addr, "state"), text(addr, "postalCode")
+	line := list(field(addr, "line"))[0].(string)
+	var zip4 string // a ZIP+4, as served: 12345-6789
+	pick(pracs, func(id string, r res) bool {
+		return anyOf(addresses(r), func(a any) bool {
+			if z := text(a, "postalCode"); strings.Contains(z, "-") {
+				zip4 = z
+			}
+			return zip4 != ""
+		})
+	})
 
 	roleID, role := pick(roles, func(id string, r res) bool { return r["organization"] != nil && len(list(r["specialty"])) > 1 })
 	if role == nil {
@@ -208,11 +240,10 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 			return addressPart(r, "state", state) && r["active"] == true
 		}, false},
 		{"address-postalcode", "Practitioner", []string{"address-postalcode", zip[:5]}, func(r res) bool { return addressPart(r, "postalCode", zip[:5]) }, false},
-		{"address (city word)", "Practitioner", []string{"address", city}, func(r res) bool {
-			return anyOf(addresses(r), func(a any) bool {
-				return prefixed(text(a, "city"), city) || prefixed(text(a, "state"), city) || anyOf(list(field(a, "line")), func(l any) bool { return prefixed(l.(string), city) })
-			})
-		}, false},
+		{"address-postalcode ZIP+4", "Practitioner", []string{"address-postalcode", zip4}, func(r res) bool { return addressPart(r, "postalCode", zip4) }, false},
+		{"address-postalcode ZIP+4 without its dash", "Practitioner", []string{"address-postalcode", strings.ReplaceAll(zip4, "-", "")}, func(r res) bool { return addressPart(r, "postalCode", zip4) }, false},
+		{"address (line)", "Practitioner", []string{"address", line}, func(r res) bool { return addressAny(r, line) }, false},
+		{"address (city)", "Practitioner", []string{"address", city}, func(r res) bool { return addressAny(r, city) }, false},
 		{"_lastUpdated eq day", "Practitioner", []string{"_lastUpdated", day}, func(r res) bool { return lastUpdated(r) == day }, false},
 		{"_lastUpdated ge year", "Practitioner", []string{"_lastUpdated", "ge" + year + "-01-01"}, func(r res) bool { return lastUpdated(r) >= year+"-01-01" }, false},
 		{"_lastUpdated range", "Practitioner", []string{"_lastUpdated", "gt" + year, "_lastUpdated", "lt2100"}, func(r res) bool { return lastUpdated(r)[:4] > year }, false},

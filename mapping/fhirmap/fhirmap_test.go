@@ -105,7 +105,7 @@ func findsKey(d store.Document, param, value string) bool {
 }
 
 // TestStringKeysPruned: no value of a string param is a prefix of another value of that param,
-// and every word and whole value of the names and addresses is still found.
+// and every word and whole value of the names, and every form of a ZIP, is still found.
 func TestStringKeysPruned(t *testing.T) {
 	ind, _ := fhirmap.BuildIndividual(individual(), tax)
 	for _, r := range ind {
@@ -126,8 +126,8 @@ func TestStringKeysPruned(t *testing.T) {
 			t.Errorf("name %q not found", v)
 		}
 	}
-	for _, v := range []string{"67208", "67208 1234", "1234", "672081234"} {
-		if !findsKey(prac.Doc, "address-postalcode", v) {
+	for _, v := range []string{"67208", "67208-1234", "672081234"} {
+		if !findsKey(prac.Doc, "address-postalcode", fhirmap.PostalKey(v)) {
 			t.Errorf("address-postalcode %q not found", v)
 		}
 	}
@@ -162,9 +162,17 @@ func TestBuildResources(t *testing.T) {
 		{"Practitioner/1234567893", "family:exact", "Núñez", true},
 		{"Practitioner/1234567893", "given", "jose", true},
 		{"Practitioner/1234567893", "name", "jose", true},
-		{"Practitioner/1234567893", "address-postalcode", "67208 1234", true},
+		{"Practitioner/1234567893", "address-postalcode", "67208", true},
 		{"Practitioner/1234567893", "address-postalcode", "672081234", true},
 		{"Practitioner/1234567893", "address-city", "west springs", true},
+		{"Practitioner/1234567893", "address-city", "springs", false}, // a part matches from its start
+		{"Practitioner/1234567893", "address", "1 main", true},
+		{"Practitioner/1234567893", "address", "main", false},
+		{"Practitioner/1234567893", "address", "67208 1234", true},
+		{"Location/1234567893", "name", "nunez", true},
+		{"Location/1234567893", "name", "jose a nunez md 1 main", true},
+		{"Location/1234567893", "name", "main", false}, // an address word: searched with address
+		{"Location/1234567893", "address-city", "west springs", true},
 		{"Practitioner/1234567893", "address-state", "ks", true},
 		{"Practitioner/1234567893", "active", "true", true},
 		{"Practitioner/1234567893", "_sandbox", "1", true},
