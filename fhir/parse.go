@@ -378,6 +378,10 @@ func tokenCondition(p param, modifier, name string, alts []string) (*store.Condi
 			code = digitsOf(code)
 		}
 		switch {
+		case !hasSystem && len(fhirmap.TokenSystems[p.key]) > 0:
+			for _, sys := range fhirmap.TokenSystems[p.key] {
+				exact = append(exact, sys+"|"+code)
+			}
 		case !hasSystem:
 			exact = append(exact, code)
 		case system == "" && p.bare:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 )
 
@@ -87,6 +88,7 @@ func TestDayPrefixesExact(t *testing.T) {
 
 func TestParseSearch(t *testing.T) {
 	const base = "https://dir.example/fhir"
+	const npi, ccn = fhirmap.SystemNPI, fhirmap.SystemCCN // a code alone is looked up under each
 	tests := []struct {
 		typ, query string
 		want       []store.Condition
@@ -95,10 +97,10 @@ func TestParseSearch(t *testing.T) {
 	}{
 		{"Practitioner", "family=N%C3%BA%C3%B1ez", []store.Condition{{Param: "family", Values: []string{"nunez"}, Match: store.Prefix}}, false, ""},
 		{"Practitioner", "family:exact=N%C3%BA%C3%B1ez", []store.Condition{{Param: "family:exact", Values: []string{"Núñez"}, Match: store.Exact}}, false, ""},
-		{"Practitioner", "identifier=1234567893,1245319599", []store.Condition{{Param: "identifier", Values: []string{"1234567893", "1245319599"}, Match: store.Exact}}, false, ""},
+		{"Practitioner", "identifier=1234567893,1245319599", []store.Condition{{Param: "identifier", Values: []string{npi + "|1234567893", ccn + "|1234567893", npi + "|1245319599", ccn + "|1245319599"}, Match: store.Exact}}, false, ""},
 		{"Practitioner", "identifier=http://hl7.org/fhir/sid/us-npi|", []store.Condition{{Param: "identifier", Values: []string{"http://hl7.org/fhir/sid/us-npi|"}, Match: store.Prefix}}, false, ""},
 		{"Practitioner", "identifier=|1234567893", nil, true, ""},
-		{"Practitioner", `identifier=a\,b`, []store.Condition{{Param: "identifier", Values: []string{"a,b"}, Match: store.Exact}}, false, ""},
+		{"Practitioner", `identifier=a\,b`, []store.Condition{{Param: "identifier", Values: []string{npi + "|a,b", ccn + "|a,b"}, Match: store.Exact}}, false, ""},
 		{"Practitioner", "identifier=x|1,y|", nil, false, "identifier"},
 		{"Practitioner", "active=|true", []store.Condition{{Param: "active", Values: []string{"true"}, Match: store.Exact}}, false, ""},
 		{"Practitioner", "phone=(555)%20123-4567", []store.Condition{{Param: "phone", Values: []string{"5551234567"}, Match: store.Exact}}, false, ""},

@@ -98,6 +98,10 @@ var stringParams = []string{"name", "family", "given", "address", "address-city"
 
 // findsKey reports whether a search of param for value finds d, as the store matches it.
 func findsKey(d store.Document, param, value string) bool {
+	if systems := fhirmap.TokenSystems[param]; len(systems) > 0 && !strings.Contains(value, "|") {
+		// a code of any system: the search looks it up under each of the param's systems
+		return slices.ContainsFunc(systems, func(sys string) bool { return hasKey(d, param, sys+"|"+value) })
+	}
 	if !slices.Contains(stringParams, param) {
 		return hasKey(d, param, value)
 	}
@@ -412,5 +416,32 @@ func TestIDOfNPI(t *testing.T) {
 	}
 	if checked < 2 {
 		t.Errorf("checked %d NPI identifiers, want the practitioner's and the organization's", checked)
+	}
+}
+
+// TestTokenSystems: every coded key is "system|code" with a system its param lists, so that a
+// search for a code alone, which looks it up under those systems, finds it.
+func TestTokenSystems(t *testing.T) {
+	ind, _ := fhirmap.BuildIndividual(individual(), tax)
+	org, _ := fhirmap.BuildOrganization(organization(), tax)
+	fac, _ := fhirmap.BuildFacility(facility())
+	seen := map[string]bool{}
+	for _, r := range slices.Concat(ind, org, fac) {
+		for _, k := range r.Doc.Keys {
+			systems, coded := fhirmap.TokenSystems[k.Param]
+			if !coded {
+				continue
+			}
+			seen[k.Param] = true
+			sys, _, ok := strings.Cut(k.Value, "|")
+			if !ok || !slices.Contains(systems, sys) {
+				t.Errorf("%s/%s: %s=%q is not coded in one of %v", r.Type, r.ID, k.Param, k.Value, systems)
+			}
+		}
+	}
+	for param := range fhirmap.TokenSystems {
+		if !seen[param] {
+			t.Errorf("no resource built here has a %s key", param)
+		}
 	}
 }

@@ -12,7 +12,8 @@ import (
 // surface maps a parameter to its key without a table of its own; values are normalized here
 // with the same functions the surface applies to query values.
 //
-//   - token parameters (identifier, specialty, type, ...) carry "system|code" and "code";
+//   - token parameters (identifier, specialty, type, ...) carry "system|code", a search for a
+//     code of any system looking it up under each of the param's systems (TokenSystems);
 //   - string parameters carry mapping.NormalizeText of the whole value and of each word (prefix,
 //     case- and accent-insensitive search), and under "<param>:exact" the value as published;
 //     string searches only ever match by prefix, so a value that begins another value of the
@@ -50,13 +51,24 @@ const (
 // ExactSuffix marks the key of a string parameter's :exact form.
 const ExactSuffix = ":exact"
 
-// addToken indexes a coded value by "system|code" and by "code".
+// TokenSystems are the code systems of the coded values each token parameter indexes. A search
+// for a code without a system looks the code up under each of them, so a coded value needs one
+// key, not a second one by its code alone (a test holds every key to this list).
+var TokenSystems = map[string][]string{
+	KeyIdentifier: {SystemNPI, SystemCCN},
+	KeySpecialty:  {SystemNUCC},
+	KeyRole:       {SystemNUCC},
+	KeyType:       {SystemOrganizationType},
+	KeyCategory:   {SystemServiceCategory},
+}
+
+// addToken indexes a coded value by "system|code", or by its code when it has no system.
 func addToken(k *mapping.Keys, param, system, code string) {
 	if code == "" {
 		return
 	}
 	if system != "" {
-		k.Add(param, system+"|"+code)
+		code = system + "|" + code
 	}
 	k.Add(param, code)
 }
@@ -120,7 +132,7 @@ func addConcepts(k *mapping.Keys, param string, ccs []CodeableConcept) {
 	}
 }
 
-// addIdentifiers indexes identifiers by "system|value" and "value".
+// addIdentifiers indexes identifiers by "system|value".
 func addIdentifiers(k *mapping.Keys, ids []Identifier) {
 	for _, id := range ids {
 		addToken(k, KeyIdentifier, id.System, id.Value)
