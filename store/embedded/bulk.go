@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -138,17 +139,17 @@ type spillResult struct {
 // item is one key of a load, a document or an index entry, with the sequence number of the
 // document it belongs to. Its key and value lie side by side in one of its buffer's chunks;
 // the item holds where, not pointers, so that a buffer of hundreds of thousands of items is
-// small, cheap to sort and nothing the garbage collector scans. pfx holds the first eight bytes
-// of the key after the bytes every key of its list shares, so that most comparisons of a sort
-// are one integer comparison.
+// small, cheap to sort and nothing the garbage collector scans. pfx and pfx2 hold, for a sort,
+// the sixteen bytes of the key after those every key of its list shares, so that most
+// comparisons are one or two integer comparisons that never read a key.
 type item struct {
-	pfx, seq   uint64
-	chunk, off uint32
-	klen, vlen uint32
+	pfx, pfx2, seq uint64
+	chunk, off     uint32
+	klen, vlen     uint32
 }
 
 // itemSize is what an item costs a buffer beyond its key and value.
-const itemSize = 32
+const itemSize = 40
 
 // loadBuffer holds the items of one run. Index entries are kept per param: every entry of a
 // param shares the param in its key, so each list sorts on the value and id alone, and the lists
@@ -173,9 +174,8 @@ const chunkSize = 1 << 20
 
 func newLoadBuffer() *loadBuffer { return &loadBuffer{entries: map[string]*paramItems{}} }
 
-// put copies a key and its value into the buffer and returns their item; pfxSkip is where
-// the bytes the item's list does not share begin.
-func (b *loadBuffer) put(key, value []byte, seq uint64, pfxSkip int) item {
+// put copies a key and its value into the buffer and returns their item.
+func (b *loadBuffer) put(key, value []byte, seq uint64) item {
 	n := len(key) + len(value)
 	ref := 0
 	if n > chunkSize {
@@ -196,7 +196,7 @@ func (b *loadBuffer) put(key, value []byte, seq uint64, pfxSkip int) item {
 	off := len(*c)
 	*c = append(append(*c, key...), value...)
 	b.size += n + itemSize
-	return item{pfx: prefixOf(key[pfxSkip:]), seq: seq, chunk: uint32(ref), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))}
+	return item{seq: seq, chunk: uint32(ref), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))}
 }
 
 // bigChunk marks a chunk reference to b.big.
@@ -267,7 +267,7 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 				b.entries[k.Param] = p
 			}
 			l.scratch = appendKey(l.scratch[:0], tagIndex, l.gen, l.coll, k.Param, k.Value, d.ID)
-			p.items = append(p.items, b.put(l.scratch, v, l.seq, p.skip))
+			p.items = append(p.items, b.put(l.scratch, v, l.seq))
 		}
 		if b.size >= l.limit {
 			if err := l.spill(); err != nil {
@@ -296,7 +296,7 @@ func (l *loading) addDoc(d store.Document) error {
 	// The key is at the front of scratch; the document is encoded after it.
 	l.scratch = appendDoc(key, d)
 	b := l.buf
-	b.docs = append(b.docs, b.put(l.scratch[:len(key)], l.scratch[len(key):], l.seq, l.skip))
+	b.docs = append(b.docs, b.put(l.scratch[:len(key)], l.scratch[len(key):], l.seq))
 	return nil
 }
 
@@ -364,14 +364,58 @@ func (s *Store) readTable(path string, fn func(k, v []byte)) error {
 }
 
 // sortItems sorts by key, then by sequence. Every key of the list shares its first skip bytes,
-// which the comparison passes over; pfx holds the eight bytes after them.
+// and often many more (the system of every coded value, the state most addresses share); the
+// sort finds how many and holds the sixteen bytes after them in each item, so that most
+// comparisons never read a key.
 func (b *loadBuffer) sortItems(items []item, skip int) {
+	if len(items) < 2 {
+		return
+	}
+	shared := b.sharedPrefix(items, skip)
+	for i := range items {
+		k := b.key(items[i])[shared:]
+		items[i].pfx, items[i].pfx2 = prefixOf(k), prefixOf(k[min(8, len(k)):])
+	}
 	slices.SortFunc(items, func(x, y item) int {
 		if x.pfx != y.pfx {
 			return cmp.Compare(x.pfx, y.pfx)
 		}
-		return cmp.Or(bytes.Compare(b.key(x)[skip:], b.key(y)[skip:]), cmp.Compare(x.seq, y.seq))
+		if x.pfx2 != y.pfx2 {
+			return cmp.Compare(x.pfx2, y.pfx2)
+		}
+		return cmp.Or(bytes.Compare(b.key(x)[shared:], b.key(y)[shared:]), cmp.Compare(x.seq, y.seq))
 	})
+}
+
+// sharedPrefix returns how many leading bytes every key of items has in common, knowing that
+// they share at least skip.
+func (b *loadBuffer) sharedPrefix(items []item, skip int) int {
+	first := b.key(items[0])
+	n := len(first)
+	for _, it := range items[1:] {
+		k := b.key(it)
+		n = skip + commonPrefix(first[skip:min(n, len(k))], k[skip:])
+		if n == skip {
+			break
+		}
+	}
+	return n
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b, comparing eight
+// bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // sortAll sorts the buffer's documents and each param's index entries in (key, sequence)

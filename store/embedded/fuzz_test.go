@@ -118,7 +118,7 @@ func FuzzRunFile(f *testing.F) {
 		var items []item
 		for n, line := range bytes.Split(spec, []byte("\n")) {
 			k, v, _ := bytes.Cut(line, []byte("="))
-			items = append(items, b.put(append(slices.Clip(prefix), k...), v, uint64(n), len(prefix)))
+			items = append(items, b.put(append(slices.Clip(prefix), k...), v, uint64(n)))
 		}
 		b.sortItems(items, len(prefix))
 		path := dir + "/run"
@@ -167,4 +167,50 @@ func FuzzRunFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzSortItems checks that a buffer sorts any keys in (key, sequence) order: keys that share
+// long prefixes, keys shorter than the sixteen bytes an item holds, and keys that differ from
+// others only by trailing zero bytes, which those bytes pad with.
+func FuzzSortItems(f *testing.F) {
+	f.Add([]byte("http://x|1\nhttp://x|2\nhttp://x|1\nhttp://y"))
+	f.Add([]byte("a\na\x00\na\x00\x00\na\nab"))
+	f.Add([]byte("0123456789abcdef0\n0123456789abcdef\n0123456789abcdef\x00"))
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		prefix := []byte("i\x00g\x00c\x00p\x00")
+		var b loadBuffer
+		var items []item
+		for n, k := range bytes.Split(spec, []byte("\n")) {
+			items = append(items, b.put(append(slices.Clip(prefix), k...), nil, uint64(n)))
+		}
+		b.sortItems(items, len(prefix))
+		for i := 1; i < len(items); i++ {
+			x, y := items[i-1], items[i]
+			if c := bytes.Compare(b.key(x), b.key(y)); c > 0 || c == 0 && x.seq > y.seq {
+				t.Fatalf("%q (%d) sorted before %q (%d)", b.key(x), x.seq, b.key(y), y.seq)
+			}
+		}
+	})
+}
+
+func TestCommonPrefix(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 0},
+		{"abc", "abd", 2},
+		{"abc", "abc", 3},
+		{"abcdefgh", "abcdefgh", 8},
+		{"abcdefghij", "abcdefghiX", 9},
+		{"abcdefgX", "abcdefgh", 7},
+		{"http://nucc.org/provider-taxonomy|207R", "http://nucc.org/provider-taxonomy|208D", 36},
+		{"short", "shorter", 5},
+	}
+	for _, tt := range tests {
+		if got := commonPrefix([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("commonPrefix(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
 }
