@@ -70,10 +70,7 @@ func createRun(path string, skip int) (*runWriter, error) {
 // put appends an item; keys must come in order. Errors surface in finish.
 func (r *runWriter) put(key []byte, seq uint64, value []byte) {
 	k := key[r.skip:]
-	shared := 0
-	for shared < len(k) && shared < len(r.prev) && k[shared] == r.prev[shared] {
-		shared++
-	}
+	shared := commonPrefix(k, r.prev)
 	h := binary.AppendUvarint(r.head[:0], uint64(shared))
 	h = binary.AppendUvarint(h, uint64(len(k)-shared))
 	_, _ = r.w.Write(h)
