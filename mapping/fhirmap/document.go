@@ -38,12 +38,12 @@ type Resource struct {
 // encode marshals a resource whose Meta is set aside into the stored document. content is the
 // resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
 // resourceType, id, meta, then the rest.
-func encode(resourceType, id string, content any, meta *Meta, keys mapping.Keys) (Resource, error) {
+func encode(resourceType, id string, content any, meta *resourceMeta, keys mapping.Keys) (Resource, error) {
 	body, err := json.Marshal(content)
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s: %w", resourceType, id, err)
 	}
-	metaJSON, err := json.Marshal(meta)
+	metaJSON, err := meta.marshal()
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s meta: %w", resourceType, id, err)
 	}
