@@ -14,34 +14,35 @@ import (
 
 // Bulk loads across the socket. The serving process holds each load (its buffers and run files)
 // under a random id; the client adds batches and commits by that id. A client that dies
-// mid-load leaves it behind, so a load untouched for loadIdle is aborted the next time a load
-// starts.
+// mid-load leaves it behind, holding its buffers and gigabytes of runs, so a load untouched for
+// loadIdle is aborted then.
 
 const loadIdle = 10 * time.Minute
 
 // loadTable holds the loads in progress of one served store.
 type loadTable struct {
 	l     store.Loader // nil: the served store cannot load
+	idle  time.Duration
 	mu    sync.Mutex
 	loads map[string]*servedLoad
 }
 
 type servedLoad struct {
-	mu   sync.Mutex // one call at a time, as store.Loading requires
-	ld   store.Loading
-	used time.Time
+	mu    sync.Mutex // one call at a time, as store.Loading requires
+	ld    store.Loading
+	used  time.Time
+	timer *time.Timer // aborts the load once it has been idle for the table's idle time
 }
 
-func newLoadTable(st store.Store) *loadTable {
+func newLoadTable(st store.Store, idle time.Duration) *loadTable {
 	l, _ := st.(store.Loader)
-	return &loadTable{l: l, loads: map[string]*servedLoad{}}
+	return &loadTable{l: l, idle: idle, loads: map[string]*servedLoad{}}
 }
 
 func (t *loadTable) start(ctx context.Context, gen, coll string) (string, error) {
 	if t.l == nil {
 		return "", fmt.Errorf("remote: the served store cannot bulk-load: %w", errors.ErrUnsupported)
 	}
-	t.sweep()
 	ld, err := t.l.Load(ctx, gen, coll)
 	if err != nil {
 		return "", err
@@ -49,8 +50,10 @@ func (t *loadTable) start(ctx context.Context, gen, coll string) (string, error)
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	key := hex.EncodeToString(id)
+	s := &servedLoad{ld: ld, used: time.Now()}
 	t.mu.Lock()
-	t.loads[key] = &servedLoad{ld: ld, used: time.Now()}
+	t.loads[key] = s
+	s.timer = time.AfterFunc(t.idle, func() { t.expire(key) })
 	t.mu.Unlock()
 	return key, nil
 }
@@ -59,12 +62,13 @@ func (t *loadTable) start(ctx context.Context, gen, coll string) (string, error)
 func (t *loadTable) with(id string, end bool, f func(store.Loading) error) error {
 	t.mu.Lock()
 	s := t.loads[id]
-	if end {
+	if s != nil && end {
 		delete(t.loads, id)
+		s.timer.Stop()
 	}
 	t.mu.Unlock()
 	if s == nil {
-		return fmt.Errorf("%w: no load %q in progress (finished, or abandoned for %s)", store.ErrInvalid, id, loadIdle)
+		return fmt.Errorf("%w: no load %q in progress (finished, or abandoned for %s)", store.ErrInvalid, id, t.idle)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -73,24 +77,30 @@ func (t *loadTable) with(id string, end bool, f func(store.Loading) error) error
 	return err
 }
 
-// sweep aborts loads idle for loadIdle; a load in the middle of a call is not idle.
-func (t *loadTable) sweep() {
+// expire aborts a load if it has been idle for the table's idle time; a load in the middle of a
+// call, or used since, gets its timer set again for the rest of that time.
+func (t *loadTable) expire(id string) {
 	t.mu.Lock()
-	var stale []*servedLoad
-	for id, s := range t.loads {
-		if !s.mu.TryLock() {
-			continue
-		}
-		if time.Since(s.used) > loadIdle {
-			delete(t.loads, id)
-			stale = append(stale, s)
-		}
+	s := t.loads[id]
+	if s == nil {
+		t.mu.Unlock()
+		return
+	}
+	if !s.mu.TryLock() {
+		s.timer.Reset(t.idle)
+		t.mu.Unlock()
+		return
+	}
+	if rest := t.idle - time.Since(s.used); rest > 0 {
+		s.timer.Reset(rest)
 		s.mu.Unlock()
+		t.mu.Unlock()
+		return
 	}
+	delete(t.loads, id)
 	t.mu.Unlock()
-	for _, s := range stale {
-		s.ld.Abort()
-	}
+	defer s.mu.Unlock()
+	s.ld.Abort()
 }
 
 // Load starts a bulk load in the serving process. It fails with errors.ErrUnsupported when the

@@ -157,7 +157,7 @@ func Handler(st store.Store) http.Handler {
 		r.Count, err = st.Incr(ctx, q.Name, q.Delta, q.ExpiresAt)
 		return err
 	})
-	loads := newLoadTable(st)
+	loads := newLoadTable(st, loadIdle)
 	op("load", func(ctx context.Context, q request, r *response) (err error) {
 		r.Load, err = loads.start(ctx, q.Generation, q.Collection)
 		return err
