@@ -13,6 +13,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/mapping/fhirmap"
 	"providerdir/smart"
+	"providerdir/store"
 )
 
 func TestSearchErrors(t *testing.T) {
@@ -129,6 +130,9 @@ func TestTotalsAndShapes(t *testing.T) {
 		{"_count=0", n, 0},
 		{"_count=3&_summary=true", n, 3},
 		{"_count=3&_elements=name", n, 3},
+		// ids no document can have (longer than the store allows) match nothing
+		{"_id=" + strings.Repeat("9", store.MaxIDLen+1), 0, 0},
+		{"identifier=" + url.QueryEscape(fhirmap.SystemNPI+"|"+strings.Repeat("9", store.MaxIDLen+1)), 0, 0},
 	}
 	for _, tt := range tests {
 		r := get(t, e.base+"/Practitioner?"+tt.query)

@@ -68,6 +68,9 @@ func (s *Server) find(ctx context.Context, typ string, sq store.Query) (store.Pa
 	}
 	var docs []store.Document
 	for _, id := range ids {
+		if store.ValidateID(id) != nil {
+			continue // no document has it (an over-long _id, say): nothing to read
+		}
 		d, err := s.st.Get(ctx, sq.Generation, sq.Collection, id)
 		if errors.Is(err, store.ErrNotFound) {
 			continue

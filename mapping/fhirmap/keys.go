@@ -14,8 +14,9 @@ import (
 //
 //   - token parameters (identifier, specialty, type, ...) carry "system|code", a search for a
 //     code of any system looking it up under each of the param's systems (TokenSystems);
-//   - string parameters carry mapping.NormalizeText of the whole value and of each word (prefix,
-//     case- and accent-insensitive search), and under "<param>:exact" the value as published;
+//   - string parameters carry mapping.NormalizeText of the whole value and, for names, of each
+//     word (prefix, case- and accent-insensitive search; addresses by whole parts, addAddress),
+//     and under "<param>:exact" the value as published;
 //     string searches only ever match by prefix, so a value that begins another value of the
 //     same parameter (the first word of a text, a 5-digit ZIP beside its ZIP+4) is not stored:
 //     every search it would answer is answered by the longer one (see pruneStringKeys);
