@@ -72,20 +72,23 @@ type Official struct {
 	Phone string     `json:"phone,omitempty"`
 }
 
-// Search-key params of registry documents.
+// Search-key params of registry documents. Every key costs a national ingest an index entry per
+// record, so registry records carry only the keys something reads: the NPI; entity and status
+// (the sandbox subset); state, postal code, family and given names and the matching keys (Open
+// Payments recipients); taxonomy (the supply studies); the name words and state for provider
+// search. Secondary locations and other names carry only their NPI. The city is a key of
+// facility records only.
 const (
-	KeyNPI             = "npi"
-	KeyEntity          = "entity"
-	KeyActive          = "active"
-	KeyState           = "state"
-	KeyCity            = "city"
-	KeyPostal          = "postal"
-	KeyTaxonomy        = "taxonomy"
-	KeyPrimaryTaxonomy = "primary_taxonomy"
-	KeyName            = "name"
-	KeyFamily          = "family"
-	KeyGiven           = "given"
-	KeyUpdated         = "updated"
+	KeyNPI      = "npi"
+	KeyEntity   = "entity"
+	KeyActive   = "active"
+	KeyState    = "state"
+	KeyCity     = "city"
+	KeyPostal   = "postal"
+	KeyTaxonomy = "taxonomy"
+	KeyName     = "name"
+	KeyFamily   = "family"
+	KeyGiven    = "given"
 	// KeyMatchState and KeyMatchZip are the recipient-matching keys of an active individual
 	// (see MatchKey): one per family and given value, in the practice state, and at its ZIP.
 	KeyMatchState = "match_state"
@@ -136,7 +139,6 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	k.Add(KeyEntity, rec.EntityType)
 	k.Add(KeyActive, boolKey(rec.Active))
 	k.Add(KeyState, p.Practice.State)
-	k.Add(KeyCity, NormalizeText(p.Practice.City))
 	k.Add(KeyPostal, postalKeys(p.Practice.PostalCode)...)
 	for _, t := range p.Taxonomies {
 		if t.Code == "" {
@@ -147,7 +149,6 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	}
 	if t, ok := p.PrimaryTaxonomy(); ok {
 		rec.PrimaryTaxonomy = t.Code
-		k.Add(KeyPrimaryTaxonomy, t.Code)
 	}
 	if rec.Name != nil {
 		k.AddText(KeyName, rec.Name.First+" "+rec.Name.Middle+" "+rec.Name.Last)
@@ -157,7 +158,6 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	}
 	k.AddText(KeyName, p.OrgName)
 	k.AddText(KeyName, p.OtherOrgName)
-	k.Add(KeyUpdated, rec.LastUpdated)
 	if state := p.Practice.State; rec.Name != nil && rec.Active && state != "" && !strings.Contains(state, "|") {
 		zip := postalKeys(p.Practice.PostalCode)[0]
 		if strings.Contains(zip, "|") {
@@ -191,9 +191,6 @@ func RegistryLocation(l *nppes.Location) (string, Address, Keys) {
 	}
 	var k Keys
 	k.Add(KeyNPI, l.NPI)
-	k.Add(KeyState, a.State)
-	k.Add(KeyCity, NormalizeText(a.City))
-	k.Add(KeyPostal, postalKeys(a.PostalCode)...)
 	return l.NPI + "." + digest(a.Line1, a.Line2, a.City, a.State, a.PostalCode, a.Country), a, k
 }
 
@@ -208,7 +205,6 @@ type OtherNameRecord struct {
 func RegistryOtherName(o *nppes.OtherName) (string, OtherNameRecord, Keys) {
 	var k Keys
 	k.Add(KeyNPI, o.NPI)
-	k.AddText(KeyName, o.Name)
 	return o.NPI + "." + digest(o.Name, o.TypeCode), OtherNameRecord{NPI: o.NPI, Name: o.Name, TypeCode: o.TypeCode}, k
 }
 

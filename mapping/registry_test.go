@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -32,12 +33,20 @@ func TestRegistryKeys(t *testing.T) {
 	for _, want := range []struct{ param, value string }{
 		{KeyNPI, "1234567893"}, {KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
 		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
-		{KeyPrimaryTaxonomy, "207RC0000X"}, {KeyFamily, "obrien nunez"}, {KeyName, "nunez"},
-		{KeyGiven, "zoe"}, {KeyCity, "santa fe"}, {KeyUpdated, "2025-05-02"},
+		{KeyFamily, "obrien nunez"}, {KeyName, "nunez"}, {KeyGiven, "zoe"},
 	} {
 		if !slices.ContainsFunc(keys, func(k store.Key) bool { return k.Param == want.param && k.Value == want.value }) {
 			t.Errorf("no key %s=%q in %v", want.param, want.value, keys)
 		}
+	}
+	// Keys nothing queries cost a national ingest an index entry per record.
+	params := map[string]bool{}
+	for _, k := range keys {
+		params[k.Param] = true
+	}
+	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyNPI, KeyPostal, KeyState, KeyTaxonomy}
+	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
+		t.Errorf("registry key params %q, want %q", got, want)
 	}
 	p.DeactivationDate = source.Date{Year: 2024, Month: 1, Day: 1}
 	if rec, _ := Registry(&p); rec.Active {
