@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -143,5 +144,64 @@ func TestLoadTableOptions(t *testing.T) {
 	}
 	if !seen[tagDoc] || !seen[tagIndex] {
 		t.Errorf("tables seen by first key tag: %v", seen)
+	}
+}
+
+// Beyond the fan-in, a commit merges groups of runs it has not merged before, just enough of
+// them that the rest fit one merge: every item is rewritten at most once, and none is lost.
+func TestOpenRunsMergesEachRunOnce(t *testing.T) {
+	tests := []struct{ runs, fanIn, merges int }{
+		{3, 4, 0},
+		{4, 4, 0},
+		{5, 4, 1},  // 2 merged: 3 left + 1
+		{10, 4, 2}, // 4 merged, then 4 merged: 2 left + 2
+		{16, 4, 4},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d runs, fan-in %d", tt.runs, tt.fanIn), func(t *testing.T) {
+			s := open(t, func(c *config) { c.loadFanIn = tt.fanIn })
+			ld, err := s.Load(t.Context(), "g1", "c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ld.Abort()
+			l := ld.(*loading)
+			prefix := docPrefix("g1", "c")
+			var paths []string
+			for r := range tt.runs {
+				var b loadBuffer
+				items := []item{b.put(appendKey(nil, tagDoc, "g1", "c", fmt.Sprintf("d%02d", r)), []byte("v"), uint64(r+1))}
+				paths = append(paths, l.runPath(r, "d0"))
+				if err := writeRun(paths[r], &b, items, len(prefix)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srcs, err := l.openRuns(t.Context(), paths, "d0", nil, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			merged, _ := filepath.Glob(filepath.Join(l.dir, "merged-*"))
+			// A merged file merged again would be gone: mergeRuns removes its inputs.
+			if len(merged) != tt.merges {
+				t.Errorf("%d merged files, want %d", len(merged), tt.merges)
+			}
+			if len(srcs) > tt.fanIn+1 { // the runs and the list in memory
+				t.Errorf("%d sources for a fan-in of %d", len(srcs), tt.fanIn)
+			}
+			h := sourceHeap{skip: len(prefix)}
+			if err := h.start(srcs); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for len(h.items) > 0 {
+				got = append(got, string(h.top().key()[len(prefix):]))
+				if err := h.advance(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(got) != tt.runs || !slices.IsSorted(got) {
+				t.Errorf("merged keys %q", got)
+			}
+		})
 	}
 }

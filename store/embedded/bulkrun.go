@@ -29,10 +29,12 @@ import (
 // decompressed and a compressed block per run.
 const runBlockSize = 64 << 10
 
-// loadFanInDefault bounds how many runs one merge reads at once (files open, buffers held). A
-// load with more runs first merges the oldest ones together, keeping every item, until it has
-// that many.
-const loadFanInDefault = 128
+// loadFanInDefault bounds how many runs one merge reads at once. Each open run holds a file
+// and about 140 KB of buffers (a compressed and a decompressed block), and a commit merges two
+// params or partitions at once: 1,024 runs are at most 2,048 descriptors and some 290 MB. A
+// national registry spills about a thousand runs of its 32 MB buffer, which one merge then
+// reads in a single pass; a load with more first merges groups of them (see openRuns).
+const loadFanInDefault = 1024
 
 // errRunCorrupt reports a run file that does not decode, which only a damaged disk causes.
 var errRunCorrupt = errors.New("embedded: load: corrupt run file")
@@ -185,7 +187,7 @@ func mergeRuns(ctx context.Context, paths []string, out string, prefix []byte) e
 				break
 			}
 		}
-		top := h.items[0]
+		top := h.top()
 		w.put(top.key(), top.seq(), top.value())
 		err = h.advance()
 	}

@@ -214,3 +214,49 @@ func TestCommonPrefix(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMergeOrder checks that the merge heap yields the items of any sorted runs in (key,
+// sequence) order, every one exactly once: runs are cut from the fuzz text at blank lines,
+// each item numbered in text order, and runs may be empty or hold one key many times.
+func FuzzMergeOrder(f *testing.F) {
+	f.Add([]byte("b\na\n\nb\nc\n\na\na\nd"))
+	f.Add([]byte("x\n\n\n\nx\n\nx\nw\n\ny"))
+	f.Add([]byte("\n\n"))
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		var b loadBuffer
+		var srcs []source
+		var all []item
+		seq := uint64(0)
+		for run := range bytes.SplitSeq(spec, []byte("\n\n")) {
+			var items []item
+			for _, k := range bytes.Split(run, []byte("\n")) {
+				seq++
+				items = append(items, b.put(k, nil, seq))
+			}
+			b.sortItems(items, 0)
+			all = append(all, items...)
+			srcs = append(srcs, &memRun{buf: &b, items: items})
+		}
+		h := sourceHeap{}
+		if err := h.start(srcs); err != nil {
+			t.Fatal(err)
+		}
+		var got []item
+		for len(h.items) > 0 {
+			top := h.top().(*memRun)
+			got = append(got, top.items[top.pos-1])
+			if err := h.advance(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.SortFunc(all, func(x, y item) int { return cmp.Or(bytes.Compare(b.key(x), b.key(y)), cmp.Compare(x.seq, y.seq)) })
+		if len(got) != len(all) {
+			t.Fatalf("merged %d items of %d", len(got), len(all))
+		}
+		for i := range all {
+			if got[i].seq != all[i].seq {
+				t.Fatalf("item %d: %q (%d), want %q (%d)", i, b.key(got[i]), got[i].seq, b.key(all[i]), all[i].seq)
+			}
+		}
+	})
+}
