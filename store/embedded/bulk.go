@@ -137,7 +137,8 @@ type spillResult struct {
 }
 
 // item is one key of a load, a document or an index entry, with the sequence number of the
-// document it belongs to. Its key and value lie side by side in one of its buffer's chunks;
+// document it belongs to. Its key, without the prefix every key of its list shares (see
+// loadBuffer), and its value lie side by side in one of its buffer's chunks;
 // the item holds where, not pointers, so that a buffer of hundreds of thousands of items is
 // small, cheap to sort and nothing the garbage collector scans. pfx and pfx2 hold, for a sort,
 // the sixteen bytes of the key after those every key of its list shares, so that most
@@ -153,9 +154,12 @@ const itemSize = 40
 
 // loadBuffer holds the items of one run. Index entries are kept per param: every entry of a
 // param shares the param in its key, so each list sorts on the value and id alone, and the lists
-// in param order are the run in key order. Keys and values live in large chunks that are
-// reused from run to run; one too large for a chunk gets a chunk of its own until the reset.
-// Chunks are filled whole and never grow, so the items' offsets stay valid.
+// in param order are the run in key order. A buffered key is what follows its list's prefix:
+// the id of a document (after docPrefix), the value and id of an entry (after paramPrefix).
+// Tag, generation, collection and param are more than half of a typical entry's key, and
+// leaving them out lets a buffer hold a third more entries. Keys and values live in large
+// chunks that are reused from run to run; one too large for a chunk gets a chunk of its own
+// until the reset. Chunks are filled whole and never grow, so the items' offsets stay valid.
 type loadBuffer struct {
 	docs    []item
 	entries map[string]*paramItems
@@ -166,7 +170,6 @@ type loadBuffer struct {
 }
 
 type paramItems struct {
-	skip  int // bytes every key of the list shares: up to and including the param's NUL
 	items []item
 }
 
@@ -263,10 +266,10 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 			v := entry{order: isOrderEntry(d.Keys, i)}.value()
 			p := b.entries[k.Param]
 			if p == nil {
-				p = &paramItems{skip: l.skip + len(k.Param) + 1}
+				p = &paramItems{}
 				b.entries[k.Param] = p
 			}
-			l.scratch = appendKey(l.scratch[:0], tagIndex, l.gen, l.coll, k.Param, k.Value, d.ID)
+			l.scratch = append(append(append(l.scratch[:0], k.Value...), 0), d.ID...) // after paramPrefix
 			p.items = append(p.items, b.put(l.scratch, v, l.seq))
 		}
 		if b.size >= l.limit {
@@ -296,7 +299,7 @@ func (l *loading) addDoc(d store.Document) error {
 	// The key is at the front of scratch; the document is encoded after it.
 	l.scratch = appendDoc(key, d)
 	b := l.buf
-	b.docs = append(b.docs, b.put(l.scratch[:len(key)], l.scratch[len(key):], l.seq))
+	b.docs = append(b.docs, b.put(l.scratch[l.skip:len(key)], l.scratch[len(key):], l.seq))
 	return nil
 }
 
@@ -363,15 +366,14 @@ func (s *Store) readTable(path string, fn func(k, v []byte)) error {
 	return nil
 }
 
-// sortItems sorts by key, then by sequence. Every key of the list shares its first skip bytes,
-// and often many more (the system of every coded value, the state most addresses share); the
-// sort finds how many and holds the sixteen bytes after them in each item, so that most
-// comparisons never read a key.
-func (b *loadBuffer) sortItems(items []item, skip int) {
+// sortItems sorts by key, then by sequence. The keys of a list often share leading bytes (the
+// system of every coded value, the state most addresses share); the sort finds how many and
+// holds the sixteen bytes after them in each item, so that most comparisons never read a key.
+func (b *loadBuffer) sortItems(items []item) {
 	if len(items) < 2 {
 		return
 	}
-	shared := b.sharedPrefix(items, skip)
+	shared := b.sharedPrefix(items)
 	for i := range items {
 		k := b.key(items[i])[shared:]
 		items[i].pfx, items[i].pfx2 = prefixOf(k), prefixOf(k[min(8, len(k)):])
@@ -387,15 +389,14 @@ func (b *loadBuffer) sortItems(items []item, skip int) {
 	})
 }
 
-// sharedPrefix returns how many leading bytes every key of items has in common, knowing that
-// they share at least skip.
-func (b *loadBuffer) sharedPrefix(items []item, skip int) int {
+// sharedPrefix returns how many leading bytes every key of items has in common.
+func (b *loadBuffer) sharedPrefix(items []item) int {
 	first := b.key(items[0])
 	n := len(first)
 	for _, it := range items[1:] {
 		k := b.key(it)
-		n = skip + commonPrefix(first[skip:min(n, len(k))], k[skip:])
-		if n == skip {
+		n = commonPrefix(first[:min(n, len(k))], k)
+		if n == 0 {
 			break
 		}
 	}
@@ -420,10 +421,10 @@ func commonPrefix(a, b []byte) int {
 
 // sortAll sorts the buffer's documents and each param's index entries in (key, sequence)
 // order.
-func (b *loadBuffer) sortAll(skip int) {
-	b.sortItems(b.docs, skip)
+func (b *loadBuffer) sortAll() {
+	b.sortItems(b.docs)
 	for _, pi := range b.entries {
-		b.sortItems(pi.items, pi.skip)
+		b.sortItems(pi.items)
 	}
 }
 
@@ -431,16 +432,16 @@ func (b *loadBuffer) sortAll(skip int) {
 // that uneven ranges still keep every core busy.
 func docPartitions() int { return 2 * runtime.GOMAXPROCS(0) }
 
-// splitPoints returns up to parts-1 increasing keys (after skip) that cut sorted items into
-// ranges of about equal size.
-func (b *loadBuffer) splitPoints(items []item, skip, parts int) [][]byte {
+// splitPoints returns up to parts-1 increasing keys that cut sorted items into ranges of about
+// equal size.
+func (b *loadBuffer) splitPoints(items []item, parts int) [][]byte {
 	var out [][]byte
 	for i := 1; i < parts; i++ {
 		at := i * len(items) / parts
 		if at == 0 {
 			continue
 		}
-		k := b.key(items[at])[skip:]
+		k := b.key(items[at])
 		if len(out) == 0 || bytes.Compare(k, out[len(out)-1]) > 0 {
 			out = append(out, bytes.Clone(k))
 		}
@@ -450,10 +451,10 @@ func (b *loadBuffer) splitPoints(items []item, skip, parts int) [][]byte {
 
 // partition cuts sorted items at the split points: partition j holds the keys from split j-1
 // (included) to split j (excluded). Versions of one key fall in one partition.
-func (b *loadBuffer) partition(items []item, skip int, splits [][]byte) [][]item {
+func (b *loadBuffer) partition(items []item, splits [][]byte) [][]item {
 	out := make([][]item, 0, len(splits)+1)
 	for _, sp := range splits {
-		at, _ := slices.BinarySearchFunc(items, sp, func(it item, k []byte) int { return bytes.Compare(b.key(it)[skip:], k) })
+		at, _ := slices.BinarySearchFunc(items, sp, func(it item, k []byte) int { return bytes.Compare(b.key(it), k) })
 		out = append(out, items[:at])
 		items = items[at:]
 	}
@@ -490,19 +491,19 @@ func (l *loading) spill() error {
 	}
 	l.spilled = make(chan spillResult, 1)
 	go func() {
-		full.sortAll(l.skip)
+		full.sortAll()
 		if n == 0 {
-			l.splits = full.splitPoints(full.docs, l.skip, docPartitions())
+			l.splits = full.splitPoints(full.docs, docPartitions())
 		}
 		var err error
-		for j, part := range full.partition(full.docs, l.skip, l.splits) {
+		for j, part := range full.partition(full.docs, l.splits) {
 			if err == nil {
-				err = writeRun(l.runPath(n, fmt.Sprintf("d%d", j)), full, part, l.skip)
+				err = writeRun(l.runPath(n, fmt.Sprintf("d%d", j)), full, part)
 			}
 		}
 		for i, p := range params {
 			if err == nil {
-				err = writeRun(paths[i], full, full.entries[p].items, l.skip)
+				err = writeRun(paths[i], full, full.entries[p].items)
 			}
 		}
 		full.reset()
@@ -567,7 +568,7 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 	if l.streamed == 0 && len(l.buf.docs) == 0 && l.runs == 0 {
 		return nil
 	}
-	l.buf.sortAll(l.skip)
+	l.buf.sortAll()
 
 	stale := map[string]struct{}{}
 	var count int64
@@ -647,7 +648,7 @@ func (l *loading) openRuns(ctx context.Context, paths []string, name string, las
 		}
 		out = append(out, r)
 	}
-	return append(out, &memRun{buf: l.buf, items: last}), nil
+	return append(out, &memRun{buf: l.buf, items: last, k: bytes.Clone(prefix)}), nil
 }
 
 // mergeDocs merges the document runs, each key range on its own core, records the stale index
@@ -662,7 +663,7 @@ func (l *loading) mergeDocs(ctx context.Context, stale map[string]struct{}) ([]s
 			return nil, 0, err
 		}
 	}
-	last := l.buf.partition(l.buf.docs, l.skip, l.splits)
+	last := l.buf.partition(l.buf.docs, l.splits)
 	tables := make([][]string, parts)
 	counts := make([]int64, parts)
 	stales := make([]map[string]struct{}, parts)
@@ -794,7 +795,6 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 	}
 	slices.Sort(params)
 	tables := make([][]string, len(params))
-	prefix := appendKey(nil, tagIndex, l.gen, l.coll, "")
 	paths := make([][]string, len(params))
 	names := make([]string, len(params))
 	for i, p := range params {
@@ -804,7 +804,7 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 		names[i] = l.paramName(p)
 	}
 	err := l.parallel(len(params), func(i int) error {
-		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), prefix)
+		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), paramPrefix(l.gen, l.coll, params[i]))
 		if err != nil {
 			return err
 		}
@@ -1138,21 +1138,28 @@ func (h *sourceHeap) replaceTop() {
 	h.items[i] = root
 }
 
-// memRun is the sorted buffer still in memory at Commit.
+// memRun is the sorted buffer still in memory at Commit. k starts as the prefix its list's
+// buffered keys leave out; next appends the current key to it.
 type memRun struct {
-	buf   *loadBuffer
-	items []item
-	pos   int
+	buf    *loadBuffer
+	items  []item
+	pos    int
+	k      []byte
+	prefix int
 }
 
 func (r *memRun) next() (bool, error) {
 	if r.pos >= len(r.items) {
 		return false, nil
 	}
+	if r.pos == 0 {
+		r.prefix = len(r.k)
+	}
+	r.k = append(r.k[:r.prefix], r.buf.key(r.items[r.pos])...)
 	r.pos++
 	return true, nil
 }
-func (r *memRun) key() []byte   { return r.buf.key(r.items[r.pos-1]) }
+func (r *memRun) key() []byte   { return r.k }
 func (r *memRun) value() []byte { return r.buf.value(r.items[r.pos-1]) }
 func (r *memRun) seq() uint64   { return r.items[r.pos-1].seq }
 func (r *memRun) close()        {}

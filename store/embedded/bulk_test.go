@@ -170,9 +170,9 @@ func TestOpenRunsMergesEachRunOnce(t *testing.T) {
 			var paths []string
 			for r := range tt.runs {
 				var b loadBuffer
-				items := []item{b.put(appendKey(nil, tagDoc, "g1", "c", fmt.Sprintf("d%02d", r)), []byte("v"), uint64(r+1))}
+				items := []item{b.put(fmt.Appendf(nil, "d%02d", r), []byte("v"), uint64(r+1))}
 				paths = append(paths, l.runPath(r, "d0"))
-				if err := writeRun(paths[r], &b, items, len(prefix)); err != nil {
+				if err := writeRun(paths[r], &b, items); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -39,8 +39,10 @@ const loadFanInDefault = 1024
 // errRunCorrupt reports a run file that does not decode, which only a damaged disk causes.
 var errRunCorrupt = errors.New("embedded: load: corrupt run file")
 
-func writeRun(path string, b *loadBuffer, items []item, skip int) error {
-	w, err := createRun(path, skip)
+// writeRun writes sorted buffered items as a run; their keys are already without their list's
+// prefix.
+func writeRun(path string, b *loadBuffer, items []item) error {
+	w, err := createRun(path, 0)
 	if err != nil {
 		return err
 	}

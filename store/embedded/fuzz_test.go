@@ -118,11 +118,11 @@ func FuzzRunFile(f *testing.F) {
 		var items []item
 		for n, line := range bytes.Split(spec, []byte("\n")) {
 			k, v, _ := bytes.Cut(line, []byte("="))
-			items = append(items, b.put(append(slices.Clip(prefix), k...), v, uint64(n)))
+			items = append(items, b.put(k, v, uint64(n))) // buffered without the prefix
 		}
-		b.sortItems(items, len(prefix))
+		b.sortItems(items)
 		path := dir + "/run"
-		if err := writeRun(path, &b, items, len(prefix)); err != nil {
+		if err := writeRun(path, &b, items); err != nil {
 			t.Fatal(err)
 		}
 		r, err := openRun(path, prefix)
@@ -134,7 +134,7 @@ func FuzzRunFile(f *testing.F) {
 			if err != nil || !ok {
 				t.Fatalf("item %d: %v %v", i, ok, err)
 			}
-			if !bytes.Equal(r.key(), b.key(it)) || !bytes.Equal(r.value(), b.value(it)) || r.seq() != it.seq {
+			if !bytes.Equal(r.key(), append(slices.Clip(prefix), b.key(it)...)) || !bytes.Equal(r.value(), b.value(it)) || r.seq() != it.seq {
 				t.Fatalf("item %d read back as %q=%q (%d)", i, r.key(), r.value(), r.seq())
 			}
 		}
@@ -177,13 +177,12 @@ func FuzzSortItems(f *testing.F) {
 	f.Add([]byte("a\na\x00\na\x00\x00\na\nab"))
 	f.Add([]byte("0123456789abcdef0\n0123456789abcdef\n0123456789abcdef\x00"))
 	f.Fuzz(func(t *testing.T, spec []byte) {
-		prefix := []byte("i\x00g\x00c\x00p\x00")
 		var b loadBuffer
 		var items []item
 		for n, k := range bytes.Split(spec, []byte("\n")) {
-			items = append(items, b.put(append(slices.Clip(prefix), k...), nil, uint64(n)))
+			items = append(items, b.put(k, nil, uint64(n)))
 		}
-		b.sortItems(items, len(prefix))
+		b.sortItems(items)
 		for i := 1; i < len(items); i++ {
 			x, y := items[i-1], items[i]
 			if c := bytes.Compare(b.key(x), b.key(y)); c > 0 || c == 0 && x.seq > y.seq {
@@ -233,7 +232,7 @@ func FuzzMergeOrder(f *testing.F) {
 				seq++
 				items = append(items, b.put(k, nil, seq))
 			}
-			b.sortItems(items, 0)
+			b.sortItems(items)
 			all = append(all, items...)
 			srcs = append(srcs, &memRun{buf: &b, items: items})
 		}
