@@ -324,6 +324,18 @@ func TestStoredDocument(t *testing.T) {
 	if body2.Record != body.Record || body2.ETag == body.ETag {
 		t.Errorf("record %s -> %s, etag %s -> %s", body.Record, body2.Record, body.ETag, body2.ETag)
 	}
+	// A changed record changes both.
+	p = individual()
+	p.Record.PracticeAddress.Phone = "5055550199"
+	res3, _ := fhirmap.BuildIndividual(p, tax)
+	var body3 struct {
+		Record string `json:"record"`
+		ETag   string `json:"etag"`
+	}
+	_ = json.Unmarshal(res3[0].Doc.Body, &body3)
+	if body3.Record == body.Record || body3.ETag == body.ETag {
+		t.Errorf("after a phone change: record %s -> %s, etag %s -> %s", body.Record, body3.Record, body.ETag, body3.ETag)
+	}
 
 	for _, bad := range []string{``, `{}`, `{"record":"x"}`, `{"record":"0123456789abcdef","etag":"0123456789abcdef","resourc":{}}`} {
 		if _, err := fhirmap.Open([]byte(bad)); err == nil {
