@@ -767,11 +767,12 @@ func removeRuns(dir, name string) error {
 	return nil
 }
 
-// parallel runs f(0) .. f(n-1), as many at once as there are cores, and joins their errors.
+// parallel runs f(0) .. f(n-1), each in one of the store's merge slots (as many at once as
+// there are cores, across every load committing), and joins their errors.
 func (l *loading) parallel(n int, f func(i int) error) error {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	sem := l.s.merges
 	for i := range n {
 		wg.Add(1)
 		sem <- struct{}{}

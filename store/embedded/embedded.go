@@ -40,6 +40,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -69,6 +70,10 @@ type Store struct {
 	fresh freshFilters
 	// recMu serialises the read-modify-write of records, counters and the expiry index.
 	recMu sync.Mutex
+	// merges holds a slot per core for the merges of bulk-load commits, whichever load they
+	// belong to: an ingest commits several loads at once, and each merge holds a buffer per run,
+	// so the slots bound both the CPU and the memory the commits take together.
+	merges chan struct{}
 
 	stop    chan struct{}
 	sweeper sync.WaitGroup
@@ -153,7 +158,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, dir: dir, popts: po, cfg: cfg, stop: make(chan struct{})}
+	s := &Store{db: db, dir: dir, popts: po, cfg: cfg, stop: make(chan struct{}), merges: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	s.sweeper.Add(1)
 	go s.sweepLoop()
 	return s, nil
