@@ -81,6 +81,7 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 			return fmt.Errorf("fhir: hospital enrollment %s: %w", d.ID, err)
 		}
 		if r := b.Record; r.CCN != "" && r.NPI != "" && !slices.Contains(j.ccnNPIs[r.CCN], r.NPI) {
+			r.CCN, r.NPI = strings.Clone(r.CCN), strings.Clone(r.NPI) // kept for the whole build
 			j.ccnNPIs[r.CCN] = append(j.ccnNPIs[r.CCN], r.NPI)
 			j.npiCCNs[r.NPI] = append(j.npiCCNs[r.NPI], r.CCN)
 		}
@@ -458,7 +459,9 @@ func (j *joiner) org(ctx context.Context, npi string) (orgInfo, error) {
 			if err != nil {
 				return orgInfo{}, err
 			}
-			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: b.Record.OrganizationName}
+			// The name alone outlives the record: cloned, it does not keep the record's
+			// decoded bytes in memory (see mapping.DecodeJSON).
+			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: strings.Clone(b.Record.OrganizationName)}
 		}
 	}
 	j.mu.Lock()

@@ -1,7 +1,6 @@
 package mapping
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode"
 
@@ -20,7 +19,7 @@ type Body[T any] struct {
 
 // NewDocument encodes a record and its provenance as a document with the given search keys.
 func NewDocument[T any](id string, record T, prov Provenance, keys []store.Key) (store.Document, error) {
-	b, err := json.Marshal(Body[T]{Record: record, Provenance: prov})
+	b, err := EncodeJSON(Body[T]{Record: record, Provenance: prov})
 	if err != nil {
 		return store.Document{}, err
 	}
@@ -30,7 +29,7 @@ func NewDocument[T any](id string, record T, prov Provenance, keys []store.Key) 
 // DecodeBody decodes a document written by NewDocument.
 func DecodeBody[T any](d store.Document) (Body[T], error) {
 	var b Body[T]
-	err := json.Unmarshal(d.Body, &b)
+	err := DecodeJSON(d.Body, &b)
 	return b, err
 }
 

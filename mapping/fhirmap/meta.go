@@ -79,7 +79,7 @@ type resourceMeta struct {
 // marshal returns the meta's JSON, as encoding/json writes a Meta with its tags: the members of
 // its own, then the provenance tags, marshaled once per provenance (tagsJSON).
 func (m *resourceMeta) marshal() ([]byte, error) {
-	own, err := json.Marshal(&m.Meta)
+	own, err := mapping.EncodeJSON(&m.Meta)
 	if err != nil {
 		return nil, err
 	}
