@@ -35,7 +35,6 @@ func fillDepth(v reflect.Value, a, b string, x float64, flag bool, n *int, depth
 	if depth > 6 {
 		return
 	}
-	fill := func(v reflect.Value, a, b string, x float64, flag bool, n *int) { fillDepth(v, a, b, x, flag, n, depth+1) }
 	switch v.Kind() {
 	case reflect.String:
 		*n++
@@ -52,16 +51,16 @@ func fillDepth(v reflect.Value, a, b string, x float64, flag bool, n *int, depth
 		v.SetBool(flag)
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), a, b, x, flag, n)
+		fillDepth(v.Elem(), a, b, x, flag, n, depth+1)
 	case reflect.Slice:
 		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
 		for i := range 2 {
-			fill(v.Index(i), a, b, x, flag, n)
+			fillDepth(v.Index(i), a, b, x, flag, n, depth+1)
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), a, b, x, flag, n)
+				fillDepth(v.Field(i), a, b, x, flag, n, depth+1)
 			}
 		}
 	}
