@@ -968,9 +968,12 @@ func (m *merger) markStale(id, last []byte, older [][]byte) error {
 
 // mergeEntries writes the last version of each index entry that is not stale.
 func (m *merger) mergeEntries(srcs []source, tw *tableWriter) error {
+	checkStale := len(m.stale) > 0 // almost always empty: hashing every key for nothing is not free
 	return m.merge(srcs, func(key, value []byte, _ [][]byte) error {
-		if _, ok := m.stale[string(key)]; ok {
-			return nil
+		if checkStale {
+			if _, ok := m.stale[string(key)]; ok {
+				return nil
+			}
 		}
 		return tw.add(key, value)
 	})

@@ -106,11 +106,16 @@ func (r *runWriter) finish() error {
 // abandon closes a run left unfinished by an error; the load's directory goes with it.
 func (r *runWriter) abandon() { _ = r.f.Close() }
 
-// fileRun reads a run file item by item, rebuilding whole keys.
+// fileRun reads a run file item by item, rebuilding whole keys. It decodes items from a buffer
+// of decompressed bytes rather than a byte at a time through io.ByteReader: a national commit
+// reads billions of varints.
 type fileRun struct {
 	f        *os.File
 	r        *minlz.Reader
 	skip     int
+	buf      []byte // decompressed bytes; buf[pos:] are not read yet
+	pos      int
+	eof      bool // r is exhausted: buf[pos:] is all that is left
 	k, v     []byte
 	sequence uint64
 }
@@ -122,37 +127,89 @@ func openRun(path string, prefix []byte) (*fileRun, error) {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
 	z := minlz.NewReader(f, minlz.ReaderMaxBlockSize(runBlockSize))
-	return &fileRun{f: f, r: z, skip: len(prefix), k: bytes.Clone(prefix)}, nil
+	return &fileRun{f: f, r: z, skip: len(prefix), k: bytes.Clone(prefix), buf: make([]byte, 0, runBlockSize)}, nil
 }
 
-func (r *fileRun) next() (bool, error) {
-	shared, err := binary.ReadUvarint(r.r)
-	if errors.Is(err, io.EOF) {
-		return false, nil
+// fill makes at least n unread bytes available, or all that is left of the run.
+func (r *fileRun) fill(n int) error {
+	if len(r.buf)-r.pos >= n || r.eof {
+		return nil
 	}
+	r.buf = r.buf[:copy(r.buf, r.buf[r.pos:])]
+	r.pos = 0
+	if cap(r.buf) < n {
+		r.buf = slices.Grow(r.buf, n+runBlockSize-len(r.buf))
+	}
+	for len(r.buf) < n && !r.eof {
+		m, err := r.r.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+m]
+		switch {
+		case errors.Is(err, io.EOF):
+			r.eof = true
+		case err != nil:
+			return errRunCorrupt
+		}
+	}
+	return nil
+}
+
+func (r *fileRun) uvarint() (uint64, error) {
+	if err := r.fill(binary.MaxVarintLen64); err != nil {
+		return 0, err
+	}
+	x, n := binary.Uvarint(r.buf[r.pos:])
+	if n <= 0 {
+		return 0, errRunCorrupt
+	}
+	r.pos += n
+	return x, nil
+}
+
+// take returns the next n bytes, valid until the next fill.
+func (r *fileRun) take(n uint64) ([]byte, error) {
+	if n > 1<<31 {
+		return nil, errRunCorrupt
+	}
+	if err := r.fill(int(n)); err != nil {
+		return nil, err
+	}
+	if uint64(len(r.buf)-r.pos) < n {
+		return nil, errRunCorrupt
+	}
+	b := r.buf[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return b, nil
+}
+
+// next reads the next item. Its value is a slice of the read buffer, valid until the next call.
+func (r *fileRun) next() (bool, error) {
+	if err := r.fill(1); err != nil {
+		return false, err
+	}
+	if r.pos == len(r.buf) {
+		return false, nil // the run ended between items
+	}
+	shared, err := r.uvarint()
 	if err != nil || shared > uint64(len(r.k)-r.skip) {
 		return false, errRunCorrupt
 	}
-	n, err := binary.ReadUvarint(r.r)
-	if err != nil || n > 1<<31 {
-		return false, errRunCorrupt
+	n, err := r.uvarint()
+	if err != nil {
+		return false, err
 	}
-	keep := r.skip + int(shared)
-	r.k = slices.Grow(r.k[:keep], int(n))[:keep+int(n)]
-	if _, err := io.ReadFull(r.r, r.k[keep:]); err != nil {
-		return false, errRunCorrupt
+	rest, err := r.take(n)
+	if err != nil {
+		return false, err
 	}
-	if r.sequence, err = binary.ReadUvarint(r.r); err != nil {
-		return false, errRunCorrupt
+	r.k = append(r.k[:r.skip+int(shared)], rest...)
+	if r.sequence, err = r.uvarint(); err != nil {
+		return false, err
 	}
-	if n, err = binary.ReadUvarint(r.r); err != nil || n > 1<<31 {
-		return false, errRunCorrupt
+	if n, err = r.uvarint(); err != nil {
+		return false, err
 	}
-	r.v = slices.Grow(r.v[:0], int(n))[:n]
-	if _, err := io.ReadFull(r.r, r.v); err != nil {
-		return false, errRunCorrupt
-	}
-	return true, nil
+	r.v, err = r.take(n)
+	return err == nil, err
 }
 
 func (r *fileRun) key() []byte   { return r.k }
