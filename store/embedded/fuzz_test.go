@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -171,25 +173,60 @@ func FuzzRunFile(f *testing.F) {
 
 // FuzzSortItems checks that a buffer sorts any keys in (key, sequence) order: keys that share
 // long prefixes, keys shorter than the sixteen bytes an item holds, and keys that differ from
-// others only by trailing zero bytes, which those bytes pad with.
+// others only by trailing zero bytes, which those bytes pad with. Each input is sorted with the
+// radix sort down to buckets of two (every byte decided by it) and with the cutoff in use.
 func FuzzSortItems(f *testing.F) {
 	f.Add([]byte("http://x|1\nhttp://x|2\nhttp://x|1\nhttp://y"))
 	f.Add([]byte("a\na\x00\na\x00\x00\na\nab"))
 	f.Add([]byte("0123456789abcdef0\n0123456789abcdef\n0123456789abcdef\x00"))
 	f.Fuzz(func(t *testing.T, spec []byte) {
-		var b loadBuffer
-		var items []item
-		for n, k := range bytes.Split(spec, []byte("\n")) {
-			items = append(items, b.put(k, nil, uint64(n)))
-		}
-		b.sortItems(items)
-		for i := 1; i < len(items); i++ {
-			x, y := items[i-1], items[i]
-			if c := bytes.Compare(b.key(x), b.key(y)); c > 0 || c == 0 && x.seq > y.seq {
-				t.Fatalf("%q (%d) sorted before %q (%d)", b.key(x), x.seq, b.key(y), y.seq)
+		for _, cutoff := range []int{2, radixCutoff} {
+			var b loadBuffer
+			var items []item
+			for n, k := range bytes.Split(spec, []byte("\n")) {
+				items = append(items, b.put(k, nil, uint64(n)))
 			}
+			b.sortItemsCutoff(items, cutoff)
+			checkSorted(t, &b, items)
 		}
 	})
+}
+
+func checkSorted(t *testing.T, b *loadBuffer, items []item) {
+	t.Helper()
+	for i := 1; i < len(items); i++ {
+		x, y := items[i-1], items[i]
+		if c := bytes.Compare(b.key(x), b.key(y)); c > 0 || c == 0 && x.seq > y.seq {
+			t.Fatalf("%q (%d) sorted before %q (%d)", b.key(x), x.seq, b.key(y), y.seq)
+		}
+	}
+}
+
+// TestSortItemsShapes sorts lists shaped like a load's: few distinct values over many ids,
+// NPIs (ten digits), long shared systems, short keys and repeats, large enough that the radix
+// sort recurses through several levels before handing buckets over.
+func TestSortItemsShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	npi := func() string { return fmt.Sprintf("%010d", rng.IntN(2e9)) }
+	shapes := map[string]func(i int) string{
+		"few values":     func(int) string { return []string{"active", "inactive", "x"}[rng.IntN(3)] + "\x00" + npi() },
+		"npis":           func(int) string { return npi() + "\x00" + npi() },
+		"shared system":  func(int) string { return "http://nucc.org/provider-taxonomy|207R" + npi()[:3] + "\x00" + npi() },
+		"short":          func(int) string { return string(rune('a' + rng.IntN(3))) },
+		"repeats":        func(i int) string { return fmt.Sprint(i % 7) },
+		"trailing zeros": func(int) string { return strings.Repeat("\x00", rng.IntN(20)) },
+	}
+	for name, key := range shapes {
+		t.Run(name, func(t *testing.T) {
+			var b loadBuffer
+			items := make([]item, 20000)
+			for i := range items {
+				items[i] = b.put([]byte(key(i)), nil, uint64(rng.IntN(1000)))
+			}
+			b.sortItems(items)
+			checkSorted(t, &b, items)
+		})
+	}
 }
 
 func TestCommonPrefix(t *testing.T) {
