@@ -99,6 +99,8 @@ type loading struct {
 	runs    int // runs spilled or being spilled: files <n>.docs and <n>.e<param> in dir
 	spent   bool
 	scratch []byte
+	groups  []keyGroup // of the document being added (groupKeys)
+	groupOf []int
 
 	// Index entries are spilled and merged per param: a param's entries are one contiguous key
 	// range, so the params of a collection are merged into their own tables side by side at
@@ -262,15 +264,12 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 		if err := l.addDoc(d); err != nil {
 			return err
 		}
+		l.groupKeys(b, d.Keys)
 		for i, k := range d.Keys {
-			v := entry{order: isOrderEntry(d.Keys, i)}.value()
-			p := b.entries[k.Param]
-			if p == nil {
-				p = &paramItems{}
-				b.entries[k.Param] = p
-			}
+			g := &l.groups[l.groupOf[i]]
+			v := entry{order: k.Value == g.min}.value()
 			l.scratch = append(append(append(l.scratch[:0], k.Value...), 0), d.ID...) // after paramPrefix
-			p.items = append(p.items, b.put(l.scratch, v, l.seq))
+			g.list.items = append(g.list.items, b.put(l.scratch, v, l.seq))
 		}
 		if b.size >= l.limit {
 			if err := l.spill(); err != nil {
@@ -279,6 +278,39 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 		}
 	}
 	return nil
+}
+
+// keyGroup is one param of the document being added: its smallest value (the order entry's,
+// see isOrderEntry) and the buffer's list of its entries.
+type keyGroup struct {
+	param, min string
+	list       *paramItems
+}
+
+// groupKeys fills l.groups with the params of keys and l.groupOf with each key's group. A
+// document has a handful of params and a few dozen keys, so finding a key's group by a scan of
+// the groups is cheaper than isOrderEntry's scan of every key for every key, and the buffer's
+// map of lists is consulted once per param rather than once per key.
+func (l *loading) groupKeys(b *loadBuffer, keys []store.Key) {
+	l.groups, l.groupOf = l.groups[:0], l.groupOf[:0]
+	for _, k := range keys {
+		j := slices.IndexFunc(l.groups, func(g keyGroup) bool { return g.param == k.Param })
+		switch {
+		case j < 0:
+			j = len(l.groups)
+			l.groups = append(l.groups, keyGroup{param: k.Param, min: k.Value})
+		case k.Value < l.groups[j].min:
+			l.groups[j].min = k.Value
+		}
+		l.groupOf = append(l.groupOf, j)
+	}
+	for j := range l.groups {
+		g := &l.groups[j]
+		if g.list = b.entries[g.param]; g.list == nil {
+			g.list = &paramItems{}
+			b.entries[g.param] = g.list
+		}
+	}
 }
 
 // addDoc streams a document into the document tables while documents come in order, and
