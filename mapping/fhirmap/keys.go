@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"providerdir/mapping"
-	"providerdir/store"
 )
 
 // Search-key params of FHIR documents. They are the FHIR search parameter names, so the search
@@ -177,11 +176,31 @@ var prefixParams = []string{KeyName, KeyFamily, KeyGiven, KeyAddress, KeyAddress
 // starts with the searched text; any text the shorter value starts with, the longer one starts
 // with too, so the same documents match with about an eighth fewer index entries written.
 func pruneStringKeys(keys mapping.Keys) mapping.Keys {
+	// Only keys of string parameters can go, and only for one of their own kind: comparing
+	// those among themselves, not every key with every key, is a fraction of the work.
+	var str []int
+	for i, k := range keys {
+		if slices.Contains(prefixParams, k.Param) {
+			str = append(str, i)
+		}
+	}
+	drop := make([]bool, len(keys))
+	dropped := false
+	for _, i := range str {
+		k := keys[i]
+		for _, j := range str {
+			if o := keys[j]; o.Param == k.Param && len(o.Value) > len(k.Value) && strings.HasPrefix(o.Value, k.Value) {
+				drop[i], dropped = true, true
+				break
+			}
+		}
+	}
+	if !dropped {
+		return keys
+	}
 	out := make(mapping.Keys, 0, len(keys))
-	for _, k := range keys {
-		if !slices.Contains(prefixParams, k.Param) || !slices.ContainsFunc(keys, func(o store.Key) bool {
-			return o.Param == k.Param && len(o.Value) > len(k.Value) && strings.HasPrefix(o.Value, k.Value)
-		}) {
+	for i, k := range keys {
+		if !drop[i] {
 			out = append(out, k)
 		}
 	}
