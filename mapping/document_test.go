@@ -18,6 +18,8 @@ func TestNormalizeText(t *testing.T) {
 		{"St. Mary's Hospital", "st marys hospital"},
 		{"!!!", ""},
 		{"123 Main St.", "123 main st"},
+		{"\xf1ê", "e"},        // an invalid byte separates, and what follows still decomposes
+		{"ab\xffcd", "ab cd"}, // bytes of another encoding, not converted, split words
 	}
 	for _, tt := range tests {
 		if got := NormalizeText(tt.in); got != tt.want {
@@ -48,6 +50,9 @@ func FuzzNormalizeText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if isASCII(s) && normalizeASCII(s) != normalizeRunes(s) {
+			t.Fatalf("ASCII path %q, rune path %q", normalizeASCII(s), normalizeRunes(s))
+		}
 		n := NormalizeText(s)
 		if NormalizeText(n) != n {
 			t.Fatalf("not idempotent: %q -> %q -> %q", s, n, NormalizeText(n))
