@@ -54,7 +54,7 @@ func TestIngestAtScale(t *testing.T) {
 		debug.SetMemoryLimit(ingest.MemoryLimit) // as providerctl ingest runs
 	}
 	os.RemoveAll(db)
-	s, err := embedded.Open(db)
+	s, err := embedded.Open(db, embedded.WithCacheSize(ingest.StoreCacheSize)) // as providerctl ingest opens it
 	if err != nil {
 		t.Fatal(err)
 	}

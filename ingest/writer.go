@@ -21,6 +21,12 @@ import (
 // stay well under 2 GiB resident on a small machine.
 const MemoryLimit = 1536 << 20
 
+// StoreCacheSize is the block cache an embedded store opened for an ingest should have
+// (embedded.WithCacheSize). An ingest reads the registry once, in order, and looks up a few
+// records by id; the serving default (256 MiB, outside the Go heap and its limit) is memory a
+// national ingest, bounded at 2 GiB resident, has better uses for.
+const StoreCacheSize = 64 << 20
+
 // batchSize is how many documents go into one store Put: large enough that per-call overhead
 // vanishes, small enough that a batch of national-scale documents stays a few megabytes.
 const batchSize = 1000

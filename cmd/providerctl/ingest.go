@@ -39,7 +39,7 @@ func init() {
 				if e.getenv("GOMEMLIMIT") == "" {
 					debug.SetMemoryLimit(ingest.MemoryLimit)
 				}
-				s, err := storeopen.Open(ctx, spec)
+				s, err := storeopen.Open(ctx, spec, storeopen.CacheSize(ingest.StoreCacheSize))
 				if err != nil {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}

@@ -24,11 +24,18 @@ type Option func(*options)
 
 type options struct {
 	mustExist bool
+	embedded  []embedded.Option
 }
 
 // MustExist refuses to create an embedded store that is not there yet. Commands that only read
 // (providerctl status) use it, so that a mistyped directory is an error, not a new empty store.
 func MustExist() Option { return func(o *options) { o.mustExist = true } }
+
+// CacheSize sets the block cache of an embedded store opened here (embedded.WithCacheSize); it
+// has no effect on the other backends, or on a store reached through a running server's socket.
+func CacheSize(bytes int64) Option {
+	return func(o *options) { o.embedded = append(o.embedded, embedded.WithCacheSize(bytes)) }
+}
 
 // Open opens the store spec names.
 func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Store, error) {
@@ -43,7 +50,7 @@ func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Sto
 				return nil, fmt.Errorf("no store at %s", spec.Dir)
 			}
 		}
-		s, err := embedded.Open(spec.Dir)
+		s, err := embedded.Open(spec.Dir, o.embedded...)
 		if locked(err) {
 			// The embedded engine admits one process; a running providerd serves its store to
 			// the others on a private socket beside the directory.
