@@ -409,6 +409,8 @@ func (b *loadBuffer) sortItems(items []item) {
 // radixCutoff is the bucket size below which the radix sort hands over to an insertion sort.
 const radixCutoff = 16
 
+// sortItemsCutoff is sortItems with the radix sort's cutoff given; tests lower it to two, so
+// that the radix sort decides every byte of small inputs.
 func (b *loadBuffer) sortItemsCutoff(items []item, cutoff int) {
 	if len(items) < 2 {
 		return
