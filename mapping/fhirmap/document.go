@@ -20,7 +20,7 @@ import (
 // date, _last_checked) is not reported as changed. "etag" is the HTTP entity tag the resource is
 // served with: a digest of the record digest and the meta, so it changes whenever the served
 // resource does, without hashing the resource a second time (at national scale that was
-// 25 CPU-seconds of an ingest).
+// 10 CPU-seconds of an ingest).
 const (
 	headRecord   = `{"record":"`
 	headETag     = `","etag":"`
