@@ -48,6 +48,10 @@ const (
 	KeyPhone         = "phone"
 )
 
+// keysPerResource is the capacity a resource's keys start with: most resources have between ten
+// and thirty, and growing the slice from empty had been 2% of an ingest's CPU.
+const keysPerResource = 32
+
 // ExactSuffix marks the key of a string parameter's :exact form.
 const ExactSuffix = ":exact"
 
@@ -172,33 +176,43 @@ func Ref(resourceType, id string) string { return resourceType + "/" + id }
 var prefixParams = []string{KeyName, KeyFamily, KeyGiven, KeyAddress, KeyAddressCity, KeyAddressState, KeyAddressPostal}
 
 // pruneStringKeys drops each value of a string parameter that is a proper prefix of another
-// value of the same parameter. A prefix search matches a document when one of its values
-// starts with the searched text; any text the shorter value starts with, the longer one starts
-// with too, so the same documents match with about an eighth fewer index entries written.
+// value of the same parameter, keeping the order of the rest; it filters keys in place. A
+// prefix search matches a document when one of its values starts with the searched text; any
+// text the shorter value starts with, the longer one starts with too, so the same documents
+// match with about an eighth fewer index entries written.
 func pruneStringKeys(keys mapping.Keys) mapping.Keys {
-	// Only keys of string parameters can go, and only for one of their own kind: comparing
-	// those among themselves, not every key with every key, is a fraction of the work.
-	var str []int
+	// Only keys of string parameters can go, and only for one of their own kind. They are
+	// compared among themselves by their param's index, not its name: a resource
+	// has a dozen or two of them, so this pairwise scan runs millions of times an ingest.
+	type stringKey struct {
+		at    int
+		param int8
+		value string
+	}
+	var buf [48]stringKey
+	str := buf[:0]
 	for i, k := range keys {
-		if slices.Contains(prefixParams, k.Param) {
-			str = append(str, i)
+		if id := slices.Index(prefixParams, k.Param); id >= 0 {
+			str = append(str, stringKey{i, int8(id), k.Value})
 		}
 	}
-	drop := make([]bool, len(keys))
-	dropped := false
-	for _, i := range str {
-		k := keys[i]
-		for _, j := range str {
-			if o := keys[j]; o.Param == k.Param && len(o.Value) > len(k.Value) && strings.HasPrefix(o.Value, k.Value) {
-				drop[i], dropped = true, true
+	var dropBuf [96]bool
+	drop := dropBuf[:0]
+	for _, k := range str {
+		for _, o := range str {
+			if o.param == k.param && len(o.value) > len(k.value) && strings.HasPrefix(o.value, k.value) {
+				if len(drop) == 0 {
+					drop = slices.Grow(drop, len(keys))[:len(keys)]
+				}
+				drop[k.at] = true
 				break
 			}
 		}
 	}
-	if !dropped {
+	if len(drop) == 0 {
 		return keys
 	}
-	out := make(mapping.Keys, 0, len(keys))
+	out := keys[:0]
 	for i, k := range keys {
 		if !drop[i] {
 			out = append(out, k)

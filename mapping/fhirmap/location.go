@@ -81,7 +81,7 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 // and the address's, and the words of the address part are searched with address, so only
 // the practice's words and the whole name are indexed under name.
 func locationKeys(loc *Location, practice string, visible bool) mapping.Keys {
-	var k mapping.Keys
+	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, loc.Identifier)
 	if practice == "" {
 		addString(&k, KeyName, loc.Name)

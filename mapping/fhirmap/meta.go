@@ -1,10 +1,12 @@
 package fhirmap
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"providerdir/mapping"
 )
@@ -76,34 +78,48 @@ type resourceMeta struct {
 	prov mapping.Provenance
 }
 
-// marshal returns the meta's JSON, as encoding/json writes a Meta with its tags: the members of
-// its own, then the provenance tags, marshaled once per provenance (tagsJSON).
+// marshal returns the meta's JSON, as encoding/json writes a Meta with its tags.
 func (m *resourceMeta) marshal() ([]byte, error) {
-	own, err := mapping.EncodeJSON(&m.Meta)
-	if err != nil {
-		return nil, err
-	}
-	tags, err := tagsJSON(m.prov)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(own)+len(tags)+8)
-	b = append(b, own[:len(own)-1]...)
-	if len(own) > len("{}") {
-		b = append(b, ',')
-	}
-	b = append(b, `"tag":`...)
-	b = append(b, tags...)
-	return append(b, '}'), nil
+	b, _, _, err := m.appendJSON(nil)
+	return b, err
 }
 
-// tagCache holds the JSON of each provenance's tags. A projection stamps millions of resources
-// with a handful of provenances, and marshaling their fourteen tags had been about a third of
-// encoding a resource. It is cleared whole if it ever fills.
-var tagCache = struct {
-	sync.RWMutex
-	m map[tagKey][]byte
-}{m: map[tagKey][]byte{}}
+// appendJSON appends the meta's JSON to dst: the members of its own, then the provenance
+// tags, marshaled once per provenance (tagsJSON). It also returns the JSON of the members of
+// its own and the tags, which together determine the meta: the entity tag digests those
+// rather than the whole meta, most of which is the same tags on every resource.
+func (m *resourceMeta) appendJSON(dst []byte) (out, own []byte, tags *tagSet, err error) {
+	own, err = mapping.EncodeJSON(&m.Meta)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if tags, err = tagsJSON(m.prov); err != nil {
+		return nil, nil, nil, err
+	}
+	dst = append(dst, own[:len(own)-1]...)
+	if len(own) > len("{}") {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"tag":`...)
+	dst = append(dst, tags.json...)
+	return append(dst, '}'), own, tags, nil
+}
+
+// tagSet is the JSON of one provenance's tags and its SHA-256 digest.
+type tagSet struct {
+	json []byte
+	sum  [sha256.Size]byte
+}
+
+// tagCache holds the tags of each provenance (tagKey to *tagSet). A projection stamps millions
+// of resources with a handful of provenances, and marshaling their fourteen tags had been
+// about a third of encoding a resource. A sync.Map, since every worker reads it for every
+// resource and almost never writes it: a read-locked mutex was contended. It is cleared whole
+// if it ever fills.
+var tagCache sync.Map
+
+// tagCacheSize counts the entries of tagCache, which clears at tagCacheMax.
+var tagCacheSize atomic.Int64
 
 const tagCacheMax = 1024
 
@@ -114,26 +130,29 @@ type tagKey struct {
 	availability, pipeline, doi, license, start, end, slsa           string
 }
 
-func tagsJSON(p mapping.Provenance) ([]byte, error) {
+func tagsJSON(p mapping.Provenance) (*tagSet, error) {
 	k := tagKey{p.Source, p.SourceURL, p.DatasetID, p.Snapshot, p.Methodology, p.LastChecked, p.Confidence,
 		strings.Join(p.DataAvailability, ","), p.PipelineVersion, deref(p.DOI), p.License, p.CoverageStart, p.CoverageEnd, deref(p.SLSAProvenanceURL)}
-	tagCache.RLock()
-	b, ok := tagCache.m[k]
-	tagCache.RUnlock()
-	if ok {
-		return b, nil
+	if t, ok := tagCache.Load(k); ok {
+		return t.(*tagSet), nil
 	}
 	b, err := json.Marshal(provenanceTags(p))
 	if err != nil {
 		return nil, err
 	}
-	tagCache.Lock()
-	if len(tagCache.m) >= tagCacheMax {
-		clear(tagCache.m)
+	t := &tagSet{json: b, sum: sha256.Sum256(b)}
+	if tagCacheSize.Add(1) > tagCacheMax {
+		tagCache.Clear()
+		tagCacheSize.Store(1)
 	}
-	tagCache.m[k] = b
-	tagCache.Unlock()
-	return b, nil
+	// The key's strings may share the memory of a whole decoded document (mapping.DecodeJSON):
+	// the cache keeps copies.
+	k = tagKey{strings.Clone(k.source), strings.Clone(k.sourceURL), strings.Clone(k.datasetID), strings.Clone(k.snapshot),
+		strings.Clone(k.methodology), strings.Clone(k.lastChecked), k.confidence, strings.Clone(k.availability),
+		strings.Clone(k.pipeline), strings.Clone(k.doi), strings.Clone(k.license), strings.Clone(k.start), strings.Clone(k.end),
+		strings.Clone(k.slsa)}
+	tagCache.Store(k, t)
+	return t, nil
 }
 
 func deref(s *string) string {

@@ -184,7 +184,7 @@ func providerType(text string) CodeableConcept {
 }
 
 func organizationKeys(org *Organization, visible bool) mapping.Keys {
-	var k mapping.Keys
+	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, org.Identifier)
 	addString(&k, KeyName, org.Name)
 	for _, a := range org.Alias {
@@ -202,7 +202,7 @@ func organizationKeys(org *Organization, visible bool) mapping.Keys {
 }
 
 func serviceKeys(svc *HealthcareService, visible bool) mapping.Keys {
-	var k mapping.Keys
+	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, svc.Identifier)
 	addString(&k, KeyName, svc.Name)
 	addReference(&k, KeyOrganization, svc.ProvidedBy)

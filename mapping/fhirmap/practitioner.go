@@ -43,7 +43,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	}
 	prac.Qualification = qualifications(r, tax)
 
-	var k mapping.Keys
+	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, prac.Identifier)
 	k.AddText(KeyName, name.Text)
 	addString(&k, KeyName, r.Name.First+" "+r.Name.Middle+" "+r.Name.Last)

@@ -71,7 +71,7 @@ func roleTelecom(p *Provider) []ContactPoint {
 }
 
 func roleKeys(role *PractitionerRole, visible bool) mapping.Keys {
-	var k mapping.Keys
+	k := make(mapping.Keys, 0, keysPerResource)
 	addReference(&k, KeyPractitioner, role.Practitioner)
 	addReference(&k, KeyOrganization, role.Organization)
 	for i := range role.Location {
