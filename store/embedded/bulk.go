@@ -83,7 +83,8 @@ func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, erro
 	}
 	return &loading{s: s, gen: gen, coll: coll, dir: dir, skip: len(docPrefix(gen, coll)), limit: s.cfg.loadBuffer,
 		buf: newLoadBuffer(), spare: newLoadBuffer(), params: map[string]int{}, paramRuns: map[string][]int{},
-		streaming: true, stream: &tableWriter{dir: dir, name: "docs", opts: s.docTableOptions()}}, nil
+		streaming: true, stream: &tableWriter{dir: dir, name: "docs", opts: s.docTableOptions()},
+		entryStreams: map[string]*entryStream{}, streamedRuns: map[string]string{}}, nil
 }
 
 // loading is one load in progress: the buffer being filled and the runs spilled so far.
@@ -124,6 +125,11 @@ type loading struct {
 	stream     *tableWriter
 	streamLast []byte
 	streamed   int64
+	// While documents stream, so do the entries of each param that come in order too (see
+	// entryStream); streamedRuns holds the run each ended stream was turned into.
+	entryStreams map[string]*entryStream
+	streamedRuns map[string]string
+	entryKey     []byte
 
 	// A full buffer is sorted and written by a goroutine of its own while the next one fills,
 	// so that the caller (an ingest producing documents) does not wait for the disk or the
@@ -268,6 +274,16 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 		for i, k := range d.Keys {
 			g := &l.groups[l.groupOf[i]]
 			v := entry{order: k.Value == g.min}.value()
+			if g.stream != nil {
+				streamed, err := l.streamEntry(g.param, g.stream, k.Value, d.ID, v)
+				if err != nil {
+					return err
+				}
+				if streamed {
+					continue
+				}
+				g.stream = nil
+			}
 			l.scratch = append(append(append(l.scratch[:0], k.Value...), 0), d.ID...) // after paramPrefix
 			g.list.items = append(g.list.items, b.put(l.scratch, v, l.seq))
 		}
@@ -285,6 +301,7 @@ func (l *loading) Add(ctx context.Context, docs []store.Document) error {
 type keyGroup struct {
 	param, min string
 	list       *paramItems
+	stream     *entryStream // nil when the param's entries are buffered
 }
 
 // groupKeys fills l.groups with the params of keys and l.groupOf with each key's group. A
@@ -306,6 +323,7 @@ func (l *loading) groupKeys(b *loadBuffer, keys []store.Key) {
 	}
 	for j := range l.groups {
 		g := &l.groups[j]
+		g.stream = l.entryStreamOf(g.param)
 		if g.list = b.entries[g.param]; g.list == nil {
 			g.list = &paramItems{}
 			b.entries[g.param] = g.list
@@ -337,29 +355,20 @@ func (l *loading) addDoc(d store.Document) error {
 
 // unstream ends streaming: it reads the document tables written so far back into a run, the
 // oldest of all (every document in it was added before any buffered one, so sequence 0 orders
-// it correctly against later versions), and removes the tables.
+// it correctly against later versions), and removes the tables. The entry streams end with it.
 func (l *loading) unstream() error {
 	l.streaming = false
-	if err := l.stream.cut(); err != nil {
+	if err := l.tablesToRun(l.stream, filepath.Join(l.dir, "streamed.docs"), l.skip); err != nil {
 		return err
 	}
-	tables := l.stream.paths
-	l.stream.paths = nil
-	w, err := createRun(filepath.Join(l.dir, "streamed.docs"), l.skip)
-	if err != nil {
-		return err
-	}
-	for _, t := range tables {
-		if err := l.s.readTable(t, func(k, v []byte) { w.put(k, 0, v) }); err != nil {
-			w.abandon()
-			return err
-		}
-		if err := os.Remove(t); err != nil {
-			w.abandon()
-			return fmt.Errorf("embedded: load: %w", err)
+	for _, p := range slices.Sorted(maps.Keys(l.entryStreams)) {
+		if es := l.entryStreams[p]; es.on {
+			if err := l.unstreamEntries(p, es); err != nil {
+				return err
+			}
 		}
 	}
-	return w.finish()
+	return nil
 }
 
 // readTable calls fn with every key and value of a table, in order.
@@ -656,6 +665,9 @@ func (l *loading) Abort() {
 	l.spent = true
 	_ = l.waitSpill()
 	l.stream.abandon()
+	for _, es := range l.entryStreams {
+		es.tw.abandon()
+	}
 	l.buf, l.spare = nil, nil
 	_ = os.RemoveAll(l.dir)
 }
@@ -895,23 +907,36 @@ func (l *loading) parallel(n int, f func(i int) error) error {
 // mergeParams merges each param's entry runs into tables of its own, several params at once,
 // and returns the tables in key order. stale is only read.
 func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([]string, error) {
-	params := slices.Collect(maps.Keys(l.paramRuns))
-	for p, pi := range l.buf.entries {
-		if _, ok := l.paramRuns[p]; !ok && len(pi.items) > 0 {
-			params = append(params, p)
-		}
+	set := map[string]bool{}
+	for p := range l.paramRuns {
+		set[p] = true
 	}
-	slices.Sort(params)
+	for p, pi := range l.buf.entries {
+		set[p] = set[p] || len(pi.items) > 0
+	}
+	for p := range l.entryStreams {
+		set[p] = true // streamed whole, or turned into a run
+	}
+	params := slices.Sorted(maps.Keys(set))
+	params = slices.DeleteFunc(params, func(p string) bool { return !set[p] })
 	tables := make([][]string, len(params))
 	paths := make([][]string, len(params))
 	names := make([]string, len(params))
 	for i, p := range params {
+		if run, ok := l.streamedRuns[p]; ok {
+			paths[i] = append(paths[i], run)
+		}
 		for _, n := range l.paramRuns[p] {
 			paths[i] = append(paths[i], l.entryRunPath(n, p))
 		}
 		names[i] = l.paramName(p)
 	}
 	err := l.parallel(len(params), func(i int) error {
+		if es := l.entryStreams[params[i]]; es != nil && es.on {
+			// Every entry of the param came in order: its stream's tables are its entries.
+			tables[i] = es.tw.paths
+			return es.tw.cut()
+		}
 		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), paramPrefix(l.gen, l.coll, params[i]))
 		if err != nil {
 			return err

@@ -143,6 +143,17 @@ func modelDocs(seed uint64, n int) []store.Document {
 		for range rng.IntN(3) {
 			d.Keys = append(d.Keys, store.Key{Param: "rank", Value: fmt.Sprint(rng.IntN(8))})
 		}
+		// Values that follow the id, as an identifier or a reference to a parent does: in id
+		// order, "ref" values always come in order, and "half" values until the id m50000.
+		num := i * 7919 % 100000
+		if i%3 != 0 {
+			d.Keys = append(d.Keys, store.Key{Param: "ref", Value: "r" + d.ID})
+		}
+		if num < 50000 {
+			d.Keys = append(d.Keys, store.Key{Param: "half", Value: "h" + d.ID})
+		} else {
+			d.Keys = append(d.Keys, store.Key{Param: "half", Value: fmt.Sprintf("g%05d", 100000-num)})
+		}
 		docs[i] = d
 	}
 	return docs
@@ -163,6 +174,10 @@ var modelQueries = []store.Query{
 	{Where: []store.Condition{exact("state", "NY"), exact("name", "jones"), exact("rank", "3")}},
 	{Where: []store.Condition{exact("state", "NY", "TX"), prefix("name", "b", "s")}},
 	{Where: []store.Condition{exact("name", "smith"), exact("name", "lee")}},
+	{Where: []store.Condition{exact("ref", "rm00000", "rm07919", "rm15838", "rm49997")}},
+	{Where: []store.Condition{prefix("half", "hm0", "g9")}},
+	{Where: []store.Condition{prefix("ref", "rm1"), exact("state", "CA")}},
+	{OrderBy: "half", Where: []store.Condition{prefix("name", "jo")}},
 	{OrderBy: "rank"},
 	{OrderBy: "rank", Descending: true},
 	{OrderBy: "name", Where: []store.Condition{exact("state", "TX")}},
