@@ -3,6 +3,7 @@ package embedded
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -24,41 +25,16 @@ func BenchmarkSpill(b *testing.B) {
 	}
 	dir := b.TempDir()
 	b.SetBytes(int64(buf.size))
-	b.ResetTimer()
-	for n := 0; b.Loop(); n++ {
+	path := filepath.Join(dir, "run")
+	for b.Loop() {
 		sorted := append([]item(nil), items...)
 		buf.sortItems(sorted)
-		if err := writeRun(filepath.Join(dir, fmt.Sprint(n)), buf, sorted); err != nil {
+		if err := writeRun(path, buf, sorted); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Remove(path); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkWriteRunOrder(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	words := make([]string, 5000)
-	for i := range words {
-		words[i] = fmt.Sprintf("w%x%s", r.Uint32(), "ord")[:3+r.IntN(8)]
-	}
-	buf := newLoadBuffer()
-	var items []item
-	for i := range 1_000_000 {
-		k := fmt.Appendf(nil, "%s\x00%010d", words[r.IntN(len(words))], 1000000000+i*3)
-		items = append(items, buf.put(k, []byte{1}, uint64(i+1)))
-	}
-	sorted := append([]item(nil), items...)
-	buf.sortItems(sorted)
-	dir := b.TempDir()
-	for _, c := range []struct {
-		name  string
-		items []item
-	}{{"insertion", items}, {"sorted", sorted}} {
-		b.Run(c.name, func(b *testing.B) {
-			for n := 0; b.Loop(); n++ {
-				if err := writeRun(filepath.Join(dir, c.name+fmt.Sprint(n)), buf, c.items); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
