@@ -53,6 +53,9 @@ func TestIngestAtScale(t *testing.T) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(ingest.MemoryLimit) // as providerctl ingest runs
 	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(ingest.GCPercent)
+	}
 	os.RemoveAll(db)
 	s, err := embedded.Open(db, embedded.WithCacheSize(ingest.StoreCacheSize)) // as providerctl ingest opens it
 	if err != nil {

@@ -16,10 +16,17 @@ import (
 )
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) an ingest process should
-// run under unless its operator set GOMEMLIMIT: the load buffers are reused, but the Go heap
-// grows to twice the live data between collections by default, and a national ingest should
-// stay well under 2 GiB resident on a small machine.
-const MemoryLimit = 1536 << 20
+// run under unless its operator set GOMEMLIMIT, and GCPercent its garbage collection target
+// (debug.SetGCPercent) unless GOGC is set. An ingest allocates its documents and keys at a
+// high rate but keeps little of them (its load buffers are reused), so by default the Go heap
+// would be collected each time it reached twice a few hundred megabytes of live data. With a
+// target of 400 it is collected about when it reaches the limit instead. At 2 million
+// providers that took 7% off the ingest's time for 450 MB more resident memory (1.76 GB at
+// its peak); a national ingest must stay under 2 GiB resident on a small machine.
+const (
+	MemoryLimit = 1536 << 20
+	GCPercent   = 400
+)
 
 // StoreCacheSize is the block cache an embedded store opened for an ingest should have
 // (embedded.WithCacheSize). An ingest reads the registry once, in order, and looks up a few

@@ -39,6 +39,9 @@ func init() {
 				if e.getenv("GOMEMLIMIT") == "" {
 					debug.SetMemoryLimit(ingest.MemoryLimit)
 				}
+				if e.getenv("GOGC") == "" {
+					debug.SetGCPercent(ingest.GCPercent)
+				}
 				s, err := storeopen.Open(ctx, spec, storeopen.CacheSize(ingest.StoreCacheSize))
 				if err != nil {
 					return fmt.Errorf("open store %s: %w", spec, err)
