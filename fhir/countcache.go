@@ -55,14 +55,18 @@ func countKey(q store.Query) (string, bool) {
 	b.WriteString(q.Collection)
 	for _, c := range q.Where {
 		b.WriteByte(0)
-		b.WriteString(c.Param)
-		b.WriteByte(0)
 		b.WriteString(strconv.Itoa(int(c.Match)))
-		for _, v := range c.Values {
+		for _, t := range c.Terms() {
 			b.WriteByte(0)
-			b.WriteString(strconv.Itoa(len(v)))
-			b.WriteByte(':')
-			b.WriteString(v)
+			b.WriteString(t.Param)
+			b.WriteByte(0)
+			b.WriteString(strconv.Itoa(len(t.Values)))
+			for _, v := range t.Values {
+				b.WriteByte(0)
+				b.WriteString(strconv.Itoa(len(v)))
+				b.WriteByte(':')
+				b.WriteString(v)
+			}
 		}
 		if b.Len() > countCacheKeyMax {
 			return "", false

@@ -354,13 +354,33 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 			}
 			vals = append(vals, n)
 		}
-		return &store.Condition{Param: p.key, Values: vals, Match: store.Prefix}, nil
+		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix}
+		if p.key == fhirmap.KeyAddress {
+			c.Or = addressParts(alts, vals)
+		}
+		return c, nil
 	case "exact":
 		if !p.noExact {
 			return &store.Condition{Param: p.key + fhirmap.ExactSuffix, Values: alts, Match: store.Exact}, nil
 		}
 	}
 	return nil, unsupported(name, "modifier :%s is not supported on %s (see the CapabilityStatement)", modifier, p.name)
+}
+
+// addressParts are the further params an address search looks in. The address keys hold the
+// lines and the country; the city, state and ZIP code are the keys of the address-city,
+// address-state and address-postalcode params (see fhirmap.KeyAddress), searched in the form
+// each is stored in. normalized are the alternatives normalized as text.
+func addressParts(alts, normalized []string) []store.Alternative {
+	postal := make([]string, len(alts))
+	for i, a := range alts {
+		postal[i] = fhirmap.PostalKey(a)
+	}
+	return []store.Alternative{
+		{Param: fhirmap.KeyAddressCity, Values: normalized},
+		{Param: fhirmap.KeyAddressState, Values: normalized},
+		{Param: fhirmap.KeyAddressPostal, Values: postal},
+	}
 }
 
 func tokenCondition(p param, modifier, name string, alts []string) (*store.Condition, error) {

@@ -90,10 +90,10 @@ func addressPart(r res, part, q string) bool {
 }
 
 // addressAny reports whether some part of one of r's addresses starts with q, as the address
-// parameter matches.
+// parameter matches: the ZIP code as address-postalcode matches it.
 func addressAny(r res, q string) bool {
-	return anyOf(addresses(r), func(a any) bool {
-		parts := append(list(field(a, "line")), text(a, "city"), text(a, "state"), text(a, "postalCode"), text(a, "country"))
+	return addressPart(r, "postalCode", q) || anyOf(addresses(r), func(a any) bool {
+		parts := append(list(field(a, "line")), text(a, "city"), text(a, "state"), text(a, "country"))
 		return anyOf(parts, func(p any) bool { return starts(p.(string), q) })
 	})
 }
@@ -244,6 +244,15 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 		{"address-postalcode ZIP+4 without its dash", "Practitioner", []string{"address-postalcode", strings.ReplaceAll(zip4, "-", "")}, func(r res) bool { return addressPart(r, "postalCode", zip4) }, false},
 		{"address (line)", "Practitioner", []string{"address", line}, func(r res) bool { return addressAny(r, line) }, false},
 		{"address (city)", "Practitioner", []string{"address", city}, func(r res) bool { return addressAny(r, city) }, false},
+		{"address (state)", "Practitioner", []string{"address", state}, func(r res) bool { return addressAny(r, state) }, false},
+		{"address (ZIP+4)", "Practitioner", []string{"address", zip4}, func(r res) bool { return addressAny(r, zip4) }, false},
+		{"address (ZIP+4 without its dash)", "Practitioner", []string{"address", strings.ReplaceAll(zip4, "-", "")}, func(r res) bool { return addressAny(r, zip4) }, false},
+		{"address (country)", "Practitioner", []string{"address", "us"}, func(r res) bool { return addressAny(r, "us") }, false},
+		{"address (city or line) and address-state", "Practitioner", []string{"address", city + "," + line, "address-state", state}, func(r res) bool {
+			return (addressAny(r, city) || addressAny(r, line)) && addressPart(r, "state", state)
+		}, false},
+		{"address (ZIP) of a Location", "Location", []string{"address", locZip[:5]}, func(r res) bool { return addressAny(r, locZip[:5]) }, false},
+		{"address (city) of a Location", "Location", []string{"address", locCity}, func(r res) bool { return addressAny(r, locCity) }, false},
 		{"_lastUpdated eq day", "Practitioner", []string{"_lastUpdated", day}, func(r res) bool { return lastUpdated(r) == day }, false},
 		{"_lastUpdated ge year", "Practitioner", []string{"_lastUpdated", "ge" + year + "-01-01"}, func(r res) bool { return lastUpdated(r) >= year+"-01-01" }, false},
 		{"_lastUpdated range", "Practitioner", []string{"_lastUpdated", "gt" + year, "_lastUpdated", "lt2100"}, func(r res) bool { return lastUpdated(r)[:4] > year }, false},

@@ -59,11 +59,27 @@ const (
 )
 
 // Condition matches documents that have at least one key with Param whose value matches one of
-// Values (an OR within the condition). A query's conditions are joined with AND.
+// Values (an OR within the condition), or a key of one of the Or alternatives' params whose value
+// matches one of theirs. A query's conditions are joined with AND.
 type Condition struct {
 	Param  string
 	Values []string
 	Match  Match
+	// Or are further params searched by the same condition, each with its values, compared
+	// the same way: one search over several kinds of key, such as an address over its lines,
+	// city, state and ZIP code, each of which is indexed under a param of its own.
+	Or []Alternative
+}
+
+// Alternative is a further param of a Condition and the values it is searched for.
+type Alternative struct {
+	Param  string
+	Values []string
+}
+
+// Terms returns the condition's params and their values, Param and Values first.
+func (c Condition) Terms() []Alternative {
+	return append([]Alternative{{Param: c.Param, Values: c.Values}}, c.Or...)
 }
 
 // Query selects documents of one collection in one generation.

@@ -61,15 +61,17 @@ func ValidateQuery(q Query) (int, error) {
 		return 0, err
 	}
 	for _, c := range q.Where {
-		if c.Param == "" || len(c.Values) == 0 {
-			return 0, fmt.Errorf("%w: a condition needs a param and at least one value", ErrInvalid)
-		}
 		if c.Match != Exact && c.Match != Prefix {
 			return 0, fmt.Errorf("%w: unknown match %d", ErrInvalid, c.Match)
 		}
-		for _, v := range c.Values {
-			if strings.IndexByte(v, 0) >= 0 || strings.IndexByte(c.Param, 0) >= 0 {
-				return 0, fmt.Errorf("%w: condition values may not hold NUL", ErrInvalid)
+		for _, t := range c.Terms() {
+			if t.Param == "" || len(t.Values) == 0 {
+				return 0, fmt.Errorf("%w: a condition and each of its alternatives need a param and at least one value", ErrInvalid)
+			}
+			for _, v := range t.Values {
+				if strings.IndexByte(v, 0) >= 0 || strings.IndexByte(t.Param, 0) >= 0 {
+					return 0, fmt.Errorf("%w: condition values may not hold NUL", ErrInvalid)
+				}
 			}
 		}
 	}
@@ -136,12 +138,24 @@ func Matches(keys []Key, where []Condition) bool {
 }
 
 func matchesOne(keys []Key, c Condition) bool {
+	if matchesTerm(keys, c.Match, c.Param, c.Values) {
+		return true
+	}
+	for _, o := range c.Or {
+		if matchesTerm(keys, c.Match, o.Param, o.Values) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesTerm(keys []Key, m Match, param string, values []string) bool {
 	for _, k := range keys {
-		if k.Param != c.Param {
+		if k.Param != param {
 			continue
 		}
-		for _, v := range c.Values {
-			if c.Match == Exact && k.Value == v || c.Match == Prefix && strings.HasPrefix(k.Value, v) {
+		for _, v := range values {
+			if m == Exact && k.Value == v || m == Prefix && strings.HasPrefix(k.Value, v) {
 				return true
 			}
 		}

@@ -172,7 +172,10 @@ func TestBuildResources(t *testing.T) {
 		{"Practitioner/1234567893", "address-city", "springs", false}, // a part matches from its start
 		{"Practitioner/1234567893", "address", "1 main", true},
 		{"Practitioner/1234567893", "address", "main", false},
-		{"Practitioner/1234567893", "address", "67208 1234", true},
+		{"Practitioner/1234567893", "address", "us", true},            // the country
+		{"Practitioner/1234567893", "address", "67208", false},        // ZIP, city and state are the keys of their own params,
+		{"Practitioner/1234567893", "address", "west springs", false}, // which an address search looks in too
+		{"Practitioner/1234567893", "address-postalcode", "67208", true},
 		{"Location/1234567893", "name", "nunez", true},
 		{"Location/1234567893", "name", "jose a nunez md 1 main", true},
 		{"Location/1234567893", "name", "main", false}, // an address word: searched with address

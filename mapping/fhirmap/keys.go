@@ -90,14 +90,17 @@ func addString(k *mapping.Keys, param, text string) {
 // addAddress indexes an address for the address parameters. A string search matches the start
 // of a part of the address (line, city, state, ZIP, country), as FHIR defines it, so each part is
 // indexed whole, not word by word: the words of addresses had been a fifth of all the index
-// entries an ingest writes. ZIP codes are indexed for address-postalcode by PostalKey, so that
-// 12345-6789 and 123456789 find the same address. The address parameters have no :exact keys,
-// a modifier directory clients do not use on addresses.
+// entries an ingest writes. The address keys hold the lines and the country; the city, state
+// and ZIP code are indexed once, for address-city, address-state and address-postalcode, and an
+// address search looks in those params too (a condition with alternatives), rather than every
+// address carrying them twice (an eighth of a national ingest's entries). ZIP codes are indexed
+// by PostalKey, so that 12345-6789 and 123456789 find the same address. The address parameters
+// have no :exact keys, a modifier directory clients do not use on addresses.
 func addAddress(k *mapping.Keys, a *Address) {
 	if a == nil {
 		return
 	}
-	for _, part := range append(slices.Clip(a.Line), a.City, a.State, a.PostalCode, a.Country) {
+	for _, part := range append(slices.Clip(a.Line), a.Country) {
 		k.Add(KeyAddress, mapping.NormalizeText(part))
 	}
 	k.Add(KeyAddressCity, mapping.NormalizeText(a.City))

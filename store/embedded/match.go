@@ -39,7 +39,7 @@ func matchStored(v []byte, conds []cond, held []bool) (bool, int, error) {
 			return false, 0, errCorrupt
 		}
 		for j, c := range conds {
-			if !held[j] && string(param) == c.param && c.holds(value) {
+			if !held[j] && c.holds(param, value) {
 				held[j] = true
 				if missing--; missing == 0 {
 					return true, int(n), nil
@@ -50,23 +50,33 @@ func matchStored(v []byte, conds []cond, held []bool) (bool, int, error) {
 	return missing == 0, int(n), nil
 }
 
-// holds reports whether a key value of the condition's param satisfies it. Prefix values are
+// holds reports whether a key satisfies the condition.
+func (c cond) holds(param, value []byte) bool {
+	for _, t := range c.terms {
+		if string(param) == t.param && t.holds(c.match, value) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether a key value of the term's param satisfies it. Prefix values are
 // sorted and none starts with another, so the only one that can be a prefix of the value is the
 // greatest one not above it: any value between a prefix and a string it begins would begin with
 // that prefix too.
-func (c cond) holds(value []byte) bool {
-	i, found := slices.BinarySearchFunc(c.values, value, func(v string, t []byte) int {
+func (t term) holds(m store.Match, value []byte) bool {
+	i, found := slices.BinarySearchFunc(t.values, value, func(v string, s []byte) int {
 		switch {
-		case v < string(t):
+		case v < string(s):
 			return -1
-		case v > string(t):
+		case v > string(s):
 			return 1
 		}
 		return 0
 	})
-	if found || c.match == store.Exact || i == 0 {
+	if found || m == store.Exact || i == 0 {
 		return found
 	}
-	p := c.values[i-1]
+	p := t.values[i-1]
 	return len(value) >= len(p) && string(value[:len(p)]) == p
 }

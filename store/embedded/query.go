@@ -136,35 +136,52 @@ func (v *view) close() {
 	_ = v.root.Close()
 }
 
-// cond is a condition prepared for the index.
+// cond is a condition prepared for the index: its params (one, or several for a condition
+// with alternatives), each with the values it is searched for.
 type cond struct {
+	match store.Match
+	terms []term
+}
+
+// term is one param of a condition and its values, distinct and sorted; for Prefix, none is
+// covered by another.
+type term struct {
 	param  string
-	match  store.Match
-	values []string // distinct and sorted; for Prefix, none is covered by another
+	values []string
 }
 
 // single reports whether the condition is one posting list (in id order).
-func (c cond) single() bool { return c.match == store.Exact && len(c.values) == 1 }
+func (c cond) single() bool {
+	return c.match == store.Exact && len(c.terms) == 1 && len(c.terms[0].values) == 1
+}
 
 func prepare(where []store.Condition) []cond {
 	out := make([]cond, 0, len(where))
 	for _, w := range where {
-		vals := slices.Clone(w.Values)
-		slices.Sort(vals)
-		vals = slices.Compact(vals)
-		if w.Match == store.Prefix {
-			// In sorted order every value covered by a shorter prefix follows that prefix.
-			kept := vals[:1]
-			for _, v := range vals[1:] {
-				if !strings.HasPrefix(v, kept[len(kept)-1]) {
-					kept = append(kept, v)
-				}
-			}
-			vals = kept
+		c := cond{match: w.Match}
+		for _, t := range w.Terms() {
+			c.terms = append(c.terms, term{param: t.Param, values: prepareValues(t.Values, w.Match)})
 		}
-		out = append(out, cond{param: w.Param, match: w.Match, values: vals})
+		out = append(out, c)
 	}
 	return out
+}
+
+func prepareValues(values []string, m store.Match) []string {
+	vals := slices.Clone(values)
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	if m == store.Prefix {
+		// In sorted order every value covered by a shorter prefix follows that prefix.
+		kept := vals[:1]
+		for _, v := range vals[1:] {
+			if !strings.HasPrefix(v, kept[len(kept)-1]) {
+				kept = append(kept, v)
+			}
+		}
+		vals = kept
+	}
+	return vals
 }
 
 // window restricts candidates to ids after (or, descending, before) a cursor id.
@@ -217,23 +234,25 @@ func (q *query) iter(lo, hi []byte) (*pebble.Iterator, error) {
 // spans returns the index ranges of a condition. Exact values' posting lists are in id order,
 // so they start (or end) at the window's cursor; Prefix ranges cannot.
 func (q *query) spans(c cond, w window) []span {
-	pp := paramPrefix(q.gen, q.coll, c.param)
-	out := make([]span, 0, len(c.values))
-	for _, v := range c.values {
-		base := append(slices.Clip(pp), v...)
-		if c.match == store.Prefix {
-			out = append(out, span{base, prefixEnd(base)})
-			continue
+	var out []span
+	for _, t := range c.terms {
+		pp := paramPrefix(q.gen, q.coll, t.param)
+		for _, v := range t.values {
+			base := append(slices.Clip(pp), v...)
+			if c.match == store.Prefix {
+				out = append(out, span{base, prefixEnd(base)})
+				continue
+			}
+			list := append(base, 0)
+			sp := span{list, prefixEnd(list)}
+			switch {
+			case w.set && w.desc:
+				sp.hi = append(slices.Clip(list), w.after...)
+			case w.set:
+				sp.lo = successor(append(slices.Clip(list), w.after...))
+			}
+			out = append(out, sp)
 		}
-		list := append(base, 0)
-		sp := span{list, prefixEnd(list)}
-		switch {
-		case w.set && w.desc:
-			sp.hi = append(slices.Clip(list), w.after...)
-		case w.set:
-			sp.lo = successor(append(slices.Clip(list), w.after...))
-		}
-		out = append(out, sp)
 	}
 	return out
 }
@@ -781,7 +800,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 	singles := q.singles()
 	return q.walkOrder(param, cur, desc, func(value, id string) (bool, error) {
 		for _, c := range singles {
-			if ok, err := q.hasEntry(c.param, c.values[0], id); err != nil || !ok {
+			if ok, err := q.hasEntry(c.terms[0].param, c.terms[0].values[0], id); err != nil || !ok {
 				return err == nil, err
 			}
 		}
@@ -872,7 +891,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 				needDoc = true
 				continue
 			}
-			if ok, err := q.hasEntry(c.param, c.values[0], id); err != nil || !ok {
+			if ok, err := q.hasEntry(c.terms[0].param, c.terms[0].values[0], id); err != nil || !ok {
 				return false, err
 			}
 		}

@@ -321,29 +321,24 @@ func filter(q store.Query, after *store.Cursor) bson.D {
 	return top
 }
 
-// condition matches documents with a key of c.Param whose value equals (or starts with) one of
-// c.Values. A single exact value is a plain equality, which FerretDB can push down to
-// PostgreSQL; a prefix is an anchored regex of quoted literal text, which MongoDB answers with
-// an index range.
+// condition matches documents with a key of c.Param (or of an alternative's param) whose value
+// equals (or starts with) one of its values. A single exact value is a plain equality, which
+// FerretDB can push down to PostgreSQL; a prefix is an anchored regex of quoted literal text,
+// which MongoDB answers with an index range.
 func condition(c store.Condition) bson.D {
-	p := keyPrefix(c.Param)
-	if c.Match == store.Exact {
-		if len(c.Values) == 1 {
-			return bson.D{{Key: "k", Value: enc(p + c.Values[0])}}
+	var in bson.A
+	for _, t := range c.Terms() {
+		p := keyPrefix(t.Param)
+		for _, v := range t.Values {
+			if c.Match == store.Exact {
+				in = append(in, enc(p+v))
+			} else {
+				in = append(in, bson.Regex{Pattern: "^" + regexp.QuoteMeta(enc(p+v))})
+			}
 		}
-		in := make(bson.A, len(c.Values))
-		for i, v := range c.Values {
-			in[i] = enc(p + v)
-		}
-		return bson.D{{Key: "k", Value: bson.D{{Key: "$in", Value: in}}}}
 	}
-	re := func(v string) bson.Regex { return bson.Regex{Pattern: "^" + regexp.QuoteMeta(enc(p+v))} }
-	if len(c.Values) == 1 {
-		return bson.D{{Key: "k", Value: re(c.Values[0])}}
-	}
-	in := make(bson.A, len(c.Values))
-	for i, v := range c.Values {
-		in[i] = re(v)
+	if len(in) == 1 {
+		return bson.D{{Key: "k", Value: in[0]}}
 	}
 	return bson.D{{Key: "k", Value: bson.D{{Key: "$in", Value: in}}}}
 }

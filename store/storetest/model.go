@@ -71,13 +71,16 @@ func (m model) query(q store.Query) []string {
 func (m model) holds(d store.Document, where []store.Condition) bool {
 	for _, c := range where {
 		ok := false
+		terms := append([]store.Alternative{{Param: c.Param, Values: c.Values}}, c.Or...)
 		for _, k := range d.Keys {
-			if k.Param != c.Param {
-				continue
-			}
-			for _, v := range c.Values {
-				if c.Match == store.Exact && k.Value == v || c.Match == store.Prefix && strings.HasPrefix(k.Value, v) {
-					ok = true
+			for _, t := range terms {
+				if k.Param != t.Param {
+					continue
+				}
+				for _, v := range t.Values {
+					if c.Match == store.Exact && k.Value == v || c.Match == store.Prefix && strings.HasPrefix(k.Value, v) {
+						ok = true
+					}
 				}
 			}
 		}

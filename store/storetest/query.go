@@ -44,6 +44,12 @@ func prefix(param string, values ...string) store.Condition {
 	return store.Condition{Param: param, Values: values, Match: store.Prefix}
 }
 
+// or adds an alternative param and its values to a condition.
+func or(c store.Condition, param string, values ...string) store.Condition {
+	c.Or = append(c.Or, store.Alternative{Param: param, Values: values})
+	return c
+}
+
 // shapeCases are the query shapes with their expected results, worked out by hand.
 var shapeCases = []struct {
 	name    string
@@ -178,6 +184,10 @@ var modelQueries = []store.Query{
 	{Where: []store.Condition{prefix("half", "hm0", "g9")}},
 	{Where: []store.Condition{prefix("ref", "rm1"), exact("state", "CA")}},
 	{OrderBy: "half", Where: []store.Condition{prefix("name", "jo")}},
+	{Where: []store.Condition{or(prefix("name", "smi"), "state", "C")}},
+	{Where: []store.Condition{or(exact("state", "CA"), "rank", "3", "5"), prefix("name", "jo")}, Descending: true},
+	{Where: []store.Condition{or(exact("name", "lee"), "half", "hm00000"), or(prefix("state", "N"), "name", "br")}},
+	{OrderBy: "rank", Where: []store.Condition{or(prefix("half", "g9"), "ref", "rm0")}},
 	{OrderBy: "rank"},
 	{OrderBy: "rank", Descending: true},
 	{OrderBy: "name", Where: []store.Condition{exact("state", "TX")}},

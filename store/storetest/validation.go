@@ -96,6 +96,15 @@ func testInvalidArguments(t *testing.T, s store.Store) {
 			q.Where = []store.Condition{{Param: "k", Values: []string{"v", "w\x00"}}}
 		}),
 		"NUL in condition param": q(func(q *store.Query) { q.Where = []store.Condition{{Param: "k\x00", Values: []string{"v"}}} }),
+		"alternative without values": q(func(q *store.Query) {
+			q.Where = []store.Condition{{Param: "k", Values: []string{"v"}, Or: []store.Alternative{{Param: "j"}}}}
+		}),
+		"alternative without param": q(func(q *store.Query) {
+			q.Where = []store.Condition{{Param: "k", Values: []string{"v"}, Or: []store.Alternative{{Values: []string{"v"}}}}}
+		}),
+		"NUL in alternative value": q(func(q *store.Query) {
+			q.Where = []store.Condition{{Param: "k", Values: []string{"v"}, Or: []store.Alternative{{Param: "j", Values: []string{"w\x00"}}}}}
+		}),
 	}
 	for name, bq := range badQueries {
 		calls = append(calls, call{"Find " + name, func(ctx context.Context) error { _, err := s.Find(ctx, bq); return err }})
