@@ -193,6 +193,10 @@ func TestMatchStored(t *testing.T) {
 	prefix := func(param string, values ...string) store.Condition {
 		return store.Condition{Param: param, Values: values, Match: store.Prefix}
 	}
+	or := func(c store.Condition, param string, values ...string) store.Condition {
+		c.Or = append(c.Or, store.Alternative{Param: param, Values: values})
+		return c
+	}
 	tests := []struct {
 		name  string
 		keys  []store.Key
@@ -216,6 +220,11 @@ func TestMatchStored(t *testing.T) {
 		{"all of several conditions", keys, []store.Condition{prefix("name", "jo"), exact("state", "CA"), exact("empty", "")}},
 		{"one of several conditions fails", keys, []store.Condition{prefix("name", "jo"), exact("state", "NY")}},
 		{"same param twice", keys, []store.Condition{prefix("name", "s"), prefix("name", "j")}},
+		{"alternative param holds", keys, []store.Condition{or(prefix("city", "x"), "state", "C")}},
+		{"first param holds, not the alternative", keys, []store.Condition{or(exact("name", "john"), "state", "NY")}},
+		{"no alternative holds", keys, []store.Condition{or(or(exact("name", "jo"), "state", "ca"), "names", "y")}},
+		{"alternative with values of its own", keys, []store.Condition{or(prefix("state", "N", "T"), "names", "a", "x")}},
+		{"alternatives and another condition", keys, []store.Condition{or(prefix("city", "b"), "name", "smi"), exact("empty", "x")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
