@@ -358,7 +358,7 @@ func (l *loading) addDoc(d store.Document) error {
 // it correctly against later versions), and removes the tables. The entry streams end with it.
 func (l *loading) unstream() error {
 	l.streaming = false
-	if err := l.tablesToRun(l.stream, filepath.Join(l.dir, "streamed.docs"), l.skip); err != nil {
+	if err := l.tablesToRun(l.stream, filepath.Join(l.dir, "streamed.docs"), l.skip, docRun); err != nil {
 		return err
 	}
 	for _, p := range slices.Sorted(maps.Keys(l.entryStreams)) {
@@ -614,12 +614,12 @@ func (l *loading) spill() error {
 		var err error
 		for j, part := range full.partition(full.docs, l.splits) {
 			if err == nil {
-				err = writeRun(l.runPath(n, fmt.Sprintf("d%d", j)), full, part)
+				err = writeRun(l.runPath(n, fmt.Sprintf("d%d", j)), full, part, docRun)
 			}
 		}
 		for i, p := range params {
 			if err == nil {
-				err = writeRun(paths[i], full, full.entries[p].items)
+				err = writeRun(paths[i], full, full.entries[p].items, entryRun)
 			}
 		}
 		full.reset()
@@ -746,12 +746,12 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 // fan-in runs into one and that one with the next ones, as this once did, rewrote the oldest
 // items once per group: at national scale the registry's commit took minutes longer.) Every
 // item keeps its sequence number, so the order of runs does not matter.
-func (l *loading) openRuns(ctx context.Context, paths []string, name string, last []item, prefix []byte) ([]source, error) {
+func (l *loading) openRuns(ctx context.Context, paths []string, name string, last []item, prefix []byte, kind runKind) ([]source, error) {
 	fanIn := l.s.cfg.loadFanIn
 	for merged := 0; len(paths) > fanIn; merged++ {
 		group := min(fanIn, len(paths)-fanIn+1) // merging g runs leaves g-1 fewer
 		out := filepath.Join(l.dir, fmt.Sprintf("merged-%06d.%s", merged, name))
-		if err := mergeRuns(ctx, paths[:group], out, prefix); err != nil {
+		if err := mergeRuns(ctx, paths[:group], out, prefix, kind); err != nil {
 			return nil, err
 		}
 		paths = append(paths[group:], out)
@@ -795,7 +795,7 @@ func (l *loading) mergeDocs(ctx context.Context, stale map[string]struct{}) ([]s
 			paths = append(paths, l.runPath(n, fmt.Sprintf("d%d", j)))
 		}
 		name := fmt.Sprintf("d%d", j)
-		srcs, err := l.openRuns(ctx, paths, name, last[j], docPrefix(l.gen, l.coll))
+		srcs, err := l.openRuns(ctx, paths, name, last[j], docPrefix(l.gen, l.coll), docRun)
 		if err != nil {
 			return err
 		}
@@ -839,7 +839,7 @@ func (l *loading) splitStreamed(parts int) ([]string, error) {
 	}
 	defer r.close()
 	j := 0
-	w, err := createRun(paths[j], l.skip)
+	w, err := createRun(paths[j], l.skip, docRun)
 	if err != nil {
 		return nil, err
 	}
@@ -857,7 +857,7 @@ func (l *loading) splitStreamed(parts int) ([]string, error) {
 				return nil, err
 			}
 			j++
-			if w, err = createRun(paths[j], l.skip); err != nil {
+			if w, err = createRun(paths[j], l.skip, docRun); err != nil {
 				return nil, err
 			}
 		}
@@ -937,7 +937,7 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 			tables[i] = es.tw.paths
 			return es.tw.cut()
 		}
-		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), paramPrefix(l.gen, l.coll, params[i]))
+		srcs, err := l.openRuns(ctx, paths[i], names[i], l.buf.entriesOf(params[i]), paramPrefix(l.gen, l.coll, params[i]), entryRun)
 		if err != nil {
 			return err
 		}

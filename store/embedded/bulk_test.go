@@ -172,11 +172,11 @@ func TestOpenRunsMergesEachRunOnce(t *testing.T) {
 				var b loadBuffer
 				items := []item{b.put(fmt.Appendf(nil, "d%02d", r), []byte("v"), uint64(r+1))}
 				paths = append(paths, l.runPath(r, "d0"))
-				if err := writeRun(paths[r], &b, items); err != nil {
+				if err := writeRun(paths[r], &b, items, docRun); err != nil {
 					t.Fatal(err)
 				}
 			}
-			srcs, err := l.openRuns(t.Context(), paths, "d0", nil, prefix)
+			srcs, err := l.openRuns(t.Context(), paths, "d0", nil, prefix, docRun)
 			if err != nil {
 				t.Fatal(err)
 			}

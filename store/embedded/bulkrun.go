@@ -20,10 +20,8 @@ import (
 //
 //	uvarint(shared) uvarint(len(rest)) rest uvarint(seq) uvarint(len(value)) value
 //
-// The stream is compressed with MinLZ (Pebble's own fast block compression) in small blocks:
-// at national scale the runs of one ingest are tens of gigabytes of JSON and index keys, which
-// compress about three to one at a cost below that of writing them uncompressed. Runs live
-// only as long as their load.
+// The stream is framed by MinLZ (Pebble's own fast block compression) in small blocks, which
+// are compressed in runs of documents (see runKind). Runs live only as long as their load.
 
 // runBlockSize is the compression block of run files; a commit merging many runs holds a
 // decompressed and a compressed block per run.
@@ -36,13 +34,26 @@ const runBlockSize = 64 << 10
 // reads in a single pass; a load with more first merges groups of them (see openRuns).
 const loadFanInDefault = 1024
 
+// runKind is what a run holds, which decides whether its blocks are compressed. Documents are
+// JSON, which compresses about three to one: a national registry's documents, which do not
+// come in id order, are gigabytes of runs, and writing them three times larger cost more than
+// compressing them. Index entries are not compressed: their keys are already stored as the
+// suffix they do not share with the key before (mostly the digits of an id), which compresses
+// little, and compressing them had been a twentieth of the CPU of an ingest.
+type runKind int
+
+const (
+	docRun runKind = iota
+	entryRun
+)
+
 // errRunCorrupt reports a run file that does not decode, which only a damaged disk causes.
 var errRunCorrupt = errors.New("embedded: load: corrupt run file")
 
 // writeRun writes sorted buffered items as a run; their keys are already without their list's
 // prefix.
-func writeRun(path string, b *loadBuffer, items []item) error {
-	w, err := createRun(path, 0)
+func writeRun(path string, b *loadBuffer, items []item, kind runKind) error {
+	w, err := createRun(path, 0, kind)
 	if err != nil {
 		return err
 	}
@@ -62,12 +73,16 @@ type runWriter struct {
 	head [3 * binary.MaxVarintLen64]byte
 }
 
-func createRun(path string, skip int) (*runWriter, error) {
+func createRun(path string, skip int, kind runKind) (*runWriter, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
-	z := minlz.NewWriter(f, minlz.WriterConcurrency(1), minlz.WriterLevel(minlz.LevelFastest), minlz.WriterBlockSize(runBlockSize))
+	opts := []minlz.WriterOption{minlz.WriterConcurrency(1), minlz.WriterLevel(minlz.LevelFastest), minlz.WriterBlockSize(runBlockSize)}
+	if kind == entryRun {
+		opts = append(opts, minlz.WriterUncompressed())
+	}
+	z := minlz.NewWriter(f, opts...)
 	return &runWriter{f: f, z: z, w: bufio.NewWriterSize(z, runBlockSize), skip: skip}, nil
 }
 
@@ -219,7 +234,7 @@ func (r *fileRun) close()        { _ = r.f.Close() }
 
 // mergeRuns merges runs into one, keeping every item (versions of a key stay in sequence
 // order), and removes them.
-func mergeRuns(ctx context.Context, paths []string, out string, prefix []byte) error {
+func mergeRuns(ctx context.Context, paths []string, out string, prefix []byte, kind runKind) error {
 	srcs := make([]source, 0, len(paths))
 	for _, p := range paths {
 		r, err := openRun(p, prefix)
@@ -231,7 +246,7 @@ func mergeRuns(ctx context.Context, paths []string, out string, prefix []byte) e
 		}
 		srcs = append(srcs, r)
 	}
-	w, err := createRun(out, len(prefix))
+	w, err := createRun(out, len(prefix), kind)
 	if err != nil {
 		for _, s := range srcs {
 			s.close()

@@ -57,7 +57,7 @@ func (l *loading) streamEntry(param string, es *entryStream, value, id string, v
 func (l *loading) unstreamEntries(param string, es *entryStream) error {
 	es.on = false
 	path := filepath.Join(l.dir, "streamed."+l.paramName(param))
-	if err := l.tablesToRun(es.tw, path, len(es.prefix)); err != nil {
+	if err := l.tablesToRun(es.tw, path, len(es.prefix), entryRun); err != nil {
 		return err
 	}
 	l.streamedRuns[param] = path
@@ -66,13 +66,13 @@ func (l *loading) unstreamEntries(param string, es *entryStream) error {
 
 // tablesToRun finishes a stream's tables, copies their keys and values into one run (sequence
 // 0, keys stored after skip bytes) and removes the tables.
-func (l *loading) tablesToRun(tw *tableWriter, path string, skip int) error {
+func (l *loading) tablesToRun(tw *tableWriter, path string, skip int, kind runKind) error {
 	if err := tw.cut(); err != nil {
 		return err
 	}
 	tables := tw.paths
 	tw.paths = nil
-	w, err := createRun(path, skip)
+	w, err := createRun(path, skip, kind)
 	if err != nil {
 		return err
 	}

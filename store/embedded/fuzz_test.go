@@ -107,13 +107,18 @@ func FuzzIndexKeys(f *testing.F) {
 
 func sign(n int) int { return cmp.Compare(n, 0) }
 
-// FuzzRunFile checks that run files round-trip any sorted items, and that a run whose
-// decompressed bytes are anything at all reads as items or errRunCorrupt, never a panic.
+// FuzzRunFile checks that run files of either kind (compressed or not) round-trip any sorted
+// items, and that a run whose decompressed bytes are anything at all reads as items or
+// errRunCorrupt, never a panic.
 func FuzzRunFile(f *testing.F) {
-	f.Add([]byte("k=v\nk2=v2\nk2=v3"), []byte{0, 3, 'a', 'b', 'c', 1, 1, 'x'})
-	f.Add([]byte(""), []byte{})
-	f.Add([]byte("=\n\x00=\x00"), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x0f})
-	f.Fuzz(func(t *testing.T, spec, raw []byte) {
+	f.Add([]byte("k=v\nk2=v2\nk2=v3"), []byte{0, 3, 'a', 'b', 'c', 1, 1, 'x'}, false)
+	f.Add([]byte(""), []byte{}, true)
+	f.Add([]byte("=\n\x00=\x00"), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x0f}, false)
+	f.Fuzz(func(t *testing.T, spec, raw []byte, entries bool) {
+		kind := docRun
+		if entries {
+			kind = entryRun
+		}
 		prefix := []byte("i\x00g\x00c\x00")
 		dir := t.TempDir()
 		var b loadBuffer
@@ -124,7 +129,7 @@ func FuzzRunFile(f *testing.F) {
 		}
 		b.sortItems(items)
 		path := dir + "/run"
-		if err := writeRun(path, &b, items); err != nil {
+		if err := writeRun(path, &b, items, kind); err != nil {
 			t.Fatal(err)
 		}
 		r, err := openRun(path, prefix)
@@ -145,8 +150,8 @@ func FuzzRunFile(f *testing.F) {
 		}
 		r.close()
 
-		// Arbitrary content under valid compression.
-		w, err := createRun(dir+"/raw", len(prefix))
+		// Arbitrary content under valid framing.
+		w, err := createRun(dir+"/raw", len(prefix), kind)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func BenchmarkSpill(b *testing.B) {
 	for b.Loop() {
 		sorted := append([]item(nil), items...)
 		buf.sortItems(sorted)
-		if err := writeRun(path, buf, sorted); err != nil {
+		if err := writeRun(path, buf, sorted, entryRun); err != nil {
 			b.Fatal(err)
 		}
 		if err := os.Remove(path); err != nil {
