@@ -37,4 +37,3 @@ func BenchmarkSpill(b *testing.B) {
 		}
 	}
 }
-
