@@ -907,18 +907,19 @@ func (l *loading) parallel(n int, f func(i int) error) error {
 // mergeParams merges each param's entry runs into tables of its own, several params at once,
 // and returns the tables in key order. stale is only read.
 func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([]string, error) {
-	set := map[string]bool{}
+	set := map[string]struct{}{}
 	for p := range l.paramRuns {
-		set[p] = true
+		set[p] = struct{}{}
 	}
 	for p, pi := range l.buf.entries {
-		set[p] = set[p] || len(pi.items) > 0
+		if len(pi.items) > 0 {
+			set[p] = struct{}{}
+		}
 	}
 	for p := range l.entryStreams {
-		set[p] = true // streamed whole, or turned into a run
+		set[p] = struct{}{} // streamed whole, or turned into a run
 	}
 	params := slices.Sorted(maps.Keys(set))
-	params = slices.DeleteFunc(params, func(p string) bool { return !set[p] })
 	tables := make([][]string, len(params))
 	paths := make([][]string, len(params))
 	names := make([]string, len(params))
