@@ -50,6 +50,9 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 	if err != nil || (j.gen[RegistryProviders] == "" && j.gen[Facilities] == "") {
 		return err
 	}
+	for _, c := range FHIRCollections {
+		p.Recycle(c, fhirmap.Recycle)
+	}
 	stats := map[string]int64{}
 	emit := func(res []fhirmap.Resource) error {
 		for _, r := range res {

@@ -64,6 +64,17 @@ func (p *Projection) Emit(ctx context.Context, collection string, d store.Docume
 	return p.run.writer.add(ctx, collection, d)
 }
 
+// Recycle hands the body of each document later emitted into collection to release once it is
+// written, so that the projection can reuse the memory it built the body in.
+func (p *Projection) Recycle(collection string, release func(body []byte)) {
+	if !slices.Contains(p.outputs, collection) {
+		panic("ingest: projection recycles " + collection + ", which is not one of its outputs")
+	}
+	if p.run.writer != nil {
+		p.run.writer.recycle(collection, release)
+	}
+}
+
 // runProjections runs every projection whose inputs changed in this run and returns the
 // collections they wrote.
 func (r *runState) runProjections(ctx context.Context) ([]string, error) {

@@ -53,6 +53,7 @@ type batchWriter struct {
 	log     *slog.Logger
 	phase   func(string) // Progress.Phase
 	pending map[string][]store.Document
+	release map[string]func(body []byte) // see recycle; used by the producer only
 	lanes   []chan batch
 	laneOf  map[string]int // collection -> lane, assigned round-robin on first use
 	done    sync.WaitGroup
@@ -72,6 +73,7 @@ type batchWriter struct {
 type batch struct {
 	collection string
 	docs       []store.Document
+	release    func(body []byte) // takes each document's body once the batch is written
 }
 
 // writeLanes is the number of parallel writers: one per core, at least two so that a write
@@ -79,7 +81,7 @@ type batch struct {
 func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 func newBatchWriter(st store.Store, gen string, log *slog.Logger, phase func(string)) *batchWriter {
-	w := &batchWriter{st: st, gen: gen, log: log, phase: phase, pending: map[string][]store.Document{}, laneOf: map[string]int{},
+	w := &batchWriter{st: st, gen: gen, log: log, phase: phase, pending: map[string][]store.Document{}, release: map[string]func([]byte){}, laneOf: map[string]int{},
 		loads: map[string]store.Loading{}, put: map[string]bool{}}
 	for range writeLanes() {
 		q := make(chan batch, 4)
@@ -104,6 +106,11 @@ func (w *batchWriter) loop(queue <-chan batch) {
 			w.mu.Lock()
 			w.err = err
 			w.mu.Unlock()
+		}
+		if b.release != nil {
+			for _, d := range b.docs {
+				b.release(d.Body)
+			}
 		}
 		w.inflight.Done()
 	}
@@ -206,6 +213,13 @@ func (w *batchWriter) failed() error {
 	return w.err
 }
 
+// recycle has the body of every document later added to collection handed to release once
+// its batch is written (or dropped after an error), when the store holds no reference to it
+// (store.Store), so that the producer can reuse the memory.
+func (w *batchWriter) recycle(collection string, release func(body []byte)) {
+	w.release[collection] = release
+}
+
 // add buffers one document, queueing its collection's batch when full.
 func (w *batchWriter) add(ctx context.Context, collection string, d store.Document) error {
 	if err := w.failed(); err != nil {
@@ -217,7 +231,7 @@ func (w *batchWriter) add(ctx context.Context, collection string, d store.Docume
 		return nil
 	}
 	w.pending[collection] = make([]store.Document, 0, batchSize)
-	return w.enqueue(ctx, batch{collection, buf})
+	return w.enqueue(ctx, batch{collection, buf, w.release[collection]})
 }
 
 func (w *batchWriter) enqueue(ctx context.Context, b batch) error {
@@ -244,7 +258,7 @@ func (w *batchWriter) sync(ctx context.Context) error {
 		if len(buf) == 0 {
 			continue
 		}
-		if err := w.enqueue(ctx, batch{c, buf}); err != nil {
+		if err := w.enqueue(ctx, batch{c, buf, w.release[c]}); err != nil {
 			return err
 		}
 		w.pending[c] = make([]store.Document, 0, batchSize)

@@ -13,6 +13,26 @@ import gojson "github.com/goccy/go-json"
 // encoding/json writes \b and \f.
 func EncodeJSON(v any) ([]byte, error) { return gojson.Marshal(v) }
 
+// AppendJSON appends what EncodeJSON returns for v to dst. Marshal copies its output into a
+// slice of its own; appending into a buffer the caller reuses spares that allocation, which
+// for a FHIR projection building tens of millions of resources was a tenth of what it
+// allocated. On an error dst is returned unchanged.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	w := appendWriter{dst}
+	if err := gojson.NewEncoder(&w).Encode(v); err != nil {
+		return dst, err
+	}
+	return w.b[:len(w.b)-1], nil // the encoder ends each value with a newline
+}
+
+// appendWriter is an io.Writer that appends to a slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
 // DecodeJSON decodes what EncodeJSON (or encoding/json) encoded; see EncodeJSON. The strings
 // it decodes share one private copy of data, so a string kept keeps all of data in memory: a
 // caller that keeps a small part of a record for long (a cache, a lookup table) clones it.

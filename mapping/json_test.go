@@ -94,6 +94,9 @@ func FuzzCodecMatchesStandard(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			if appended, err := mapping.AppendJSON([]byte("prefix"), v.Interface()); err != nil || string(appended) != "prefix"+string(got) {
+				t.Fatalf("%s: AppendJSON gave\n%s (%v), EncodeJSON\n%s", typ, appended, err, got)
+			}
 			back, stdBack := reflect.New(typ), reflect.New(typ)
 			if err := mapping.DecodeJSON(want, back.Interface()); err != nil {
 				t.Fatalf("%s: decode %s: %v", typ, want, err)

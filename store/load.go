@@ -22,7 +22,8 @@ type Loader interface {
 // (the last document with an ID wins). A Loading is used by one goroutine at a time and is
 // spent after Commit or Abort.
 type Loading interface {
-	// Add takes a batch of documents, validated as Put validates them.
+	// Add takes a batch of documents, validated as Put validates them. Like Put, it keeps no
+	// reference to their memory once it returns.
 	Add(ctx context.Context, docs []Document) error
 	// Commit makes the documents visible. If the collection received documents by Put since the
 	// load began, Commit returns ErrConflict and leaves the collection as those Puts left it;

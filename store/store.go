@@ -132,6 +132,8 @@ type Store interface {
 	// Put writes a batch of documents into a collection of a generation, replacing documents with
 	// the same ID (and their keys). A batch is applied whole or not at all on the embedded
 	// backend; on MongoDB it is one unordered bulk write, retried whole by the caller on error.
+	// Put keeps no reference to the documents' memory once it returns, so the caller may reuse
+	// it.
 	Put(ctx context.Context, generation, collection string, docs []Document) error
 	// Get returns one document, or ErrNotFound.
 	Get(ctx context.Context, generation, collection, id string) (Document, error)

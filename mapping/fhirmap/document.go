@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"sync"
 
 	"providerdir/mapping"
 	"providerdir/store"
@@ -39,42 +41,39 @@ type Resource struct {
 
 // encode marshals a resource whose Meta is set aside into the stored document. content is the
 // resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
-// resourceType, id, meta, then the rest.
+// resourceType, id, meta, then the rest. The document's body is drawn from the pool of
+// bodies (see Recycle).
 func encode(resourceType, id string, content any, meta *resourceMeta, keys mapping.Keys) (Resource, error) {
-	body, err := mapping.EncodeJSON(content)
+	body, err := mapping.AppendJSON(newBody(), content)
+	defer func() { Recycle(body) }()
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s: %w", resourceType, id, err)
 	}
-	head := `{"resourceType":"` + resourceType + `","id":"` + id + `"`
-	if !bytes.HasPrefix(body, []byte(head)) {
+	head := len(`{"resourceType":"`) + len(resourceType) + len(`","id":"`) + len(id) + len(`"`)
+	if !startsWithTypeAndID(body, resourceType, id) {
 		return Resource{}, fmt.Errorf("fhirmap: %s/%s does not start with its type and id", resourceType, id)
 	}
 	recordSum := sha256.Sum256(body)
 
-	res := make([]byte, 0, headLen+len(body)+metaSizeHint)
+	res := slices.Grow(newBody(), headLen+len(body)+metaSizeHint)
 	res = append(res, headRecord...)
 	res = hex.AppendEncode(res, recordSum[:digestLen/2])
 	res = append(res, headETag...)
 	etagAt := len(res)
 	res = append(res, "0000000000000000"...)
 	res = append(res, headResource...)
-	res = append(res, head...)
+	res = append(res, body[:head]...)
 	res = append(res, `,"meta":`...)
-	res, ownMeta, tags, err := meta.appendJSON(res)
+	etag := sha256.New()
+	etag.Write(recordSum[:])
+	res, tags, err := meta.appendJSON(res, etag)
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s meta: %w", resourceType, id, err)
 	}
-	if rest := body[len(head):]; len(rest) > 1 { // more members than type and id
-		res = append(res, ',')
-		res = append(res, rest[1:]...)
-	} else {
-		res = append(res, '}')
-	}
-	etag := sha256.New()
-	etag.Write(recordSum[:])
-	etag.Write(ownMeta)
+	res = append(res, body[head:]...) // the other members, if any, and the closing brace
 	etag.Write(tags.sum[:])
-	hex.Encode(res[etagAt:etagAt+digestLen], etag.Sum(nil)[:digestLen/2])
+	var sum [sha256.Size]byte
+	hex.Encode(res[etagAt:etagAt+digestLen], etag.Sum(sum[:0])[:digestLen/2])
 	res = append(res, '}')
 
 	keys = pruneStringKeys(keys)
@@ -83,9 +82,65 @@ func encode(resourceType, id string, content any, meta *resourceMeta, keys mappi
 	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}}, nil
 }
 
+// startsWithTypeAndID reports whether resource JSON begins with its resourceType and id
+// members, in that order, as the resource structs declare them.
+func startsWithTypeAndID(body []byte, resourceType, id string) bool {
+	b, ok := bytes.CutPrefix(body, []byte(`{"resourceType":"`))
+	if ok {
+		b, ok = cutString(b, resourceType)
+	}
+	if ok {
+		b, ok = bytes.CutPrefix(b, []byte(`","id":"`))
+	}
+	if ok {
+		b, ok = cutString(b, id)
+	}
+	return ok && len(b) > 0 && b[0] == '"'
+}
+
+func cutString(b []byte, s string) ([]byte, bool) {
+	if len(b) < len(s) || string(b[:len(s)]) != s {
+		return b, false
+	}
+	return b[len(s):], true
+}
+
 // metaSizeHint is about the length of a meta with its fourteen provenance tags, so that a
 // stored document is written into one allocation.
 const metaSizeHint = 2048
+
+// bodies holds buffers for stored documents. A projection builds tens of millions of
+// resources of a few kilobytes each, and each lives only until the store has copied it; at
+// 2 million providers their bodies and the JSON they were built from were a third of all an
+// ingest allocated. Drawn from here and given back once written (Recycle), they are reused.
+var bodies sync.Pool // of *[]byte
+
+// newBody returns an empty buffer from the pool, or a new one.
+func newBody() []byte {
+	if b, ok := bodies.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, bodySize)
+}
+
+// bodySize is the capacity of a new body: a resource with its meta fits in it; and
+// maxRecycled the largest body kept for reuse, so that one outsized resource does not pin its
+// memory in the pool.
+const (
+	bodySize    = 4 << 10
+	maxRecycled = 64 << 10
+)
+
+// Recycle gives the body of a built document back for reuse once it is written: the store
+// keeps none of a document's memory after Put or Add returns (store.Store). The caller must
+// hold the only reference to body.
+func Recycle(body []byte) {
+	if cap(body) < bodySize/2 || cap(body) > maxRecycled {
+		return
+	}
+	b := body[:0]
+	bodies.Put(&b)
+}
 
 // Stored is a stored FHIR document's parts, sliced from its body.
 type Stored struct {

@@ -3,6 +3,7 @@ package fhirmap
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,29 +81,30 @@ type resourceMeta struct {
 
 // marshal returns the meta's JSON, as encoding/json writes a Meta with its tags.
 func (m *resourceMeta) marshal() ([]byte, error) {
-	b, _, _, err := m.appendJSON(nil)
+	b, _, err := m.appendJSON(nil, io.Discard)
 	return b, err
 }
 
 // appendJSON appends the meta's JSON to dst: the members of its own, then the provenance
-// tags, marshaled once per provenance (tagsJSON). It also returns the JSON of the members of
-// its own and the tags, which together determine the meta: the entity tag digests those
-// rather than the whole meta, most of which is the same tags on every resource.
-func (m *resourceMeta) appendJSON(dst []byte) (out, own []byte, tags *tagSet, err error) {
-	own, err = mapping.EncodeJSON(&m.Meta)
-	if err != nil {
-		return nil, nil, nil, err
+// tags, marshaled once per provenance (tagsJSON). The JSON of the members of its own goes to
+// own as well, and the tags are returned: together they determine the meta, and the entity tag
+// digests them rather than the whole meta, most of which is the same tags on every resource.
+func (m *resourceMeta) appendJSON(dst []byte, own io.Writer) (out []byte, tags *tagSet, err error) {
+	start := len(dst)
+	if dst, err = mapping.AppendJSON(dst, &m.Meta); err != nil {
+		return nil, nil, err
 	}
+	_, _ = own.Write(dst[start:])
 	if tags, err = tagsJSON(m.prov); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	dst = append(dst, own[:len(own)-1]...)
-	if len(own) > len("{}") {
+	dst = dst[:len(dst)-1] // the closing brace
+	if len(dst)-start > len("{") {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"tag":`...)
 	dst = append(dst, tags.json...)
-	return append(dst, '}'), own, tags, nil
+	return append(dst, '}'), tags, nil
 }
 
 // tagSet is the JSON of one provenance's tags and its SHA-256 digest.

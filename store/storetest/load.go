@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ var loadTests = []test{
 	{"SameAsPut", func(t *testing.T, s store.Store) { testLoadSameAsPut(t, s, loadBatches(false, true)) }},
 	{"SameAsPutInOrder", func(t *testing.T, s store.Store) { testLoadSameAsPut(t, s, loadBatches(true, false)) }},
 	{"SameAsPutInOrderThenRepeats", func(t *testing.T, s store.Store) { testLoadSameAsPut(t, s, loadBatches(true, true)) }},
+	{"CallerReusesMemory", testLoadReusedMemory},
 	{"InvisibleUntilCommit", testLoadInvisible},
 	{"NonEmptyCollection", testLoadNonEmpty},
 	{"PutDuringLoad", testLoadPutDuring},
@@ -106,6 +108,46 @@ func testLoadSameAsPut(t *testing.T, s store.Store, batches [][]store.Document) 
 		}
 		if n := mustCount(t, s, q); n != int64(len(want)) {
 			t.Errorf("Count(%s) after load = %d, want %d", describe(q), n, len(want))
+		}
+	}
+}
+
+// testLoadReusedMemory overwrites every body and key list given to Add as soon as Add returns,
+// as an ingest that reuses its buffers does: what the load stores must be what it was given.
+func testLoadReusedMemory(t *testing.T, s store.Store) {
+	l := loader(t, s)
+	for _, inOrder := range []bool{false, true} { // documents in id order may take another path
+		coll := fmt.Sprintf("inorder-%t", inOrder)
+		ld := mustLoad(t, l, "g1", coll)
+		m := newModel()
+		for _, b := range loadBatches(inOrder, true) {
+			m.put(b...)
+			given := make([]store.Document, len(b))
+			for i, d := range b {
+				given[i] = store.Document{ID: d.ID, Body: bytes.Clone(d.Body), Keys: slices.Clone(d.Keys)}
+			}
+			if err := ld.Add(t.Context(), given); err != nil {
+				t.Fatalf("Add: %v", err)
+			}
+			for _, d := range given {
+				for i := range d.Body {
+					d.Body[i] = '#'
+				}
+				for i := range d.Keys {
+					d.Keys[i] = store.Key{Param: "overwritten", Value: "x"}
+				}
+			}
+		}
+		if err := ld.Commit(t.Context()); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		for id, want := range m {
+			if diff := sameDoc(mustGet(t, s, "g1", coll, id), want); diff != "" {
+				t.Fatalf("documents in id order %t: %s", inOrder, diff)
+			}
+		}
+		if n := mustCount(t, s, store.Query{Generation: "g1", Collection: coll, Where: []store.Condition{exact("overwritten", "x")}}); n != 0 {
+			t.Errorf("documents in id order %t: %d documents found by a key written after Add", inOrder, n)
 		}
 	}
 }
