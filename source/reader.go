@@ -1,13 +1,14 @@
 package source
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"providerdir/source/internal/csvscan"
 )
 
 // Option adjusts how a file is read.
@@ -16,7 +17,6 @@ type Option func(*options)
 type options struct {
 	maxErrors      int
 	maxRecordBytes int64
-	comma          rune
 }
 
 // MaxErrors sets how many row errors a Report keeps (DefaultMaxErrors when not set). Rejected
@@ -27,9 +27,6 @@ func MaxErrors(n int) Option { return func(o *options) { o.maxErrors = max(n, 0)
 // (DefaultMaxRecordBytes when not set). It bounds memory when a quote is never closed.
 func MaxRecordBytes(n int) Option { return func(o *options) { o.maxRecordBytes = int64(max(n, 1)) } }
 
-// Comma sets the field delimiter; every published file this project reads uses ','.
-func Comma(r rune) Option { return func(o *options) { o.comma = r } }
-
 // Reader streams typed records of type T out of one delimited file. Each source package builds
 // its readers with NewReader or Open from a Schema and a decode function; callers only use
 // Next, Report, Header and Close. A Reader is not safe for concurrent use.
@@ -37,7 +34,7 @@ type Reader[T any] struct {
 	file   string
 	closer io.Closer
 	text   *textReader
-	csv    *csv.Reader
+	csv    *csvscan.Reader
 	header *Header
 	report Report
 	row    Row
@@ -90,15 +87,13 @@ func OpenPrepared[T any](path string, s *Schema, prepare Prepare[T], opts ...Opt
 
 // NewPreparedReader is NewReader with a decoder built per file by prepare.
 func NewPreparedReader[T any](src io.Reader, file string, s *Schema, prepare Prepare[T], opts ...Option) (*Reader[T], error) {
-	o := options{maxErrors: DefaultMaxErrors, maxRecordBytes: DefaultMaxRecordBytes, comma: ','}
+	o := options{maxErrors: DefaultMaxErrors, maxRecordBytes: DefaultMaxRecordBytes}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	const bufSize = 64 << 10
 	text := newTextReader(src, o.maxRecordBytes+bufSize)
-	c := csv.NewReader(bufio.NewReaderSize(text, bufSize))
-	c.Comma = o.comma
-	c.ReuseRecord = true
+	c := csvscan.NewReader(text, bufSize)
 	r := &Reader[T]{file: file, text: text, csv: c, limit: o.maxRecordBytes}
 	r.report = Report{File: file, maxErrors: o.maxErrors}
 	head, err := c.Read()

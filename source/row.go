@@ -1,28 +1,28 @@
 package source
 
 import (
-	"encoding/csv"
 	"errors"
 	"strings"
 
 	"providerdir/ident"
+	"providerdir/source/internal/csvscan"
 )
 
 // Row is the current row of a Reader, handed to its decoder. Accessors return trimmed field
 // values, and the parsing accessors record the first problem they meet: the row is then rejected
 // with that file, line, column and reason once the decoder returns. A Row is only valid inside
-// the decoder, but the strings it returns may be kept: encoding/csv allocates each row's text
-// afresh (ReuseRecord reuses only the slice), so values share that one allocation instead of
-// being copied field by field, and a kept record holds about its own size of text.
+// the decoder, but the strings it returns may be kept: each row's text is allocated afresh (only
+// the slice of fields is reused), so values share that one allocation instead of being copied
+// field by field, and a kept value holds its row's line in memory.
 type Row struct {
 	reader func(RowError)
 	header *Header
 	rec    []string
-	csv    *csv.Reader
+	csv    *csvscan.Reader
 	failed bool
 }
 
-func (r *Row) reset(rec []string, c *csv.Reader) {
+func (r *Row) reset(rec []string, c *csvscan.Reader) {
 	r.rec, r.csv, r.failed = rec, c, false
 }
 

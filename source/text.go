@@ -18,7 +18,7 @@ import (
 //
 // It also enforces the record-size bound: the table marks where each record ends, and if the
 // reader is asked for more than limit bytes past that mark, the file is abandoned with
-// errRecordTooLong rather than letting encoding/csv buffer an unbalanced quote to the end of a
+// errRecordTooLong rather than letting the CSV reader buffer an unbalanced quote to the end of a
 // multi-gigabyte file.
 type textReader struct {
 	src    io.Reader
