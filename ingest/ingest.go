@@ -108,17 +108,26 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	var todo []foundFamily
 	var res Result
 	for _, f := range found {
-		files, err := hashFiles(ctx, f.files)
+		files, err := describeFiles(f.files)
 		if err != nil {
 			return Result{}, err
 		}
-		if old, ok := currentByFamily[f.family.name]; ok && !opts.Force && !opts.DryRun && sameFiles(old.Files, files) {
-			opts.Log.Info("family unchanged, skipped", "family", f.family.name, "snapshot", old.Snapshot)
-			res.Families = append(res.Families, FamilyResult{Manifest: old, Unchanged: true})
-			run.bytesDone += f.bytes
-			continue
+		// Files can only be unchanged if their names and sizes are: only then are they
+		// checksummed before loading. Otherwise (a first ingest, a new release) the checksums
+		// are computed while the family loads, rather than in a pass of their own on one core
+		// before it (some 10 seconds for a national registry).
+		if old, ok := currentByFamily[f.family.name]; ok && !opts.Force && !opts.DryRun && sameSizes(old.Files, files) {
+			if err := hashFiles(ctx, f.files, files); err != nil {
+				return Result{}, err
+			}
+			if sameFiles(old.Files, files) {
+				opts.Log.Info("family unchanged, skipped", "family", f.family.name, "snapshot", old.Snapshot)
+				res.Families = append(res.Families, FamilyResult{Manifest: old, Unchanged: true})
+				run.bytesDone += f.bytes
+				continue
+			}
 		}
-		f.hashed = files
+		f.described = files
 		todo = append(todo, f)
 	}
 	if len(todo) == 0 {
@@ -282,7 +291,7 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 		Cadence:     f.family.dataset.Cadence,
 		License:     f.family.dataset.License,
 		Generation:  r.gen,
-		Files:       f.hashed,
+		Files:       f.described,
 		StartedAt:   r.opts.Now().UTC(),
 	}
 	m.Snapshot = r.opts.SnapshotDate
@@ -293,35 +302,83 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 		m.Snapshot = snapshotDate(f.files)
 	}
 	m.Coverage = coverageOf(f.files, m.Snapshot)
+	// The load fills in the files' row counts while their checksums are computed beside it,
+	// if they were not before.
+	sums := make(chan error, 1)
+	checked := slices.Clone(m.Files)
+	if slices.ContainsFunc(checked, func(f File) bool { return f.SHA256 == "" }) {
+		go func() { sums <- hashFiles(ctx, f.files, checked) }()
+	} else {
+		sums <- nil
+	}
 	l := &familyLoad{run: r, manifest: &m, datasets: map[string]bool{}}
-	if err := f.family.load(ctx, l, f.files); err != nil {
+	err := f.family.load(ctx, l, f.files)
+	if sumErr := <-sums; err == nil {
+		err = sumErr
+	}
+	if err != nil {
 		return Manifest{}, err
+	}
+	for i := range checked {
+		m.Files[i].SHA256, m.Files[i].Bytes = checked[i].SHA256, checked[i].Bytes
 	}
 	m.Datasets = slices.Sorted(maps.Keys(l.datasets))
 	m.FinishedAt = r.opts.Now().UTC()
 	return m, nil
 }
 
-// hashFiles describes the files of a family with their sizes and SHA-256 checksums.
-func hashFiles(ctx context.Context, paths []string) ([]File, error) {
+// describeFiles lists the files of a family with their sizes; hashFiles adds their checksums.
+func describeFiles(paths []string) ([]File, error) {
 	out := make([]File, 0, len(paths))
 	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		out = append(out, File{Name: filepath.Base(p), Bytes: info.Size()})
+	}
+	return out, nil
+}
+
+// hashFiles sets the SHA-256 checksum of each file (files[i] describes paths[i]), and its size
+// as read.
+func hashFiles(ctx context.Context, paths []string, files []File) error {
+	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		h := sha256.New()
-		n, err := io.Copy(h, f)
+		n, err := io.Copy(h, contextReader{ctx, f})
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("ingest: read %s: %w", p, err)
+			return fmt.Errorf("ingest: read %s: %w", p, err)
 		}
-		out = append(out, File{Name: filepath.Base(p), SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n})
+		files[i].SHA256, files[i].Bytes = hex.EncodeToString(h.Sum(nil)), n
 	}
-	return out, nil
+	return nil
+}
+
+// contextReader stops reading once its context is done, so that a checksum of a large file
+// does not hold up a cancelled ingest.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// sameSizes reports whether two lists of files have the same names and sizes.
+func sameSizes(a, b []File) bool {
+	return slices.EqualFunc(a, b, func(x, y File) bool { return x.Name == y.Name && x.Bytes == y.Bytes })
 }
 
 func sameFiles(a, b []File) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -333,6 +334,64 @@ func TestReingestIsIdempotent(t *testing.T) {
 	}
 	if first.Rows != forced.Rows {
 		t.Errorf("rows %d then %d", first.Rows, forced.Rows)
+	}
+}
+
+// TestReingestChecksumsDecide reloads a family whose file changed but kept its name and size,
+// and no other.
+func TestReingestChecksumsDecide(t *testing.T) {
+	base, _, _, _ := drops(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	ctx := context.Background()
+	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leieFile string
+	for _, f := range first.Families {
+		for _, file := range f.Manifest.Files {
+			if len(file.SHA256) != 64 || file.Bytes == 0 {
+				t.Errorf("family %s, file %s: checksum %q, %d bytes", f.Manifest.Family, file.Name, file.SHA256, file.Bytes)
+			}
+			if f.Manifest.Family == "leie" {
+				leieFile = file.Name
+			}
+		}
+	}
+	var leiePath string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == leieFile {
+			leiePath = p
+		}
+		return err
+	})
+	if err != nil || leiePath == "" {
+		t.Fatalf("LEIE file %q not found in %s: %v", leieFile, dir, err)
+	}
+	b, err := os.ReadFile(leiePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.LastIndexByte(b, 'A') // a letter of some name or address
+	if at < 0 {
+		t.Fatal("no letter A in the LEIE file")
+	}
+	b[at] = 'B'
+	if err := os.WriteFile(leiePath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range again.Families {
+		if f.Unchanged == (f.Manifest.Family == "leie") {
+			t.Errorf("family %s: unchanged %t", f.Manifest.Family, f.Unchanged)
+		}
 	}
 }
 
