@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,7 @@ type batchWriter struct {
 	loadMu sync.Mutex
 	loads  map[string]store.Loading
 	put    map[string]bool
+	loaded map[string]int // documents added to each load, to commit the largest first
 
 	inflight  sync.WaitGroup // queued batches not yet written
 	closeOnce sync.Once
@@ -82,7 +84,7 @@ func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 func newBatchWriter(st store.Store, gen string, log *slog.Logger, phase func(string)) *batchWriter {
 	w := &batchWriter{st: st, gen: gen, log: log, phase: phase, pending: map[string][]store.Document{}, release: map[string]func([]byte){}, laneOf: map[string]int{},
-		loads: map[string]store.Loading{}, put: map[string]bool{}}
+		loads: map[string]store.Loading{}, put: map[string]bool{}, loaded: map[string]int{}}
 	for range writeLanes() {
 		q := make(chan batch, 4)
 		w.lanes = append(w.lanes, q)
@@ -143,6 +145,9 @@ func (w *batchWriter) write(ctx context.Context, b batch) error {
 		w.loadMu.Unlock()
 	}
 	if loading {
+		w.loadMu.Lock()
+		w.loaded[b.collection] += len(b.docs)
+		w.loadMu.Unlock()
 		return ld.Add(ctx, b.docs)
 	}
 	return w.st.Put(ctx, w.gen, b.collection, b.docs)
@@ -163,12 +168,20 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 	}
 	began := time.Now()
 	names := slices.Sorted(maps.Keys(loads))
+	// The largest loads start first, so that the commits ending last are small ones and both
+	// cores stay busy to the end.
+	w.loadMu.Lock()
+	order := slices.Clone(names)
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(w.loaded[b], w.loaded[a]) })
+	clear(w.loaded)
+	w.loadMu.Unlock()
 	// A national load's commit merges gigabytes of runs; say so rather than fall silent.
 	w.log.Info("committing bulk loads", "collections", names)
 	w.phase(fmt.Sprintf("committing %d collections (%s)", len(names), strings.Join(names, ", ")))
 	sem := make(chan struct{}, writeLanes())
 	errs := make(chan error, len(loads))
-	for c, ld := range loads {
+	for _, c := range order {
+		ld := loads[c]
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()

@@ -932,7 +932,12 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 		}
 		names[i] = l.paramName(p)
 	}
-	err := l.parallel(len(params), func(i int) error {
+	order, err := largestFirst(paths, func(i int) int64 { return int64(len(l.buf.entriesOf(params[i]))) * itemSize })
+	if err != nil {
+		return nil, err
+	}
+	err = l.parallel(len(params), func(k int) error {
+		i := order[k]
 		if es := l.entryStreams[params[i]]; es != nil && es.on {
 			// Every entry of the param came in order: its stream's tables are its entries.
 			tables[i] = es.tw.paths
@@ -958,6 +963,30 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 		return nil, err
 	}
 	return slices.Concat(tables...), nil
+}
+
+// largestFirst orders merges by the bytes they read, largest first: runs' sizes on disk
+// (paths[i] are merge i's) plus buffered bytes. Merges share one slot per core, and when the
+// last to start is a large one, the other cores sit idle while it finishes; a national
+// registry's commit spent its last seconds on one core.
+func largestFirst(paths [][]string, buffered func(i int) int64) ([]int, error) {
+	sizes := make([]int64, len(paths))
+	for i, ps := range paths {
+		sizes[i] = buffered(i)
+		for _, p := range ps {
+			info, err := os.Stat(p)
+			if err != nil {
+				return nil, fmt.Errorf("embedded: load: %w", err)
+			}
+			sizes[i] += info.Size()
+		}
+	}
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	return order, nil
 }
 
 // loadWriterOptions are the options of a load's tables: the bottom level's (that is where

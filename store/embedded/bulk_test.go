@@ -205,3 +205,33 @@ func TestOpenRunsMergesEachRunOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestLargestFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, size int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, make([]byte, size), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name     string
+		paths    [][]string
+		buffered []int64
+		want     []int
+	}{
+		{"runs", [][]string{{file("a", 10)}, {file("b", 30), file("c", 5)}, {file("d", 20)}}, []int64{0, 0, 0}, []int{1, 2, 0}},
+		{"buffered counts", [][]string{{file("e", 10)}, nil, {file("f", 10)}}, []int64{0, 50, 5}, []int{1, 2, 0}},
+		{"ties keep their order", [][]string{nil, nil, nil}, []int64{1, 1, 1}, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		got, err := largestFirst(tt.paths, func(i int) int64 { return tt.buffered[i] })
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := largestFirst([][]string{{filepath.Join(dir, "missing")}}, func(int) int64 { return 0 }); err == nil {
+		t.Error("a missing run is not an error")
+	}
+}
