@@ -235,3 +235,40 @@ func TestLargestFirst(t *testing.T) {
 		t.Error("a missing run is not an error")
 	}
 }
+
+// TestTableWriterCutsInBackground writes enough keys for many small tables, each finished in
+// the background while the next fills: after cut, every table is complete and holds its keys
+// in order.
+func TestTableWriterCutsInBackground(t *testing.T) {
+	s := open(t)
+	dir := t.TempDir()
+	tw := &tableWriter{dir: dir, name: "t", opts: s.entryTableOptions(), limit: 4 << 10}
+	var want []string
+	for i := range 20000 {
+		k := fmt.Sprintf("key-%08d", i)
+		want = append(want, k)
+		if err := tw.add([]byte(k), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.cut(); err != nil {
+		t.Fatal(err)
+	}
+	if len(tw.paths) < 10 {
+		t.Fatalf("%d tables, want many", len(tw.paths))
+	}
+	var got []string
+	for _, p := range tw.paths {
+		if err := s.readTable(p, func(k, v []byte) {
+			if n := len(got); v[0] != byte(n) {
+				t.Errorf("key %s: value %d, want %d", k, v[0], byte(n))
+			}
+			got = append(got, string(k))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("read %d keys back, want %d in order", len(got), len(want))
+	}
+}
