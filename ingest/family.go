@@ -371,6 +371,9 @@ type opener[T any] func(path string, opts ...source.Option) (*source.Reader[T], 
 // keep its argument, which is reused for the next record.
 func loadInto[T any](ctx context.Context, l *familyLoad, files []string, p *regexp.Regexp, open opener[T],
 	collection string, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
+	if l.run.writer != nil {
+		l.run.writer.recycle(collection, mapping.Recycle) // bodies come from mapping.NewDocument
+	}
 	for _, f := range filesMatching(files, p) {
 		r, err := open(f)
 		if err != nil {

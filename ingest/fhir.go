@@ -51,7 +51,7 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 		return err
 	}
 	for _, c := range FHIRCollections {
-		p.Recycle(c, fhirmap.Recycle)
+		p.Recycle(c, mapping.Recycle)
 	}
 	stats := map[string]int64{}
 	emit := func(res []fhirmap.Resource) error {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"sync"
 
 	"providerdir/mapping"
 	"providerdir/store"
@@ -42,10 +41,10 @@ type Resource struct {
 // encode marshals a resource whose Meta is set aside into the stored document. content is the
 // resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
 // resourceType, id, meta, then the rest. The document's body is drawn from the pool of
-// bodies (see Recycle).
+// bodies (mapping.NewBody).
 func encode(resourceType, id string, content any, meta *resourceMeta, keys mapping.Keys) (Resource, error) {
-	body, err := mapping.AppendJSON(newBody(), content)
-	defer func() { Recycle(body) }()
+	body, err := mapping.AppendJSON(mapping.NewBody(), content)
+	defer func() { mapping.Recycle(body) }()
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s: %w", resourceType, id, err)
 	}
@@ -55,7 +54,7 @@ func encode(resourceType, id string, content any, meta *resourceMeta, keys mappi
 	}
 	recordSum := sha256.Sum256(body)
 
-	res := slices.Grow(newBody(), headLen+len(body)+metaSizeHint)
+	res := slices.Grow(mapping.NewBody(), headLen+len(body)+metaSizeHint)
 	res = append(res, headRecord...)
 	res = hex.AppendEncode(res, recordSum[:digestLen/2])
 	res = append(res, headETag...)
@@ -108,39 +107,6 @@ func cutString(b []byte, s string) ([]byte, bool) {
 // metaSizeHint is about the length of a meta with its fourteen provenance tags, so that a
 // stored document is written into one allocation.
 const metaSizeHint = 2048
-
-// bodies holds buffers for stored documents. A projection builds tens of millions of
-// resources of a few kilobytes each, and each lives only until the store has copied it; at
-// 2 million providers their bodies and the JSON they were built from were a third of all an
-// ingest allocated. Drawn from here and given back once written (Recycle), they are reused.
-var bodies sync.Pool // of *[]byte
-
-// newBody returns an empty buffer from the pool, or a new one.
-func newBody() []byte {
-	if b, ok := bodies.Get().(*[]byte); ok {
-		return (*b)[:0]
-	}
-	return make([]byte, 0, bodySize)
-}
-
-// bodySize is the capacity of a new body: a resource with its meta fits in it; and
-// maxRecycled the largest body kept for reuse, so that one outsized resource does not pin its
-// memory in the pool.
-const (
-	bodySize    = 4 << 10
-	maxRecycled = 64 << 10
-)
-
-// Recycle gives the body of a built document back for reuse once it is written: the store
-// keeps none of a document's memory after Put or Add returns (store.Store). The caller must
-// hold the only reference to body.
-func Recycle(body []byte) {
-	if cap(body) < bodySize/2 || cap(body) > maxRecycled {
-		return
-	}
-	b := body[:0]
-	bodies.Put(&b)
-}
 
 // Stored is a stored FHIR document's parts, sliced from its body.
 type Stored struct {

@@ -385,7 +385,7 @@ func BenchmarkBuildIndividual(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			fhirmap.Recycle(r.Doc.Body)
+			mapping.Recycle(r.Doc.Body)
 		}
 	}
 }
