@@ -1015,10 +1015,14 @@ func (s *Store) docTableOptions() sstable.WriterOptions {
 }
 
 // entryTableOptions are the options of a load's index-entry tables. Queries walk index entries
-// with range seeks, which never consult a Bloom filter, so these tables have none.
+// with range seeks, which never consult a Bloom filter, so these tables have none. Nor are they
+// compressed: their keys are already prefix-compressed in their blocks, and compressing them
+// again cost 4% of an ingest's CPU at 2 million providers to make the store 5% smaller (6.1
+// instead of 6.5 GB).
 func (s *Store) entryTableOptions() sstable.WriterOptions {
 	o := s.loadWriterOptions()
 	o.FilterPolicy = nil
+	o.Compression = sstable.NoCompression
 	return o
 }
 
@@ -1034,11 +1038,17 @@ type tableWriter struct {
 	w     *sstable.Writer
 	paths []string
 	limit uint64 // the size a table is cut at; 0 is loadTableSize
+	adds  int
 
 	closing  sync.WaitGroup // tables being finished in the background
 	mu       sync.Mutex
 	closeErr error // the first error finishing one of them
 }
+
+// sizeCheckInterval is how many keys a table writer adds between checks of the table's size.
+// Pebble's estimate sums the sizes of the block being built, and taken after every key it was
+// 9% of the cost of adding one; a table of 128 MB overshoots by a few dozen keys at most.
+const sizeCheckInterval = 32
 
 func (t *tableWriter) add(key, value []byte) error {
 	if t.w == nil {
@@ -1053,7 +1063,8 @@ func (t *tableWriter) add(key, value []byte) error {
 	if err := t.w.Set(key, value); err != nil {
 		return fmt.Errorf("embedded: load: %w", err)
 	}
-	if t.w.Raw().EstimatedSize() >= cmp.Or(t.limit, loadTableSize) {
+	t.adds++
+	if t.adds%sizeCheckInterval == 0 && t.w.Raw().EstimatedSize() >= cmp.Or(t.limit, loadTableSize) {
 		w := t.w
 		t.w = nil
 		t.closing.Add(1)
@@ -1300,13 +1311,27 @@ func (h *sourceHeap) down(i int) {
 	}
 }
 
-// replaceTop places a new root. A run's next key usually belongs near the bottom, so it walks
+// replaceTop places a new root. It first asks whether the root stays, two comparisons: the
+// runs of a load whose documents came in id order hold each value's entries in id order, so
+// the run that gave an entry usually gives the next one too while a value lasts (a state, a
+// specialty, "true"). Otherwise a run's next key usually belongs near the bottom, so it walks
 // the path of smaller children to a leaf (one comparison a level), then climbs back to where
 // the root goes: about half the comparisons of down.
 func (h *sourceHeap) replaceTop() {
 	n := len(h.items)
+	if n < 2 {
+		return
+	}
+	j := 1
+	if n > 2 && h.items[2].less(&h.items[1]) {
+		j = 2
+	}
+	if !h.items[j].less(&h.items[0]) {
+		return
+	}
 	root := h.items[0]
-	i := 0
+	h.items[0] = h.items[j]
+	i := j
 	for {
 		l := 2*i + 1
 		if l >= n {

@@ -100,8 +100,8 @@ func TestLoadLeavesNoFiles(t *testing.T) {
 	}
 }
 
-// A load writes its documents in large blocks with Bloom filters (point reads) and its index
-// entries with no filters (range scans never consult one).
+// A load writes its documents in large compressed blocks with Bloom filters (point reads) and
+// its index entries uncompressed with no filters (range scans never consult one).
 func TestLoadTableOptions(t *testing.T) {
 	s := open(t)
 	ld, err := s.Load(t.Context(), "g1", "c")
@@ -132,12 +132,12 @@ func TestLoadTableOptions(t *testing.T) {
 			rawBlock := (p.RawKeySize + p.RawValueSize) / max(p.NumDataBlocks, 1)
 			switch tag {
 			case tagDoc:
-				if p.FilterPolicyName == "" || rawBlock < docTableBlockSize*3/4 {
-					t.Errorf("document table: filter %q, %d bytes a block", p.FilterPolicyName, rawBlock)
+				if p.FilterPolicyName == "" || rawBlock < docTableBlockSize*3/4 || p.CompressionName == "NoCompression" {
+					t.Errorf("document table: filter %q, %d bytes a block, compression %q", p.FilterPolicyName, rawBlock, p.CompressionName)
 				}
 			case tagIndex:
-				if p.FilterPolicyName != "" {
-					t.Errorf("index table has filter %q", p.FilterPolicyName)
+				if p.FilterPolicyName != "" || p.CompressionName != "NoCompression" {
+					t.Errorf("index table: filter %q, compression %q", p.FilterPolicyName, p.CompressionName)
 				}
 			}
 		}

@@ -37,3 +37,38 @@ func BenchmarkSpill(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMergeDocumentOrder merges 200 runs shaped like a state code's entries of a load
+// whose documents came in id order: each run holds a range of ids, in order within each value.
+func BenchmarkMergeDocumentOrder(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := newLoadBuffer()
+	var runs [][]item
+	id := 1000000000
+	for range 200 {
+		var items []item
+		for range 5000 {
+			id += 3
+			k := fmt.Appendf(nil, "%c%c\x00%010d", 'A'+r.IntN(2), 'A'+r.IntN(26), id)
+			items = append(items, buf.put(k, []byte{1}, uint64(id)))
+		}
+		buf.sortItems(items)
+		runs = append(runs, items)
+	}
+	b.SetBytes(int64(buf.size))
+	for b.Loop() {
+		srcs := make([]source, len(runs))
+		for i, items := range runs {
+			srcs[i] = &memRun{buf: buf, items: items}
+		}
+		h := sourceHeap{}
+		if err := h.start(srcs); err != nil {
+			b.Fatal(err)
+		}
+		for len(h.items) > 0 {
+			if err := h.advance(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
