@@ -73,10 +73,11 @@ type Official struct {
 }
 
 // Search-key params of registry documents. Every key costs a national ingest an index entry per
-// record, so registry records carry only the keys something reads: the NPI; entity and status
-// (the sandbox subset); state, postal code, family and given names and the matching keys (Open
+// record, so registry records carry only the keys something reads: entity and status (the
+// sandbox subset); state, postal code, family and given names and the matching keys (Open
 // Payments recipients); taxonomy (the supply studies); the name words and state for provider
-// search. Secondary locations and other names carry only their NPI. The city is a key of
+// search. Not the NPI, which is their id. Secondary locations and other names carry only their
+// NPI. The city is a key of
 // facility records only.
 const (
 	KeyNPI      = "npi"
@@ -134,8 +135,8 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	if p.Official.Last != "" || p.Official.First != "" {
 		rec.AuthorizedOfficial = &Official{Name: personName(p.Official.Name), Title: p.Official.Title, Phone: p.Official.Phone}
 	}
+	// No npi key: the document's id is the NPI, and a lookup by NPI is a read by id.
 	var k Keys
-	k.Add(KeyNPI, p.NPI)
 	k.Add(KeyEntity, rec.EntityType)
 	k.Add(KeyActive, boolKey(rec.Active))
 	k.Add(KeyState, p.Practice.State)

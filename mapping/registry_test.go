@@ -31,7 +31,7 @@ func TestRegistryKeys(t *testing.T) {
 		t.Fatalf("record %+v", rec)
 	}
 	for _, want := range []struct{ param, value string }{
-		{KeyNPI, "1234567893"}, {KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
+		{KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
 		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
 		{KeyFamily, "obrien nunez"}, {KeyName, "nunez"}, {KeyGiven, "zoe"},
 	} {
@@ -44,7 +44,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, k := range keys {
 		params[k.Param] = true
 	}
-	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyNPI, KeyPostal, KeyState, KeyTaxonomy}
+	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyPostal, KeyState, KeyTaxonomy}
 	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
 		t.Errorf("registry key params %q, want %q", got, want)
 	}
