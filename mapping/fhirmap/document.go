@@ -42,7 +42,7 @@ type Resource struct {
 // resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
 // resourceType, id, meta, then the rest. The document's body is drawn from the pool of
 // bodies (mapping.NewBody).
-func encode(resourceType, id string, content any, meta *resourceMeta, keys mapping.Keys) (Resource, error) {
+func encode(resourceType, id string, content any, meta resourceMeta, keys mapping.Keys) (Resource, error) {
 	body, err := mapping.AppendJSON(mapping.NewBody(), content)
 	defer func() { mapping.Recycle(body) }()
 	if err != nil {
@@ -77,7 +77,7 @@ func encode(resourceType, id string, content any, meta *resourceMeta, keys mappi
 
 	keys = pruneStringKeys(keys)
 	keys.Add(KeyID, id)
-	keys.Add(KeyLastUpdated, dateKey(meta.LastUpdated))
+	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
 	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}}, nil
 }
 

@@ -3,13 +3,15 @@ package fhirmap
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"providerdir/mapping"
 )
 
-// A meta written with cached tags is byte for byte the Meta encoding/json writes, for each
-// provenance, whether its tags are marshaled or come from the cache.
+// A meta is byte for byte the Meta encoding/json writes, for each provenance, resource type and
+// date, whether its members are written directly or go through the encoder, and whether its
+// tags are marshaled or come from the cache.
 func TestMetaMarshal(t *testing.T) {
 	doi := "10.1234/x"
 	provs := []mapping.Provenance{
@@ -18,6 +20,16 @@ func TestMetaMarshal(t *testing.T) {
 			PipelineVersion: "abc", License: "LicenseRef-US-Government-Public-Domain", CoverageStart: "2005-05-23", CoverageEnd: "2025-06-08"},
 		{Source: "Open Payments <&>", DatasetID: "openpayments", Confidence: 0.8, DataAvailability: []string{"present", "suppressed"}, DOI: &doi},
 		{Source: "  padded  code ", Confidence: 0.85},
+		// Source members that JSON escapes, or that have no snapshot.
+		{Source: "x", SourceURL: "https://example.org/a?b=1&c=2", Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: "https://example.org/<a", Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: "https://example.org/a>", Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: `https://example.org/"q"`, Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: `https://example.org/\q`, Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: "https://exämple.org/", Snapshot: "2025-06-08"},
+		{Source: "x", SourceURL: "https://example.org/\u2028", Snapshot: "2025-06-08\xff"},
+		{Source: "x", SourceURL: "https://example.org/", Snapshot: "2025\t06"},
+		{Source: "x", SourceURL: "https://example.org/"},
 	}
 	// Variants of the first provenance that differ in one thing each, which a cache keyed on
 	// less would answer with the first one's tags.
@@ -33,23 +45,30 @@ func TestMetaMarshal(t *testing.T) {
 		provs = append(provs, v)
 	}
 	for i, p := range provs {
-		for _, updated := range []string{"2024-06-04", ""} {
-			m := newMeta(TypePractitioner, updated, p)
-			want := m.Meta
-			want.Tag = provenanceTags(p)
-			wantJSON, err := json.Marshal(&want)
-			if err != nil {
-				t.Fatal(err)
+		for _, updated := range []string{"2024-06-04", "", "2024-06-04T10:11:12Z", "2024-06", "2024<06>04"} {
+			for _, typ := range []string{TypePractitioner, TypeLocation, TypeHealthcareService} {
+				checkMeta(t, fmt.Sprintf("provenance %d, %s, updated %q", i, typ, updated), newMeta(typ, updated, p))
 			}
-			for round := range 2 { // marshaled, then cached
-				got, err := m.marshal()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, wantJSON) {
-					t.Errorf("provenance %d, updated %q, round %d:\n got %s\nwant %s", i, updated, round, got, wantJSON)
-				}
-			}
+		}
+	}
+}
+
+// checkMeta compares a meta's JSON, tags marshaled and then cached, with encoding/json's.
+func checkMeta(t *testing.T, name string, m resourceMeta) {
+	t.Helper()
+	want := m.members()
+	want.Tag = provenanceTags(m.prov)
+	wantJSON, err := json.Marshal(&want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 { // tags marshaled, then cached
+		got, err := m.marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, wantJSON) {
+			t.Errorf("%s, round %d:\n got %s\nwant %s", name, round, got, wantJSON)
 		}
 	}
 }

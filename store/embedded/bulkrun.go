@@ -28,10 +28,11 @@ import (
 const runBlockSize = 64 << 10
 
 // loadFanInDefault bounds how many runs one merge reads at once. Each open run holds a file
-// and about 140 KB of buffers (a compressed and a decompressed block), and a commit merges two
-// params or partitions at once: 1,024 runs are at most 2,048 descriptors and some 290 MB. A
-// national registry spills about a thousand runs of its 32 MB buffer, which one merge then
-// reads in a single pass; a load with more first merges groups of them (see openRuns).
+// and about 140 KB of buffers (a compressed and a decompressed block), and the commits on two
+// cores merge three params or partitions at once (Store.merges): 1,024 runs are at most 3,072
+// descriptors and some 430 MB. A national registry spills about a thousand runs of its 32 MB
+// buffer, which one merge then reads in a single pass; a load with more first merges groups of
+// them (see openRuns).
 const loadFanInDefault = 1024
 
 // runKind is what a run holds, which decides whether its blocks are compressed. Documents are
