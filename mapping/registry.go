@@ -77,8 +77,7 @@ type Official struct {
 // sandbox subset); state, postal code, family and given names and the matching keys (Open
 // Payments recipients); taxonomy (the supply studies); the name words and state for provider
 // search. Not the NPI, which is their id. Secondary locations and other names carry only their
-// NPI. The city is a key of
-// facility records only.
+// NPI. The city is a key of facility records only.
 const (
 	KeyNPI      = "npi"
 	KeyEntity   = "entity"
