@@ -304,15 +304,22 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 	m.Coverage = coverageOf(f.files, m.Snapshot)
 	// The load fills in the files' row counts while their checksums are computed beside it,
 	// if they were not before.
+	// A load that fails stops the checksums too, rather than waiting for them to read the rest
+	// of a file of gigabytes.
 	sums := make(chan error, 1)
+	hashCtx, stopHashing := context.WithCancel(ctx)
+	defer stopHashing()
 	checked := slices.Clone(m.Files)
 	if slices.ContainsFunc(checked, func(f File) bool { return f.SHA256 == "" }) {
-		go func() { sums <- hashFiles(ctx, f.files, checked) }()
+		go func() { sums <- hashFiles(hashCtx, f.files, checked) }()
 	} else {
 		sums <- nil
 	}
 	l := &familyLoad{run: r, manifest: &m, datasets: map[string]bool{}}
 	err := f.family.load(ctx, l, f.files)
+	if err != nil {
+		stopHashing()
+	}
 	if sumErr := <-sums; err == nil {
 		err = sumErr
 	}
