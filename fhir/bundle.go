@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
@@ -10,16 +11,16 @@ import (
 )
 
 // bundle writes a searchset Bundle by appending bytes: the stored resources go in as they are
-// (their provenance tag systems spliced to this server's base), so a page costs copying, not
+// (with their provenance tags, rendered once per tag set under this server's base), so a page costs copying, not
 // JSON encoding. Only _summary and _elements decode anything, and only the top level of each
 // matched resource. The caller releases the Bundle once it is written.
-func (s *Server) bundle(res *result, q *query) ([]byte, error) {
+func (s *Server) bundle(ctx context.Context, res *result, q *query) ([]byte, error) {
 	size := 512
 	for _, d := range res.matches {
-		size += len(d.Body) + 256
+		size += len(d.Body) + servedExtra
 	}
 	for _, d := range res.included {
-		size += len(d.doc.Body) + 256
+		size += len(d.doc.Body) + servedExtra
 	}
 	b := newBody(size)
 	b = append(b, `{"resourceType":"Bundle","id":"`...)
@@ -55,13 +56,13 @@ func (s *Server) bundle(res *result, q *query) ([]byte, error) {
 	var err error
 	for _, d := range res.matches {
 		entry()
-		if b, err = s.appendEntry(b, res.typ, d, "match", q.shape); err != nil {
+		if b, err = s.appendEntry(ctx, b, res.tagGen, res.typ, d, "match", q.shape); err != nil {
 			return nil, err
 		}
 	}
 	for _, inc := range res.included {
 		entry()
-		if b, err = s.appendEntry(b, inc.typ, inc.doc, "include", shape{}); err != nil {
+		if b, err = s.appendEntry(ctx, b, res.tagGen, inc.typ, inc.doc, "include", shape{}); err != nil {
 			return nil, err
 		}
 	}
@@ -77,7 +78,13 @@ func (s *Server) bundle(res *result, q *query) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (s *Server) appendEntry(b []byte, typ string, d store.Document, mode string, sh shape) ([]byte, error) {
+// servedExtra is about what a stored resource grows by as it is served: its provenance tags
+// (fourteen codings, about 1.3 KB) and, in a Bundle, the entry around it.
+const servedExtra = 1600
+
+// appendEntry appends a Bundle entry of a stored resource. tagGen is the generation of the tag
+// sets of the snapshot the resource was read from.
+func (s *Server) appendEntry(ctx context.Context, b []byte, tagGen, typ string, d store.Document, mode string, sh shape) ([]byte, error) {
 	stored, err := fhirmap.Open(d.Body)
 	if err != nil {
 		return nil, err
@@ -86,13 +93,16 @@ func (s *Server) appendEntry(b []byte, typ string, d store.Document, mode string
 	b = appendString(b, s.base+"/"+typ+"/"+d.ID)
 	b = append(b, `,"resource":`...)
 	if sh.subsetting() {
-		body, err := sh.apply(typ, fhirmap.Splice(nil, stored.Resource, s.tagBase))
+		body, err := s.tags.served(ctx, nil, tagGen, stored)
+		if err == nil {
+			body, err = sh.apply(typ, body)
+		}
 		if err != nil {
 			return nil, err
 		}
 		b = append(b, body...)
-	} else {
-		b = fhirmap.Splice(b, stored.Resource, s.tagBase)
+	} else if b, err = s.tags.served(ctx, b, tagGen, stored); err != nil {
+		return nil, err
 	}
 	b = append(b, `,"search":{"mode":"`...)
 	b = append(b, mode...)

@@ -425,12 +425,12 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 				tb.Fatal(err)
 			}
 			for _, d := range page.Docs {
-				st, err := fhirmap.Open(d.Body)
+				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(fhirmap.TagCollection), d)
 				if err != nil {
 					tb.Fatal(err)
 				}
 				var m map[string]any
-				if err := json.Unmarshal(st.Resource, &m); err != nil {
+				if err := json.Unmarshal(resource, &m); err != nil {
 					tb.Fatal(err)
 				}
 				if slices.Contains(d.Keys, store.Key{Param: fhirmap.KeySandbox, Value: "1"}) {

@@ -67,7 +67,11 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := fhirmap.Splice(newBody(len(stored.Resource)+256), stored.Resource, s.tagBase)
+	body, err := s.tags.served(r.Context(), newBody(len(stored.Resource)+servedExtra), v.gens[fhirmap.TagCollection], stored)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	defer release(body)
 	if shape.subsetting() {
 		if body, err = shape.apply(typ, body); err != nil {

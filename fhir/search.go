@@ -43,7 +43,8 @@ func (s *Server) searchPOST(w http.ResponseWriter, r *http.Request) {
 // result is one page of a search, ready to be written as a Bundle.
 type result struct {
 	typ      string
-	total    int64 // -1: not counted
+	tagGen   string // the generation of the tag sets of the snapshot the page was read from
+	total    int64  // -1: not counted
 	matches  []store.Document
 	included []includedDoc
 	self     string
@@ -85,7 +86,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 		Error(w, r, status, "", err.Error())
 		return
 	}
-	body, err := s.bundle(res, q)
+	body, err := s.bundle(r.Context(), res, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -119,7 +120,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 			return nil, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
 		}
 	}
-	res := &result{typ: q.typ, total: -1, warnings: slices.Clone(q.warnings)}
+	res := &result{typ: q.typ, tagGen: v.gens[fhirmap.TagCollection], total: -1, warnings: slices.Clone(q.warnings)}
 
 	where := slices.Clone(q.where)
 	if g.Sandbox {

@@ -57,7 +57,7 @@ const DefaultSnapshotTTL = time.Second
 type Server struct {
 	st         store.Store
 	base       string
-	tagBase    string
+	tags       tagSets
 	log        *slog.Logger
 	now        func() time.Time
 	capability []byte
@@ -91,7 +91,7 @@ func New(cfg Config) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.tagBase = s.base + "/provenance/"
+	s.tags = tagSets{st: cfg.Store, base: s.base + "/provenance/"}
 	token := cfg.TokenURL
 	if token == "" {
 		token = s.base + "/token"

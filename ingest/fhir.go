@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,7 +18,8 @@ import (
 
 // FHIRCollections are the collections of the FHIR resources, one per resource type
 // (fhir_Practitioner, ...). They are derived from the source collections by the "fhir"
-// projection and switch with them.
+// projection and switch with them, together with the tag sets the resources name
+// (fhirmap.TagCollection).
 var FHIRCollections = func() []string {
 	out := make([]string, len(fhirmap.Types))
 	for i, t := range fhirmap.Types {
@@ -30,7 +33,7 @@ func init() {
 		name: "fhir",
 		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, Enrollments, HospitalEnrollments,
 			Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs},
-		outputs: FHIRCollections,
+		outputs: append(slices.Clip(FHIRCollections), fhirmap.TagCollection),
 		run:     buildFHIR,
 	})
 }
@@ -54,12 +57,16 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 		p.Recycle(c, mapping.Recycle)
 	}
 	stats := map[string]int64{}
+	tags := map[string]store.Document{} // the tag sets the resources name, by id
 	emit := func(res []fhirmap.Resource) error {
 		for _, r := range res {
 			if err := p.Emit(ctx, fhirmap.Collection(r.Type), r.Doc); err != nil {
 				return err
 			}
 			stats[r.Type]++
+			if t := r.Tags.Document(); tags[t.ID].ID == "" {
+				tags[t.ID] = t
+			}
 		}
 		return nil
 	}
@@ -73,10 +80,15 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 			return err
 		}
 	}
+	for _, id := range slices.Sorted(maps.Keys(tags)) {
+		if err := p.Emit(ctx, fhirmap.TagCollection, tags[id]); err != nil {
+			return err
+		}
+	}
 	p.run.opts.Log.Info("FHIR resources built", "practitioners", stats[fhirmap.TypePractitioner],
 		"roles", stats[fhirmap.TypePractitionerRole], "organizations", stats[fhirmap.TypeOrganization],
 		"locations", stats[fhirmap.TypeLocation], "services", stats[fhirmap.TypeHealthcareService],
-		"records_without_resource", stats["skipped"], "elapsed", time.Since(start).Round(time.Millisecond))
+		"records_without_resource", stats["skipped"], "tag_sets", len(tags), "elapsed", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -54,14 +54,14 @@ func TestFHIRSnapshot(t *testing.T) {
 				ref := fhirmap.Ref(typ, d.ID)
 				ids[ref] = true
 				docs[ref] = d
-				st, err := fhirmap.Open(d.Body)
+				resource, err := fhirtest.Stored(ctx, s, snap.Generation(fhirmap.TagCollection), d)
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if err := fhirtest.Validate(st.Resource, fhirmap.TagSystemPrefix); err != nil {
+				if err := fhirtest.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
 					t.Errorf("%v", err)
 				}
-				rs, err := fhirtest.References(st.Resource)
+				rs, err := fhirtest.References(resource)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -237,12 +237,15 @@ func TestFHIRPartOf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: %v", typ, id, err)
 		}
-		st, _ := fhirmap.Open(d.Body)
-		if err := fhirtest.Validate(st.Resource, fhirmap.TagSystemPrefix); err != nil {
+		resource, err := fhirtest.Stored(ctx, s, snap.Generation(fhirmap.TagCollection), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fhirtest.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
 			t.Error(err)
 		}
 		var m map[string]any
-		_ = json.Unmarshal(st.Resource, &m)
+		_ = json.Unmarshal(resource, &m)
 		return m
 	}
 	partOf := func(m map[string]any) string {

@@ -130,7 +130,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		f.described = files
 		todo = append(todo, f)
 	}
-	if len(todo) == 0 {
+	if len(todo) == 0 && (opts.DryRun || !incompleteProjection(serving)) {
 		res.Elapsed = time.Since(start)
 		return res, nil
 	}
@@ -241,6 +241,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		return slices.Index(loadOrder, a.Manifest.Family) - slices.Index(loadOrder, b.Manifest.Family)
 	})
 	label := "ingest " + strings.Join(slices.Sorted(maps.Keys(loaded)), ",")
+	if len(loaded) == 0 {
+		label = "ingest: projections rebuilt"
+	}
 	if _, err := store.Switch(ctx, opts.Store, serving, changes, label); err != nil {
 		return abort(fmt.Errorf("ingest: switch the serving snapshot: %w", err))
 	}

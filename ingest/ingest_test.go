@@ -15,6 +15,7 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/mapping"
+	"providerdir/mapping/fhirmap"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
@@ -334,6 +335,56 @@ func TestReingestIsIdempotent(t *testing.T) {
 	}
 	if first.Rows != forced.Rows {
 		t.Errorf("rows %d then %d", first.Rows, forced.Rows)
+	}
+}
+
+// TestReingestRebuildsIncompleteProjection: a snapshot written by an earlier version whose FHIR
+// projection wrote no tag sets (its resources carried them) is rebuilt by the next ingest of the
+// same files, which reloads no family; the resources' records are unchanged.
+func TestReingestRebuildsIncompleteProjection(t *testing.T) {
+	base, _, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
+		t.Fatal(err)
+	}
+	serving, _ := store.Serving(ctx, s)
+	older, err := store.Switch(ctx, s, serving, map[string]string{fhirmap.TagCollection: ""}, "as an earlier version left it")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Switched {
+		t.Fatal("the incomplete FHIR projection was not rebuilt")
+	}
+	for _, f := range res.Families {
+		if !f.Unchanged {
+			t.Errorf("family %s reloaded although its files are identical", f.Manifest.Family)
+		}
+	}
+	after, _ := store.Serving(ctx, s)
+	if after.Generation(fhirmap.TagCollection) == "" || after.Generation(fhirmap.TagCollection) != after.Generation(fhirmap.Collection(fhirmap.TypePractitioner)) {
+		t.Errorf("tag sets at %q, practitioners at %q", after.Generation(fhirmap.TagCollection), after.Generation(fhirmap.Collection(fhirmap.TypePractitioner)))
+	}
+	if after.Generation(ingest.RegistryProviders) != older.Generation(ingest.RegistryProviders) {
+		t.Error("the registry moved to a new generation")
+	}
+	for _, c := range ingest.FHIRCollections {
+		if sum := res.Projections[c]; sum.Added != 0 || sum.Changed != 0 || sum.Removed != 0 {
+			t.Errorf("rebuilding %s changed records: %+v", c, sum)
+		}
+	}
+	if sum := res.Projections[fhirmap.TagCollection]; sum.Added == 0 {
+		t.Errorf("no tag sets added: %+v", sum)
+	}
+
+	again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
+	if err != nil || again.Switched {
+		t.Errorf("a complete snapshot was rebuilt again: switched %v, %v", again.Switched, err)
 	}
 }
 

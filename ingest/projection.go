@@ -103,3 +103,19 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 	}
 	return wrote, nil
 }
+
+// incompleteProjection reports whether the serving snapshot has some of a projection's outputs
+// and not the others: it was written by an earlier version of the service whose projection
+// wrote fewer collections (the FHIR resources, before their tag sets were stored apart), and
+// serves data this version cannot read. An ingest then rebuilds the projection even though no
+// file changed; runProjections finds it stale for its missing outputs.
+func incompleteProjection(serving store.Snapshot) bool {
+	for _, p := range projections {
+		built := slices.IndexFunc(p.outputs, func(c string) bool { return serving.Generation(c) != "" }) >= 0
+		missing := slices.IndexFunc(p.outputs, func(c string) bool { return serving.Generation(c) == "" }) >= 0
+		if built && missing {
+			return true
+		}
+	}
+	return false
+}

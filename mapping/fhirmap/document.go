@@ -3,6 +3,7 @@ package fhirmap
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -13,29 +14,38 @@ import (
 
 // The stored body of a FHIR document is
 //
-//	{"record":"<16 hex>","etag":"<16 hex>","resource":<the resource JSON>}
+//	{"record":"<16 hex>","etag":"<16 hex>","tags":"<16 hex>","tagAt":"<8 hex>","resource":<JSON>}
 //
-// with a fixed-length head, so that the served bytes are a slice of the stored ones (no copy, no
-// decoding). "record" digests the resource without its meta: ingest's change sets compare the
-// record member, so a resource whose only change is a fresh provenance stamp (a new snapshot
-// date, _last_checked) is not reported as changed. "etag" is the HTTP entity tag the resource is
-// served with: a digest of the record digest, the meta's own members and the digest of its
-// provenance tags, so it changes whenever the served resource does, without hashing the resource
-// a second time or the same 1.7 KB of tags for every resource (the resource again was 10
-// CPU-seconds of a national ingest; the tags, 4 CPU-seconds at 2 million providers).
+// with a fixed-length head, so that serving it is slicing, not decoding. "resource" is the
+// resource JSON without its meta.tag: "tags" names the resource's TagSet in TagCollection, and
+// "tagAt" is the offset in the resource JSON of the closing brace of its meta, where the served
+// resource has the tags (Stored.AppendServed). "record" digests the resource without its meta:
+// ingest's change sets compare the record member, so a resource whose only change is a fresh
+// provenance stamp (a new snapshot date, _last_checked) is not reported as changed. "etag" is
+// the HTTP entity tag the resource is served with: a digest of the record digest, the meta's own
+// members and the digest of its tag set, so it changes whenever the served resource does,
+// without hashing the resource a second time or the same tags for every resource (the resource
+// again was 10 CPU-seconds of a national ingest; the tags, 4 CPU-seconds at 2 million
+// providers).
 const (
 	headRecord   = `{"record":"`
 	headETag     = `","etag":"`
+	headTags     = `","tags":"`
+	headTagAt    = `","tagAt":"`
 	headResource = `","resource":`
 	digestLen    = 16
-	headLen      = len(headRecord) + digestLen + len(headETag) + digestLen + len(headResource)
+	offsetLen    = 8
+	headLen      = len(headRecord) + digestLen + len(headETag) + digestLen + len(headTags) + digestLen +
+		len(headTagAt) + offsetLen + len(headResource)
 )
 
-// Resource is one built resource: its type and id, and the stored document.
+// Resource is one built resource: its type and id, the stored document, and the tag set the
+// document names, which the snapshot must hold in TagCollection.
 type Resource struct {
 	Type string
 	ID   string
 	Doc  store.Document
+	Tags *TagSet
 }
 
 // encode marshals a resource whose Meta is set aside into the stored document. content is the
@@ -52,6 +62,10 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	if !startsWithTypeAndID(body, resourceType, id) {
 		return Resource{}, fmt.Errorf("fhirmap: %s/%s does not start with its type and id", resourceType, id)
 	}
+	tags, err := tagsOf(meta.prov)
+	if err != nil {
+		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s tags: %w", resourceType, id, err)
+	}
 	recordSum := sha256.Sum256(body)
 
 	res := slices.Grow(mapping.NewBody(), headLen+len(body)+metaSizeHint)
@@ -60,17 +74,27 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	res = append(res, headETag...)
 	etagAt := len(res)
 	res = append(res, "0000000000000000"...)
+	res = append(res, headTags...)
+	res = append(res, tags.id...)
+	res = append(res, headTagAt...)
+	tagAtAt := len(res)
+	res = append(res, "00000000"...)
 	res = append(res, headResource...)
+	start := len(res)
 	res = append(res, body[:head]...)
 	res = append(res, `,"meta":`...)
-	etag := sha256.New()
-	etag.Write(recordSum[:])
-	res, tags, err := meta.appendJSON(res, etag)
-	if err != nil {
+	own := len(res)
+	if res, err = meta.appendMembers(res); err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s meta: %w", resourceType, id, err)
 	}
-	res = append(res, body[head:]...) // the other members, if any, and the closing brace
+	var at [offsetLen / 2]byte
+	binary.BigEndian.PutUint32(at[:], uint32(len(res)-1-start))
+	hex.Encode(res[tagAtAt:tagAtAt+offsetLen], at[:])
+	etag := sha256.New()
+	etag.Write(recordSum[:])
+	etag.Write(res[own:])
 	etag.Write(tags.sum[:])
+	res = append(res, body[head:]...) // the other members, if any, and the closing brace
 	var sum [sha256.Size]byte
 	hex.Encode(res[etagAt:etagAt+digestLen], etag.Sum(sum[:0])[:digestLen/2])
 	res = append(res, '}')
@@ -78,7 +102,7 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	keys = pruneStringKeys(keys)
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
-	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}}, nil
+	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}, Tags: tags}, nil
 }
 
 // startsWithTypeAndID reports whether resource JSON begins with its resourceType and id
@@ -104,55 +128,52 @@ func cutString(b []byte, s string) ([]byte, bool) {
 	return b[len(s):], true
 }
 
-// metaSizeHint is about the length of a meta with its fourteen provenance tags, so that a
-// stored document is written into one allocation.
-const metaSizeHint = 2048
+// metaSizeHint is about the length of a meta's own members, so that a stored document is
+// written into one allocation.
+const metaSizeHint = 256
 
 // Stored is a stored FHIR document's parts, sliced from its body.
 type Stored struct {
-	// Resource is the resource JSON as stored (provenance tag systems unspliced).
+	// Resource is the resource JSON as stored, without its meta.tag.
 	Resource []byte
-	// ETag is the digest of the resource, for an HTTP entity tag.
+	// ETag is the digest of the served resource, for an HTTP entity tag.
 	ETag string
+	// Tags is the id of the resource's tag set in TagCollection.
+	Tags string
+	// tagAt is the offset in Resource of the closing brace of the meta.
+	tagAt int
 }
 
-// Open slices a stored FHIR document body. It fails on a body that is not one.
+// Open slices a stored FHIR document body. It fails on a body that is not one, such as one
+// stored in an earlier format, which a new ingest replaces.
 func Open(body []byte) (Stored, error) {
 	if len(body) < headLen+2 || !bytes.HasPrefix(body, []byte(headRecord)) || body[len(body)-1] != '}' ||
 		string(body[headLen-len(headResource):headLen]) != headResource {
-		return Stored{}, fmt.Errorf("fhirmap: not a stored FHIR document")
+		return Stored{}, fmt.Errorf("fhirmap: not a stored FHIR document of this version (ingest again to rebuild it)")
 	}
-	etag := body[len(headRecord)+digestLen+len(headETag) : len(headRecord)+digestLen+len(headETag)+digestLen]
-	return Stored{Resource: body[headLen : len(body)-1], ETag: string(etag)}, nil
+	field := func(at, n int) []byte { return body[at : at+n] }
+	etagAt := len(headRecord) + digestLen + len(headETag)
+	tagsAt := etagAt + digestLen + len(headTags)
+	offsetAt := tagsAt + digestLen + len(headTagAt)
+	var at [offsetLen / 2]byte
+	if _, err := hex.Decode(at[:], field(offsetAt, offsetLen)); err != nil {
+		return Stored{}, fmt.Errorf("fhirmap: stored FHIR document: bad tag offset")
+	}
+	st := Stored{Resource: body[headLen : len(body)-1], ETag: string(field(etagAt, digestLen)),
+		Tags: string(field(tagsAt, digestLen)), tagAt: int(binary.BigEndian.Uint32(at[:]))}
+	if st.tagAt < 1 || st.tagAt >= len(st.Resource) || st.Resource[st.tagAt] != '}' {
+		return Stored{}, fmt.Errorf("fhirmap: stored FHIR document: tag offset %d is not the end of its meta", st.tagAt)
+	}
+	return st, nil
 }
 
-var tagMarker = []byte(`"` + TagSystemPrefix)
-
-// markerRare is the offset in tagMarker of a byte that is rare in resource JSON: the 'v' of
-// "provenance". The quote the marker starts with is the commonest byte of JSON, which made
-// searching for the marker itself cost three times as much as this.
-const markerRare = 8
-
-// Splice appends resource to dst with every stored provenance tag system (TagSystemPrefix)
-// replaced by tagBase, the configured "<fhir base>/provenance/". It allocates nothing beyond
-// dst's growth and is a plain scan for a rare byte of the marker, so serving pays under a
-// microsecond per resource.
-func Splice(dst, resource []byte, tagBase string) []byte {
-	done := 0 // resource[:done] is in dst
-	for i := markerRare; i < len(resource); i++ {
-		j := bytes.IndexByte(resource[i:], tagMarker[markerRare])
-		if j < 0 {
-			break
-		}
-		i += j
-		// Every marker from done on has its rare byte at or after i, so the leftmost is found
-		// first, as a search for the marker itself would.
-		if at := i - markerRare; bytes.HasPrefix(resource[at:], tagMarker) {
-			dst = append(dst, resource[done:at+1]...)
-			dst = append(dst, tagBase...)
-			done = at + len(tagMarker)
-			i = done + markerRare - 1
-		}
+// AppendServed appends the resource as served to dst: the stored resource with tags, a tag set
+// as RenderTags gives it, as the last member of its meta.
+func (s Stored) AppendServed(dst, tags []byte) []byte {
+	dst = append(dst, s.Resource[:s.tagAt]...)
+	if s.Resource[s.tagAt-1] != '{' {
+		dst = append(dst, ',')
 	}
-	return append(dst, resource[done:]...)
+	dst = append(dst, tags...)
+	return append(dst, s.Resource[s.tagAt:]...)
 }

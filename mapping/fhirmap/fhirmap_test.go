@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -78,15 +79,28 @@ func built(t *testing.T, res []fhirmap.Resource, err error) map[string]fhirmap.R
 	out := map[string]fhirmap.Resource{}
 	for _, r := range res {
 		out[fhirmap.Ref(r.Type, r.ID)] = r
-		st, err := fhirmap.Open(r.Doc.Body)
-		if err != nil {
-			t.Fatalf("%s/%s: %v", r.Type, r.ID, err)
-		}
-		if err := fhirtest.Validate(st.Resource, fhirmap.TagSystemPrefix); err != nil {
+		if err := fhirtest.Validate(served(t, r, fhirmap.TagSystemPrefix), fhirmap.TagSystemPrefix); err != nil {
 			t.Errorf("%s", err)
 		}
 	}
 	return out
+}
+
+// served is a built resource as the FHIR surface serves it, its tag systems under tagBase.
+func served(t testing.TB, r fhirmap.Resource, tagBase string) []byte {
+	t.Helper()
+	st, err := fhirmap.Open(r.Doc.Body)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", r.Type, r.ID, err)
+	}
+	if st.Tags != r.Tags.Document().ID {
+		t.Fatalf("%s/%s names tag set %s, built with %s", r.Type, r.ID, st.Tags, r.Tags.Document().ID)
+	}
+	tags, err := fhirmap.RenderTags(r.Tags.Document().Body, tagBase)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", r.Type, r.ID, err)
+	}
+	return st.AppendServed(nil, tags)
 }
 
 func hasKey(d store.Document, param, value string) bool {
@@ -226,9 +240,9 @@ func TestBuildResources(t *testing.T) {
 		}
 	}
 	// The role's provenance is the enrollment's, whose DOI is set.
-	st, _ = fhirmap.Open(all["PractitionerRole/1234567893-1987654328"].Doc.Body)
-	if !bytes.Contains(st.Resource, []byte(`"system":"urn:providerdir:provenance:_doi","code":"10.1234/example"`)) {
-		t.Errorf("role provenance: %s", st.Resource)
+	role := served(t, all["PractitionerRole/1234567893-1987654328"], fhirmap.TagSystemPrefix)
+	if !bytes.Contains(role, []byte(`"system":"urn:providerdir:provenance:_doi","code":"10.1234/example"`)) {
+		t.Errorf("role provenance: %s", role)
 	}
 }
 
@@ -304,73 +318,91 @@ func TestStoredDocument(t *testing.T) {
 	var body struct {
 		Record   string          `json:"record"`
 		ETag     string          `json:"etag"`
+		Tags     string          `json:"tags"`
+		TagAt    string          `json:"tagAt"`
 		Resource json.RawMessage `json:"resource"`
 	}
 	if err := json.Unmarshal(d.Body, &body); err != nil {
 		t.Fatalf("stored body is not JSON: %v", err)
 	}
-	if body.ETag != st.ETag || len(st.ETag) != 16 || !bytes.Equal(body.Resource, st.Resource) {
-		t.Errorf("Open disagrees with the JSON: %q %q", st.ETag, body.ETag)
+	if body.ETag != st.ETag || len(st.ETag) != 16 || body.Tags != st.Tags || len(st.Tags) != 16 || !bytes.Equal(body.Resource, st.Resource) {
+		t.Errorf("Open disagrees with the JSON: %q %q, %q %q", st.ETag, body.ETag, st.Tags, body.Tags)
 	}
 	if !bytes.HasPrefix(st.Resource, []byte(`{"resourceType":"Practitioner","id":"1234567893","meta":{`)) {
 		t.Errorf("resource head: %.80s", st.Resource)
 	}
+	if bytes.Contains(st.Resource, []byte(fhirmap.TagSystemPrefix)) || bytes.Contains(st.Resource, []byte(`"tag"`)) {
+		t.Errorf("the stored resource carries its tags: %s", st.Resource)
+	}
+	meta := bytes.Index(st.Resource, []byte(`"meta":`))
+	if end := meta + bytes.IndexByte(st.Resource[meta:], '}'); fmt.Sprintf("%08x", end) != body.TagAt {
+		t.Errorf("tagAt %s, the meta ends at %d", body.TagAt, end)
+	}
 
-	// A new provenance stamp changes the etag, not the record digest.
+	// A new provenance stamp changes the etag and the tag set, not the record digest.
 	p := individual()
 	p.Provenance.LastChecked = "2025-07-01T00:00:00Z"
 	res2, _ := fhirmap.BuildIndividual(p, tax)
+	st2, _ := fhirmap.Open(res2[0].Doc.Body)
 	var body2 struct {
 		Record string `json:"record"`
-		ETag   string `json:"etag"`
 	}
 	_ = json.Unmarshal(res2[0].Doc.Body, &body2)
-	if body2.Record != body.Record || body2.ETag == body.ETag {
-		t.Errorf("record %s -> %s, etag %s -> %s", body.Record, body2.Record, body.ETag, body2.ETag)
+	if body2.Record != body.Record || st2.ETag == st.ETag || st2.Tags == st.Tags {
+		t.Errorf("record %s -> %s, etag %s -> %s, tags %s -> %s", body.Record, body2.Record, st.ETag, st2.ETag, st.Tags, st2.Tags)
 	}
-	// A changed record changes both.
+	// A changed record changes the record digest and the etag, not the tag set.
 	p = individual()
 	p.Record.PracticeAddress.Phone = "5055550199"
 	res3, _ := fhirmap.BuildIndividual(p, tax)
+	st3, _ := fhirmap.Open(res3[0].Doc.Body)
 	var body3 struct {
 		Record string `json:"record"`
-		ETag   string `json:"etag"`
 	}
 	_ = json.Unmarshal(res3[0].Doc.Body, &body3)
-	if body3.Record == body.Record || body3.ETag == body.ETag {
-		t.Errorf("after a phone change: record %s -> %s, etag %s -> %s", body.Record, body3.Record, body.ETag, body3.ETag)
+	if body3.Record == body.Record || st3.ETag == st.ETag || st3.Tags != st.Tags {
+		t.Errorf("after a phone change: record %s -> %s, etag %s -> %s, tags %s -> %s", body.Record, body3.Record, st.ETag, st3.ETag, st.Tags, st3.Tags)
 	}
 
-	for _, bad := range []string{``, `{}`, `{"record":"x"}`, `{"record":"0123456789abcdef","etag":"0123456789abcdef","resourc":{}}`} {
+	good := string(d.Body)
+	tagAt := strings.Index(good, `"tagAt":"`) + len(`"tagAt":"`)
+	for _, bad := range []string{``, `{}`, `{"record":"x"}`,
+		`{"record":"0123456789abcdef","etag":"0123456789abcdef","resourc":{}}`,
+		// The head of the format before tag sets were stored apart.
+		`{"record":"0123456789abcdef","etag":"0123456789abcdef","resource":{"resourceType":"Practitioner","id":"1","meta":{"profile":["p"],"tag":[]}}}`,
+		good[:tagAt] + "0000zz00" + good[tagAt+8:], // not hex
+		good[:tagAt] + "00000000" + good[tagAt+8:], // not the meta's end
+		good[:tagAt] + "7fffffff" + good[tagAt+8:], // beyond the resource
+	} {
 		if _, err := fhirmap.Open([]byte(bad)); err == nil {
-			t.Errorf("Open(%q) succeeded", bad)
+			t.Errorf("Open(%.120s) succeeded", bad)
 		}
 	}
 }
 
-func TestSplice(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a":1}`, `{"a":1}`},
-		{`{"system":"urn:providerdir:provenance:_source","code":"x"}`, `{"system":"https://h/fhir/provenance/_source","code":"x"}`},
-		{`[{"system":"urn:providerdir:provenance:_a"},{"system":"urn:providerdir:provenance:_b"}]`, `[{"system":"https://h/fhir/provenance/_a"},{"system":"https://h/fhir/provenance/_b"}]`},
-		// Only a whole string value starting with the prefix is a tag system.
-		{`{"text":"see urn:providerdir:provenance:_a"}`, `{"text":"see urn:providerdir:provenance:_a"}`},
-		{`"urn:providerdir:provenance:`, `"https://h/fhir/provenance/`},
-		{`"urn:providerdir:provenance:"urn:providerdir:provenance:`, `"https://h/fhir/provenance/"https://h/fhir/provenance/`},
-		{`{"v":"urn:providerdir:provenanc","w":"urn:providerdir:provenance:_a"}`, `{"v":"urn:providerdir:provenanc","w":"https://h/fhir/provenance/_a"}`},
-		{`"urn:"urn:providerdir:provenance:_a`, `"urn:"https://h/fhir/provenance/_a`},
-		{`v"urn:providerdir:provenance`, `v"urn:providerdir:provenance`},
-		{``, ``},
+func TestRenderTags(t *testing.T) {
+	const base = "https://h/fhir/provenance/"
+	tests := []struct{ stored, want string }{
+		{`[]`, `"tag":[]`},
+		{`[{"system":"urn:providerdir:provenance:_source","code":"x"}]`, `"tag":[{"system":"https://h/fhir/provenance/_source","code":"x"}]`},
+		{`[{"system":"urn:providerdir:provenance:_a"},{"extension":[{"url":"u","valueCode":"not-applicable"}],"system":"urn:providerdir:provenance:_b"}]`,
+			`"tag":[{"system":"https://h/fhir/provenance/_a"},{"extension":[{"url":"u","valueCode":"not-applicable"}],"system":"https://h/fhir/provenance/_b"}]`},
+		// A code is a value, whatever it holds.
+		{`[{"system":"urn:providerdir:provenance:_a","code":"x\"urn:providerdir:provenance:_b"}]`, `"tag":[{"system":"https://h/fhir/provenance/_a","code":"x\"urn:providerdir:provenance:_b"}]`},
 	}
 	for _, tt := range tests {
-		if got := string(fhirmap.Splice([]byte(">"), []byte(tt.in), "https://h/fhir/provenance/")); got != ">"+tt.want {
-			t.Errorf("Splice(%s) = %s", tt.in, got)
+		got, err := fhirmap.RenderTags([]byte(tt.stored), base)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("RenderTags(%s) = %s, %v; want %s", tt.stored, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{``, `{}`, `[{"system":"http://other/_a","code":"x"}]`, `[{"code":"x"}]`} {
+		if got, err := fhirmap.RenderTags([]byte(bad), base); err == nil {
+			t.Errorf("RenderTags(%s) = %s, want an error", bad, got)
 		}
 	}
 	res, _ := fhirmap.BuildIndividual(individual(), tax)
-	st, _ := fhirmap.Open(res[0].Doc.Body)
-	served := fhirmap.Splice(nil, st.Resource, "https://dir.example/fhir/provenance/")
-	if err := fhirtest.Validate(served, "https://dir.example/fhir/provenance/"); err != nil {
+	if err := fhirtest.Validate(served(t, res[0], "https://dir.example/fhir/provenance/"), "https://dir.example/fhir/provenance/"); err != nil {
 		t.Error(err)
 	}
 }
@@ -399,14 +431,23 @@ func BenchmarkBuildIndividual(b *testing.B) {
 	}
 }
 
-func BenchmarkSplice(b *testing.B) {
+// BenchmarkServe is what serving a stored resource costs beyond the store read: opening the
+// stored body and inserting its rendered tags.
+func BenchmarkServe(b *testing.B) {
 	res, _ := fhirmap.BuildIndividual(individual(), tax)
-	st, _ := fhirmap.Open(res[0].Doc.Body)
+	tags, err := fhirmap.RenderTags(res[0].Tags.Document().Body, "https://dir.example/fhir/provenance/")
+	if err != nil {
+		b.Fatal(err)
+	}
 	buf := make([]byte, 0, 8192)
-	b.SetBytes(int64(len(st.Resource)))
+	b.SetBytes(int64(len(res[0].Doc.Body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = fhirmap.Splice(buf[:0], st.Resource, "https://dir.example/fhir/provenance/")
+		st, err := fhirmap.Open(res[0].Doc.Body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf = st.AppendServed(buf[:0], tags)
 	}
 }
 
@@ -414,10 +455,10 @@ func BenchmarkSplice(b *testing.B) {
 // and validating one stored Practitioner.
 func BenchmarkGoogleFHIRParse(b *testing.B) {
 	res, _ := fhirmap.BuildIndividual(individual(), tax)
-	st, _ := fhirmap.Open(res[0].Doc.Body)
+	resource := served(b, res[0], fhirmap.TagSystemPrefix)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := fhirtest.Parse(st.Resource); err != nil {
+		if err := fhirtest.Parse(resource); err != nil {
 			b.Fatal(err)
 		}
 	}

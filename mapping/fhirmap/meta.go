@@ -1,22 +1,26 @@
 package fhirmap
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"io"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"providerdir/mapping"
+	"providerdir/store"
 )
 
 // TagSystemPrefix is the system prefix of the provenance tags as stored: one tag per provenance
 // key, system TagSystemPrefix+key, code the value. Absolute URLs must come from configuration,
-// which ingest does not know, so the stored bytes carry this fixed, valid URN, and the FHIR
-// surface splices in the configured "<fhir base>/provenance/" when it serves them (Splice). The
-// stored bytes stay reusable under any base URL and the served system is the deployment's own.
+// which ingest does not know, so the stored tag sets carry this fixed, valid URN, and the FHIR
+// surface puts the configured "<fhir base>/provenance/" in its place when it serves them
+// (RenderTags). The stored bytes stay reusable under any base URL and the served system is the
+// deployment's own.
 const TagSystemPrefix = "urn:providerdir:provenance:"
 
 // absentReason is the data-absent-reason code of a provenance key whose value is null: the key
@@ -60,20 +64,20 @@ func tagCode(v string) string {
 
 // newMeta describes a resource's meta: its profile, when its source record last changed, the
 // source it was read from (the dataset's landing page, with the snapshot as fragment), and the
-// record's provenance, written as tags.
+// record's provenance, whose tags are a TagSet.
 func newMeta(resourceType, lastUpdated string, p mapping.Provenance) resourceMeta {
 	return resourceMeta{resourceType: resourceType, lastUpdated: lastUpdated, prov: p}
 }
 
 // resourceMeta is a resource's meta as encode writes it: what the members of its own are made
-// of, and the provenance whose tags it carries.
+// of, and the provenance whose tag set it names.
 type resourceMeta struct {
 	resourceType string
 	lastUpdated  string // a source date; the meta holds it as an instant
 	prov         mapping.Provenance
 }
 
-// members returns the meta's own members; Tag stays nil, the tags are written from prov.
+// members returns the meta's own members; Tag stays nil, the tags are a TagSet.
 func (m *resourceMeta) members() Meta {
 	meta := Meta{LastUpdated: instant(m.lastUpdated), Profile: []string{Profiles[m.resourceType]}}
 	if m.prov.SourceURL != "" {
@@ -83,34 +87,6 @@ func (m *resourceMeta) members() Meta {
 		}
 	}
 	return meta
-}
-
-// marshal returns the meta's JSON, as encoding/json writes a Meta with its tags.
-func (m *resourceMeta) marshal() ([]byte, error) {
-	b, _, err := m.appendJSON(nil, io.Discard)
-	return b, err
-}
-
-// appendJSON appends the meta's JSON to dst: the members of its own, then the provenance
-// tags, marshaled once per provenance (tagsJSON). The JSON of the members of its own goes to
-// own as well, and the tags are returned: together they determine the meta, and the entity tag
-// digests them rather than the whole meta, most of which is the same tags on every resource.
-func (m *resourceMeta) appendJSON(dst []byte, own io.Writer) (out []byte, tags *tagSet, err error) {
-	start := len(dst)
-	if dst, err = m.appendMembers(dst); err != nil {
-		return nil, nil, err
-	}
-	_, _ = own.Write(dst[start:])
-	if tags, err = tagsJSON(m.prov); err != nil {
-		return nil, nil, err
-	}
-	dst = dst[:len(dst)-1] // the closing brace
-	if len(dst)-start > len("{") {
-		dst = append(dst, ',')
-	}
-	dst = append(dst, `"tag":`...)
-	dst = append(dst, tags.json...)
-	return append(dst, '}'), tags, nil
 }
 
 // appendMembers appends the JSON of the meta's own members, as encoding/json writes members().
@@ -154,15 +130,53 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// tagSet is the JSON of one provenance's tags and its SHA-256 digest.
-type tagSet struct {
-	json []byte
+// TagSet is the meta.tag of every resource stamped with one provenance: its fourteen codings,
+// stored once per snapshot as a document of TagCollection, which each stored resource names
+// instead of carrying them. They were 1.3 KB of a registry resource's meta, about half the bytes
+// a national ingest built, sorted, compressed and wrote, and identical across a dataset's
+// records. The id is the digest of the JSON, so a set's id means the same codings in every
+// snapshot and a server may keep what it read under it.
+type TagSet struct {
+	id   string
+	json []byte // the codings as stored, systems under TagSystemPrefix
 	sum  [sha256.Size]byte
 }
 
-// tagCache holds the tags of each provenance (tagKey to *tagSet). A projection stamps millions
-// of resources with a handful of provenances, and marshaling their fourteen tags had been
-// about a third of encoding a resource. A sync.Map, since every worker reads it for every
+// Document is the tag set as stored in TagCollection.
+func (t *TagSet) Document() store.Document { return store.Document{ID: t.id, Body: t.json} }
+
+// TagCollection holds the snapshot's tag sets, written by the projection that writes the
+// resources that name them, into the same generation.
+const TagCollection = "fhir_tags"
+
+// RenderTags turns a stored tag set (a TagCollection document's body) into the meta member a
+// resource is served with, `"tag":[...]`, the systems under tagBase, the configured
+// "<fhir base>/provenance/". It fails on a body that is not a list of codings whose systems are
+// all provenance keys. Only the text of the systems changes, so that the codes are served in the
+// bytes ingest wrote; a "system" member and its value's opening quote cannot occur inside a JSON
+// string, where each quote is escaped. A server does this once per tag set it meets.
+func RenderTags(stored []byte, tagBase string) ([]byte, error) {
+	var tags []Coding
+	if err := json.Unmarshal(stored, &tags); err != nil || tags == nil {
+		return nil, fmt.Errorf("fhirmap: stored tag set is not a list of codings: %.40q", stored)
+	}
+	for _, t := range tags {
+		if !strings.HasPrefix(t.System, TagSystemPrefix) {
+			return nil, fmt.Errorf("fhirmap: stored tag set: system %q is not a provenance key", t.System)
+		}
+	}
+	base, err := json.Marshal(tagBase)
+	if err != nil {
+		return nil, err
+	}
+	const system = `"system":`
+	b := append([]byte(`"tag":`), stored...)
+	return bytes.ReplaceAll(b, []byte(system+`"`+TagSystemPrefix), append([]byte(system), base[:len(base)-1]...)), nil
+}
+
+// tagCache holds the tag set of each provenance (tagKey to *TagSet). A projection stamps
+// millions of resources with a handful of provenances, and marshaling their fourteen tags had
+// been about a third of encoding a resource. A sync.Map, since every worker reads it for every
 // resource and almost never writes it: a read-locked mutex was contended. It is cleared whole
 // if it ever fills.
 var tagCache sync.Map
@@ -179,17 +193,18 @@ type tagKey struct {
 	availability, pipeline, doi, license, start, end, slsa           string
 }
 
-func tagsJSON(p mapping.Provenance) (*tagSet, error) {
+func tagsOf(p mapping.Provenance) (*TagSet, error) {
 	k := tagKey{p.Source, p.SourceURL, p.DatasetID, p.Snapshot, p.Methodology, p.LastChecked, p.Confidence,
 		strings.Join(p.DataAvailability, ","), p.PipelineVersion, deref(p.DOI), p.License, p.CoverageStart, p.CoverageEnd, deref(p.SLSAProvenanceURL)}
 	if t, ok := tagCache.Load(k); ok {
-		return t.(*tagSet), nil
+		return t.(*TagSet), nil
 	}
 	b, err := json.Marshal(provenanceTags(p))
 	if err != nil {
 		return nil, err
 	}
-	t := &tagSet{json: b, sum: sha256.Sum256(b)}
+	t := &TagSet{json: b, sum: sha256.Sum256(b)}
+	t.id = hex.EncodeToString(t.sum[:digestLen/2])
 	if tagCacheSize.Add(1) > tagCacheMax {
 		tagCache.Clear()
 		tagCacheSize.Store(1)

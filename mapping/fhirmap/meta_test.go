@@ -9,9 +9,9 @@ import (
 	"providerdir/mapping"
 )
 
-// A meta is byte for byte the Meta encoding/json writes, for each provenance, resource type and
-// date, whether its members are written directly or go through the encoder, and whether its
-// tags are marshaled or come from the cache.
+// A served meta is byte for byte the Meta encoding/json writes, for each provenance, resource
+// type and date, whether its members are written directly or go through the encoder, and
+// whether its tags are marshaled or come from the cache.
 func TestMetaMarshal(t *testing.T) {
 	doi := "10.1234/x"
 	provs := []mapping.Provenance{
@@ -53,21 +53,37 @@ func TestMetaMarshal(t *testing.T) {
 	}
 }
 
-// checkMeta compares a meta's JSON, tags marshaled and then cached, with encoding/json's.
+// checkMeta compares the meta of a resource stored and then served (tags marshaled, then
+// cached) with encoding/json's.
 func checkMeta(t *testing.T, name string, m resourceMeta) {
 	t.Helper()
-	want := m.members()
-	want.Tag = provenanceTags(m.prov)
+	type head struct {
+		ResourceType string `json:"resourceType"`
+		ID           string `json:"id"`
+	}
+	want := struct {
+		head
+		Meta Meta `json:"meta"`
+	}{head{m.resourceType, "x1"}, m.members()}
+	want.Meta.Tag = provenanceTags(m.prov)
 	wantJSON, err := json.Marshal(&want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for round := range 2 { // tags marshaled, then cached
-		got, err := m.marshal()
+		r, err := encode(m.resourceType, "x1", head{m.resourceType, "x1"}, m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, wantJSON) {
+		st, err := Open(r.Doc.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags, err := RenderTags(r.Tags.Document().Body, TagSystemPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.AppendServed(nil, tags); !bytes.Equal(got, wantJSON) {
 			t.Errorf("%s, round %d:\n got %s\nwant %s", name, round, got, wantJSON)
 		}
 	}

@@ -8,6 +8,7 @@
 package fhirtest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"providerdir/ident"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
+	"providerdir/store"
 )
 
 var (
@@ -189,4 +191,23 @@ func References(body []byte) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Stored returns a stored resource document as the FHIR surface serves it, its provenance tags
+// read from tagGen, the generation of the snapshot's tag sets, and their systems under
+// fhirmap.TagSystemPrefix, as Validate's tagPrefix for stored bytes has them.
+func Stored(ctx context.Context, st store.Store, tagGen string, d store.Document) ([]byte, error) {
+	s, err := fhirmap.Open(d.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.ID, err)
+	}
+	set, err := st.Get(ctx, tagGen, fhirmap.TagCollection, s.Tags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: tag set %s: %w", d.ID, s.Tags, err)
+	}
+	tags, err := fhirmap.RenderTags(set.Body, fhirmap.TagSystemPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.ID, err)
+	}
+	return s.AppendServed(nil, tags), nil
 }
