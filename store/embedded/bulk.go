@@ -1047,6 +1047,29 @@ type tableWriter struct {
 	closeErr error // the first error finishing one of them
 }
 
+// uncachedFile is a loaded table's file, kept out of the page cache as it is written (see
+// dropBehind); the load does not read it again. The sstable writer syncs it before closing it,
+// so at Close no page is dirty and the last ones are dropped too.
+type uncachedFile struct {
+	vfs.File
+	drop dropBehind
+}
+
+func newUncachedFile(f vfs.File) *uncachedFile {
+	return &uncachedFile{File: f, drop: dropBehind{fd: f.Fd()}}
+}
+
+func (f *uncachedFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	f.drop.wrote(n)
+	return n, err
+}
+
+func (f *uncachedFile) Close() error {
+	dropCached(f.Fd())
+	return f.File.Close()
+}
+
 // sizeCheckInterval is how many keys a table writer adds between checks of the table's size.
 // Pebble's estimate sums the sizes of the block being built, and taken after every key it was
 // 9% of the cost of adding one; a table of 128 MB overshoots by a few dozen keys at most.
@@ -1059,7 +1082,7 @@ func (t *tableWriter) add(key, value []byte) error {
 		if err != nil {
 			return fmt.Errorf("embedded: load: %w", err)
 		}
-		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), t.opts)
+		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(newUncachedFile(f)), t.opts)
 		t.paths = append(t.paths, path)
 	}
 	if err := t.w.Set(key, value); err != nil {

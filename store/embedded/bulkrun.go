@@ -66,7 +66,7 @@ func writeRun(path string, b *loadBuffer, items []item, kind runKind) error {
 
 // runWriter writes one run file.
 type runWriter struct {
-	f    *os.File
+	f    *uncachedRun
 	z    *minlz.Writer
 	w    *bufio.Writer
 	skip int
@@ -83,8 +83,29 @@ func createRun(path string, skip int, kind runKind) (*runWriter, error) {
 	if kind == entryRun {
 		opts = append(opts, minlz.WriterUncompressed())
 	}
-	z := minlz.NewWriter(f, opts...)
-	return &runWriter{f: f, z: z, w: bufio.NewWriterSize(z, runBlockSize), skip: skip}, nil
+	out := &uncachedRun{f: f, drop: dropBehind{fd: f.Fd()}}
+	z := minlz.NewWriter(out, opts...)
+	return &runWriter{f: out, z: z, w: bufio.NewWriterSize(z, runBlockSize), skip: skip}, nil
+}
+
+// uncachedRun is a run file kept out of the page cache as it is written (see dropBehind). A
+// commit reads it back once, from disk, into pages that the runs and tables written before
+// gave up.
+type uncachedRun struct {
+	f    *os.File
+	drop dropBehind
+}
+
+func (r *uncachedRun) Write(p []byte) (int, error) {
+	n, err := r.f.Write(p)
+	r.drop.wrote(n)
+	return n, err
+}
+
+// Close drops what is left of the run in the cache, once on disk, and closes it.
+func (r *uncachedRun) Close() error {
+	r.drop.rest()
+	return r.f.Close()
 }
 
 // put appends an item; keys must come in order. Errors surface in finish.
@@ -110,7 +131,7 @@ func (r *runWriter) finish() error {
 		err = r.z.Close()
 	}
 	if err != nil {
-		_ = r.f.Close()
+		r.abandon()
 		return fmt.Errorf("embedded: load: write run: %w", err)
 	}
 	if err := r.f.Close(); err != nil {
@@ -120,7 +141,7 @@ func (r *runWriter) finish() error {
 }
 
 // abandon closes a run left unfinished by an error; the load's directory goes with it.
-func (r *runWriter) abandon() { _ = r.f.Close() }
+func (r *runWriter) abandon() { _ = r.f.f.Close() }
 
 // fileRun reads a run file item by item, rebuilding whole keys. It decodes items from a buffer
 // of decompressed bytes rather than a byte at a time through io.ByteReader: a national commit

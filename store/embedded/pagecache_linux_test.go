@@ -1,0 +1,79 @@
+package embedded
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A file written through dropBehind keeps at most about dropLag bytes in the page cache, and
+// none once rest has run; the same file written plainly stays cached whole. The check is on
+// what the kernel reports resident (mincore), so a drop that does nothing fails it.
+func TestDropBehind(t *testing.T) {
+	dir := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil || fs.Type == unix.TMPFS_MAGIC {
+		t.Skip("the temporary directory is in memory; there is no page cache to leave")
+	}
+	const size = 12 * dropChunk
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i)
+	}
+	write := func(name string, drop bool) (maxCached, after int64) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		d := dropBehind{fd: f.Fd()}
+		for written := 0; written < size; written += len(chunk) {
+			n, err := f.Write(chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if drop {
+				d.wrote(n)
+			}
+			if written%(4*dropChunk) == 0 {
+				maxCached = max(maxCached, resident(t, f, int64(written+n)))
+			}
+		}
+		if drop {
+			d.rest()
+		}
+		return maxCached, resident(t, f, size)
+	}
+	if _, after := write("plain", false); after < size/2 {
+		t.Skipf("a plainly written file keeps %d of its %d bytes cached; nothing to compare with", after, size)
+	}
+	maxCached, after := write("dropped", true)
+	if maxCached > dropLag+2*dropChunk || after != 0 {
+		t.Errorf("dropping behind, %d bytes were cached while writing (want at most %d) and %d after rest (want 0)",
+			maxCached, dropLag+2*dropChunk, after)
+	}
+}
+
+// resident is how many bytes of the file's first size bytes are in the page cache.
+func resident(t *testing.T, f *os.File, size int64) int64 {
+	t.Helper()
+	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	page := int64(os.Getpagesize())
+	vec := make([]byte, (size+page-1)/page)
+	// x/sys has no wrapper for mincore(2).
+	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		t.Fatal(errno)
+	}
+	var n int64
+	for _, v := range vec {
+		n += int64(v & 1)
+	}
+	return n * page
+}
