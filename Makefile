@@ -14,7 +14,7 @@ PROVIDERS  ?= 2000
 ADDR       ?= 127.0.0.1:8080
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help build run demo-data test test-go lint bench clean
+.PHONY: help build run demo-data test test-go lint bench pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
@@ -22,6 +22,7 @@ help:
 	@echo "make lint   gofmt, go vet, staticcheck"
 	@echo "make bench  Go benchmarks of the hot paths"
 	@echo "make build  build bin/providerd and bin/providerctl"
+	@echo "make pgo    profile a 2-million-provider ingest for the builds' profile-guided optimization"
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -58,6 +59,20 @@ bench: build
 	@bash scripts/loadbench.sh
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./store/embedded/ ./source/... ./smart/ ./fhir/ ./rest/...
 	@bash scripts/with-mongotest.sh $(GO) test -run '^$$' -bench . -benchtime 20x -skip 'BenchmarkStore/FindPrefix' ./store/mongo/
+
+# providerctl and providerd are built with profile-guided optimization from
+# cmd/providerctl/default.pgo (cmd/providerd's is a link to it): the CPU profile of an ingest of
+# 2 million synthetic providers, whose hot paths (mapping, the FHIR builders, the bulk loads) a
+# national ingest spends its time in. Refresh it after changing them. The drop is generated
+# under data/pgo once (about 2.5 GB), before the profiled run.
+pgo: build
+	@if [ ! -f data/pgo/drop/manifest.json ]; then \
+		$(BIN)/providerctl generate --providers 2000000 --seed 1 --reference $(REFERENCE) --out data/pgo/drop; \
+	fi
+	PROVIDERDIR_INGEST_SCALE=2000000 PROVIDERDIR_SCALE_DIR=$(CURDIR)/data/pgo $(GO) test -count=1 -timeout 60m \
+		-run TestIngestAtScale -cpuprofile $(CURDIR)/data/pgo/ingest.pprof -o $(CURDIR)/data/pgo/ingest.test ./ingest/
+	mv data/pgo/ingest.pprof cmd/providerctl/default.pgo
+	rm -rf data/pgo/db
 
 clean:
 	rm -rf $(BIN) data
