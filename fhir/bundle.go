@@ -10,10 +10,10 @@ import (
 	"providerdir/store"
 )
 
-// bundle writes a searchset Bundle by appending bytes: the stored resources go in as they are
-// (with their provenance tags, rendered once per tag set under this server's base), so a page costs copying, not
-// JSON encoding. Only _summary and _elements decode anything, and only the top level of each
-// matched resource. The caller releases the Bundle once it is written.
+// bundle writes a searchset Bundle by appending bytes: the stored resources go in as they are,
+// with their provenance tags (rendered once per tag set under this server's base) inserted, so
+// a page costs copying, not JSON encoding. Only _summary and _elements decode anything, and only
+// the top level of each matched resource. The caller releases the Bundle once it is written.
 func (s *Server) bundle(ctx context.Context, res *result, q *query) ([]byte, error) {
 	size := 512
 	for _, d := range res.matches {
