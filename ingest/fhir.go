@@ -64,9 +64,8 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 				return err
 			}
 			stats[r.Type]++
-			if t := r.Tags.Document(); tags[t.ID].ID == "" {
-				tags[t.ID] = t
-			}
+			t := r.Tags.Document()
+			tags[t.ID] = t // an id is the digest of its codings: the same id, the same set
 		}
 		return nil
 	}

@@ -1049,7 +1049,7 @@ type tableWriter struct {
 
 // uncachedFile is a loaded table's file, kept out of the page cache as it is written (see
 // dropBehind); the load does not read it again. The sstable writer syncs it before closing it,
-// so at Close no page is dirty and the last ones are dropped too.
+// so at Close the last pages are already on disk and are dropped at once.
 type uncachedFile struct {
 	vfs.File
 	drop dropBehind
@@ -1066,7 +1066,7 @@ func (f *uncachedFile) Write(p []byte) (int, error) {
 }
 
 func (f *uncachedFile) Close() error {
-	dropCached(f.Fd())
+	f.drop.rest()
 	return f.File.Close()
 }
 

@@ -12,6 +12,3 @@ func dropWritten(fd uintptr, off, n int64) {
 	_ = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
 	_ = unix.Fadvise(int(fd), off, n, unix.FADV_DONTNEED)
 }
-
-// dropCached drops a file's clean pages from the cache; dirty ones stay.
-func dropCached(fd uintptr) { _ = unix.Fadvise(int(fd), 0, 0, unix.FADV_DONTNEED) }

@@ -6,4 +6,3 @@ package embedded
 
 func startWriteback(fd uintptr, off, n int64) {}
 func dropWritten(fd uintptr, off, n int64)    {}
-func dropCached(fd uintptr)                   {}
