@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"providerdir/config"
+	"providerdir/internal/safetext"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/intake"
@@ -386,13 +387,10 @@ func expiryText(t time.Time) string {
 	return "expires " + rest.Timestamp(t)
 }
 
-// oneCell fits free text into one table cell: one line, at most n characters.
+// oneCell fits free text from a client into one table cell of the operator's terminal: one
+// line, at most n characters, with anything a terminal would act on or hide shown escaped.
 func oneCell(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return safetext.Clip(safetext.Terminal(strings.Join(strings.Fields(s), " ")), n)
 }
 
 func orDash(s string) string {

@@ -238,3 +238,24 @@ func TestParseExpiry(t *testing.T) {
 		}
 	}
 }
+
+func TestOneCell(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"Ada  Lovelace\n", 40, "Ada Lovelace"},
+		{"Network adequacy\nstudies.", 60, "Network adequacy studies."},
+		{"evil\x1b]0;pwned\x07 name", 40, `evil\x1b]0;pwned\a name`},
+		{"Ada\u202eecalevoL", 40, `Ada\u202eecalevoL`},
+		{"bad\xffbyte", 40, `bad\xffbyte`},
+		{"José Müller", 40, "José Müller"},
+		{"abcdefghij", 5, "abcd…"},
+	}
+	for _, tt := range tests {
+		if got := oneCell(tt.in, tt.n); got != tt.want {
+			t.Errorf("oneCell(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"providerdir/internal/safetext"
 )
 
 // Form is the pilot intake form as posted.
@@ -42,13 +46,16 @@ const (
 	maxIntendedUse = 2000
 )
 
-// normalized trims surrounding space from every field.
+// normalized trims surrounding space from every field and puts it in Unicode's composed form
+// (NFC), so that "é" typed as one character or as "e" and a combining accent is stored, shown
+// and compared as the same text.
 func (f Form) normalized() Form {
+	clean := func(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 	return Form{
-		Name:         strings.TrimSpace(f.Name),
-		Email:        strings.TrimSpace(f.Email),
-		Organization: strings.TrimSpace(f.Organization),
-		IntendedUse:  strings.TrimSpace(f.IntendedUse),
+		Name:         clean(f.Name),
+		Email:        clean(f.Email),
+		Organization: clean(f.Organization),
+		IntendedUse:  clean(f.IntendedUse),
 	}
 }
 
@@ -74,12 +81,14 @@ func (f Form) Validate() []FieldError {
 }
 
 // checkText returns what is wrong with a text field, or "". Line breaks and tabs are allowed
-// only in multiline fields; other control characters nowhere.
+// only in multiline fields; other control characters nowhere. Characters that change how text
+// is shown without being seen (bidirectional overrides, zero-width spaces) are refused: the
+// operator reads these fields in a terminal and must see what was sent.
 func checkText(s string, minLen, maxLen int, multiline bool) string {
 	n := utf8.RuneCountInString(s)
 	switch {
-	case !utf8.ValidString(s):
-		return "must be UTF-8 text"
+	case !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError):
+		return "must be valid Unicode text (it holds bytes or escapes that encode no character)"
 	case n == 0:
 		return "is required"
 	case n < minLen:
@@ -94,6 +103,12 @@ func checkText(s string, minLen, maxLen int, multiline bool) string {
 		if unicode.IsControl(r) {
 			return "must not contain control characters"
 		}
+		if safetext.Invisible(r) {
+			return fmt.Sprintf("must not contain invisible formatting characters (found %U)", r)
+		}
+	}
+	if safetext.JoinerMisused(s) {
+		return "must not contain a zero-width joiner except between two letters"
 	}
 	return ""
 }

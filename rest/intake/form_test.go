@@ -23,6 +23,14 @@ func TestValidate(t *testing.T) {
 		{"control character in name", func(f *Form) { f.Name = "Ada\x00" }, []string{"name"}},
 		{"line break in organization", func(f *Form) { f.Organization = "A\nB" }, []string{"organization"}},
 		{"invalid UTF-8", func(f *Form) { f.Organization = "\xff" }, []string{"organization"}},
+		{"replacement character", func(f *Form) { f.Organization = "Acme \ufffd" }, []string{"organization"}},
+		{"right-to-left override", func(f *Form) { f.Name = "Ada\u202eecalevoL" }, []string{"name"}},
+		{"isolate in intended use", func(f *Form) { f.IntendedUse = "Network adequacy \u2066studies\u2069." }, []string{"intended_use"}},
+		{"zero-width space", func(f *Form) { f.Organization = "Ac\u200bme" }, []string{"organization"}},
+		{"byte-order mark", func(f *Form) { f.Name = "\ufeffAda" }, []string{"name"}},
+		{"leading joiner", func(f *Form) { f.Name = "\u200dAda" }, []string{"name"}},
+		{"Persian name with a non-joiner", func(f *Form) { f.Name = "می\u200cخواهم" }, nil},
+		{"accents in any form", func(f *Form) { f.Name = "Jose\u0301 Mu\u0308ller" }, nil},
 		{"address without @", func(f *Form) { f.Email = "ada.example.org" }, []string{"email"}},
 		{"address with a display name", func(f *Form) { f.Email = "Ada <ada@example.org>" }, []string{"email"}},
 		{"two addresses", func(f *Form) { f.Email = "ada@example.org, bob@example.org" }, []string{"email"}},
@@ -47,5 +55,12 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("fields %v, want %v", got, tt.fields)
 			}
 		})
+	}
+}
+
+func TestNormalizedComposesAccents(t *testing.T) {
+	f := Form{Name: "  Jose\u0301 Mu\u0308ller ", Organization: "Cafe\u0301"}.normalized()
+	if f.Name != "José Müller" || f.Organization != "Café" {
+		t.Fatalf("normalized to %q, %q", f.Name, f.Organization)
 	}
 }

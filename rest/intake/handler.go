@@ -1,15 +1,21 @@
 package intake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
+	"providerdir/internal/safetext"
 	"providerdir/logging"
 	"providerdir/rest"
 )
@@ -49,22 +55,24 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request) {
 		rest.APIError(w, r, http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "Send the form as application/json.")
 		return
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	var f Form
-	err := dec.Decode(&f)
-	if err == nil {
-		if extra := dec.Decode(&struct{}{}); !errors.Is(extra, io.EOF) {
-			err = errors.New("the body holds more than one JSON object")
-		}
-	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		rest.APIError(w, r, http.StatusRequestEntityTooLarge, CodeTooLarge, "The form is larger than any valid one.")
 		return
 	case err != nil:
-		rest.APIError(w, r, http.StatusBadRequest, CodeInvalidJSON, "The body is not the form's JSON object: "+err.Error())
+		rest.APIError(w, r, http.StatusBadRequest, CodeInvalidJSON, "The body could not be read.")
+		return
+	case !utf8.Valid(raw):
+		// encoding/json would quietly replace the bad bytes; a form that cannot be read as sent
+		// is refused instead.
+		rest.APIError(w, r, http.StatusBadRequest, CodeInvalidJSON, "The body is not UTF-8 text.")
+		return
+	}
+	f, problem := decodeForm(raw)
+	if problem != "" {
+		rest.APIError(w, r, http.StatusBadRequest, CodeInvalidJSON, problem)
 		return
 	}
 	req, err := s.Submit(r.Context(), f)
@@ -84,6 +92,44 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request) {
 		Status:  req.Status,
 		Message: "Request received. An operator reviews pilot requests within one business day and writes to the address given.",
 	})
+}
+
+// formFields lists the form's fields in the words of an error message.
+const formFields = "name, email, organization and intended_use"
+
+// decodeForm reads a body that is exactly one JSON object of the form's fields. What is wrong
+// with it comes back as a sentence for the client (problem is "" when the form was read): it
+// names the field and the type expected, never the decoder's own wording, which speaks of Go
+// types, and repeats at most a bounded part of what was sent.
+func decodeForm(raw []byte) (f Form, problem string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&f)
+	if err == nil {
+		if extra := dec.Decode(&struct{}{}); !errors.Is(extra, io.EOF) {
+			return Form{}, "The body holds more than one JSON value; send one object."
+		}
+		return f, ""
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return Form{}, "The body is empty; send the form as a JSON object with the fields " + formFields + "."
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return Form{}, "The body ends before its JSON object does."
+	case errors.As(err, &syntax):
+		return Form{}, fmt.Sprintf("The body is not valid JSON (at byte %d).", syntax.Offset)
+	case errors.As(err, &typ) && typ.Field != "":
+		return Form{}, fmt.Sprintf("The field %s must be a string.", strconv.Quote(safetext.Echo(typ.Field)))
+	case errors.As(err, &typ):
+		return Form{}, "The body must be a JSON object with the fields " + formFields + "."
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		return Form{}, fmt.Sprintf("The form has no field %s; its fields are %s.", strconv.Quote(safetext.Echo(name)), formFields)
+	}
+	return Form{}, "The body is not the form's JSON object."
 }
 
 func invalidMessage(v ValidationError) string {

@@ -89,25 +89,39 @@ func TestSubmit(t *testing.T) {
 			body        string
 			status      int
 			code        string
+			message     string // a part of error.message
 			fields      []any
 		}{
-			{"field errors", "application/json", `{"name":"","email":"nope","organization":"Org","intended_use":"short"}`, 400, "invalid_request",
+			{"field errors", "application/json", `{"name":"","email":"nope","organization":"Org","intended_use":"short"}`, 400, "invalid_request", "invalid fields",
 				[]any{map[string]any{"field": "name", "message": "is required"},
 					map[string]any{"field": "email", "message": "must be an e-mail address such as name@example.org"},
 					map[string]any{"field": "intended_use", "message": "must be at least 10 characters"}}},
-			{"unknown field", "application/json", `{"name":"A","phone":"1"}`, 400, "invalid_json", nil},
-			{"not JSON", "application/json", `name=A`, 400, "invalid_json", nil},
-			{"two objects", "application/json", form + form, 400, "invalid_json", nil},
-			{"wrong type", "application/json", `{"name":1}`, 400, "invalid_json", nil},
-			{"form encoding", "application/x-www-form-urlencoded", `name=A`, 415, "unsupported_media_type", nil},
-			{"too large", "application/json", `{"name":"` + strings.Repeat("a", 40<<10) + `"}`, 413, "request_too_large", nil},
+			{"unknown field", "application/json", `{"name":"A","phone":"1"}`, 400, "invalid_json", `no field "phone"; its fields are name, email`, nil},
+			{"unknown long field", "application/json", `{"` + strings.Repeat("p", 5000) + `":"1"}`, 400, "invalid_json", `…"`, nil},
+			{"not JSON", "application/json", `name=A`, 400, "invalid_json", "not valid JSON (at byte", nil},
+			{"empty", "application/json", ``, 400, "invalid_json", "The body is empty", nil},
+			{"two objects", "application/json", form + form, 400, "invalid_json", "more than one JSON value", nil},
+			{"wrong type", "application/json", `{"name":1}`, 400, "invalid_json", `The field "name" must be a string.`, nil},
+			{"array", "application/json", `[1]`, 400, "invalid_json", "must be a JSON object with the fields", nil},
+			{"invalid UTF-8", "application/json", "{\"name\":\"Ada\xff\"}", 400, "invalid_json", "not UTF-8", nil},
+			{"lone surrogate escape", "application/json", `{"name":"Ada\ud800","email":"ada@example.org","organization":"Org","intended_use":"Network adequacy."}`,
+				400, "invalid_request", "name", []any{map[string]any{"field": "name", "message": "must be valid Unicode text (it holds bytes or escapes that encode no character)"}}},
+			{"right-to-left override", "application/json", `{"name":"Ada\u202eecalevoL","email":"ada@example.org","organization":"Org","intended_use":"Network adequacy."}`,
+				400, "invalid_request", "name", []any{map[string]any{"field": "name", "message": "must not contain invisible formatting characters (found U+202E)"}}},
+			{"form encoding", "application/x-www-form-urlencoded", `name=A`, 415, "unsupported_media_type", "application/json", nil},
+			{"too large", "application/json", `{"name":"` + strings.Repeat("a", 40<<10) + `"}`, 413, "request_too_large", "larger", nil},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
+				clock.Advance(7 * time.Minute) // ten an hour from one address: these stay under it
 				status, _, body := post(t, url, tt.contentType, tt.body)
 				e, _ := body["error"].(map[string]any)
-				if status != tt.status || e["code"] != tt.code || e["request_id"] == "" {
+				msg, _ := e["message"].(string)
+				if status != tt.status || e["code"] != tt.code || e["request_id"] == "" || !strings.Contains(msg, tt.message) {
 					t.Fatalf("%d %v", status, body)
+				}
+				if strings.Contains(msg, "Go ") || strings.Contains(msg, "json:") || len(msg) > 300 {
+					t.Fatalf("message not in plain, bounded words: %q", msg)
 				}
 				if tt.fields != nil {
 					details, _ := e["details"].(map[string]any)
@@ -118,8 +132,14 @@ func TestSubmit(t *testing.T) {
 			})
 		}
 
-		// Eight requests so far from this address; two more are admitted, the 11th is not.
-		for range 2 {
+		// A refused form stores nothing.
+		if all, err := svc.List(context.Background(), false); err != nil || len(all) != 1 {
+			t.Fatalf("%d requests stored after the refusals, want 1 (%v)", len(all), err)
+		}
+
+		// An hour later the window is empty again: ten requests are admitted, the 11th is not.
+		clock.Advance(time.Hour + 10*time.Second)
+		for range 10 {
 			if status, _, body := post(t, url, "application/json", form); status != 201 {
 				t.Fatalf("%d %v", status, body)
 			}
@@ -133,8 +153,8 @@ func TestSubmit(t *testing.T) {
 			t.Fatalf("an hour later: %d", status)
 		}
 		all, err := svc.List(context.Background(), false)
-		if err != nil || len(all) != 4 {
-			t.Fatalf("%d requests stored, want 4 (%v)", len(all), err)
+		if err != nil || len(all) != 12 {
+			t.Fatalf("%d requests stored, want 12 (%v)", len(all), err)
 		}
 	})
 }

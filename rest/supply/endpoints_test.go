@@ -149,3 +149,23 @@ func checkEnvelope(t *testing.T, r response) {
 		}
 	}
 }
+
+// An error repeats at most a bounded part of the value it refuses, whatever the value's size.
+func TestErrorsEchoBoundedValues(t *testing.T) {
+	e := demoEnv(t)
+	h := bearer(e.key(t, apikey.TierPilot))
+	long := strings.Repeat("9", 6000)
+	for _, path := range []string{
+		"/v1/providers/" + long,
+		"/v1/specialties/" + strings.Repeat("x", 6000) + "/by-state",
+		"/v1/specialties/cardiology/by-state?subspecialty=" + strings.Repeat("é", 2000),
+		"/v1/specialties/cardiology/by-county?state=CA&county_fips=" + long,
+		"/v1/states/" + strings.Repeat("Z", 6000) + "/coverage",
+		"/v1/methodology/" + strings.Repeat("m", 6000),
+	} {
+		r := e.get(t, path, h...)
+		if r.status < 400 || len(r.raw) > 2000 {
+			t.Errorf("GET %.60s…: %d with a body of %d bytes:\n%.300s", path, r.status, len(r.raw), r.raw)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"providerdir/ident"
 	"providerdir/ingest"
+	"providerdir/internal/safetext"
 	"providerdir/mapping"
 	study "providerdir/mapping/supply"
 	"providerdir/rest"
@@ -108,7 +109,7 @@ func validNPI(w http.ResponseWriter, r *http.Request) (string, bool) {
 		if reason == string(ident.ReasonCheckDigit) {
 			msg = "The NPI fails its check digit (Luhn over 80840 and the first nine digits)."
 		}
-		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, msg, map[string]any{"npi": npi, "reason": reason})
+		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, msg, map[string]any{"npi": safetext.Echo(npi), "reason": reason})
 		return "", false
 	}
 	return npi, true

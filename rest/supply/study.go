@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/ingest"
+	"providerdir/internal/safetext"
 	study "providerdir/mapping/supply"
 	"providerdir/rest"
 )
@@ -55,7 +56,7 @@ func subspecialtyOf(w http.ResponseWriter, r *http.Request, sp study.Specialty) 
 	if !sp.Supports(code) {
 		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidSubspecialty,
 			"The subspecialty "+quote(raw)+" is not registered for "+sp.Slug+"; supported codes: "+strings.Join(sp.Codes, ", ")+".",
-			map[string]any{"specialty": sp.Slug, "subspecialty": raw, "supported_codes": sp.Codes})
+			map[string]any{"specialty": sp.Slug, "subspecialty": safetext.Echo(raw), "supported_codes": sp.Codes})
 		return "", false
 	}
 	return code, true
@@ -155,9 +156,5 @@ func filterCode(st *study.Study) string {
 
 // quote shows a client's value in a message, bounded so a long value cannot bloat the response.
 func quote(s string) string {
-	const bound = 64
-	if len(s) > bound {
-		return strconv.Quote(s[:bound]) + "..."
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(safetext.Echo(s))
 }
