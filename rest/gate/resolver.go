@@ -68,10 +68,16 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 	})
 }
 
+// ResolverChallenge is the WWW-Authenticate challenge of the resolver's 401s. The key travels in
+// a header of its own, not in Authorization, so the challenge names a scheme of this service's
+// and the header that carries the key.
+const ResolverChallenge = `ServiceKey realm="resolver-api", header="` + HeaderServiceKey + `"`
+
 func (g *Gate) refuseResolver(w http.ResponseWriter, r *http.Request, ip netip.Addr, message string) {
 	if d, err := g.peek(r, SandboxPolicy, ipSubject(ip)); err == nil {
 		setResolverHeaders(w.Header(), d)
 	}
+	w.Header().Set(HeaderWWWAuthenticate, ResolverChallenge)
 	rest.ResolverError(w, r, http.StatusUnauthorized, CodeInvalidKey, message)
 }
 

@@ -63,6 +63,9 @@ func TestResolverEveryPath(t *testing.T) {
 					t.Fatalf("status %d, want %d (%v)", r.status, tt.status, r.body)
 				}
 				checkResolverHeaders(t, r, tt.limit, tt.remaining, clock.Now())
+				if got, want := r.header.Get("WWW-Authenticate"), map[bool]string{true: `ServiceKey realm="resolver-api", header="X-Service-Key"`}[tt.status == 401]; got != want {
+					t.Fatalf("WWW-Authenticate %q, want %q", got, want)
+				}
 			})
 		}
 	})

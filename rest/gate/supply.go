@@ -20,6 +20,12 @@ const (
 	CodeRateLimitExceeded = "rate_limit_exceeded"
 )
 
+// SupplyRealm is the realm of the supply API's WWW-Authenticate challenges.
+const SupplyRealm = "supply-api"
+
+// HeaderWWWAuthenticate is the challenge every 401 carries.
+const HeaderWWWAuthenticate = "WWW-Authenticate"
+
 // access is how a keyed endpoint treats requests without a key.
 type access int
 
@@ -53,7 +59,7 @@ func (g *Gate) PublicSupply(next http.Handler) http.Handler {
 		caller := Caller{ClientIP: ip}
 		policy, subject := AnonymousSupplyPolicy, ipSubject(ip)
 		var failed error
-		if token, presented := bearerToken(r); presented {
+		if token, c := bearerToken(r); c == bearerKey {
 			k, err := g.keys.Authenticate(ctx, apikey.Supply, token)
 			switch {
 			case err == nil:
@@ -85,8 +91,8 @@ func (g *Gate) supply(mode access, next http.Handler) http.Handler {
 		if mode == keyOptional {
 			w.Header().Add("Vary", "Authorization")
 		}
-		token, presented := bearerToken(r)
-		if presented {
+		switch token, c := bearerToken(r); c {
+		case bearerKey:
 			k, err := g.keys.Authenticate(ctx, apikey.Supply, token)
 			switch {
 			case err == nil:
@@ -100,9 +106,19 @@ func (g *Gate) supply(mode access, next http.Handler) http.Handler {
 				g.refuseSupply(w, r, ip, CodeInvalidAPIKey, "The API key is unknown, revoked or expired.")
 				return
 			}
-		} else if mode == keyRequired {
-			g.refuseSupply(w, r, ip, CodeMissingAPIKey, "Send an API key: Authorization: Bearer <key>.")
+		case badBearer:
+			g.refuseSupply(w, r, ip, CodeInvalidAPIKey, "Send one Authorization header holding one key: Authorization: Bearer <key>.")
 			return
+		case otherScheme:
+			// A credential sent in another scheme is refused, not ignored: a caller who meant to
+			// authenticate must not be served, and metered, as anonymous.
+			g.refuseSupply(w, r, ip, CodeInvalidAPIKey, "The Authorization header must use the Bearer scheme: Authorization: Bearer <key>.")
+			return
+		case noCredential:
+			if mode == keyRequired {
+				g.refuseSupply(w, r, ip, CodeMissingAPIKey, "Send an API key: Authorization: Bearer <key>.")
+				return
+			}
 		}
 
 		policy, subject := AnonymousSupplyPolicy, ipSubject(ip)
@@ -126,29 +142,48 @@ func (g *Gate) supply(mode access, next http.Handler) http.Handler {
 
 // refuseSupply answers 401 with the fields of the caller's anonymous budget, not spending it.
 // The refusal stands when the store cannot say what the budget is; only the fields are missing.
+// Its WWW-Authenticate challenge (RFC 9110 section 11.6.1, RFC 6750 section 3) names the Bearer
+// scheme, with error="invalid_token" when a credential was sent and refused.
 func (g *Gate) refuseSupply(w http.ResponseWriter, r *http.Request, ip netip.Addr, code, message string) {
 	if d, err := g.peek(r, AnonymousSupplyPolicy, ipSubject(ip)); err == nil {
 		setSupplyHeaders(w.Header(), d)
 	}
+	challenge := `Bearer realm="` + SupplyRealm + `"`
+	if code == CodeInvalidAPIKey {
+		challenge += `, error="invalid_token"`
+	}
+	w.Header().Set(HeaderWWWAuthenticate, challenge)
 	rest.WriteV1Error(w, r, http.StatusUnauthorized, code, message, nil)
 }
 
-// bearerToken reads Authorization: Bearer <token>. A request without the header, or with a
-// credential of another scheme (Basic, or none), presents no key. A Bearer header without
-// exactly one token, or several Authorization headers, presents an invalid one.
-func bearerToken(r *http.Request) (token string, presented bool) {
+// credential is what a request's Authorization header presents.
+type credential int
+
+const (
+	noCredential credential = iota // no Authorization header
+	bearerKey                      // one Bearer credential with one token
+	badBearer                      // several Authorization headers, or Bearer without exactly one token
+	otherScheme                    // Basic, a bare key, or any scheme but Bearer
+)
+
+// bearerToken reads Authorization: Bearer <token> (the scheme's name in any case, RFC 9110).
+func bearerToken(r *http.Request) (token string, c credential) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 {
-		return "", false
+		return "", noCredential
 	}
 	fields := strings.Fields(vals[0])
-	if len(fields) == 0 || !strings.EqualFold(fields[0], "Bearer") {
-		return "", len(vals) > 1
+	switch {
+	case len(vals) > 1:
+		return "", badBearer
+	case len(fields) == 0:
+		return "", noCredential // an empty header holds nothing to refuse
+	case !strings.EqualFold(fields[0], "Bearer"):
+		return "", otherScheme
+	case len(fields) != 2:
+		return "", badBearer
 	}
-	if len(vals) > 1 || len(fields) != 2 {
-		return "", true
-	}
-	return fields[1], true
+	return fields[1], bearerKey
 }
 
 // exhausted says which windows are full, for a 429's message.

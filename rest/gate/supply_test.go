@@ -56,7 +56,8 @@ func TestSupplyEveryPath(t *testing.T) {
 			{"401 with Bearer and no token", "GET", "/v1/specialties", []string{"Authorization", "Bearer"}, 401, "invalid_api_key", 100, 100, "rolling-1h"},
 			{"401 with two Authorization headers", "GET", "/v1/specialties", join(bearer(key.Reveal()), bearer(key.Reveal())), 401, "invalid_api_key", 100, 100, "rolling-1h"},
 			{"wrong scheme: X-Service-Key is no key here", "GET", "/v1/specialties", service(key.Reveal()), 401, "missing_api_key", 100, 100, "rolling-1h"},
-			{"wrong scheme: Basic is no key here", "GET", "/v1/specialties", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "missing_api_key", 100, 100, "rolling-1h"},
+			{"wrong scheme: Basic is refused", "GET", "/v1/specialties", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "invalid_api_key", 100, 100, "rolling-1h"},
+			{"wrong scheme: a bare key is refused", "GET", "/v1/specialties", []string{"Authorization", key.Reveal()}, 401, "invalid_api_key", 100, 100, "rolling-1h"},
 			// Public: never refused, never spent; the fields describe the caller's budget.
 			{"public without a key", "GET", "/v1/health", nil, 200, "", 100, 100, "rolling-1h"},
 			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 1000, 995, "rolling-24h"},
@@ -67,6 +68,7 @@ func TestSupplyEveryPath(t *testing.T) {
 			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 1000, 994, "rolling-24h"},
 			{"NPI lookup with a revoked key", "GET", "/v1/npi/" + npi, bearer(revoked.Reveal()), 401, "invalid_api_key", 100, 99, "rolling-1h"},
 			{"NPI lookup, X-Service-Key is anonymous here", "GET", "/v1/npi/" + npi, service(key.Reveal()), 200, "", 100, 98, "rolling-1h"},
+			{"NPI lookup with Basic is refused, not anonymous", "GET", "/v1/npi/" + npi, []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "invalid_api_key", 100, 98, "rolling-1h"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +79,14 @@ func TestSupplyEveryPath(t *testing.T) {
 					t.Fatalf("status %d, want %d (%v)", r.status, tt.status, r.body)
 				}
 				checkSupplyHeaders(t, r, tt.limit, tt.remaining, tt.window, clock.Now())
+				challenge := r.header.Get("WWW-Authenticate")
+				switch {
+				case tt.status != 401 && challenge != "":
+					t.Fatalf("WWW-Authenticate %q on a %d", challenge, tt.status)
+				case tt.code == "missing_api_key" && challenge != `Bearer realm="supply-api"`,
+					tt.code == "invalid_api_key" && challenge != `Bearer realm="supply-api", error="invalid_token"`:
+					t.Fatalf("WWW-Authenticate %q on a 401 %s", challenge, tt.code)
+				}
 				if r.header.Get("Retry-After") != "" {
 					t.Error("Retry-After on a response that is not a 429")
 				}

@@ -94,28 +94,29 @@ func TestPlainTemplate(t *testing.T) {
 
 func TestCredentials(t *testing.T) {
 	tests := []struct {
-		auth      []string
-		token     string
-		presented bool
+		auth       []string
+		token      string
+		credential credential
 	}{
-		{nil, "", false},
-		{[]string{"Bearer abc"}, "abc", true},
-		{[]string{"bearer   abc  "}, "abc", true},
-		{[]string{"BEARER abc"}, "abc", true},
-		{[]string{"Basic abc"}, "", false},
-		{[]string{""}, "", false},
-		{[]string{"Bearer"}, "", true},
-		{[]string{"Bearer a b"}, "", true},
-		{[]string{"Bearer a", "Bearer b"}, "", true},
-		{[]string{"Basic x", "Bearer b"}, "", true},
+		{nil, "", noCredential},
+		{[]string{"Bearer abc"}, "abc", bearerKey},
+		{[]string{"bearer   abc  "}, "abc", bearerKey},
+		{[]string{"BEARER abc"}, "abc", bearerKey},
+		{[]string{"Basic abc"}, "", otherScheme},
+		{[]string{"pdsupply_abc"}, "", otherScheme},
+		{[]string{""}, "", noCredential},
+		{[]string{"Bearer"}, "", badBearer},
+		{[]string{"Bearer a b"}, "", badBearer},
+		{[]string{"Bearer a", "Bearer b"}, "", badBearer},
+		{[]string{"Basic x", "Bearer b"}, "", badBearer},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("GET", "/", nil)
 		for _, v := range tt.auth {
 			r.Header.Add("Authorization", v)
 		}
-		if token, presented := bearerToken(r); token != tt.token || presented != tt.presented {
-			t.Errorf("Authorization %q: %q %v, want %q %v", tt.auth, token, presented, tt.token, tt.presented)
+		if token, c := bearerToken(r); token != tt.token || c != tt.credential {
+			t.Errorf("Authorization %q: %q %v, want %q %v", tt.auth, token, c, tt.token, tt.credential)
 		}
 	}
 	for _, tt := range []struct {

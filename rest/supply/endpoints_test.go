@@ -76,7 +76,7 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 		{"provider", "/v1/providers/" + f.dermatologist, keyed, 200, ""},
 		{"provider, short NPI", "/v1/providers/123456789", keyed, 400, "invalid_npi"},
 		{"provider, letters", "/v1/providers/12345678AB", keyed, 400, "invalid_npi"},
-		{"provider, bad check digit", "/v1/providers/1234567890", keyed, 400, "invalid_npi"},
+		{"provider, bad check digit", "/v1/providers/1234567890", keyed, 404, "provider_not_found"},
 		{"provider in no specialty", "/v1/providers/" + f.notStudied, keyed, 404, "provider_not_found"},
 		{"provider deactivated", "/v1/providers/" + f.deactivated, keyed, 404, "provider_not_found"},
 		{"provider not in the registry", "/v1/providers/" + f.absent, keyed, 404, "provider_not_found"},
@@ -85,6 +85,7 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 		{"npi, keyed", "/v1/npi/" + f.dermatologist, keyed, 200, ""},
 		{"npi, malformed", "/v1/npi/12345", anonymous, 400, "invalid_npi"},
 		{"npi, eleven digits", "/v1/npi/123456789012", keyed, 400, "invalid_npi"},
+		{"npi, bad check digit", "/v1/npi/1234567890", anonymous, 404, "not_found"},
 		{"npi, not in the registry", "/v1/npi/" + f.absent, anonymous, 404, "not_found"},
 
 		{"methodology of a study", "/v1/methodology/cardiology-supply", keyed, 200, ""},
@@ -166,6 +167,23 @@ func TestErrorsEchoBoundedValues(t *testing.T) {
 		r := e.get(t, path, h...)
 		if r.status < 400 || len(r.raw) > 2000 {
 			t.Errorf("GET %.60s…: %d with a body of %d bytes:\n%.300s", path, r.status, len(r.raw), r.raw)
+		}
+	}
+}
+
+// Ten digits that fail the check digit are well formed (not invalid_npi) but can belong to no
+// provider: 404 with a hint that says why.
+func TestCheckDigitIsAHintOnA404(t *testing.T) {
+	e := demoEnv(t)
+	h := bearer(e.key(t, apikey.TierPilot))
+	for _, tt := range []struct{ path, code string }{
+		{"/v1/npi/1234567890", "not_found"},
+		{"/v1/providers/1234567890", "provider_not_found"},
+	} {
+		r := e.get(t, tt.path, h...)
+		details, _ := r.body["error"].(map[string]any)["details"].(map[string]any)
+		if r.status != 404 || r.errorCode() != tt.code || details["hint"] != "check_digit" || details["npi"] != "1234567890" {
+			t.Errorf("GET %s: %d %s\n%s", tt.path, r.status, r.errorCode(), r.raw)
 		}
 	}
 }

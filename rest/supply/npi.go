@@ -43,7 +43,8 @@ const (
 )
 
 // resolveNPI serves GET /v1/npi/{npi}, open to anonymous callers (the gate meters them per
-// address). A malformed NPI is 400 invalid_npi; one the registry does not hold is 404 not_found,
+// address). A malformed NPI is 400 invalid_npi; one the registry does not hold, or that fails the
+// check digit, is 404 not_found,
 // whatever the other sources hold: the registry is the identity every other block hangs on.
 func (a *API) resolveNPI(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -53,8 +54,12 @@ func (a *API) resolveNPI(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Cache-Control", CacheAnonymous)
 	}
-	npi, ok := validNPI(w, r)
-	if !ok {
+	npi, hint, ok := validNPI(w, r)
+	switch {
+	case !ok:
+		return
+	case hint != nil:
+		rest.WriteV1Error(w, r, http.StatusNotFound, CodeNPINotInRegistry, "NPI "+npi+" is not in the national registry.", hint)
 		return
 	}
 	v, err := a.view(ctx)

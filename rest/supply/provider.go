@@ -32,8 +32,13 @@ type ProviderRecord struct {
 // active registry record practising in one of the 51 whose taxonomy list holds a registered
 // code. Any other NPI, registered or not, is 404 provider_not_found (rule 7).
 func (a *API) provider(w http.ResponseWriter, r *http.Request) {
-	npi, ok := validNPI(w, r)
-	if !ok {
+	npi, hint, ok := validNPI(w, r)
+	switch {
+	case !ok:
+		return
+	case hint != nil:
+		rest.WriteV1Error(w, r, http.StatusNotFound, CodeProviderNotFound,
+			"NPI "+npi+" is not among the active providers of any specialty study.", hint)
 		return
 	}
 	ctx := r.Context()
@@ -95,24 +100,28 @@ func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
 	return study.Primary(rec.PrimaryTaxonomy, codes)
 }
 
-// validNPI reads the {npi} path variable: exactly ten digits with a valid check digit, else 400
-// invalid_npi with the reason in details.
-func validNPI(w http.ResponseWriter, r *http.Request) (string, bool) {
-	npi := mux.Vars(r)["npi"]
-	if err := ident.ValidateNPI(npi); err != nil {
-		var ie *ident.Error
-		reason := "invalid"
-		if errors.As(err, &ie) {
-			reason = string(ie.Reason)
-		}
-		msg := "An NPI is exactly 10 decimal digits."
-		if reason == string(ident.ReasonCheckDigit) {
-			msg = "The NPI fails its check digit (Luhn over 80840 and the first nine digits)."
-		}
-		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, msg, map[string]any{"npi": safetext.Echo(npi), "reason": reason})
-		return "", false
+// validNPI reads the {npi} path variable. A value that is not exactly ten decimal digits is
+// answered here with 400 invalid_npi (rules 7 and 8), and ok is false. Ten digits that fail the
+// NPI check digit are well formed but can belong to no one: they come back with ok true and a
+// hint for the 404 the caller answers, since the contract keeps invalid_npi for the format.
+func validNPI(w http.ResponseWriter, r *http.Request) (npi string, checkDigitHint map[string]any, ok bool) {
+	npi = mux.Vars(r)["npi"]
+	err := ident.ValidateNPI(npi)
+	var ie *ident.Error
+	switch {
+	case err == nil:
+		return npi, nil, true
+	case errors.As(err, &ie) && ie.Reason == ident.ReasonCheckDigit:
+		return npi, map[string]any{"npi": npi, "hint": "check_digit",
+			"hint_message": "The NPI fails its check digit (Luhn over 80840 and the first nine digits), so no provider holds it: check it for a mistyped digit."}, true
 	}
-	return npi, true
+	reason := "invalid"
+	if ie != nil {
+		reason = string(ie.Reason)
+	}
+	rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, "An NPI is exactly 10 decimal digits.",
+		map[string]any{"npi": safetext.Echo(npi), "reason": reason})
+	return "", nil, false
 }
 
 // registryRecord reads one registry record of the serving snapshot.
