@@ -93,7 +93,8 @@ func filterMeta(st *study.Study, matched int64) any {
 	return SubspecialtyFilter{AppliedCode: st.Filter.Code, DisplayName: st.Filter.DisplayName, MatchedRecordCount: matched}
 }
 
-// byState serves GET /v1/specialties/{code}/by-state: the 51 state rows of the study.
+// byState serves GET /v1/specialties/{code}/by-state: the 51 state rows of the study, or none
+// when a subspecialty filter matches no provider.
 func (a *API) byState(w http.ResponseWriter, r *http.Request) {
 	sp, ok := specialtyOf(w, r)
 	if !ok {
@@ -120,6 +121,10 @@ func (a *API) byState(w http.ResponseWriter, r *http.Request) {
 	meta.Pagination = wholeSet(len(q.st.Rows))
 	if q.filtered() {
 		meta.SubspecialtyFilter = filterMeta(q.st, q.st.National.ActiveProviders)
+		if q.st.National.ActiveProviders == 0 {
+			// A registered code that no provider holds has no rows (rule 3), not 51 rows of zeros.
+			rows, meta.Pagination = json.RawMessage("[]"), wholeSet(0)
+		}
 	}
 	rest.WriteV1Encoded(w, r, http.StatusOK, rows, meta)
 }
