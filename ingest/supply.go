@@ -9,6 +9,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/mapping/supply"
 	"providerdir/source/census"
+	"providerdir/source/nppes"
 	"providerdir/source/nucc"
 	"providerdir/store"
 )
@@ -41,6 +42,7 @@ type registryView struct {
 	Record struct {
 		NPI        string `json:"npi"`
 		Active     bool   `json:"active"`
+		EntityType string `json:"entity_type"`
 		Taxonomies []struct {
 			Code string `json:"code"`
 		} `json:"taxonomies"`
@@ -172,7 +174,8 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Ta
 			for i, tx := range v.Record.Taxonomies {
 				codes[i] = tx.Code
 			}
-			t.Add(supply.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes})
+			t.Add(supply.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
+				Organization: v.Record.EntityType == nppes.EntityOrganization.String()})
 			if !seen {
 				prov, seen = v.Provenance, true
 			}

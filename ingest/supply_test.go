@@ -55,6 +55,7 @@ func TestSupplyStudies(t *testing.T) {
 			n := count(t, s, ingest.RegistryProviders,
 				store.Condition{Param: mapping.KeyTaxonomy, Values: codes},
 				store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
+				store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}},
 				store.Condition{Param: mapping.KeyState, Values: []string{r.StateCode}})
 			if r.ActiveProviders != n {
 				t.Errorf("%s %s: %d providers, the registry index says %d", d.ID, r.StateCode, r.ActiveProviders, n)

@@ -11,13 +11,13 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir"
+	"providerdir/docs"
 	"providerdir/rest"
 )
 
 // Routes registers the document pages on the web surface's router.
 func Routes(r *mux.Router) {
-	r.HandleFunc(rest.PathLimitationsPage, page("docs/limitations.md")).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(rest.PathLimitationsPage, page(docs.Limitations)).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(rest.PathMethodologyPage, methodologyIndex).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(rest.PathMethodologyPage+"/{name}", func(w http.ResponseWriter, req *http.Request) {
 		name := mux.Vars(req)["name"]
@@ -25,7 +25,7 @@ func Routes(r *mux.Router) {
 			http.NotFound(w, req)
 			return
 		}
-		page("docs/methodology/"+strings.TrimSuffix(name, ".md")+".md")(w, req)
+		page(docs.Methodology(strings.TrimSuffix(name, ".md")))(w, req)
 	}).Methods(http.MethodGet, http.MethodHead)
 }
 
@@ -33,7 +33,7 @@ func Routes(r *mux.Router) {
 // shows as written.
 func page(file string) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		b, err := fs.ReadFile(providerdir.Docs, file)
+		b, err := fs.ReadFile(docs.Files, file)
 		if err != nil {
 			http.NotFound(w, req)
 			return
@@ -46,7 +46,7 @@ func page(file string) http.HandlerFunc {
 
 // methodologyIndex lists the methodology documents and links each one.
 func methodologyIndex(w http.ResponseWriter, req *http.Request) {
-	entries, err := fs.ReadDir(providerdir.Docs, "docs/methodology")
+	entries, err := fs.ReadDir(docs.Files, docs.MethodologyDir)
 	if err != nil {
 		http.Error(w, "no methodology documents", http.StatusInternalServerError)
 		return

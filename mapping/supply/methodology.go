@@ -1,16 +1,51 @@
 package supply
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
 	"strings"
+
+	"providerdir/docs"
 )
+
+// MethodologyDocument is the path, in the repository and in docs.Files, of the study method
+// written out in prose.
+var MethodologyDocument = "docs/" + docs.Methodology("specialty-supply")
 
 // MethodologyVersion is the version of the study method, shape v<YYYY>.<MM>.<n> (seeds/000
 // section 9 rule 2): the year and month the method took effect and a counter within the month.
-// It changes when a rule of this file or of rank.go and tally.go changes meaning (what is
-// counted, how ties rank, where quartiles cut, the underserved threshold), never with the data;
-// docs/methodology/specialty-supply.md states the same version and rules.
-const MethodologyVersion = "v2026.11.1"
+// It is read from the title of the methodology document, so that one edit there changes the
+// version of every answer, row attribution and header together. It changes when a rule of this
+// file or of rank.go and tally.go changes meaning (what is counted, how ties rank, where
+// quartiles cut, the underserved threshold), never with the data.
+var MethodologyVersion = documentVersion(docs.Methodology("specialty-supply"))
+
+// versionTitle is the methodology document's first line: "# <title>: methodology v<YYYY>.<MM>.<n>".
+var versionTitle = regexp.MustCompile(`\A# [^\n]*: methodology (v[0-9]{4}\.(?:0[1-9]|1[0-2])\.[1-9][0-9]*)\n`)
+
+// documentVersion reads the version from the title of an embedded methodology document. A
+// document without one is a build that cannot state its method: it stops at start-up.
+func documentVersion(path string) string {
+	b, err := fs.ReadFile(docs.Files, path)
+	if err == nil {
+		var v string
+		if v, err = titleVersion(b); err == nil {
+			return v
+		}
+	}
+	panic("methodology document " + path + ": " + err.Error())
+}
+
+// titleVersion reads v<YYYY>.<MM>.<n> from a document's first line.
+func titleVersion(doc []byte) (string, error) {
+	m := versionTitle.FindSubmatch(doc)
+	if m == nil {
+		return "", errors.New(`the first line is not "# <title>: methodology v<YYYY>.<MM>.<n>"`)
+	}
+	return string(m[1]), nil
+}
 
 // Field names of a state row (SpecialtyStateRow), in contract order.
 const (
@@ -33,8 +68,10 @@ var Rules = map[string]string{
 	"counted": "An active provider is a registry NPI that is not deactivated (or was reactivated " +
 		"after its deactivation) whose taxonomy list, in any of its 15 slots, contains one of the " +
 		"specialty's registered codes. It is counted once, in the state of its primary practice " +
-		"location, whatever the number of matching slots. Individuals and organizations are both " +
-		"counted, as the registry lists them.",
+		"location, whatever the number of matching slots. Only individuals (NPPES entity type 1) " +
+		"are counted: supply per 100,000 measures clinicians, and an organization's taxonomy " +
+		"describes its services, not a clinician. Matching organizations are left out and " +
+		"counted in organizations.",
 	"states": "The 50 states and the District of Columbia. Records practising in territories, " +
 		"at military or foreign addresses, or with no practice state are left out and counted " +
 		"in outside_the_51.",

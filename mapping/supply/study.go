@@ -20,9 +20,11 @@ type Study struct {
 	// study is released anew with each registry snapshot.
 	ReleaseDate string   `json:"release_date"`
 	National    National `json:"national"`
-	// Deactivated and OutsideThe51 count the matching records left out (see Counts).
-	Deactivated  int64 `json:"deactivated"`
-	OutsideThe51 int64 `json:"outside_the_51"`
+	// Deactivated, Organizations and OutsideThe51 count the matching records left out (see
+	// Counts).
+	Deactivated   int64 `json:"deactivated"`
+	Organizations int64 `json:"organizations"`
+	OutsideThe51  int64 `json:"outside_the_51"`
 	// Rows are the 51 states in state code order.
 	Rows []Row `json:"rows"`
 	// Registry, Census and Taxonomy are the provenance of the NPPES, Census and NUCC snapshots
@@ -107,5 +109,5 @@ func Build(t *Tally, in Inputs) []Study {
 
 func (s *Study) fill(c Counts, states []StatePopulation, filtered bool) {
 	s.Rows, s.National = Rank(c.States, states, filtered)
-	s.Deactivated, s.OutsideThe51 = c.Deactivated, c.OutsideThe51
+	s.Deactivated, s.Organizations, s.OutsideThe51 = c.Deactivated, c.Organizations, c.OutsideThe51
 }

@@ -4,14 +4,36 @@ import (
 	"slices"
 
 	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/source/nppes"
 )
 
 // Provider is what the studies read of one registry record.
 type Provider struct {
 	NPI    string
-	Active bool     // not deactivated, or reactivated since
+	Active bool // not deactivated, or reactivated since
+	// Organization is true for NPPES entity type 2. A deactivated record publishes no entity
+	// type, so it is false there; such a record is left out as deactivated first.
+	Organization bool
 	State  string   // practice location state as published (USPS code)
 	Codes  []string // taxonomy codes of the filled slots, in slot order (repeats possible)
+}
+
+// Counted reports whether the studies count p wherever its codes match: an active individual
+// practising in one of the 50 states and DC. Tally applies the same rules, reason by reason.
+func Counted(p Provider) bool {
+	st, ok := ident.LookupState(p.State)
+	return p.Active && !p.Organization && ok && st.InThe51()
+}
+
+// FromRecord is what the studies read of a registry record.
+func FromRecord(rec mapping.RegistryRecord) Provider {
+	codes := make([]string, len(rec.Taxonomies))
+	for i, t := range rec.Taxonomies {
+		codes[i] = t.Code
+	}
+	return Provider{NPI: rec.NPI, Active: rec.Active, Organization: rec.EntityType == nppes.EntityOrganization.String(),
+		State: rec.PracticeAddress.State, Codes: codes}
 }
 
 // Counts are the providers a study counted per state, and those it left out and why.
@@ -20,6 +42,9 @@ type Counts struct {
 	States map[string]int64 `json:"states"`
 	// Deactivated counts matching registry records left out because the NPI is deactivated.
 	Deactivated int64 `json:"deactivated"`
+	// Organizations counts active matching records of organizations (entity type 2), left out
+	// because the studies count clinicians.
+	Organizations int64 `json:"organizations"`
 	// OutsideThe51 counts active matching records whose practice state is not one of the 50
 	// states and DC (territories, military and foreign addresses, blanks).
 	OutsideThe51 int64 `json:"outside_the_51"`
@@ -29,6 +54,8 @@ func (c *Counts) add(p *Provider, in51 bool) {
 	switch {
 	case !p.Active:
 		c.Deactivated++
+	case p.Organization:
+		c.Organizations++
 	case !in51:
 		c.OutsideThe51++
 	default:

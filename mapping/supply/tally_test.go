@@ -23,6 +23,10 @@ func TestTally(t *testing.T) {
 		{Provider{NPI: "7", Active: true, State: "", Codes: []string{"207RC0000X"}}, true},
 		{Provider{NPI: "8", Active: true, State: "CA", Codes: []string{"111N00000X"}}, false},
 		{Provider{NPI: "9", Active: true, State: "CA", Codes: nil}, false},
+		// organizations match but are not counted; a deactivated one is left out as deactivated
+		{Provider{NPI: "10", Active: true, Organization: true, State: "CA", Codes: []string{"207RC0000X"}}, true},
+		{Provider{NPI: "11", Active: true, Organization: true, State: "PR", Codes: []string{"207N00000X"}}, true},
+		{Provider{NPI: "12", Active: false, Organization: true, State: "CA", Codes: []string{"207RC0000X"}}, true},
 	}
 	for _, r := range records {
 		if got := tl.Add(r.p); got != r.matched {
@@ -30,22 +34,23 @@ func TestTally(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name                      string
-		got                       Counts
-		states                    map[string]int64
-		deactivated, outsideThe51 int64
+		name                                     string
+		got                                      Counts
+		states                                   map[string]int64
+		deactivated, organizations, outsideThe51 int64
 	}{
-		{"cardiology", tl.Specialty("cardiology"), map[string]int64{"CA": 2}, 1, 2},
-		{"207RC0000X", tl.Code("207RC0000X"), map[string]int64{"CA": 2}, 1, 2},
-		{"dermatology", tl.Specialty("dermatology"), map[string]int64{"NY": 1}, 0, 0},
-		{"207N00000X", tl.Code("207N00000X"), map[string]int64{"NY": 1}, 0, 0},
-		{"207ND0900X", tl.Code("207ND0900X"), map[string]int64{"NY": 1}, 0, 0},
-		{"207NI0002X", tl.Code("207NI0002X"), map[string]int64{}, 0, 0},
-		{"neurology", tl.Specialty("neurology"), map[string]int64{"DC": 1}, 0, 0},
-		{"psychiatry", tl.Specialty("psychiatry"), map[string]int64{"DC": 1}, 0, 0},
+		{"cardiology", tl.Specialty("cardiology"), map[string]int64{"CA": 2}, 2, 1, 2},
+		{"207RC0000X", tl.Code("207RC0000X"), map[string]int64{"CA": 2}, 2, 1, 2},
+		{"dermatology", tl.Specialty("dermatology"), map[string]int64{"NY": 1}, 0, 1, 0},
+		{"207N00000X", tl.Code("207N00000X"), map[string]int64{"NY": 1}, 0, 1, 0},
+		{"207ND0900X", tl.Code("207ND0900X"), map[string]int64{"NY": 1}, 0, 0, 0},
+		{"207NI0002X", tl.Code("207NI0002X"), map[string]int64{}, 0, 0, 0},
+		{"neurology", tl.Specialty("neurology"), map[string]int64{"DC": 1}, 0, 0, 0},
+		{"psychiatry", tl.Specialty("psychiatry"), map[string]int64{"DC": 1}, 0, 0, 0},
 	}
 	for _, tt := range tests {
-		if len(tt.got.States) != len(tt.states) || tt.got.Deactivated != tt.deactivated || tt.got.OutsideThe51 != tt.outsideThe51 {
+		if len(tt.got.States) != len(tt.states) || tt.got.Deactivated != tt.deactivated || tt.got.Organizations != tt.organizations ||
+			tt.got.OutsideThe51 != tt.outsideThe51 {
 			t.Errorf("%s: %+v", tt.name, tt.got)
 		}
 		for s, n := range tt.states {

@@ -89,7 +89,7 @@ func (tab csvTable) get(row []string, name string) string {
 // registryRow is what the recount reads of one NPPES row.
 type registryRow struct {
 	npi, state, city, lastUpdated, primary string
-	active                                 bool
+	active, individual                     bool
 	codes                                  []string
 }
 
@@ -139,6 +139,7 @@ func readRegistry(t *testing.T, drop string) map[string]registryRow {
 		}
 		deact, react := date(tab.get(row, "NPI Deactivation Date")), date(tab.get(row, "NPI Reactivation Date"))
 		r.active = deact.IsZero() || !react.IsZero() && !react.Before(deact)
+		r.individual = tab.get(row, "Entity Type Code") == "1"
 		for slot := 1; slot <= 15; slot++ {
 			code := tab.get(row, "Healthcare Provider Taxonomy Code_"+strconv.Itoa(slot))
 			if code == "" {
@@ -189,7 +190,7 @@ func recount(t *testing.T, registry map[string]registryRow, codes []string, filt
 	}
 	counts := map[string]int64{}
 	for _, r := range registry {
-		if !r.active || pops[r.state] == 0 {
+		if !r.active || !r.individual || pops[r.state] == 0 {
 			continue
 		}
 		if slices.ContainsFunc(r.codes, func(c string) bool { return slices.Contains(codes, c) }) {

@@ -13,9 +13,6 @@ import (
 	"providerdir/rest"
 )
 
-// MethodologyDocument is where the study method is written out in prose, in the repository.
-const MethodologyDocument = "docs/methodology/specialty-supply.md"
-
 // StudyMethodology is the data of /v1/methodology/{slug}-supply.
 type StudyMethodology struct {
 	Dataset            string            `json:"dataset"`
@@ -54,8 +51,9 @@ type Threshold struct {
 
 // LeftOut counts the matching registry records a study did not count, by reason.
 type LeftOut struct {
-	Deactivated  int64 `json:"deactivated"`
-	OutsideThe51 int64 `json:"outside_the_51"`
+	Deactivated   int64 `json:"deactivated"`
+	Organizations int64 `json:"organizations"`
+	OutsideThe51  int64 `json:"outside_the_51"`
 }
 
 // DatasetMethodology is the data of /v1/methodology/{dataset_id} for a source dataset: the
@@ -120,7 +118,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	out := StudyMethodology{
 		Dataset: sp.Study(), Kind: "specialty_supply_study", Specialty: sp.Slug, DisplayName: sp.Parent(),
 		MethodologyVersion: study.MethodologyVersion, Rules: study.Rules, Limitations: study.Limitations,
-		Per100kDecimals: study.Per100kDecimals, Document: MethodologyDocument,
+		Per100kDecimals: study.Per100kDecimals, Document: study.MethodologyDocument,
 		Underserved: Threshold{FractionOfNationalDensity: float64(study.UnderservedNumerator) / float64(study.UnderservedDenominator)},
 	}
 	for _, c := range sp.Codes {
@@ -140,7 +138,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	out.DisplayName, out.TaxonomyCodes, out.ReleaseDate = st.DisplayName, st.Codes, &st.ReleaseDate
 	out.National = &st.National
 	out.Underserved.NationalPer100k = &st.National.Per100k
-	out.LeftOut = &LeftOut{Deactivated: st.Deactivated, OutsideThe51: st.OutsideThe51}
+	out.LeftOut = &LeftOut{Deactivated: st.Deactivated, Organizations: st.Organizations, OutsideThe51: st.OutsideThe51}
 	provs := []mapping.Provenance{st.Registry, st.Census}
 	if st.Taxonomy != nil {
 		provs = append(provs, *st.Taxonomy)

@@ -10,7 +10,6 @@ import (
 	"providerdir/mapping"
 	study "providerdir/mapping/supply"
 	"providerdir/rest/apikey"
-	"providerdir/rest/supply"
 )
 
 var versionShape = regexp.MustCompile(`^v\d{4}\.(0[1-9]|1[0-2])\.[1-9]\d*$`)
@@ -29,7 +28,7 @@ func TestStudyMethodology(t *testing.T) {
 		}
 		d := r.data()
 		if d["methodology_version"] != study.MethodologyVersion || d["specialty"] != sp.Slug || d["kind"] != "specialty_supply_study" ||
-			d["document"] != supply.MethodologyDocument || d["national"] == nil || d["release_date"] == nil {
+			d["document"] != study.MethodologyDocument || d["national"] == nil || d["release_date"] == nil {
 			t.Errorf("%s: %v", sp.Study(), d)
 		}
 		rules := d["rules"].(map[string]any)
@@ -61,7 +60,7 @@ func TestStudyMethodology(t *testing.T) {
 
 // docs/methodology states the same version, thresholds and codes as the code.
 func TestMethodologyDocumentAgreesWithCode(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), supply.MethodologyDocument))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), study.MethodologyDocument))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func TestMethodologyDocumentAgreesWithCode(t *testing.T) {
 		"Quartile 1 is the highest-density quarter",
 	} {
 		if !strings.Contains(doc, want) {
-			t.Errorf("%s does not say %q", supply.MethodologyDocument, want)
+			t.Errorf("%s does not say %q", study.MethodologyDocument, want)
 		}
 	}
 	if study.UnderservedNumerator != 3 || study.UnderservedDenominator != 4 || study.Per100kDecimals != 4 {

@@ -89,15 +89,11 @@ func (a *API) provider(w http.ResponseWriter, r *http.Request) {
 // studied reports whether a registry record is counted by a specialty study, and under which
 // specialty it is reported. The test is the studies' own (mapping/supply.Tally).
 func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
-	st, ok := ident.LookupState(rec.PracticeAddress.State)
-	if !rec.Active || !ok || !st.InThe51() {
+	p := study.FromRecord(rec)
+	if !study.Counted(p) {
 		return study.Specialty{}, false
 	}
-	codes := make([]string, len(rec.Taxonomies))
-	for i, t := range rec.Taxonomies {
-		codes[i] = t.Code
-	}
-	return study.Primary(rec.PrimaryTaxonomy, codes)
+	return study.Primary(rec.PrimaryTaxonomy, p.Codes)
 }
 
 // validNPI reads the {npi} path variable. A value that is not exactly ten decimal digits is
