@@ -131,8 +131,14 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		todo = append(todo, f)
 	}
 	if len(todo) == 0 && (opts.DryRun || !incompleteProjection(serving)) {
-		res.Elapsed = time.Since(start)
-		return res, nil
+		outdated, err := outdatedProjection(ctx, opts.Store, serving)
+		if err != nil {
+			return Result{}, err
+		}
+		if opts.DryRun || !outdated {
+			res.Elapsed = time.Since(start)
+			return res, nil
+		}
 	}
 
 	if !opts.DryRun {

@@ -19,6 +19,10 @@ type projection struct {
 	inputs  []string
 	outputs []string
 	run     func(ctx context.Context, p *Projection) error
+	// outdated, when set, reports whether the serving outputs were built by rules this build no
+	// longer applies (a study method whose version changed): an ingest then rebuilds them even
+	// when no input changed, so that an upgrade takes effect on the next ingest.
+	outdated func(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error)
 }
 
 var projections []*projection
@@ -75,8 +79,22 @@ func (p *Projection) Recycle(collection string, release func(body []byte)) {
 	}
 }
 
-// runProjections runs every projection whose inputs changed in this run and returns the
-// collections they wrote.
+// outdatedProjection reports whether a projection's serving outputs were built by rules this
+// build no longer applies (see projection.outdated).
+func outdatedProjection(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error) {
+	for _, p := range projections {
+		if p.outdated == nil {
+			continue
+		}
+		if old, err := p.outdated(ctx, st, serving); old || err != nil {
+			return old, err
+		}
+	}
+	return false, nil
+}
+
+// runProjections runs every projection whose inputs changed in this run, or whose outputs are
+// missing or outdated, and returns the collections they wrote.
 func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 	var wrote []string
 	for _, pr := range projections {
@@ -86,6 +104,13 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 		}
 		for _, c := range pr.outputs {
 			stale = stale || r.serving.Generation(c) == ""
+		}
+		if !stale && pr.outdated != nil {
+			old, err := pr.outdated(ctx, r.opts.Store, r.serving)
+			if err != nil {
+				return nil, err
+			}
+			stale = old
 		}
 		if !stale {
 			continue

@@ -29,11 +29,35 @@ const (
 
 func init() {
 	registerProjection(&projection{
-		name:    "supply",
-		inputs:  []string{RegistryProviders, CensusStates, NUCCTaxonomy},
-		outputs: []string{SupplyStudies},
-		run:     buildSupply,
+		name:     "supply",
+		inputs:   []string{RegistryProviders, CensusStates, NUCCTaxonomy},
+		outputs:  []string{SupplyStudies},
+		run:      buildSupply,
+		outdated: studiesOutdated,
 	})
+}
+
+// studiesOutdated reports whether the serving studies were computed with another methodology
+// version than this build's. All studies of a generation share one version, so one is read.
+func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error) {
+	gen := serving.Generation(SupplyStudies)
+	if gen == "" {
+		return false, nil
+	}
+	d, err := st.Get(ctx, gen, SupplyStudies, supply.ID(supply.Specialties()[0].Slug, ""))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var v struct {
+		MethodologyVersion string `json:"methodology_version"`
+	}
+	if err := json.Unmarshal(d.Body, &v); err != nil {
+		return false, fmt.Errorf("supply: decode study %s: %w", d.ID, err)
+	}
+	return v.MethodologyVersion != supply.MethodologyVersion, nil
 }
 
 // registryView is the part of a stored registry document the studies read: decoding only it

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
@@ -78,4 +79,49 @@ func decodeStudy(t *testing.T, d store.Document) supply.Study {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// An ingest of unchanged files rebuilds the studies when the serving ones were computed with
+// another methodology version (the service was upgraded), reloading no family; once they are
+// current, the next ingest does nothing.
+func TestReingestRebuildsOutdatedStudies(t *testing.T) {
+	base, _, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)}); err != nil {
+		t.Fatal(err)
+	}
+	serving, _ := store.Serving(ctx, s)
+	gen := serving.Generation(ingest.SupplyStudies)
+	id := supply.ID(supply.Specialties()[0].Slug, "")
+	d, err := s.Get(ctx, gen, ingest.SupplyStudies, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Replace(d.Body, []byte(`"methodology_version":"`+supply.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
+	if bytes.Equal(old, d.Body) {
+		t.Fatal("the stored study does not carry the methodology version")
+	}
+	d.Body = old
+	if err := s.Put(ctx, gen, ingest.SupplyStudies, []store.Document{d}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)})
+	if err != nil || !res.Switched {
+		t.Fatalf("outdated studies not rebuilt: switched %v, %v", res.Switched, err)
+	}
+	for _, f := range res.Families {
+		if !f.Unchanged {
+			t.Errorf("family %s reloaded although its files are identical", f.Manifest.Family)
+		}
+	}
+	after, _ := store.Serving(ctx, s)
+	d, err = s.Get(ctx, after.Generation(ingest.SupplyStudies), ingest.SupplyStudies, id)
+	if err != nil || decodeStudy(t, d).MethodologyVersion != supply.MethodologyVersion {
+		t.Fatalf("rebuilt study: %v", err)
+	}
+	if again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)}); err != nil || again.Switched {
+		t.Errorf("current studies rebuilt again: switched %v, %v", again.Switched, err)
+	}
 }
