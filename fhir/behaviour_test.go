@@ -285,22 +285,6 @@ func TestSandbox(t *testing.T) {
 	}
 }
 
-// TestScopesOnIncludes checks that a grant without read on an included type gets a warning
-// instead of those resources.
-func TestScopesOnIncludes(t *testing.T) {
-	e := sharedEnv(t)
-	r := get(t, e.url("/PractitionerRole", "_count", "5", "_include", "PractitionerRole:practitioner"), "X-Test-Scopes", "system/PractitionerRole.rs")
-	b := e.checkBundle(t, r)
-	for _, en := range b.Entry {
-		if en.Search.Mode == "include" {
-			t.Errorf("included %s without its scope", idOf(en.Resource))
-		}
-	}
-	if last := b.Entry[len(b.Entry)-1]; last.Search.Mode != "outcome" || !strings.Contains(string(last.Resource), "forbidden") {
-		t.Errorf("no warning: %s", last.Resource)
-	}
-}
-
 // TestSnapshotSwitch checks that paging survives one snapshot switch, that a resource removed by
 // the new snapshot reads as 410, and that after a second switch the old pages answer 410.
 func TestSnapshotSwitch(t *testing.T) {

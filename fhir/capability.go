@@ -140,6 +140,11 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 			" resources per page, with an OperationOutcome warning entry when more were left out. Chained parameters " +
 			"(reference.parameter, one level) and _has:Type:reference:parameter reverse chains are supported on every " +
 			"reference parameter and match at most " + strconv.Itoa(maxChain) + " resources of the other type (else 400 too-costly). " +
+			"One search takes at most " + strconv.Itoa(MaxSearchParams) + " parameters, " + strconv.Itoa(MaxChainParams) +
+			" chained and _has parameters, " + strconv.Itoa(MaxIncludeParams) + " _include and _revinclude parameters and " +
+			strconv.Itoa(MaxValues) + " comma-separated values per parameter (else 400 too-costly). Every type a search " +
+			"touches needs a granted scope: search of its own type and of each chain's and _has's type, read of each " +
+			"included type (else 403 insufficient_scope). " +
 			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact. " +
 			"Unknown or malformed parameters are a 400 OperationOutcome naming them, or ignored with a warning under " +
 			"Prefer: handling=lenient. Reads return ETag and Last-Modified and honour If-None-Match and " +

@@ -12,8 +12,9 @@ import (
 )
 
 // addIncludes adds the resources _include and _revinclude ask for to a page, each once, up to
-// MaxIncludes; past the cap, or where the grant's scopes leave a type out, the page carries a
-// warning instead of silently lacking them. Sandbox grants get sandbox resources only.
+// MaxIncludes; past the cap the page carries a warning instead of silently lacking them. The
+// grant's scopes allow reading every included type (the search was refused otherwise, see
+// query.accesses); sandbox grants get sandbox resources only.
 func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Grant, res *result) error {
 	if len(q.includes) == 0 && len(q.revs) == 0 || len(res.matches) == 0 {
 		return nil
@@ -23,7 +24,6 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Gran
 		seen[fhirmap.Ref(q.typ, d.ID)] = true
 	}
 	capped := false
-	denied := map[string]bool{}
 	room := func() bool {
 		if len(res.included) < s.maxInc {
 			return true
@@ -35,20 +35,10 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Gran
 		}
 		return false
 	}
-	allowed := func(typ string) bool {
-		if g.Allows(typ, smart.Read) {
-			return true
-		}
-		if !denied[typ] {
-			denied[typ] = true
-			res.warnings = append(res.warnings, warning("forbidden", "included "+typ+" resources are left out: the access token's scopes do not allow reading them"))
-		}
-		return false
-	}
 
 	for _, inc := range q.includes {
 		gen := v.gen(inc.target)
-		if gen == "" || !allowed(inc.target) {
+		if gen == "" {
 			continue
 		}
 		prefix := inc.target + "/"
@@ -82,7 +72,7 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Gran
 	}
 	for _, rev := range q.revs {
 		gen := v.gen(rev.source)
-		if gen == "" || !allowed(rev.source) {
+		if gen == "" {
 			continue
 		}
 		where := []store.Condition{{Param: rev.key, Values: refs, Match: store.Exact}}

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"providerdir/smart"
 )
 
 // JSON media types served. FHIR's own is preferred; plain JSON is echoed to a client that asks
@@ -67,21 +65,4 @@ func negotiate(r *http.Request, format string) (ct string, ok bool) {
 func notAcceptable(w http.ResponseWriter, r *http.Request) {
 	Error(w, r, http.StatusNotAcceptable, "not_acceptable",
 		"this server produces application/fhir+json and application/json (FHIR R4); set Accept or _format to one of them")
-}
-
-// authorize checks the request's grant for an interaction on a type and writes the 401 or 403
-// when it fails. A request that reached the handler without a grant (no SMART layer in front)
-// has no access.
-func authorize(w http.ResponseWriter, r *http.Request, resourceType string, i smart.Interaction) (smart.Grant, bool) {
-	g, ok := smart.GrantFrom(r.Context())
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="fhir"`)
-		Error(w, r, http.StatusUnauthorized, "unauthorized", "this request needs a bearer access token")
-		return g, false
-	}
-	if !g.Allows(resourceType, i) {
-		Error(w, r, http.StatusForbidden, "forbidden", "the access token's scopes do not allow "+string(i)+" of "+resourceType)
-		return g, false
-	}
-	return g, true
 }

@@ -22,8 +22,6 @@ const (
 	// DefaultMaxChain caps the resources a chained (practitioner.name=...) or reverse-chained
 	// (_has) parameter may match before the search is refused as too costly, with a 400 saying so.
 	DefaultMaxChain = 1000
-	// maxValues bounds the comma-separated alternatives of one parameter.
-	maxValues = 100
 )
 
 // query is a parsed search: what to match, how to order and page, what to add and how to shape
@@ -62,20 +60,27 @@ type chain struct {
 	key string
 }
 
-// paramError is a request error naming a parameter: a 400 OperationOutcome.
+// paramError is a request error naming a parameter (or none, when it is about the whole search):
+// a 400 OperationOutcome. The parameter and the string arguments of the message are clipped
+// (clip), so the error quotes at most a bounded part of the request.
 type paramError struct {
 	param, msg string
 	code       string // IssueType: invalid, not-supported, too-costly
 }
 
-func (e *paramError) Error() string { return "parameter " + strconv.Quote(e.param) + ": " + e.msg }
+func (e *paramError) Error() string {
+	if e.param == "" {
+		return e.msg
+	}
+	return "parameter " + strconv.Quote(e.param) + ": " + e.msg
+}
 
 func invalid(p, format string, args ...any) *paramError {
-	return &paramError{param: p, msg: fmt.Sprintf(format, args...), code: "invalid"}
+	return newParamError("invalid", p, format, args)
 }
 
 func unsupported(p, format string, args ...any) *paramError {
-	return &paramError{param: p, msg: fmt.Sprintf(format, args...), code: "not-supported"}
+	return newParamError("not-supported", p, format, args)
 }
 
 // parseSearch parses the parameters of a search of resourceType. Under lenient handling an
@@ -87,6 +92,9 @@ func parseSearch(resourceType, base string, values url.Values, lenient bool) (*q
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	if err := checkLimits(names, values); err != nil {
+		return nil, err
+	}
 	for _, name := range names {
 		for _, v := range values[name] {
 			if v == "" {
@@ -252,8 +260,8 @@ func (q *query) addChain(name string, p param, modifier, chained, value string) 
 		}
 		target = modifier
 	}
-	if strings.Contains(chained, ".") {
-		return unsupported(name, "chains reach one level")
+	if depth := strings.Count(chained, ".") + 1; depth > MaxChainDepth {
+		return depthError(name, "a chain", depth, MaxChainDepth)
 	}
 	cname, cmod, _ := strings.Cut(chained, ":")
 	cp, ok := lookupParam(target, cname)
@@ -278,6 +286,9 @@ func (q *query) addChain(name string, p param, modifier, chained, value string) 
 // addHas parses _has:Type:ref:param=value.
 func (q *query) addHas(name, value string) error {
 	parts := strings.Split(name, ":")
+	if depth := strings.Count(name, "_has:"); depth > MaxHasDepth {
+		return depthError(name, "a _has", depth, MaxHasDepth)
+	}
 	if len(parts) != 4 {
 		return invalid(name, "a reverse chain is _has:Type:reference:parameter")
 	}
@@ -310,10 +321,7 @@ func condition(base string, p param, modifier, name, value string) (*store.Condi
 	if strings.IndexByte(value, 0) >= 0 {
 		return nil, invalid(name, "the value holds a NUL byte")
 	}
-	alts := splitValues(value)
-	if len(alts) > maxValues {
-		return nil, invalid(name, "more than %d alternatives", maxValues)
-	}
+	alts := splitValues(value) // at most MaxValues: checkLimits has counted them
 	switch p.kind {
 	case kindString:
 		return stringCondition(p, modifier, name, alts)

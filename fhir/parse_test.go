@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"slices"
@@ -137,18 +138,52 @@ func TestParseSearch(t *testing.T) {
 	}
 }
 
-// FuzzParseSearch feeds arbitrary query strings to the parser: it must never panic, and what it
-// accepts must be a query the store accepts.
+// TestClip checks that clip keeps short pieces whole and cuts long ones to MaxEcho bytes or a
+// little less, at the start of a character, with an ellipsis.
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", MaxEcho)
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"smith", "smith"},
+		{long, long},
+		{long + "b", long + "…"},
+		{strings.Repeat("é", MaxEcho), strings.Repeat("é", MaxEcho/2) + "…"},
+		{"a" + strings.Repeat("é", MaxEcho), "a" + strings.Repeat("é", MaxEcho/2-1) + "…"},
+		{long[1:] + "€x", long[1:] + "…"},
+		{long[2:] + "€x", long[2:] + "…"},
+		// Not UTF-8: the cut backs off at most the length of a sequence.
+		{long[8:] + strings.Repeat("\x80", 20), long[8:] + strings.Repeat("\x80", 5) + "…"},
+	}
+	for _, tt := range tests {
+		if got := clip(tt.in); got != tt.want {
+			t.Errorf("clip(%.20q…) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzParseSearch feeds arbitrary query strings to the parser. It must never panic; an error
+// must be an OperationOutcome issue of a known code that quotes a bounded part of the request;
+// and what it accepts must respect every request limit, touch only served types and be a query
+// the store accepts.
 func FuzzParseSearch(f *testing.F) {
+	many := func(n int, pair string) string { return strings.TrimSuffix(strings.Repeat(pair+"&", n), "&") }
 	for _, s := range []string{
 		"family=smith&given=j", "identifier=http://hl7.org/fhir/sid/us-npi|1234567893", "_lastUpdated=ge2024-01-01&_lastUpdated=lt2025",
 		"practitioner.name=smith", "_has:PractitionerRole:practitioner:specialty=207R00000X", "_include=PractitionerRole:practitioner",
 		"_sort=-_lastUpdated,-_id&_count=500&_total=none", "name:exact=A%5C%2CB", "_elements=name,identifier&_summary=true",
 		"phone=555", "_cursor=abc", "address=%00", "family=%E2%80%8B", "_lastUpdated=eq2024-06-04T10:00:00.123+05:00",
+		"organization.partof.name=x", "_has:PractitionerRole:practitioner:_has:PractitionerRole:practitioner:active=true",
+		"_revinclude=PractitionerRole:practitioner&_include=PractitionerRole:organization:Organization",
+		many(MaxSearchParams, "active=true"), many(MaxSearchParams+1, "active=true"), many(MaxSearchParams+1, "_cursor=a"),
+		many(MaxChainParams, "_has:PractitionerRole:practitioner:active=true"), many(MaxChainParams+1, "practitioner.active=true"),
+		many(MaxIncludeParams+1, "_include=PractitionerRole:practitioner"),
+		"_id=" + strings.Repeat("1,", MaxValues), "_id=" + strings.Repeat("1,", MaxValues-1) + "1", "family=" + strings.Repeat(`a\,`, MaxValues+1),
+		"_count=" + strings.Repeat("%C3%A9", MaxEcho), strings.Repeat("x", 2*MaxEcho) + "=1", "family:" + strings.Repeat("%FF", MaxEcho) + "=a",
 	} {
 		f.Add("Practitioner", s, false)
 		f.Add("PractitionerRole", s, true)
 	}
+	issueCodes := []string{"invalid", "not-supported", "too-costly"}
 	f.Fuzz(func(t *testing.T, typ, query string, lenient bool) {
 		if _, ok := searchParams[typ]; !ok {
 			typ = "Practitioner"
@@ -160,21 +195,55 @@ func FuzzParseSearch(f *testing.F) {
 		q, err := parseSearch(typ, "https://dir.example/fhir", v, lenient)
 		if err != nil {
 			var pe *paramError
-			if !errors.As(err, &pe) || pe.param == "" || pe.code == "" {
-				t.Fatalf("%q: error without a parameter: %v", query, err)
+			if !errors.As(err, &pe) || !slices.Contains(issueCodes, pe.code) || pe.param == "" && pe.code != "too-costly" {
+				t.Fatalf("%q: not an issue naming a parameter: %#v", query, err)
+			}
+			body, jerr := json.Marshal(OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: "error", Code: pe.code, Diagnostics: pe.Error()}}})
+			if jerr != nil || len(body) > 4096 {
+				t.Fatalf("%q: an outcome of %d bytes (%v)", query, len(body), jerr)
 			}
 			return
 		}
-		if q.count < 0 || q.count > MaxCount {
-			t.Fatalf("%q: count %d", query, q.count)
-		}
-		conds := slices.Clone(q.where)
-		for _, c := range q.chains {
-			conds = append(conds, c.cond)
-		}
-		_, err = store.ValidateQuery(store.Query{Collection: "fhir_" + typ, Generation: "g1", Where: conds, Limit: max(q.count, 1)})
-		if err != nil {
-			t.Fatalf("%q: the store refuses the parsed query: %v", query, err)
-		}
+		checkParsed(t, query, v, q)
 	})
+}
+
+// checkParsed asserts what a successful parse of values must be: within every request limit,
+// touching served types only, and a query the store accepts.
+func checkParsed(t *testing.T, query string, values url.Values, q *query) {
+	t.Helper()
+	pairs := 0
+	for name, vs := range values {
+		if name != "_cursor" {
+			pairs += len(vs)
+		}
+		for _, v := range vs {
+			if n := valueCount(v); n > MaxValues {
+				t.Fatalf("%q: %s has %d values", query, name, n)
+			}
+		}
+	}
+	if pairs > MaxSearchParams || len(q.chains) > MaxChainParams || len(q.includes)+len(q.revs) > MaxIncludeParams {
+		t.Fatalf("%q: %d parameters, %d chains, %d includes accepted", query, pairs, len(q.chains), len(q.includes)+len(q.revs))
+	}
+	for _, c := range q.chains {
+		if c.reverse && strings.Count(c.name, "_has:") > MaxHasDepth || !c.reverse && strings.Count(c.name, ".") > MaxChainDepth {
+			t.Fatalf("%q: chain %q is too deep", query, c.name)
+		}
+	}
+	for _, a := range q.accesses() {
+		if _, ok := searchParams[a.typ]; !ok {
+			t.Fatalf("%q: touches %q", query, a.typ)
+		}
+	}
+	if q.count < 0 || q.count > MaxCount {
+		t.Fatalf("%q: count %d", query, q.count)
+	}
+	conds := slices.Clone(q.where)
+	for _, c := range q.chains {
+		conds = append(conds, c.cond)
+	}
+	if _, err := store.ValidateQuery(store.Query{Collection: "fhir_" + q.typ, Generation: "g1", Where: conds, Limit: max(q.count, 1)}); err != nil {
+		t.Fatalf("%q: the store refuses the parsed query: %v", query, err)
+	}
 }

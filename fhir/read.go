@@ -28,7 +28,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, typ, smart.Read)
+	g, ok := authorize(w, r, access{typ: typ, i: smart.Read})
 	if !ok {
 		return
 	}

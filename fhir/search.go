@@ -34,7 +34,7 @@ func (s *Server) searchPOST(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		Error(w, r, http.StatusBadRequest, "invalid", "the form body could not be read: "+err.Error())
+		Error(w, r, http.StatusBadRequest, "invalid", "the form body could not be read: "+clip(err.Error()))
 		return
 	}
 	s.search(w, r, r.Form)
@@ -65,13 +65,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, typ, smart.Search)
+	g, ok := authorize(w, r, access{typ: typ, i: smart.Search})
 	if !ok {
 		return
 	}
 	q, err := parseSearch(typ, s.base, values, lenient(r))
 	if err != nil {
 		writeParamError(w, r, err)
+		return
+	}
+	if !permit(w, r, g, q.accesses()) {
 		return
 	}
 	res, status, err := s.run(r.Context(), q, g)
@@ -248,8 +251,7 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 		return nil, err
 	}
 	if page.Next != "" {
-		return nil, &paramError{param: c.name, code: "too-costly",
-			msg: fmt.Sprintf("matches more than %d %s resources; narrow it", s.maxChain, c.other)}
+		return nil, tooCostly(c.name, "matches more than %d %s resources; narrow it", s.maxChain, c.other)
 	}
 	var vals []string
 	if !c.reverse {

@@ -2,42 +2,55 @@ package fhir_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gorilla/mux"
+	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/fhir"
 	"providerdir/httpserver"
 	"providerdir/ingest"
 	"providerdir/smart"
+	"providerdir/store"
 	"providerdir/store/embedded"
 )
 
-// TestWithSMART wires the surface the way providerd does, behind SMART's real Protect, in public
-// read mode: requests without a token read as Grant{Public: true}; a bad token is SMART's 401; the
-// CapabilityStatement and discovery are open.
-func TestWithSMART(t *testing.T) {
+// smartEnv is the surface wired the way providerd wires it, behind SMART's real Protect and token
+// endpoint, over the base drop ingested into a store of its own.
+type smartEnv struct {
+	st  store.Store
+	url string // the service's base URL; FHIR is under /fhir
+}
+
+func newSMARTEnv(t *testing.T, publicRead bool) *smartEnv {
+	t.Helper()
 	base, _ := drops(t)
 	st, err := embedded.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: base, Reference: referenceDir(t)}); err != nil {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
 	serviceBase := "http://" + srv.Listener.Addr().String()
-	auth, err := smart.New(smart.Config{Store: st, BaseURL: serviceBase, PublicRead: true, Log: quiet})
+	auth, err := smart.New(smart.Config{Store: st, BaseURL: serviceBase, PublicRead: publicRead, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer auth.Close()
-	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: true, Log: quiet})
+	t.Cleanup(func() { auth.Close() })
+	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: publicRead, Log: quiet})
 	h, err := httpserver.New(httpserver.Options{Logger: quiet, Surfaces: []httpserver.Surface{
 		{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
 			auth.Routes(r)
@@ -50,8 +63,53 @@ func TestWithSMART(t *testing.T) {
 	}
 	srv.Config.Handler = h
 	srv.Start()
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return &smartEnv{st: st, url: srv.URL}
+}
 
+// token registers a client allowed scopes, with a fresh ES384 key, and returns the
+// "Authorization" header value of an access token it gets from the token endpoint for them.
+func (e *smartEnv) token(t *testing.T, scopes ...string) string {
+	t.Helper()
+	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := jwk.Import(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := priv.Set(jwk.KeyIDKey, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := priv.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := jwk.NewSet()
+	if err := set.AddKey(pub); err != nil {
+		t.Fatal(err)
+	}
+	jwks, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := smart.AddClient(context.Background(), e.st, smart.ClientSpec{Name: "narrowed " + strings.Join(scopes, " "), JWKS: jwks, Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.url+"/fhir/token", c.ID, priv, strings.Join(scopes, " "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "Bearer " + tr.AccessToken
+}
+
+// TestWithSMART wires the surface the way providerd does, behind SMART's real Protect, in public
+// read mode: requests without a token read as Grant{Public: true}; a bad token is SMART's 401; the
+// CapabilityStatement and discovery are open.
+func TestWithSMART(t *testing.T) {
+	e := newSMARTEnv(t, true)
 	tests := []struct {
 		path, auth string
 		status     int
@@ -60,12 +118,13 @@ func TestWithSMART(t *testing.T) {
 		{"/fhir/.well-known/smart-configuration", "", 200},
 		{"/fhir/Practitioner?_count=2", "", 200},
 		{"/fhir/PractitionerRole?_count=2&_include=PractitionerRole:practitioner", "", 200},
+		{"/fhir/Practitioner?_count=2&_has:PractitionerRole:practitioner:active=true", "", 200},
 		{"/fhir/Practitioner?_count=2", "Bearer not-a-token", 401},
 		{"/fhir/Practitioner/1000000000", "", 404},
 		{"/fhir/Patient/1", "", 404},
 	}
 	for _, tt := range tests {
-		r := get(t, srv.URL+tt.path, "Authorization", tt.auth)
+		r := get(t, e.url+tt.path, "Authorization", tt.auth)
 		if r.status != tt.status {
 			t.Errorf("%s: %d, want %d: %.200s", tt.path, r.status, tt.status, r.body)
 		}

@@ -1,0 +1,112 @@
+package fhir
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"providerdir/smart"
+)
+
+// access is one resource type a request reads and how: the type read or searched, the type a
+// chain or _has searches, the type an _include or _revinclude reads. by names the part of the
+// request that needs it ("" for the request's own type), for the error message.
+type access struct {
+	typ string
+	i   smart.Interaction
+	by  string
+}
+
+// accesses lists every type a parsed search touches: its own type and the type of each chain
+// and _has (searched), and of each _include and _revinclude (read, as the included resources are
+// returned whole, like reads). A search the grant does not allow in full is refused: the
+// resources of another type would otherwise decide, or appear in, what it returns.
+func (q *query) accesses() []access {
+	out := []access{{typ: q.typ, i: smart.Search}}
+	for _, c := range q.chains {
+		out = append(out, access{typ: c.other, i: smart.Search, by: c.name})
+	}
+	for _, inc := range q.includes {
+		out = append(out, access{typ: inc.target, i: smart.Read, by: "_include=" + inc.String()})
+	}
+	for _, rev := range q.revs {
+		out = append(out, access{typ: rev.source, i: smart.Read, by: "_revinclude=" + rev.String()})
+	}
+	return out
+}
+
+// authorize takes the request's grant and checks it for needs, writing the 401 or 403 when it
+// fails. A request that reached the handler without a grant (no SMART layer in front) has no
+// access.
+func authorize(w http.ResponseWriter, r *http.Request, needs ...access) (smart.Grant, bool) {
+	g, ok := smart.GrantFrom(r.Context())
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fhir"`)
+		Error(w, r, http.StatusUnauthorized, "unauthorized", "this request needs a bearer access token")
+		return g, false
+	}
+	return g, permit(w, r, g, needs)
+}
+
+// permit checks that g allows every access in needs. Otherwise it answers 403 with an
+// OperationOutcome naming each missing type and scope, and the RFC 6750 insufficient_scope
+// challenge whose scope attribute lists the scopes the whole request needs.
+func permit(w http.ResponseWriter, r *http.Request, g smart.Grant, needs []access) bool {
+	var missing []string
+	for _, n := range needs {
+		if g.Allows(n.typ, n.i) {
+			continue
+		}
+		m := "the access token's scopes do not allow " + string(n.i) + " of " + n.typ + " (scope " + scopeFor(n.typ, n.i) + ")"
+		if n.by != "" {
+			m += ", which " + clip(n.by) + " needs"
+		}
+		if !slices.Contains(missing, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="fhir", error="insufficient_scope", scope="`+neededScopes(needs)+`"`)
+	Error(w, r, http.StatusForbidden, "forbidden", strings.Join(missing, "; "))
+	return false
+}
+
+// scopeFor is the SMART v2 system scope that allows i on typ.
+func scopeFor(typ string, i smart.Interaction) string {
+	return "system/" + typ + "." + letter(i)
+}
+
+func letter(i smart.Interaction) string {
+	if i == smart.Read {
+		return "r"
+	}
+	return "s"
+}
+
+// neededScopes lists the SMART v2 system scopes that allow every access in needs, one per type
+// in the order the types first appear, space-separated as RFC 6750's scope attribute is.
+func neededScopes(needs []access) string {
+	var types []string
+	read, search := map[string]bool{}, map[string]bool{}
+	for _, n := range needs {
+		if !slices.Contains(types, n.typ) {
+			types = append(types, n.typ)
+		}
+		read[n.typ] = read[n.typ] || n.i == smart.Read
+		search[n.typ] = search[n.typ] || n.i == smart.Search
+	}
+	scopes := make([]string, len(types))
+	for i, t := range types {
+		perms := "" // SMART v2 permissions are written in cruds order
+		if read[t] {
+			perms += "r"
+		}
+		if search[t] {
+			perms += "s"
+		}
+		scopes[i] = "system/" + t + "." + perms
+	}
+	return strings.Join(scopes, " ")
+}
