@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
+
+	"providerdir/internal/safetext"
 )
 
 // Request limits of a search. Each bounds the work one request can ask for: a search over any of
@@ -30,9 +31,6 @@ const (
 	MaxHasDepth = 1
 	// MaxIncludeParams caps the _include and _revinclude parameters of one search together.
 	MaxIncludeParams = 10
-	// MaxEcho caps, in bytes, each piece of the request (a parameter's name or value) that an
-	// error message quotes, so that an error never returns a large input to its sender.
-	MaxEcho = 128
 )
 
 // checkLimits refuses a search whose parameters exceed a request limit. names are the parameter
@@ -96,18 +94,9 @@ func depthError(name, what string, depth, limit int) *paramError {
 	return unsupported(name, "%s of depth %d; the limit is a depth of %d", what, depth, limit)
 }
 
-// clip shortens a piece of the request to at most MaxEcho bytes for an error message, marking the
-// cut with an ellipsis. It cuts at the start of a UTF-8 sequence, never inside one.
-func clip(s string) string {
-	if len(s) <= MaxEcho {
-		return s
-	}
-	cut := MaxEcho
-	for i := 0; i < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip shortens a piece of the request (a parameter's name or value) for an error message, so
+// that an error never returns a large input to its sender (internal/safetext).
+func clip(s string) string { return safetext.Echo(s) }
 
 // clipArgs clips the string arguments of an error message: they are the request's.
 func clipArgs(args []any) []any {

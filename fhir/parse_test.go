@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"providerdir/internal/safetext"
 	"time"
 
 	"providerdir/mapping/fhirmap"
@@ -138,29 +140,6 @@ func TestParseSearch(t *testing.T) {
 	}
 }
 
-// TestClip checks that clip keeps short pieces whole and cuts long ones to MaxEcho bytes or a
-// little less, at the start of a character, with an ellipsis.
-func TestClip(t *testing.T) {
-	long := strings.Repeat("a", MaxEcho)
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"smith", "smith"},
-		{long, long},
-		{long + "b", long + "…"},
-		{strings.Repeat("é", MaxEcho), strings.Repeat("é", MaxEcho/2) + "…"},
-		{"a" + strings.Repeat("é", MaxEcho), "a" + strings.Repeat("é", MaxEcho/2-1) + "…"},
-		{long[1:] + "€x", long[1:] + "…"},
-		{long[2:] + "€x", long[2:] + "…"},
-		// Not UTF-8: the cut backs off at most the length of a sequence.
-		{long[8:] + strings.Repeat("\x80", 20), long[8:] + strings.Repeat("\x80", 5) + "…"},
-	}
-	for _, tt := range tests {
-		if got := clip(tt.in); got != tt.want {
-			t.Errorf("clip(%.20q…) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // FuzzParseSearch feeds arbitrary query strings to the parser. It must never panic; an error
 // must be an OperationOutcome issue of a known code that quotes a bounded part of the request;
 // and what it accepts must respect every request limit, touch only served types and be a query
@@ -178,7 +157,7 @@ func FuzzParseSearch(f *testing.F) {
 		many(MaxChainParams, "_has:PractitionerRole:practitioner:active=true"), many(MaxChainParams+1, "practitioner.active=true"),
 		many(MaxIncludeParams+1, "_include=PractitionerRole:practitioner"),
 		"_id=" + strings.Repeat("1,", MaxValues), "_id=" + strings.Repeat("1,", MaxValues-1) + "1", "family=" + strings.Repeat(`a\,`, MaxValues+1),
-		"_count=" + strings.Repeat("%C3%A9", MaxEcho), strings.Repeat("x", 2*MaxEcho) + "=1", "family:" + strings.Repeat("%FF", MaxEcho) + "=a",
+		"_count=" + strings.Repeat("%C3%A9", safetext.EchoRunes), strings.Repeat("x", 2*safetext.EchoRunes) + "=1", "family:" + strings.Repeat("%FF", safetext.EchoRunes) + "=a",
 	} {
 		f.Add("Practitioner", s, false)
 		f.Add("PractitionerRole", s, true)
