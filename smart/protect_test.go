@@ -143,3 +143,19 @@ func TestDiscovery(t *testing.T) {
 		t.Error("advertises what a backend-only server does not offer")
 	}
 }
+
+// TestAccessTokenClockSkew holds the leeway on an access token's expiry to ClockSkew (5 s), the
+// clock difference tolerated between replicas.
+func TestAccessTokenClockSkew(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	tok := e.token(t, e.addClient(t, k), k, "system/*.read").AccessToken
+	e.clock.Advance(smart.TokenLifetime + 3*time.Second)
+	if status, _, _ := e.get(t, "/fhir/Practitioner/1", tok); status != http.StatusOK {
+		t.Fatalf("3 s after expiry: %d, want 200", status)
+	}
+	e.clock.Advance(7 * time.Second)
+	if status, _, _ := e.get(t, "/fhir/Practitioner/1", tok); status != http.StatusUnauthorized {
+		t.Fatalf("10 s after expiry: %d, want 401", status)
+	}
+}
