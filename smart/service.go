@@ -58,6 +58,7 @@ type Service struct {
 	log        *slog.Logger
 	tokenKey   *tokenKey
 	keys       *keyStore
+	clients    clientStatus
 }
 
 // startTimeout bounds New's store work and sandbox key generation.
@@ -105,6 +106,7 @@ func New(c Config) (*Service, error) {
 		log:        c.Log,
 		tokenKey:   tk,
 		keys:       keys,
+		clients:    clientStatus{entries: map[string]statusEntry{}},
 	}, nil
 }
 
