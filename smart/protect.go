@@ -32,7 +32,9 @@ func isOpen(r *http.Request) bool {
 // mode is on, in which case the request proceeds with Grant{Public: true}; a token that is
 // present but invalid or expired, or whose client has since been disabled or deleted (as read
 // within ClientCheckInterval), is a 401 in either mode (RFC 6750 section 3.1), because a client
-// that sent one expects it to count. Scope checks (403) are the FHIR handlers' own.
+// that sent one expects it to count. A request with a good token is then metered against its
+// client's budget (ClientPolicy, SandboxPolicy) and refused with 429 once it is spent. Scope
+// checks (403) are the FHIR handlers' own.
 func (s *Service) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isOpen(r) {
@@ -60,6 +62,9 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 			logging.Logger(r.Context()).Info("access token refused", slog.String("reason", refused.Error()))
 			unauthorized(w, r, `Bearer realm="fhir", error="invalid_token", error_description="the access token is invalid or expired"`,
 				"the access token is invalid or expired; get a new one from "+s.tokenURL)
+			return
+		}
+		if !s.admitFHIR(w, r, g) {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), g)))
