@@ -37,7 +37,7 @@ func CheckPrivate(path string) error {
 	if fi.IsDir() {
 		what, fix = "directory", "chmod 700"
 	}
-	return fmt.Errorf("%s %s is open to other users (mode %04o) and holds secrets; run `%s %s` (owner only) and start again",
+	return fmt.Errorf("%s %s is open to other users (mode %04o) and holds secrets; make it the owner's only with `%s %s`",
 		what, path, perm, fix, path)
 }
 
