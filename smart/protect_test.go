@@ -212,3 +212,19 @@ func TestClientStatusEndsTokens(t *testing.T) {
 	expect("deleted", tok, http.StatusUnauthorized)
 	expect("another client after the delete", otherTok, http.StatusOK)
 }
+
+// TestClientCheckStoreDown: when the client's record cannot be read the request is not served,
+// and the answer is a server error as an OperationOutcome, not a 401 that would send the client
+// off for a new token.
+func TestClientCheckStoreDown(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	tok := e.token(t, e.addClient(t, k), k, "system/*.read").AccessToken
+	e.st.Close()
+	e.clock.Advance(smart.ClientCheckInterval)
+	status, _, body := e.get(t, "/fhir/Practitioner/1", tok)
+	issue, _ := body["issue"].([]any)
+	if status != http.StatusInternalServerError || len(issue) != 1 || issue[0].(map[string]any)["code"] != "exception" {
+		t.Fatalf("%d %v, want 500 with an exception OperationOutcome", status, body)
+	}
+}
