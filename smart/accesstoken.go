@@ -23,9 +23,6 @@ const (
 	// TokenKeyKind and tokenKeyID name the record holding the access-token secret.
 	TokenKeyKind = "smart_token_key"
 	tokenKeyID   = "access"
-	// tokenSkew tolerates clock differences between the replica that issued a token and the one
-	// that checks it; it is not extended to clients, who never see inside the token.
-	tokenSkew = 5 * time.Second
 	// Private claims of an access token.
 	claimScope    = "scope"
 	claimSandbox  = "sandbox"
@@ -120,7 +117,7 @@ func (s *Service) verifyAccess(raw string) (Grant, error) {
 	tok, err := jwt.Parse([]byte(raw),
 		jwt.WithKey(jwa.HS256(), s.tokenKey.Secret),
 		jwt.WithClock(jwt.ClockFunc(s.now)),
-		jwt.WithAcceptableSkew(tokenSkew),
+		jwt.WithAcceptableSkew(ClockSkew),
 		jwt.WithIssuer(s.issuer),
 		jwt.WithAudience(s.issuer),
 		jwt.WithRequiredClaim(jwt.ExpirationKey))

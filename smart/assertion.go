@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,9 +19,12 @@ import (
 const (
 	// MaxAssertionLifetime is how far ahead an assertion's exp may be (SMART: at most 5 minutes).
 	MaxAssertionLifetime = 5 * time.Minute
-	// ClockSkew is the clock difference tolerated between a client and the server on exp, iat
-	// and nbf. The replay guard keeps a jti for the assertion's lifetime plus this much.
-	ClockSkew = 30 * time.Second
+	// ClockSkew is the clock difference tolerated on exp, iat and nbf: between a client and the
+	// server for assertions, between the replica that issued an access token and the one that
+	// checks it. Clocks kept by NTP agree to well under a second; the leeway covers a slow
+	// network on top, no more, so an expired credential is not honoured for long. The replay
+	// guard keeps a jti for the assertion's lifetime plus this much.
+	ClockSkew = 5 * time.Second
 	// JTIKind is the record kind of the replay guard: one record "<client id>:<jti>" per accepted
 	// assertion, expiring with it.
 	JTIKind = "jti"
@@ -41,6 +45,20 @@ func failAuth(clientID, format string, a ...any) error {
 	return &authFailure{clientID: clientID, reason: fmt.Sprintf(format, a...)}
 }
 
+// numericDate checks a time claim as sent: absent, or a JSON number (RFC 7519 NumericDate, which
+// RFC 7523 requires of exp, iat and nbf). jwx also accepts a string of digits, and a client that
+// sends one is not following the profile; such an assertion is refused, not reinterpreted.
+func numericDate(raw json.RawMessage) error {
+	if raw == nil {
+		return nil
+	}
+	var n float64
+	if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &n) != nil {
+		return fmt.Errorf("is %.40q, not a NumericDate (a JSON number of seconds)", raw)
+	}
+	return nil
+}
+
 // authenticate verifies a client assertion (RFC 7523 section 3, SMART client-confidential-
 // asymmetric) and consumes its jti. The header and the issuer are read before the signature is
 // checked only to find the key; nothing else is trusted until the signature verifies with the
@@ -54,11 +72,23 @@ func (s *Service) authenticate(ctx context.Context, f tokenForm) (Client, error)
 	hdr := msg.Signatures()[0].ProtectedHeaders()
 	var claimed struct {
 		Iss string `json:"iss"`
+		// The time claims as sent, to check their JSON type (see numericDate).
+		Exp json.RawMessage `json:"exp"`
+		Iat json.RawMessage `json:"iat"`
+		Nbf json.RawMessage `json:"nbf"`
 	}
 	if err := json.Unmarshal(msg.Payload(), &claimed); err != nil || claimed.Iss == "" {
 		return Client{}, failAuth("", "assertion has no iss claim")
 	}
 	id := claimed.Iss
+	for _, c := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"exp", claimed.Exp}, {"iat", claimed.Iat}, {"nbf", claimed.Nbf}} {
+		if err := numericDate(c.raw); err != nil {
+			return Client{}, failAuth(id, "assertion claim %q %v", c.name, err)
+		}
+	}
 	alg, _ := hdr.Algorithm()
 	if alg.String() != jwa.RS384().String() && alg.String() != jwa.ES384().String() {
 		return Client{}, failAuth(id, "assertion alg %q is not RS384 or ES384", alg.String())

@@ -167,8 +167,8 @@ func ListClients(ctx context.Context, st store.Store) ([]Client, error) {
 }
 
 // SetClientEnabled enables or disables a client. A disabled client's assertions are refused at
-// once by every replica (the token endpoint reads the record on each request); access tokens it
-// already holds run out within their 300 seconds.
+// once by every replica (the token endpoint reads the record on each request), and the access
+// tokens it already holds within ClientCheckInterval (Protect rereads the record that often).
 func SetClientEnabled(ctx context.Context, st store.Store, id string, enabled bool) (Client, error) {
 	return updateClient(ctx, st, id, func(c *Client) error {
 		c.Enabled = enabled

@@ -18,6 +18,18 @@
 // cheaper than an ECDSA or RSA verification; a private signing key in the store would be exactly
 // as exposed as the secret.
 //
+// A token is good only while its client is: Protect checks on every request that the client
+// still exists and is enabled, from what it read of the client's record within
+// ClientCheckInterval (2 s), so a client disabled or deleted loses its live tokens that fast on
+// every replica. Time claims (exp, iat, nbf) get a leeway of ClockSkew (5 s), in client
+// assertions and in access tokens alike, and must be JSON numbers.
+//
+// FHIR requests are metered in the store (rest/quota), with the resolver API's rate-limit fields
+// on every metered response and 429 with Retry-After past the budget: each client has
+// ClientPolicy (6,000 requests per rolling minute), the shared sandbox client SandboxPolicy per
+// client address (1,000 per rolling hour), and POST /fhir/token TokenPolicy per client address
+// (60 per rolling minute). Public reads carry no client and are not metered.
+//
 // Scope narrowing (SMART v2 "?param=value") is parsed and never granted: the FHIR handlers
 // authorize by resource type and interaction only, and granting the unrestricted scope would
 // widen what was asked. Such a scope is dropped from the grant, like any scope the client is not

@@ -1,7 +1,9 @@
 package smart
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -28,8 +30,11 @@ func isOpen(r *http.Request) bool {
 // Protect requires a valid access token on every FHIR request but the open paths, and puts the
 // token's Grant into the request context. Without a token it answers 401 unless public read
 // mode is on, in which case the request proceeds with Grant{Public: true}; a token that is
-// present but invalid or expired is a 401 in either mode (RFC 6750 section 3.1), because a
-// client that sent one expects it to count. Scope checks (403) are the FHIR handlers' own.
+// present but invalid or expired, or whose client has since been disabled or deleted (as read
+// within ClientCheckInterval), is a 401 in either mode (RFC 6750 section 3.1), because a client
+// that sent one expects it to count. A request with a good token is then metered against its
+// client's budget (ClientPolicy, SandboxPolicy) and refused with 429 once it is spent. Scope
+// checks (403) are the FHIR handlers' own.
 func (s *Service) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isOpen(r) {
@@ -47,15 +52,40 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 			unauthorized(w, r, `Bearer realm="fhir"`, "this request needs a bearer access token from "+s.tokenURL)
 			return
 		}
-		g, err := s.verifyAccess(raw)
+		g, refused, err := s.grant(r.Context(), raw)
 		if err != nil {
-			logging.Logger(r.Context()).Info("access token refused", slog.String("reason", err.Error()))
+			logging.Logger(r.Context()).Error("read the token's client", slog.Any("error", err))
+			writeOutcome(w, r, http.StatusInternalServerError, "exception", "the request could not be served")
+			return
+		}
+		if refused != nil {
+			logging.Logger(r.Context()).Info("access token refused", slog.String("reason", refused.Error()))
 			unauthorized(w, r, `Bearer realm="fhir", error="invalid_token", error_description="the access token is invalid or expired"`,
 				"the access token is invalid or expired; get a new one from "+s.tokenURL)
 			return
 		}
+		if !s.admitFHIR(w, r, g) {
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), g)))
 	})
+}
+
+// grant returns the grant of access token raw, or why the token is refused: it is invalid or
+// expired, or its client is disabled or deleted. err is a failure to read the client.
+func (s *Service) grant(ctx context.Context, raw string) (g Grant, refused, err error) {
+	g, refused = s.verifyAccess(raw)
+	if refused != nil {
+		return Grant{}, refused, nil
+	}
+	active, err := s.clientActive(ctx, g.ClientID)
+	switch {
+	case err != nil:
+		return Grant{}, nil, err
+	case !active:
+		return Grant{}, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
+	}
+	return g, nil, nil
 }
 
 // bearerToken returns the token of an "Authorization: Bearer" header. present is false when
@@ -70,11 +100,21 @@ func bearerToken(r *http.Request) (token string, present bool) {
 	return strings.TrimSpace(tok), true
 }
 
-// unauthorized writes a 401 as a FHIR OperationOutcome with the Bearer challenge. The outcome has
-// the shape fhir.WriteOutcome writes; package fhir imports this one, so it cannot be called here.
+// unauthorized writes a 401 as a FHIR OperationOutcome with the Bearer challenge.
 func unauthorized(w http.ResponseWriter, r *http.Request, challenge, diagnostics string) {
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeOutcome(w, r, http.StatusUnauthorized, "login", diagnostics)
+}
+
+// writeOutcome writes a FHIR OperationOutcome with one issue, not to be cached. The outcome has
+// the shape fhir.WriteOutcome writes; package fhir imports this one, so it cannot be called here.
+func writeOutcome(w http.ResponseWriter, r *http.Request, status int, code, diagnostics string) {
 	if id := requestid.From(r.Context()); id != "" {
 		diagnostics += " (request id " + id + ")"
+	}
+	severity := "error"
+	if status >= 500 {
+		severity = "fatal"
 	}
 	type issue struct {
 		Severity    string `json:"severity"`
@@ -84,12 +124,11 @@ func unauthorized(w http.ResponseWriter, r *http.Request, challenge, diagnostics
 	body, _ := json.Marshal(struct {
 		ResourceType string  `json:"resourceType"`
 		Issue        []issue `json:"issue"`
-	}{"OperationOutcome", []issue{{Severity: "error", Code: "login", Diagnostics: diagnostics}}})
+	}{"OperationOutcome", []issue{{Severity: severity, Code: code, Diagnostics: diagnostics}}})
 	h := w.Header()
-	h.Set("WWW-Authenticate", challenge)
 	h.Set("Content-Type", "application/fhir+json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusUnauthorized)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -1,6 +1,7 @@
 package smart_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
@@ -141,5 +142,89 @@ func TestDiscovery(t *testing.T) {
 	}
 	if has("code_challenge_methods_supported", "plain") || body["authorization_endpoint"] != nil {
 		t.Error("advertises what a backend-only server does not offer")
+	}
+}
+
+// TestAccessTokenClockSkew holds the leeway on an access token's expiry to ClockSkew (5 s), the
+// clock difference tolerated between replicas.
+func TestAccessTokenClockSkew(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	tok := e.token(t, e.addClient(t, k), k, "system/*.read").AccessToken
+	e.clock.Advance(smart.TokenLifetime + 3*time.Second)
+	if status, _, _ := e.get(t, "/fhir/Practitioner/1", tok); status != http.StatusOK {
+		t.Fatalf("3 s after expiry: %d, want 200", status)
+	}
+	e.clock.Advance(7 * time.Second)
+	if status, _, _ := e.get(t, "/fhir/Practitioner/1", tok); status != http.StatusUnauthorized {
+		t.Fatalf("10 s after expiry: %d, want 401", status)
+	}
+}
+
+// TestClientStatusEndsTokens: a live access token stops working once its client is disabled (as
+// providerctl clients disable does) or deleted, within ClientCheckInterval, and works again once
+// the client is enabled; other clients' tokens are untouched. The clock is moved, not slept.
+func TestClientStatusEndsTokens(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	k, other := ecKey(t, "a"), rsaKey(t, "b")
+	id, otherID := e.addClient(t, k), e.addClient(t, other)
+	tok := e.token(t, id, k, "system/*.read").AccessToken
+	otherTok := e.token(t, otherID, other, "system/*.read").AccessToken
+
+	expect := func(step string, token string, want int) {
+		t.Helper()
+		status, h, body := e.get(t, "/fhir/Practitioner/1", token)
+		if status != want {
+			t.Fatalf("%s: %d %v, want %d", step, status, body, want)
+		}
+		if want != http.StatusUnauthorized {
+			return
+		}
+		issue, _ := body["issue"].([]any)
+		if len(issue) != 1 || body["resourceType"] != "OperationOutcome" || issue[0].(map[string]any)["code"] != "login" ||
+			!strings.HasPrefix(h.Get("WWW-Authenticate"), `Bearer realm="fhir", error="invalid_token"`) {
+			t.Fatalf("%s: the 401 is not the invalid-token answer: %v %q", step, body, h.Get("WWW-Authenticate"))
+		}
+	}
+	expect("enabled", tok, http.StatusOK)
+	if _, err := smart.SetClientEnabled(ctx, e.st, id, false); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(smart.ClientCheckInterval)
+	expect("disabled", tok, http.StatusUnauthorized)
+	expect("another client", otherTok, http.StatusOK)
+
+	if _, err := smart.SetClientEnabled(ctx, e.st, id, true); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(smart.ClientCheckInterval)
+	expect("enabled again", tok, http.StatusOK)
+
+	c, err := smart.GetClient(ctx, e.st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.DeleteRecord(ctx, smart.ClientKind, id, c.Version); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(smart.ClientCheckInterval)
+	expect("deleted", tok, http.StatusUnauthorized)
+	expect("another client after the delete", otherTok, http.StatusOK)
+}
+
+// TestClientCheckStoreDown: when the client's record cannot be read the request is not served,
+// and the answer is a server error as an OperationOutcome, not a 401 that would send the client
+// off for a new token.
+func TestClientCheckStoreDown(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	tok := e.token(t, e.addClient(t, k), k, "system/*.read").AccessToken
+	e.st.Close()
+	e.clock.Advance(smart.ClientCheckInterval)
+	status, _, body := e.get(t, "/fhir/Practitioner/1", tok)
+	issue, _ := body["issue"].([]any)
+	if status != http.StatusInternalServerError || len(issue) != 1 || issue[0].(map[string]any)["code"] != "exception" {
+		t.Fatalf("%d %v, want 500 with an exception OperationOutcome", status, body)
 	}
 }

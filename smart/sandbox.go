@@ -17,6 +17,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/store"
+	"providerdir/store/embedded"
 )
 
 const (
@@ -111,8 +112,13 @@ func newSandboxKey() ([]byte, error) {
 }
 
 // writeKeyFile writes the private JWK readable by its owner only, replacing the file in one
-// rename so a reader never sees half a key. An unchanged file is left alone.
+// rename so a reader never sees half a key. An unchanged file is left alone. A file that other
+// users may read is refused rather than quietly fixed: whoever could read it may have copied it,
+// and the operator should know.
 func writeKeyFile(path string, k jwk.Key) error {
+	if err := embedded.CheckPrivate(path); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(k, "", "  ")
 	if err != nil {
 		return err

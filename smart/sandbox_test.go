@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
@@ -112,4 +113,26 @@ func TestSandboxCollectionName(t *testing.T) {
 	if found != smart.SandboxCollection {
 		t.Fatalf("smart reads %q, ingest writes %q", smart.SandboxCollection, found)
 	}
+}
+
+// A sandbox key file that other users may read stops the start with a message naming the file
+// and the fix; once fixed, the service starts.
+func TestSandboxKeyFileOpenToOthers(t *testing.T) {
+	e := newEnv(t)
+	if err := os.Chmod(e.keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := smart.Config{Store: e.st, BaseURL: "https://directory.example", SandboxKeyFile: e.keyFile}
+	_, err := smart.New(cfg)
+	if err == nil || !strings.Contains(err.Error(), e.keyFile) || !strings.Contains(err.Error(), "chmod 600 "+e.keyFile) {
+		t.Fatalf("start with a key file open to others: %v", err)
+	}
+	if err := os.Chmod(e.keyFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := smart.New(cfg)
+	if err != nil {
+		t.Fatalf("after chmod 600: %v", err)
+	}
+	svc.Close()
 }

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"providerdir/rest/clientip"
+	"providerdir/rest/quota"
 	"providerdir/store"
 )
 
@@ -44,6 +47,13 @@ type Config struct {
 	// JWKSForcedRefresh is the least time between two refetches of one JWKS URL forced by an
 	// assertion with an unknown kid; zero means 10 s.
 	JWKSForcedRefresh time.Duration
+
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client
+	// (config.Config.TrustedProxies), for the limits kept per client address.
+	TrustedProxies []netip.Prefix
+	// ClientPolicy, SandboxPolicy and TokenPolicy replace the budgets of the same names; a
+	// policy without windows means the package's default.
+	ClientPolicy, SandboxPolicy, TokenPolicy quota.Policy
 }
 
 // Service is SMART Backend Services for one deployment. It is safe for concurrent use; every
@@ -58,6 +68,8 @@ type Service struct {
 	log        *slog.Logger
 	tokenKey   *tokenKey
 	keys       *keyStore
+	clients    clientStatus
+	limits     limits
 }
 
 // startTimeout bounds New's store work and sandbox key generation.
@@ -105,6 +117,14 @@ func New(c Config) (*Service, error) {
 		log:        c.Log,
 		tokenKey:   tk,
 		keys:       keys,
+		clients:    clientStatus{entries: map[string]statusEntry{}},
+		limits: limits{
+			limiter: quota.New(c.Store, c.Now),
+			ips:     clientip.New(c.TrustedProxies),
+			client:  orDefaultPolicy(c.ClientPolicy, ClientPolicy),
+			sandbox: orDefaultPolicy(c.SandboxPolicy, SandboxPolicy),
+			token:   orDefaultPolicy(c.TokenPolicy, TokenPolicy),
+		},
 	}, nil
 }
 
@@ -113,6 +133,13 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+func orDefaultPolicy(p, def quota.Policy) quota.Policy {
+	if len(p.Windows) == 0 {
+		return def
+	}
+	return p
 }
 
 func checkBaseURL(raw string) (string, error) {

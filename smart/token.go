@@ -18,10 +18,13 @@ type TokenResponse struct {
 	Scope       string `json:"scope"`
 }
 
-// token serves POST /fhir/token: form checks, then scope syntax, then client authentication,
-// then the grant. Every refusal is an RFC 6749 section 5.2 error; authentication failures all
+// token serves POST /fhir/token: the per-address budget (TokenPolicy), form checks, then scope
+// syntax, then client authentication, then the grant. Every refusal is an RFC 6749 section 5.2 error; authentication failures all
 // look the same to the client and carry their reason to the log only.
 func (s *Service) token(w http.ResponseWriter, r *http.Request) {
+	if !s.admitToken(w, r) {
+		return
+	}
 	ctx := r.Context()
 	log := logging.Logger(ctx)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFormBytes))

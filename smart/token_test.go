@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,11 @@ func TestAttacks(t *testing.T) {
 		{"ES384 header on an RSA kid", tokenForm(sign(t, b.priv, jwa.ES384(), a.kid, e.claims(idA), nil), "system/Practitioner.read"), 401, "invalid_client", "fits ES384"},
 		{"expired", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["exp"] = now.Add(-time.Minute).Unix() }), nil), "system/Practitioner.read"), 401, "invalid_client", "token is expired"},
 		{"exp 10 minutes ahead", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["exp"] = now.Add(10 * time.Minute).Unix() }), nil), "system/Practitioner.read"), 401, "invalid_client", "more than 5m0s ahead"},
+		{"exp as a string", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["exp"] = strconv.FormatInt(now.Add(time.Minute).Unix(), 10) }), nil), "system/Practitioner.read"), 401, "invalid_client", "not a NumericDate"},
+		{"exp null", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["exp"] = nil }), nil), "system/Practitioner.read"), 401, "invalid_client", "not a NumericDate"},
+		{"iat as a string", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["iat"] = strconv.FormatInt(now.Unix(), 10) }), nil), "system/Practitioner.read"), 401, "invalid_client", "not a NumericDate"},
+		{"nbf as a string", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["nbf"] = strconv.FormatInt(now.Unix(), 10) }), nil), "system/Practitioner.read"), 401, "invalid_client", "not a NumericDate"},
+		{"exp as a date", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["exp"] = now.Add(time.Minute).Format(time.RFC3339) }), nil), "system/Practitioner.read"), 401, "invalid_client", "not a NumericDate"},
 		{"missing exp", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { delete(c, "exp") }), nil), "system/Practitioner.read"), 401, "invalid_client", `claim \"exp\" is missing`},
 		{"wrong aud", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["aud"] = "https://elsewhere.example/token" }), nil), "system/Practitioner.read"), 401, "invalid_client", `\"aud\" not satisfied`},
 		{"iss != sub", tokenForm(sign(t, a.priv, a.alg, a.kid, with(idA, func(c map[string]any) { c["sub"] = idB }), nil), "system/Practitioner.read"), 401, "invalid_client", `claim \"sub\"`},
@@ -161,6 +167,43 @@ func TestAttacks(t *testing.T) {
 		if strings.Contains(logs, secret) {
 			t.Fatal("private key material in the log")
 		}
+	}
+}
+
+// TestAssertionClockSkew holds the leeway on an assertion's time claims to ClockSkew (5 s): a
+// client clock a few seconds off is tolerated, one further off is not.
+func TestAssertionClockSkew(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	id := e.addClient(t, k)
+	now := e.clock.Now()
+	off := func(d time.Duration) int64 { return now.Add(d).Unix() }
+	tests := []struct {
+		name   string
+		claims map[string]any
+		status int
+	}{
+		{"exp 3 s ago", map[string]any{"exp": off(-3 * time.Second)}, 200},
+		{"exp 10 s ago", map[string]any{"exp": off(-10 * time.Second)}, 401},
+		{"exp 25 s ago", map[string]any{"exp": off(-25 * time.Second)}, 401},
+		{"iat 3 s ahead", map[string]any{"iat": off(3 * time.Second)}, 200},
+		{"iat 10 s ahead", map[string]any{"iat": off(10 * time.Second)}, 401},
+		{"nbf 3 s ahead", map[string]any{"nbf": off(3 * time.Second)}, 200},
+		{"nbf 10 s ahead", map[string]any{"nbf": off(10 * time.Second)}, 401},
+		{"exp 5 min and 3 s ahead", map[string]any{"exp": off(smart.MaxAssertionLifetime + 3*time.Second)}, 200},
+		{"exp 5 min and 10 s ahead", map[string]any{"exp": off(smart.MaxAssertionLifetime + 10*time.Second)}, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := e.claims(id)
+			for name, v := range tt.claims {
+				c[name] = v
+			}
+			r := e.postToken(t, tokenForm(sign(t, k.priv, k.alg, k.kid, c, nil), "system/*.read"))
+			if r.status != tt.status {
+				t.Errorf("status %d (%s), want %d", r.status, r.Error, tt.status)
+			}
+		})
 	}
 }
 
@@ -226,4 +269,60 @@ func privateParts(t *testing.T, keys ...jwk.Key) []string {
 		out = append(out, d)
 	}
 	return out
+}
+
+// TestTokenScope asks the token endpoint for scopes partly outside a client's registration: the
+// response's scope lists exactly what was granted, the token allows exactly that, and a request
+// left with nothing grantable is invalid_scope.
+func TestTokenScope(t *testing.T) {
+	e := newEnv(t)
+	k := ecKey(t, "a")
+	id := e.addClient(t, k, "system/Practitioner.read", "system/Location.s")
+	tests := []struct {
+		name      string
+		requested string
+		granted   string // "" for invalid_scope
+		allows    []string
+		refuses   []string
+	}{
+		{"as registered", "system/Practitioner.read system/Location.s", "system/Practitioner.rs system/Location.s",
+			[]string{"/fhir/Practitioner/1", "/fhir/Location"}, []string{"/fhir/Location/1", "/fhir/Organization"}},
+		{"one type outside", "system/Practitioner.read system/Organization.read", "system/Practitioner.read",
+			[]string{"/fhir/Practitioner/1", "/fhir/Practitioner"}, []string{"/fhir/Organization/1", "/fhir/Location"}},
+		{"more rights than registered", "system/Location.rs", "system/Location.s",
+			[]string{"/fhir/Location"}, []string{"/fhir/Location/1"}},
+		{"wildcard over a typed registration", "system/*.read", "system/Practitioner.read system/Location.s",
+			[]string{"/fhir/Practitioner/1", "/fhir/Location"}, []string{"/fhir/Organization", "/fhir/Location/1"}},
+		{"narrowed by a query, dropped", "system/Practitioner.rs?identifier=1234567893 system/Location.s", "system/Location.s",
+			[]string{"/fhir/Location"}, []string{"/fhir/Practitioner/1"}},
+		{"write rights dropped", "system/Practitioner.cruds", "system/Practitioner.rs",
+			[]string{"/fhir/Practitioner/1"}, nil},
+		{"non-resource and unserved scopes dropped", "openid fhirUser launch system/Patient.read system/Practitioner.r", "system/Practitioner.r",
+			[]string{"/fhir/Practitioner/1"}, []string{"/fhir/Practitioner"}},
+		{"nothing grantable", "system/Organization.read system/Patient.read", "", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.postToken(t, tokenForm(sign(t, k.priv, k.alg, k.kid, e.claims(id), nil), tt.requested))
+			if tt.granted == "" {
+				if r.status != http.StatusBadRequest || r.Error != "invalid_scope" || r.AccessToken != "" {
+					t.Fatalf("%d %s, want 400 invalid_scope", r.status, r.Error)
+				}
+				return
+			}
+			if r.status != http.StatusOK || r.Scope != tt.granted {
+				t.Fatalf("%d %s scope %q, want %q", r.status, r.Error, r.Scope, tt.granted)
+			}
+			for _, p := range tt.allows {
+				if status, _, body := e.get(t, p, r.AccessToken); status != http.StatusOK {
+					t.Errorf("GET %s: %d %v", p, status, body)
+				}
+			}
+			for _, p := range tt.refuses {
+				if status, _, _ := e.get(t, p, r.AccessToken); status != http.StatusForbidden {
+					t.Errorf("GET %s: %d, want 403", p, status)
+				}
+			}
+		})
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
+	"providerdir/store/embedded"
 	"providerdir/store/storeopen"
 )
 
@@ -97,8 +98,12 @@ providerd serves on %[1]s
 }
 
 // demoPilotKey returns the demo's pilot key, issuing a new one when the kept one is missing or
-// no longer valid (a fresh store, or a revoked key).
+// no longer valid (a fresh store, or a revoked key). The file is the owner's only; one that other
+// users may read is refused, as the server refuses such a store or key file.
 func demoPilotKey(ctx context.Context, keys *apikey.Manager, file string) (string, error) {
+	if err := embedded.CheckPrivate(file); err != nil {
+		return "", err
+	}
 	if b, err := os.ReadFile(file); err == nil {
 		kept := strings.TrimSpace(string(b))
 		if _, err := keys.Authenticate(ctx, apikey.Supply, kept); err == nil {
@@ -109,7 +114,7 @@ func demoPilotKey(ctx context.Context, keys *apikey.Manager, file string) (strin
 	if err != nil {
 		return "", fmt.Errorf("demo pilot key: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(file, []byte(secret.Reveal()+"\n"), 0o600); err != nil {

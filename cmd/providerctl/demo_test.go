@@ -61,4 +61,22 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 	if out.String() != first {
 		t.Errorf("a second run printed other credentials:\n%s\nthen\n%s", first, out.String())
 	}
+
+	// The credentials are the owner's only, and a credential file others may read stops the demo.
+	for _, name := range []string{demoKeyFile, "sandbox-client.jwk"} {
+		file := filepath.Join(dir, name)
+		if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600", name, fi.Mode().Perm(), err)
+		}
+		if err := os.Chmod(file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := demo(ctx, &out, s, "http://127.0.0.1:8080", dir)
+		if err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
+			t.Errorf("%s open to others: %v, want a refusal saying chmod 600", name, err)
+		}
+		if err := os.Chmod(file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -105,9 +105,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	if dir := cfg.Store.LocalDir(); dir != "" {
 		sandboxKey = filepath.Join(dir, config.SandboxKeyFile)
 	}
-	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey, Log: log})
+	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey,
+		TrustedProxies: cfg.TrustedProxies, Log: log})
 	if err != nil {
-		return fmt.Errorf("smart: %w", err)
+		return err // says "smart: ..." already
 	}
 	defer auth.Close() // before the store closes
 

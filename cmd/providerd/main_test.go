@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"providerdir/store/embedded"
 )
 
 // reference is the shared reference data beside the repository, as DESIGN.md lays it out.
@@ -68,6 +70,27 @@ func TestOpenStoreFailureExits1(t *testing.T) {
 		func(string) string { return "" }, &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "providerd: open store embedded:"+file) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// A store directory other users may enter stops the start with one line naming the directory
+// and the fix.
+func TestStoreOpenToOthersExits1(t *testing.T) {
+	dir := t.TempDir() + "/db"
+	s, err := embedded.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := run([]string{"--store", "embedded:" + dir, "--reference", reference, "--addr", "127.0.0.1:0"},
+		func(string) string { return "" }, &stdout, &stderr)
+	line := stderr.String()
+	if code != 1 || strings.Count(line, "\n") != 1 || !strings.Contains(line, "`chmod 700 "+dir+"`") {
+		t.Fatalf("exit %d, stderr %q", code, line)
 	}
 }
 

@@ -24,7 +24,7 @@ func (g *Gate) LimitIP(p quota.Policy) func(http.Handler) http.Handler {
 			}
 			setSupplyHeaders(w.Header(), d)
 			if !d.Allowed {
-				setRetryAfter(w.Header(), d)
+				quota.SetRetryAfter(w.Header(), d)
 				rest.APIError(w, r, http.StatusTooManyRequests, CodeRateLimitExceeded, exhausted(d))
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	"providerdir/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
+	"providerdir/rest/quota"
 )
 
 // Resolver API error codes (seeds/001 section 7).
@@ -56,12 +57,12 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 			g.internal(w, r, rest.ResolverError, err)
 			return
 		}
-		setResolverHeaders(w.Header(), d)
+		quota.SetHeaders(w.Header(), d)
 		if !d.Allowed {
-			setRetryAfter(w.Header(), d)
+			quota.SetRetryAfter(w.Header(), d)
 			b := d.Binding()
 			rest.ResolverError(w, r, http.StatusTooManyRequests, CodeRateLimited,
-				"Hourly budget of "+formatInt(b.Limit)+" requests used; back off for "+w.Header().Get(HeaderRetryAfter)+" seconds (Retry-After).")
+				"Hourly budget of "+formatInt(b.Limit)+" requests used; back off for "+w.Header().Get(quota.HeaderRetryAfter)+" seconds (Retry-After).")
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(withCaller(ctx, Caller{Key: k, Authenticated: true, ClientIP: ip})))
@@ -75,7 +76,7 @@ const ResolverChallenge = `ServiceKey realm="resolver-api", header="` + HeaderSe
 
 func (g *Gate) refuseResolver(w http.ResponseWriter, r *http.Request, ip netip.Addr, message string) {
 	if d, err := g.peek(r, SandboxPolicy, ipSubject(ip)); err == nil {
-		setResolverHeaders(w.Header(), d)
+		quota.SetHeaders(w.Header(), d)
 	}
 	w.Header().Set(HeaderWWWAuthenticate, ResolverChallenge)
 	rest.ResolverError(w, r, http.StatusUnauthorized, CodeInvalidKey, message)

@@ -132,7 +132,7 @@ func (g *Gate) supply(mode access, next http.Handler) http.Handler {
 		}
 		setSupplyHeaders(w.Header(), d)
 		if !d.Allowed {
-			w.Header().Set(HeaderRetryAfter, SupplyRetryAfter)
+			w.Header().Set(quota.HeaderRetryAfter, SupplyRetryAfter)
 			rest.WriteV1Error(w, r, http.StatusTooManyRequests, CodeRateLimitExceeded, exhausted(d), nil)
 			return
 		}

@@ -65,13 +65,13 @@ func TestHeaderValues(t *testing.T) {
 		}
 	}
 	h = http.Header{}
-	setResolverHeaders(h, d)
+	quota.SetHeaders(h, d)
 	if h.Get("X-RateLimit-Reset") != "1749384061" || h.Get("X-RateLimit-Window") != "" {
 		t.Errorf("resolver reset %q window %q", h.Get("X-RateLimit-Reset"), h.Get("X-RateLimit-Window"))
 	}
 	d.Allowed = false
 	d.States[0].Remaining = 0
-	setRetryAfter(h, d)
+	quota.SetRetryAfter(h, d)
 	if h.Get("Retry-After") != "61" {
 		t.Errorf("Retry-After %q", h.Get("Retry-After"))
 	}

@@ -74,7 +74,7 @@ func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, erro
 	if n != 0 {
 		return nil, fmt.Errorf("%w: collection %s of generation %s already holds documents", store.ErrConflict, coll, gen)
 	}
-	if err := os.MkdirAll(filepath.Join(s.dir, loadsDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.dir, loadsDir), privateDirMode); err != nil {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
 	dir, err := os.MkdirTemp(filepath.Join(s.dir, loadsDir), "load-")
@@ -1078,7 +1078,7 @@ const sizeCheckInterval = 32
 func (t *tableWriter) add(key, value []byte) error {
 	if t.w == nil {
 		path := filepath.Join(t.dir, fmt.Sprintf("%s-%06d.sst", t.name, len(t.paths)))
-		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+		f, err := fsPrivate.Create(path, vfs.WriteCategoryUnspecified)
 		if err != nil {
 			return fmt.Errorf("embedded: load: %w", err)
 		}

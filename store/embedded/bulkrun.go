@@ -75,7 +75,7 @@ type runWriter struct {
 }
 
 func createRun(path string, skip int, kind runKind) (*runWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, privateFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}

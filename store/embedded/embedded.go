@@ -123,8 +123,13 @@ func WithMemTableSize(bytes uint64) Option { return func(c *config) { c.memTable
 // minute). Reclaiming is only about space: expired entries read as absent at once regardless.
 func WithSweepInterval(d time.Duration) Option { return func(c *config) { c.sweepInterval = d } }
 
-// Open opens (creating if needed) the store in directory dir.
+// Open opens (creating if needed) the store in directory dir. It refuses a store whose directory
+// other users may enter (CheckPrivate), makes an empty directory 0700, and creates the directory
+// 0700 and every file in it 0600.
 func Open(dir string, opts ...Option) (*Store, error) {
+	if err := makePrivate(dir); err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
 	cfg := defaults()
 	for _, o := range opts {
 		o(&cfg)
@@ -136,6 +141,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		MemTableSize:       cfg.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             quietLogger{},
+		FS:                 fsPrivate,
 	}
 	// Tuned for bulk loads (an ingest writes tens of millions of keys into a fresh key range):
 	// more queued memtables and a higher L0 ceiling so that writes do not stall while a flush or

@@ -1,0 +1,50 @@
+package smart
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ClientCheckInterval is how long Protect relies on what it last read of a client's record: a
+// client disabled or deleted in the registry has its live access tokens refused by every replica
+// within this time. The read is one small record per client and interval, so a busy client costs
+// the store nothing per request; a shorter interval would buy little, since the change is made
+// by an operator and not a request away.
+const ClientCheckInterval = 2 * time.Second
+
+// clientStatus caches, per client id, whether the client exists and is enabled. Ids come only
+// from access tokens whose signature verified, so the map holds at most one small entry per
+// client this service ever issued a token to.
+type clientStatus struct {
+	mu      sync.Mutex
+	entries map[string]statusEntry
+}
+
+type statusEntry struct {
+	active bool
+	read   time.Time
+}
+
+// clientActive reports whether client id exists and is enabled, as read from the store within
+// the last ClientCheckInterval. A clock that moved back (another replica's record does not
+// matter here: the time is this process's) makes the entry stale, never fresher.
+func (s *Service) clientActive(ctx context.Context, id string) (bool, error) {
+	now := s.now()
+	s.clients.mu.Lock()
+	e, ok := s.clients.entries[id]
+	s.clients.mu.Unlock()
+	if ok && !now.Before(e.read) && now.Sub(e.read) < ClientCheckInterval {
+		return e.active, nil
+	}
+	c, err := GetClient(ctx, s.store, id)
+	if err != nil && !errors.Is(err, ErrClientNotFound) {
+		return false, err
+	}
+	active := err == nil && c.Enabled
+	s.clients.mu.Lock()
+	s.clients.entries[id] = statusEntry{active: active, read: now}
+	s.clients.mu.Unlock()
+	return active, nil
+}

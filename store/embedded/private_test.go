@@ -1,0 +1,189 @@
+//go:build unix
+
+package embedded
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"providerdir/store"
+)
+
+// A store created by Open, written through every path that creates files (documents, records,
+// a bulk load ending in ingested tables, a flush, a reopen), is the owner's alone: every
+// directory 0700 and every file 0600, under the usual umask of 022.
+func TestOpenCreatesPrivateFiles(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := filepath.Join(t.TempDir(), "data", "db")
+	s, err := Open(dir, func(c *config) { c.loadBuffer = 2048 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	docs := make([]store.Document, 200)
+	for i := range docs {
+		docs[i] = store.Document{ID: fmt.Sprintf("d%03d", 199-i), Body: []byte(`{"x":1}`), Keys: []store.Key{{Param: "k", Value: "v"}}}
+	}
+	if err := s.Put(ctx, "g1", "c", docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutRecord(ctx, store.Record{Kind: "secret", ID: "access", Body: []byte(`{}`), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := s.Load(ctx, "g2", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.Add(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	files := 0
+	err = filepath.WalkDir(filepath.Dir(dir), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := privateFileMode
+		if d.IsDir() {
+			want = privateDirMode
+		} else {
+			files++
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %04o, want %04o", path, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 5 {
+		t.Fatalf("only %d files written; the test reached too little", files)
+	}
+}
+
+// A store directory, or a key file, that other users may read is refused with a message that
+// names the path and the command that fixes it; the fixed path opens.
+func TestOpenRefusesOpenDirectory(t *testing.T) {
+	for _, mode := range []fs.FileMode{0o755, 0o750, 0o701, 0o707} {
+		t.Run(fmt.Sprintf("%04o", mode), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "db")
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if err := os.Chmod(dir, mode); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(dir)
+			if err == nil {
+				t.Fatal("a store open to other users opened")
+			}
+			for _, want := range []string{dir, fmt.Sprintf("mode %04o", mode), "chmod 700 " + dir} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if err := os.Chmod(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(dir)
+			if err != nil {
+				t.Fatalf("after chmod 700: %v", err)
+			}
+			s.Close()
+		})
+	}
+}
+
+// An empty directory made by hand before the first start holds no secret yet: Open makes it
+// the owner's and creates the store in it.
+func TestOpenMakesEmptyDirectoryPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != privateDirMode {
+		t.Fatalf("directory after Open: %v %v", fi.Mode(), err)
+	}
+}
+
+func TestCheckPrivate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "key.jwk")
+	tests := []struct {
+		name  string
+		path  string
+		mode  fs.FileMode // 0: leave the path absent
+		fixed string      // "" when the path passes
+	}{
+		{"absent", filepath.Join(dir, "absent"), 0, ""},
+		{"file 0600", file, 0o600, ""},
+		{"file 0400", file, 0o400, ""},
+		{"file 0644", file, 0o644, "chmod 600 " + file},
+		{"file 0640", file, 0o640, "chmod 600 " + file},
+		{"file 0602", file, 0o602, "chmod 600 " + file},
+		{"dir 0700", dir, 0o700, ""},
+		{"dir 0711", dir, 0o711, "chmod 700 " + dir},
+	}
+	if err := os.WriteFile(file, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.mode != 0 {
+				if err := os.Chmod(tt.path, tt.mode); err != nil {
+					t.Fatal(err)
+				}
+				restore := fs.FileMode(0o600)
+				if tt.path == dir {
+					restore = 0o700
+				}
+				defer os.Chmod(tt.path, restore)
+			}
+			err := CheckPrivate(tt.path)
+			switch {
+			case tt.fixed == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.fixed != "" && (err == nil || !strings.Contains(err.Error(), tt.fixed)):
+				t.Errorf("got %v, want a refusal saying %q", err, tt.fixed)
+			}
+		})
+	}
+}
