@@ -124,6 +124,9 @@ type Record struct {
 	Body    []byte
 	// ExpiresAt, when not zero, is when the record stops existing: reads after it return
 	// ErrNotFound and a create may take its place. Backends may reclaim the space later.
+	// Records that expire (rate-limit windows, replay guards) are ephemeral: a backend may
+	// acknowledge their writes before they are durable against a crash of the machine (never
+	// of the process), since losing the last moments of a window costs nothing that matters.
 	ExpiresAt time.Time
 }
 

@@ -225,6 +225,29 @@ func (s *Store) commit(b *pebble.Batch, unlock func()) error {
 	return nil
 }
 
+// commitEphemeral applies b, a write of records that expire (rate-limit windows, replay guards),
+// without waiting for the log sync: the write is in the log when this returns, so it survives
+// the process's crash, and only a crash of the machine can lose the last moments of it, which
+// at worst forgives a few requests of a window. Waiting for the sync would make every metered
+// request wait for the disk, one after another for one caller.
+func (s *Store) commitEphemeral(b *pebble.Batch, unlock func()) error {
+	err := s.db.Apply(b, pebble.NoSync)
+	unlock()
+	_ = b.Close()
+	if err != nil {
+		return fmt.Errorf("embedded: write: %w", err)
+	}
+	return nil
+}
+
+// commitRecord commits a write of one record or counter: ephemerally when it expires.
+func (s *Store) commitRecord(b *pebble.Batch, next stored) error {
+	if next.expires != 0 {
+		return s.commitEphemeral(b, s.recMu.Unlock)
+	}
+	return s.commit(b, s.recMu.Unlock)
+}
+
 // docLock returns the lock serialising writers of one collection of one generation.
 func (s *Store) docLock(gen, coll string) *sync.Mutex {
 	h := fnv.New32a()

@@ -95,7 +95,7 @@ func (s *Store) PutRecord(ctx context.Context, r store.Record) (store.Record, er
 	}
 	b := s.db.NewBatch()
 	s.replaceStored(b, key, cur, found, next)
-	if err := s.commit(b, s.recMu.Unlock); err != nil {
+	if err := s.commitRecord(b, next); err != nil {
 		return store.Record{}, err
 	}
 	return toRecord(r.Kind, r.ID, next), nil
@@ -219,7 +219,7 @@ func (s *Store) Incr(ctx context.Context, name string, delta int64, expiresAt ti
 	}
 	b := s.db.NewBatch()
 	s.replaceStored(b, key, cur, found, next)
-	if err := s.commit(b, s.recMu.Unlock); err != nil {
+	if err := s.commitRecord(b, next); err != nil {
 		return 0, err
 	}
 	return next.version, nil
