@@ -3,7 +3,8 @@
 
 SHELL      := /bin/bash
 GO         ?= go
-COMMIT     := $(shell git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+# Outside a git checkout COMMIT is empty and the binaries report their commit as unknown.
+COMMIT     := $(shell git rev-parse --short=7 HEAD 2>/dev/null)
 LDFLAGS    := -X providerdir/buildinfo.Commit=$(COMMIT)
 BIN        := bin
 REFERENCE  ?= ../shared/data/reference

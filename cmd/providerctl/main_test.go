@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +42,7 @@ func TestDispatch(t *testing.T) {
 		{"help of an unknown command", []string{"help", "nope"}, nil, 2, nil, `unknown command "nope"`},
 		{"help with two names", []string{"help", "a", "b"}, nil, 2, nil, "at most one"},
 		{"command -h", []string{"status", "-h"}, nil, 0, []string{"usage: providerctl status"}, ""},
-		{"version", []string{"version"}, nil, 0, []string{buildinfo.Commit + "\n"}, ""},
+		{"version", []string{"version"}, nil, 0, []string{buildinfo.PipelineVersion()}, ""},
 		{"version with an argument", []string{"version", "x"}, nil, 2, nil, "providerctl version: takes no arguments"},
 		{"unknown flag", []string{"status", "--nope"}, nil, 2, nil, "providerctl status: flag provided but not defined: -nope"},
 		{"bad store flag", []string{"status", "--store", "sqlite:x"}, nil, 2, nil, "invalid --store"},
@@ -145,5 +147,26 @@ func TestStatusWhileStoreIsInUse(t *testing.T) {
 	code, _, stderr := invoke(t, nil, "status", "--store", "embedded:"+dir)
 	if code != 1 || strings.Count(stderr, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q: want 1 and one line", code, stderr)
+	}
+}
+
+// A plain `go build` of a checkout, without make's link-time commit, names its commit from the
+// version-control facts the toolchain stamps. Stamping is asked for explicitly, since a Go
+// environment may turn it off (GOFLAGS=-buildvcs=false); it is on by default.
+func TestPlainBuildKnowsItsCommit(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "--short=7", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "providerctl")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(out)); len(got) == 0 || got[0] != strings.TrimSpace(string(head)) {
+		t.Fatalf("version printed %q, HEAD is %s", out, head)
 	}
 }

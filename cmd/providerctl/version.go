@@ -17,7 +17,11 @@ func init() {
 				if len(args) > 0 {
 					return usagef("takes no arguments")
 				}
-				_, err := fmt.Fprintln(e.stdout, buildinfo.Commit)
+				v := buildinfo.PipelineVersion()
+				if buildinfo.Modified() {
+					v += " (built from a checkout with uncommitted changes)"
+				}
+				_, err := fmt.Fprintln(e.stdout, v)
 				return err
 			}
 		},
