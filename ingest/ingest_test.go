@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
+	"providerdir/source/nppes"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
@@ -658,4 +660,60 @@ func docIDs(docs []store.Document) []string {
 		out[i] = d.ID
 	}
 	return out
+}
+
+// NPPES writes <UNAVAIL> where it withholds a value (an EIN, another organization name), and the
+// generator writes it where the real file does: no stored document, source record or FHIR
+// resource, may carry it as data.
+func TestNoPlaceholderServedAsData(t *testing.T) {
+	base, _, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(base, nppesFile(t, base)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(nppes.Unavailable)) {
+		t.Fatal("the drop has no placeholder: nothing is tested")
+	}
+	serving, _ := store.Serving(ctx, s)
+	docs := 0
+	for coll, gen := range serving.Collections {
+		q := store.Query{Collection: coll, Generation: gen, Limit: 1000}
+		for {
+			page, err := s.Find(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %v", coll, err)
+			}
+			for _, d := range page.Docs {
+				docs++
+				if bytes.Contains(bytes.ToUpper(d.Body), []byte("UNAVAIL")) {
+					t.Fatalf("%s/%s carries a placeholder: %.300s", coll, d.ID, d.Body)
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			q.After = page.Next
+		}
+	}
+	if docs == 0 {
+		t.Fatal("no documents read")
+	}
+}
+
+// nppesFile is the name of the drop's npidata file.
+func nppesFile(t *testing.T, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "npidata_pfile_*.csv"))
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_fileheader.csv") {
+			return filepath.Base(f)
+		}
+	}
+	t.Fatal("no npidata file in the drop")
+	return ""
 }

@@ -24,9 +24,10 @@ const NoCol Col = -1
 //
 // A Schema is built once and is then read-only; it is safe to share between goroutines.
 type Schema struct {
-	what   string
-	cols   []colSpec
-	groups []func(name string) bool
+	what         string
+	cols         []colSpec
+	groups       []func(name string) bool
+	placeholders []string // upper case
 }
 
 type colSpec struct {
@@ -38,6 +39,27 @@ type colSpec struct {
 // NewSchema starts a schema for the kind of file named by what (e.g. "NPPES npidata_pfile"),
 // which appears in header errors.
 func NewSchema(what string) *Schema { return &Schema{what: what} }
+
+// Placeholders declares the values a publisher writes in a field that has no value (NPPES
+// writes <UNAVAIL> where an EIN or another name is not available). Row.Str and Row.At read them
+// as "", compared without regard to case after trimming, so no placeholder is ever served as
+// data. It returns s, for use beside NewSchema.
+func (s *Schema) Placeholders(values ...string) *Schema {
+	for _, v := range values {
+		s.placeholders = append(s.placeholders, strings.ToUpper(strings.TrimSpace(v)))
+	}
+	return s
+}
+
+// placeholder reports whether a trimmed field value is one of the schema's placeholders.
+func (s *Schema) placeholder(v string) bool {
+	for _, p := range s.placeholders {
+		if len(v) == len(p) && strings.EqualFold(v, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // What returns the kind of file the schema describes.
 func (s *Schema) What() string { return s.what }

@@ -51,19 +51,30 @@ func (r *Row) Raw(c Col) string {
 	return r.rec[i]
 }
 
-// Str returns column c's field, trimmed; "" when blank or when the file lacks the column.
-func (r *Row) Str(c Col) string { return strings.TrimSpace(r.Raw(c)) }
+// Str returns column c's field, trimmed; "" when blank, when it holds one of the schema's
+// placeholders, or when the file lacks the column.
+func (r *Row) Str(c Col) string { return r.value(r.Raw(c)) }
 
 // Group returns the file column indexes of group g (see Schema.Group); read them with At and
 // name them with Header().NameAt. The slice belongs to the header: do not modify it.
 func (r *Row) Group(g Group) []int { return r.header.Group(g) }
 
-// At returns the field at file column index i (see Header.Find), trimmed.
+// At returns the field at file column index i (see Header.Find), trimmed, a placeholder read as
+// "" as Str reads it.
 func (r *Row) At(i int) string {
 	if i < 0 || i >= len(r.rec) {
 		return ""
 	}
-	return strings.TrimSpace(r.rec[i])
+	return r.value(r.rec[i])
+}
+
+// value trims a field and reads a placeholder as "".
+func (r *Row) value(field string) string {
+	v := strings.TrimSpace(field)
+	if v != "" && r.header.schema.placeholder(v) {
+		return ""
+	}
+	return v
 }
 
 // Fail rejects the row because of column c. Only the first failure of a row is reported.

@@ -14,7 +14,7 @@ type Location struct {
 }
 
 var (
-	plSchema = source.NewSchema("NPPES pl_pfile")
+	plSchema = source.NewSchema("NPPES pl_pfile").Placeholders(Unavailable)
 	plNPI    = plSchema.Required("NPI")
 	plPrefix = "Provider Secondary Practice Location Address"
 	plCols   = addressCols{
@@ -53,7 +53,7 @@ type OtherName struct {
 }
 
 var (
-	onSchema = source.NewSchema("NPPES othername_pfile")
+	onSchema = source.NewSchema("NPPES othername_pfile").Placeholders(Unavailable)
 	onNPI    = onSchema.Required("NPI")
 	onName   = onSchema.Required("Provider Other Organization Name")
 	onType   = onSchema.Required("Provider Other Organization Name Type Code")

@@ -163,8 +163,12 @@ func (n nameCols) read(r *source.Row) Name {
 		Last: r.Str(n.last), Suffix: r.Str(n.suffix), Credential: r.Str(n.credential)}
 }
 
+// Unavailable is what NPPES writes in a field whose value it does not publish (an EIN, another
+// organization name): read as no value.
+const Unavailable = "<UNAVAIL>"
+
 var (
-	schema         = source.NewSchema("NPPES npidata_pfile")
+	schema         = source.NewSchema("NPPES npidata_pfile").Placeholders(Unavailable)
 	colNPI         = schema.Required("NPI")
 	colEntity      = schema.Required("Entity Type Code")
 	colReplacement = schema.Required("Replacement NPI")
@@ -262,6 +266,10 @@ func decodeProvider(r *source.Row) (Provider, bool) {
 		ParentOrgLBN:       r.Str(colParentLBN),
 		ParentOrgTIN:       r.Str(colParentTIN),
 	}
+	if p.OtherOrgName == "" {
+		p.OtherOrgNameType = "" // the type of a name that is not published describes nothing
+	}
+
 	switch v := r.Str(colEntity); v {
 	case "1":
 		p.EntityType = EntityIndividual

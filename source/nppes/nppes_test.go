@@ -83,7 +83,7 @@ func TestProviders(t *testing.T) {
 	}
 
 	org := got[1]
-	if org.EntityType != EntityOrganization || org.OrgName != `ACME "BEST" CLINIC, LLC` || org.EIN != "<UNAVAIL>" ||
+	if org.EntityType != EntityOrganization || org.OrgName != `ACME "BEST" CLINIC, LLC` || org.EIN != "" ||
 		org.OtherOrgName != "ACME CLINIC" || org.OtherOrgNameType != "3" || org.LastUpdate != date(2021, 2, 3) ||
 		org.Official != (Official{Name: Name{Prefix: "MS.", First: "JANE", Last: "SMITH", Credential: "MBA"}, Title: "CEO", Phone: "6175550100"}) ||
 		org.OrgSubpart != source.Yes || org.ParentOrgLBN != "ACME HOLDINGS" || org.ParentOrgTIN != "123456789" ||
@@ -129,6 +129,10 @@ func TestGenderHeader(t *testing.T) {
 	}
 	if got[0].Sex != "F" || got[0].Name.Last != "Müller" || got[1].OrgName != "ÆON CARE" {
 		t.Errorf("got %+v / %+v", got[0].Name, got[1].OrgName)
+	}
+	// NPPES's <UNAVAIL>, in any case, is no value: no EIN, no other name and so no name type.
+	if org := got[1]; org.EIN != "" || org.OtherOrgName != "" || org.OtherOrgNameType != "" {
+		t.Errorf("placeholders read as data: EIN %q, other name %q (type %q)", org.EIN, org.OtherOrgName, org.OtherOrgNameType)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"providerdir/source/nppes"
 )
 
 // NPPES full dissemination files. The npidata header is copied byte for byte from the reference
@@ -150,11 +152,16 @@ func (l *nppesLayout) fill(row []string, p *provider) {
 	}
 	if p.org {
 		set("Entity Type Code", "2")
-		set("Employer Identification Number (EIN)", "<UNAVAIL>")
+		set("Employer Identification Number (EIN)", nppes.Unavailable)
 		set("Provider Organization Name (Legal Business Name)", p.orgName)
-		if len(p.otherNames) > 0 {
+		switch {
+		case len(p.otherNames) > 0:
 			set("Provider Other Organization Name", p.otherNames[0].name)
 			set("Provider Other Organization Name Type Code", p.otherNames[0].typeCode)
+		case p.npi[7]%3 == 0:
+			// As the real file does for some organizations: a name withheld, with a type code.
+			set("Provider Other Organization Name", nppes.Unavailable)
+			set("Provider Other Organization Name Type Code", "6")
 		}
 		set("Authorized Official Last Name", p.aoLast)
 		set("Authorized Official First Name", p.aoFirst)
