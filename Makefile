@@ -14,13 +14,14 @@ DEMO_SEED  ?= 20250608
 PROVIDERS  ?= 2000
 ADDR       ?= 127.0.0.1:8080
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+REDOCLY     := @redocly/cli@2.77.0
 
 .PHONY: help build run demo-data test test-go lint bench pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
 	@echo "make test   run every test (starts its own MongoDB-protocol server for the mongo backend)"
-	@echo "make lint   gofmt, go vet, staticcheck"
+	@echo "make lint   gofmt, go vet, staticcheck, the OpenAPI document (Redocly, with npm)"
 	@echo "make bench  Go benchmarks of the hot paths"
 	@echo "make build  build bin/providerd and bin/providerctl"
 	@echo "make pgo    profile a 2-million-provider ingest for the builds' profile-guided optimization"
@@ -52,6 +53,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	npm exec --yes --package=$(REDOCLY) -- redocly lint --config redocly.yaml --format=stylish rest/supply/openapi.json
 
 # The load harness (scripts/loadbench.sh) drives a real providerd over loopback; then the Go
 # benchmarks of the hot paths. FerretDB is orders of magnitude slower than the embedded store, so the mongo backend's
