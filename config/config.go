@@ -66,8 +66,9 @@ type Config struct {
 	// ShutdownTimeout bounds how long in-flight requests may take to finish once new ones are
 	// refused on SIGINT/SIGTERM.
 	ShutdownTimeout time.Duration
-	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from.
-	// Empty means no proxy is trusted and the connection's peer is the client.
+	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from,
+	// and whose X-Forwarded-Proto says whether the client used HTTPS. Empty means no proxy is
+	// trusted and the connection's peer is the client.
 	TrustedProxies []netip.Prefix
 	// FHIRPublicRead lets FHIR reads and searches through without a token, as public provider
 	// directories (Plan-Net) often are. Off by default: SMART Backend Services guards /fhir.
@@ -104,7 +105,7 @@ func options() []option {
 			c.Reference = v
 			return nil
 		}},
-		{"base-url", "", "public base URL for absolute links (default http://<addr>)", func(c *Config, v string) (err error) {
+		{"base-url", "", "public base URL for absolute links", func(c *Config, v string) (err error) {
 			c.BaseURL, err = parseBaseURL(v)
 			return err
 		}},
@@ -154,7 +155,7 @@ func options() []option {
 			}
 			return nil
 		}},
-		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted", func(c *Config, v string) (err error) {
+		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are trusted", func(c *Config, v string) (err error) {
 			c.TrustedProxies, err = parsePrefixes(v)
 			return err
 		}},

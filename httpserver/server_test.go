@@ -140,6 +140,7 @@ type response struct {
 	status int
 	header http.Header
 	body   string
+	close  bool // the server closes the connection after this response
 }
 
 func (f *fixture) do(t *testing.T, method, path string, header map[string]string) response {
@@ -160,7 +161,7 @@ func (f *fixture) do(t *testing.T, method, path string, header map[string]string
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
-	return response{resp.StatusCode, resp.Header, string(b)}
+	return response{resp.StatusCode, resp.Header, string(b), resp.Close}
 }
 
 // get fetches url with a plain client.
@@ -175,7 +176,7 @@ func get(t *testing.T, url string) response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return response{resp.StatusCode, resp.Header, string(b)}
+	return response{resp.StatusCode, resp.Header, string(b), resp.Close}
 }
 
 // jsonEqual compares a JSON body with the expected value, both decoded, so that key order and

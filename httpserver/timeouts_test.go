@@ -35,17 +35,21 @@ func serve(t *testing.T, h http.Handler, o httpserver.ServerOptions) running {
 		o.Logger = quietLog()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httpserver.Serve(ctx, ln, h, o) }()
+	served := make(chan error, 1)
+	finished := make(chan struct{})
+	go func() {
+		served <- httpserver.Serve(ctx, ln, h, o)
+		close(finished)
+	}()
 	t.Cleanup(func() {
 		stop()
 		select {
-		case <-done:
+		case <-finished:
 		case <-time.After(10 * time.Second):
 			t.Error("Serve did not return")
 		}
 	})
-	return running{addr: ln.Addr().String(), stop: stop, served: done}
+	return running{addr: ln.Addr().String(), stop: stop, served: served}
 }
 
 // trickle sends head at once, then rest one byte at a time, one every 20 ms, until it is all sent
