@@ -12,15 +12,14 @@ import (
 
 // Defaults of ServerOptions.
 //
-// A request must be read, handled and answered within ReadTimeout and WriteTimeout: reading the
-// headers within DefaultReadHeaderTimeout, the whole request within DefaultReadTimeout, and the
-// response is cut once DefaultWriteTimeout has passed since its headers were read. net/http also
-// ends a request's context when the read deadline passes while the handler still runs, so the two
-// are equal and together bound a request. A handler that streams for longer (an export) moves
-// both deadlines forward with ExtendDeadline as it writes.
+// The headers of a request must arrive within DefaultReadHeaderTimeout and the whole request,
+// body included, within DefaultReadTimeout, so a client sending slowly holds a connection for
+// no longer. A response is cut once DefaultWriteTimeout has passed since the request's headers
+// were read: it bounds handling and writing together. A handler that streams for longer (an
+// export) moves its write deadline forward with ExtendWriteDeadline as it writes.
 const (
 	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 60 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 60 * time.Second
 	// DefaultIdleTimeout outlasts the idle timeouts of common load balancers (60 s), so a
 	// balancer, not this server, closes an idle pooled connection and never sends on one the
@@ -138,23 +137,16 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o ServerOptions
 	return nil
 }
 
-// ExtendDeadline lets a handler that streams its response (an export) outlive the server's
-// ReadTimeout and WriteTimeout: it moves the connection's read and write deadlines to d from now.
-// Call it before writing each part of the stream, so that d bounds how long one part may take to
-// reach the client rather than the whole stream: a stalled client is still disconnected, a
-// reading one is served for as long as the stream lasts. The read deadline moves too because
-// net/http ends the request's context when it passes.
+// ExtendWriteDeadline lets a handler that streams its response (an export) outlive the server's
+// WriteTimeout: it moves the connection's write deadline to d from now. Call it before writing
+// each part of the stream, so that d bounds how long one part may take to reach the client
+// rather than the whole stream: a stalled client is still disconnected, a reading one is served
+// for as long as the stream lasts. Call it first before the WriteTimeout passes: a connection
+// whose deadline has passed has failed for good.
 //
-// Call it first before the server's timeouts pass: a deadline that has passed is not extended
-// (net/http has then cancelled the request). It fails when the response writer cannot reach
-// its connection's deadlines.
-func ExtendDeadline(w http.ResponseWriter, d time.Duration) error {
-	rc := http.NewResponseController(w)
-	t := time.Now().Add(d)
-	if err := rc.SetReadDeadline(t); err != nil {
-		return fmt.Errorf("extend read deadline: %w", err)
-	}
-	if err := rc.SetWriteDeadline(t); err != nil {
+// It fails when the response writer cannot reach its connection's deadline.
+func ExtendWriteDeadline(w http.ResponseWriter, d time.Duration) error {
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d)); err != nil {
 		return fmt.Errorf("extend write deadline: %w", err)
 	}
 	return nil

@@ -112,16 +112,16 @@ func TestSlowClientsAreDisconnected(t *testing.T) {
 }
 
 // TestStreamOutlivesServerTimeouts streams a response for several times the server's read and
-// write timeouts: cut short by them when the handler leaves its deadlines alone, served whole
-// when it moves them forward with ExtendDeadline before each part.
+// write timeouts: cut short when the handler leaves its write deadline alone, served whole when
+// it moves it forward with ExtendWriteDeadline before each part.
 func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	const parts = 8
 	stream := func(extend bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			for i := range parts {
 				if extend {
-					if err := httpserver.ExtendDeadline(w, 2*time.Second); err != nil {
-						t.Errorf("ExtendDeadline: %v", err)
+					if err := httpserver.ExtendWriteDeadline(w, 2*time.Second); err != nil {
+						t.Errorf("ExtendWriteDeadline: %v", err)
 						return
 					}
 				}
@@ -145,8 +145,8 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 		extend bool
 		whole  bool
 	}{
-		{"deadlines left alone", false, false},
-		{"deadlines extended", true, true},
+		{"deadline left alone", false, false},
+		{"deadline extended", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
