@@ -1,7 +1,9 @@
 // Package httpserver owns the HTTP front of providerd: the router that splits requests into
-// surfaces (supply API, resolver, FHIR, service host, web) and the operational endpoints, and the
-// middleware every request passes through: request id, request-scoped logging, metrics and panic
-// recovery. It also runs the listener with a graceful drain.
+// surfaces (supply API, resolver, FHIR, service host, web) and the probes, and the middleware
+// every request passes through: request id, security headers, request-scoped logging, metrics,
+// panic recovery and the bounds on a request's URL and body. It also runs the listener, with
+// timeouts against slow clients and a graceful drain, and serves the metrics on a listener of
+// their own.
 //
 // It knows no surface's content. Each surface hands in its routes and its own error writer, and
 // the router answers that surface's unknown paths, wrong methods and panics in that surface's
