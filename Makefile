@@ -13,6 +13,7 @@ DEMO_STORE ?= embedded:data/db
 DEMO_SEED  ?= 20250608
 PROVIDERS  ?= 2000
 ADDR       ?= 127.0.0.1:8080
+METRICS_ADDR ?= 127.0.0.1:9090
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 REDOCLY     := @redocly/cli@2.77.0
 
@@ -38,7 +39,7 @@ demo-data: build
 
 run: demo-data
 	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR)
-	$(BIN)/providerd --addr $(ADDR) --store $(DEMO_STORE) --reference $(REFERENCE) --log-format text
+	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) --reference $(REFERENCE) --log-format text
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.

@@ -31,6 +31,7 @@ const (
 	DefaultLogFormat       = "json"
 	DefaultLogLevel        = "info"
 	DefaultShutdownTimeout = 15 * time.Second
+	DefaultDrainDelay      = 0 * time.Second
 )
 
 // EnvPrefix is the prefix of every environment fallback: --base-url reads PROVIDERD_BASE_URL.
@@ -56,10 +57,18 @@ type Config struct {
 	LogFormat string
 	// LogLevel is the least severe level logged.
 	LogLevel slog.Level
-	// ShutdownTimeout bounds how long in-flight requests may take to finish on SIGINT/SIGTERM.
+	// MetricsAddr is the host:port of the admin listener that serves /metrics; "" serves no
+	// metrics. The public listener never serves them.
+	MetricsAddr string
+	// DrainDelay is how long the server goes on serving after SIGINT/SIGTERM while /readyz
+	// answers 503, so a load balancer stops sending before new requests are refused.
+	DrainDelay time.Duration
+	// ShutdownTimeout bounds how long in-flight requests may take to finish once new ones are
+	// refused on SIGINT/SIGTERM.
 	ShutdownTimeout time.Duration
-	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from.
-	// Empty means no proxy is trusted and the connection's peer is the client.
+	// TrustedProxies are the networks whose X-Forwarded-For a client address may be taken from,
+	// and whose X-Forwarded-Proto says whether the client used HTTPS. Empty means no proxy is
+	// trusted and the connection's peer is the client.
 	TrustedProxies []netip.Prefix
 	// FHIRPublicRead lets FHIR reads and searches through without a token, as public provider
 	// directories (Plan-Net) often are. Off by default: SMART Backend Services guards /fhir.
@@ -96,7 +105,7 @@ func options() []option {
 			c.Reference = v
 			return nil
 		}},
-		{"base-url", "", "public base URL for absolute links (default http://<addr>)", func(c *Config, v string) (err error) {
+		{"base-url", "", "public base URL for absolute links", func(c *Config, v string) (err error) {
 			c.BaseURL, err = parseBaseURL(v)
 			return err
 		}},
@@ -113,7 +122,25 @@ func options() []option {
 			}
 			return nil
 		}},
-		{"shutdown-timeout", DefaultShutdownTimeout.String(), "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {
+		{"metrics-addr", "", "host:port of the admin listener that serves /metrics (empty: metrics are not served)", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			if err := checkAddr(v); err != nil {
+				return err
+			}
+			c.MetricsAddr = v
+			return nil
+		}},
+		{"drain-delay", DefaultDrainDelay.String(), "how long to go on serving after SIGTERM while /readyz answers 503, before refusing new requests", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("%q is not a duration such as 10s", v)
+			}
+			c.DrainDelay = d
+			return nil
+		}},
+		{"shutdown-timeout", DefaultShutdownTimeout.String(), "how long in-flight requests may take to finish on shutdown once new ones are refused", func(c *Config, v string) error {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
 				return fmt.Errorf("%q is not a positive duration such as 15s", v)
@@ -128,7 +155,7 @@ func options() []option {
 			}
 			return nil
 		}},
-		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is trusted", func(c *Config, v string) (err error) {
+		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are trusted", func(c *Config, v string) (err error) {
 			c.TrustedProxies, err = parsePrefixes(v)
 			return err
 		}},
@@ -205,6 +232,9 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL(c.Addr)
+	}
+	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
+		return Config{}, fmt.Errorf("invalid --metrics-addr: %q is the public --addr; metrics need a listener of their own", c.MetricsAddr)
 	}
 	return c, nil
 }

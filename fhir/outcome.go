@@ -50,6 +50,8 @@ func IssueCode(status int) string {
 		return "conflict"
 	case http.StatusUnprocessableEntity:
 		return "processing"
+	case http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong:
+		return "too-long"
 	case http.StatusTooManyRequests:
 		return "throttled"
 	case http.StatusServiceUnavailable:

@@ -14,9 +14,10 @@ import (
 	"providerdir/requestid"
 )
 
-// ServeHTTP runs every request through the middleware, outermost first: request id, request
-// logger, metrics and access log, panic recovery, then the router. Recovery sits inside the
-// measuring so a recovered panic is counted and logged as the 500 it became.
+// ServeHTTP runs every request through the middleware, outermost first: request id and security
+// headers, request logger, metrics and access log, panic recovery, the request limits, the
+// drain's admission, then the router. Recovery sits inside the measuring so a recovered panic is
+// counted and logged as the 500 it became; refusals are logged and counted like any answer.
 //
 // The middleware wraps the router instead of being registered with mux's Use because mux skips
 // Use middleware for its 404 and 405 handlers, and those responses need an id and a log line too.
@@ -27,6 +28,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = requestid.New()
 	}
 	w.Header().Set(requestid.Header, id)
+	h.setSecurityHeaders(w, r)
 	info := &requestInfo{}
 	ctx := requestid.With(r.Context(), id)
 	ctx = logging.WithRequest(ctx, h.log, id)
@@ -77,8 +79,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("remote", r.RemoteAddr),
 		)
 	}()
+	if !h.withinLimits(rw, r) {
+		return
+	}
+	if !isProbe(r.URL.Path) { // probes answer through a drain: they report it
+		if !h.drain.enter() {
+			h.refuseDraining(rw, r)
+			return
+		}
+		defer h.drain.leave()
+	}
 	h.root.ServeHTTP(rw, r)
 }
+
+// isProbe reports whether path is one of the orchestrator's probes.
+func isProbe(path string) bool { return path == PathLive || path == PathReady }
 
 // writeError writes an error in the envelope of the surface that owns the request's path.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
@@ -91,8 +106,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 
 // surfaceName names the part of the service a path belongs to, for the access log.
 func (h *Handler) surfaceName(path string) string {
-	switch path {
-	case PathLive, PathReady, PathMetrics:
+	if isProbe(path) {
 		return "ops"
 	}
 	if s := h.surfaceFor(path); s != nil {

@@ -3,7 +3,6 @@ package httpserver_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -34,7 +33,7 @@ func slowServer(t *testing.T, hold time.Duration, shutdownTimeout time.Duration)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- httpserver.Serve(ctx, ln, h, shutdownTimeout, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		done <- httpserver.Serve(ctx, ln, h, httpserver.ServerOptions{ShutdownTimeout: shutdownTimeout, Logger: quietLog()})
 	}()
 	t.Cleanup(stop)
 	return "http://" + ln.Addr().String(), in, stop, done
@@ -109,7 +108,7 @@ func TestServeFailsOnClosedListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
-	err = httpserver.Serve(context.Background(), ln, http.NotFoundHandler(), time.Second, nil)
+	err = httpserver.Serve(context.Background(), ln, http.NotFoundHandler(), httpserver.ServerOptions{ShutdownTimeout: time.Second})
 	if err == nil {
 		t.Fatal("Serve on a closed listener returned nil")
 	}

@@ -1,7 +1,9 @@
 // Package httpserver owns the HTTP front of providerd: the router that splits requests into
-// surfaces (supply API, resolver, FHIR, service host, web) and the operational endpoints, and the
-// middleware every request passes through: request id, request-scoped logging, metrics and panic
-// recovery. It also runs the listener with a graceful drain.
+// surfaces (supply API, resolver, FHIR, service host, web) and the probes, and the middleware
+// every request passes through: request id, security headers, request-scoped logging, metrics,
+// panic recovery and the bounds on a request's URL and body. It also runs the listener, with
+// timeouts against slow clients and a graceful drain, and serves the metrics on a listener of
+// their own.
 //
 // It knows no surface's content. Each surface hands in its routes and its own error writer, and
 // the router answers that surface's unknown paths, wrong methods and panics in that surface's
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +25,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/metrics"
+	"providerdir/rest/clientip"
 )
 
 // ErrorWriter writes an error response in a surface's envelope. code is a machine-readable code
@@ -47,7 +51,8 @@ type Surface struct {
 type Options struct {
 	// Logger is the process logger; request loggers derive from it. Nil means slog.Default().
 	Logger *slog.Logger
-	// Metrics receives request metrics and is served on /metrics. Nil disables both.
+	// Metrics receives request metrics; nil records none. They are served by MetricsHandler on
+	// a separate listener, never by this handler.
 	Metrics *metrics.Metrics
 	// Ready reports whether the service can serve (its store is reachable); /readyz calls it.
 	// Nil means always ready.
@@ -56,14 +61,22 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Surfaces are the API and page trees.
 	Surfaces []Surface
+	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is believed when deciding
+	// whether a request arrived over TLS (see overTLS).
+	TrustedProxies []netip.Prefix
+	// MaxURLBytes bounds the request target; 0 means DefaultMaxURLBytes.
+	MaxURLBytes int
+	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
 }
 
 // DefaultReadyTimeout keeps a readiness probe shorter than the typical probe timeouts (1 to 5 s)
 // of load balancers and orchestrators, so a hung store reads as not ready, not as a hung probe.
 const DefaultReadyTimeout = 2 * time.Second
 
-// Paths of the operational endpoints. They sit outside every surface so that probes and scrapes
-// work whatever the surfaces' authentication.
+// Paths of the operational endpoints. The probes sit outside every surface so that they work
+// whatever the surfaces' authentication; the metrics are served only on the admin listener
+// (MetricsHandler).
 const (
 	PathMetrics = "/metrics"
 	PathLive    = "/livez"
@@ -76,6 +89,10 @@ type Handler struct {
 	metrics  *metrics.Metrics
 	root     *mux.Router
 	surfaces []*surface // longest prefix first, the root surface (if any) last
+	proxies  clientip.Resolver
+	maxURL   int
+	maxBody  int64
+	drain    *drain
 }
 
 type surface struct {
@@ -88,9 +105,19 @@ func New(o Options) (*Handler, error) {
 	if err := checkSurfaces(o.Surfaces); err != nil {
 		return nil, err
 	}
-	h := &Handler{log: o.Logger, metrics: o.Metrics, root: mux.NewRouter()}
+	h := &Handler{
+		log: o.Logger, metrics: o.Metrics, root: mux.NewRouter(),
+		proxies: clientip.New(o.TrustedProxies), maxURL: o.MaxURLBytes, maxBody: o.MaxBodyBytes,
+		drain: newDrain(),
+	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	if h.maxURL <= 0 {
+		h.maxURL = DefaultMaxURLBytes
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
 	}
 	readyTimeout := o.ReadyTimeout
 	if readyTimeout <= 0 {
@@ -98,10 +125,7 @@ func New(o Options) (*Handler, error) {
 	}
 	h.root.Use(captureRoute)
 	h.root.Handle(PathLive, getOnly(http.HandlerFunc(live)))
-	h.root.Handle(PathReady, getOnly(ready(o.Ready, readyTimeout)))
-	if o.Metrics != nil {
-		h.root.Handle(PathMetrics, getOnly(o.Metrics.Handler()))
-	}
+	h.root.Handle(PathReady, getOnly(ready(o.Ready, readyTimeout, h.drain.ready)))
 
 	ordered := make([]Surface, len(o.Surfaces))
 	copy(ordered, o.Surfaces)
@@ -142,7 +166,7 @@ func checkSurfaces(ss []Surface) error {
 		case seen[s.Prefix]:
 			return fmt.Errorf("httpserver: two surfaces share prefix %q", s.Prefix)
 		}
-		for _, p := range []string{PathLive, PathReady, PathMetrics} {
+		for _, p := range []string{PathLive, PathReady} {
 			if s.Prefix != "" && underPrefix(p, s.Prefix) {
 				return fmt.Errorf("httpserver: surface %q prefix %q hides %s", s.Name, s.Prefix, p)
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -64,7 +65,17 @@ type fixture struct {
 }
 
 // newFixture serves the five surfaces with a few test routes on a real loopback server.
-func newFixture(t *testing.T, ready func(context.Context) error) *fixture {
+func newFixture(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) *fixture {
+	t.Helper()
+	h, logs, m := newHandler(t, ready, mods...)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &fixture{srv: srv, logs: logs, metrics: m}
+}
+
+// newHandler builds the handler of the five surfaces with a few test routes; mods adjust its
+// options last.
+func newHandler(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) (*httpserver.Handler, *syncBuffer, *metrics.Metrics) {
 	t.Helper()
 	logs := &syncBuffer{}
 	log, err := logging.New(logs, "json", slog.LevelDebug)
@@ -88,13 +99,21 @@ func newFixture(t *testing.T, ready func(context.Context) error) *fixture {
 			}
 			_, _ = io.WriteString(w, "part2")
 		})
+		r.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			fmt.Fprintf(w, "got %d bytes", len(b))
+		}).Methods(http.MethodPost)
 		r.HandleFunc("/panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
 		r.HandleFunc("/panic-late", func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "partial")
 			panic("late boom")
 		})
 	}
-	h, err := httpserver.New(httpserver.Options{
+	o := httpserver.Options{
 		Logger:       log,
 		Metrics:      m,
 		Ready:        ready,
@@ -106,19 +125,22 @@ func newFixture(t *testing.T, ready func(context.Context) error) *fixture {
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: routes},
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: routes},
 		},
-	})
+	}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	h, err := httpserver.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &fixture{srv: srv, logs: logs, metrics: m}
+	return h, logs, m
 }
 
 type response struct {
 	status int
 	header http.Header
 	body   string
+	close  bool // the server closes the connection after this response
 }
 
 func (f *fixture) do(t *testing.T, method, path string, header map[string]string) response {
@@ -139,7 +161,22 @@ func (f *fixture) do(t *testing.T, method, path string, header map[string]string
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
-	return response{resp.StatusCode, resp.Header, string(b)}
+	return response{resp.StatusCode, resp.Header, string(b), resp.Close}
+}
+
+// get fetches url with a plain client.
+func get(t *testing.T, url string) response {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, string(b), resp.Close}
 }
 
 // jsonEqual compares a JSON body with the expected value, both decoded, so that key order and
@@ -351,8 +388,8 @@ func TestOperationalEndpoints(t *testing.T) {
 		t.Errorf("readyz ready: %d", r.status)
 	}
 	setReady(errors.New("connection refused"))
-	if r := f.do(t, "GET", "/readyz", nil); r.status != 503 || strings.Contains(r.body, "refused") {
-		t.Errorf("readyz failing store: %d %q", r.status, r.body)
+	if r := f.do(t, "GET", "/readyz", nil); r.status != 503 || strings.Contains(r.body, "refused") || r.header.Get("Retry-After") != "5" {
+		t.Errorf("readyz failing store: %d %q, Retry-After %q", r.status, r.body, r.header.Get("Retry-After"))
 	}
 	setReady(errors.New("hang"))
 	start := time.Now()
@@ -367,12 +404,25 @@ func TestOperationalEndpoints(t *testing.T) {
 	f.do(t, "GET", "/v1/items/2", nil)
 	f.do(t, "GET", "/v1/nope/deeper", nil)
 	f.do(t, "POST", "/fhir/items/1", nil)
-	m := f.do(t, "GET", "/metrics", nil)
+	// The public listener does not serve the metrics; the admin listener's handler does.
+	if r := f.do(t, "GET", "/metrics", nil); r.status != 404 || strings.Contains(r.body, "providerd_http_requests_total") {
+		t.Errorf("public /metrics: %d, serves the figures: %v", r.status, strings.Contains(r.body, "providerd_http_requests_total"))
+	}
+	admin := httptest.NewServer(httpserver.MetricsHandler(f.metrics))
+	t.Cleanup(admin.Close)
+	m := get(t, admin.URL+"/metrics")
+	if m.status != 200 {
+		t.Fatalf("admin /metrics: %d", m.status)
+	}
+	if r := get(t, admin.URL+"/v1/items/1"); r.status != 404 {
+		t.Errorf("admin listener serves %d for a public path", r.status)
+	}
 	for _, want := range []string{
 		`providerd_http_requests_total{code="200",method="GET",route="/v1/items/{id}"} 2`,
 		`providerd_http_requests_total{code="404",method="GET",route="/v1/{unmatched}"} 1`,
 		`providerd_http_requests_total{code="405",method="POST",route="/fhir/items/{id}"} 1`,
 		`providerd_http_requests_total{code="503",method="GET",route="/readyz"} 2`,
+		`providerd_http_requests_total{code="404",method="GET",route="/{unmatched}"} 1`,
 		`providerd_http_request_duration_seconds_count{route="/v1/items/{id}"} 2`,
 	} {
 		if !strings.Contains(m.body, want) {
@@ -395,7 +445,7 @@ func TestNewRejectsAmbiguousSurfaces(t *testing.T) {
 		{"trailing slash", []httpserver.Surface{{Name: "v1", Prefix: "/v1/", Error: e}}},
 		{"relative prefix", []httpserver.Surface{{Name: "v1", Prefix: "v1", Error: e}}},
 		{"duplicate prefix", []httpserver.Surface{{Name: "a", Prefix: "/v1", Error: e}, {Name: "b", Prefix: "/v1", Error: e}}},
-		{"hides an operational endpoint", []httpserver.Surface{{Name: "m", Prefix: "/metrics", Error: e}}},
+		{"hides an operational endpoint", []httpserver.Surface{{Name: "m", Prefix: "/readyz", Error: e}}},
 	}
 	for _, tt := range tests {
 		if _, err := httpserver.New(httpserver.Options{Surfaces: tt.surfaces}); err == nil {

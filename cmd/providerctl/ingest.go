@@ -36,9 +36,7 @@ func init() {
 				if err != nil {
 					return usageError{err}
 				}
-				if e.getenv("GOMEMLIMIT") == "" {
-					debug.SetMemoryLimit(ingest.MemoryLimit)
-				}
+				config.ApplyMemoryLimit(e.getenv, ingest.MemoryLimit)
 				if e.getenv("GOGC") == "" {
 					debug.SetGCPercent(ingest.GCPercent)
 				}

@@ -24,6 +24,7 @@ import (
 	"providerdir/config"
 	"providerdir/fhir"
 	"providerdir/httpserver"
+	"providerdir/ingest"
 	"providerdir/logging"
 	"providerdir/metrics"
 	"providerdir/rest"
@@ -66,6 +67,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 	slog.SetDefault(log)
+	// Operators' ingests through the store socket run their bulk loads in this process, under
+	// the same memory limit as providerctl ingest.
+	config.ApplyMemoryLimit(getenv, ingest.MemoryLimit)
 	if err := serve(cfg, log); err != nil {
 		fmt.Fprintf(stderr, "providerd: %v\n", err) // one plain line, as every command fails
 		return 1
@@ -115,9 +119,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, Log: log})
 
 	h, err := httpserver.New(httpserver.Options{
-		Logger:  log,
-		Metrics: m,
-		Ready:   httpserver.StoreCheck(st),
+		Logger:         log,
+		Metrics:        m,
+		Ready:          httpserver.StoreCheck(raw), // raw: the backend's own Ping, if it has one
+		TrustedProxies: cfg.TrustedProxies,
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, nil)},
@@ -146,6 +151,14 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		defer adminSrv.Close()
 	}
 
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics() // after the public drain: the drain's own figures stay scrapable
+	}
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -155,5 +168,28 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		slog.String("base_url", cfg.BaseURL),
 		slog.String("store", cfg.Store.String()),
 		slog.String("commit", buildinfo.Commit))
-	return httpserver.Serve(ctx, ln, h, cfg.ShutdownTimeout, log)
+	return httpserver.Serve(ctx, ln, h, httpserver.ServerOptions{
+		DrainDelay:      cfg.DrainDelay,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Logger:          log,
+	})
+}
+
+// serveMetrics serves the metrics on their own listener at addr until the returned function is
+// called.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener: %w", err)
+	}
+	log.Info("metrics listening", slog.String("addr", ln.Addr().String()))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := httpserver.Serve(ctx, ln, httpserver.MetricsHandler(m), httpserver.ServerOptions{ShutdownTimeout: time.Second, Logger: log}); err != nil {
+			log.Error("metrics listener", slog.Any("error", err))
+		}
+	}()
+	return func() { cancel(); <-done }, nil
 }

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"providerdir/ingest"
 	"providerdir/store/embedded"
 )
 
@@ -31,6 +34,8 @@ func TestBadUsage(t *testing.T) {
 		{"bad log format", []string{"--log-format", "yaml"}, nil, "invalid --log-format"},
 		{"missing reference", []string{"--reference", "/nonexistent/reference"}, nil, "reference directory"},
 		{"positional", []string{"serve"}, nil, "unexpected argument"},
+		{"bad metrics addr from env", nil, map[string]string{"PROVIDERD_METRICS_ADDR": "metrics"}, "invalid PROVIDERD_METRICS_ADDR"},
+		{"negative drain delay", []string{"--drain-delay", "-1s"}, nil, "invalid --drain-delay"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,7 +57,7 @@ func TestHelp(t *testing.T) {
 	if code := run([]string{"--help"}, func(string) string { return "" }, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--addr (PROVIDERD_ADDR)", "--store (PROVIDERD_STORE)", "--trusted-proxies"} {
+	for _, want := range []string{"--addr (PROVIDERD_ADDR)", "--store (PROVIDERD_STORE)", "--trusted-proxies", "--metrics-addr (PROVIDERD_METRICS_ADDR)", "--drain-delay (PROVIDERD_DRAIN_DELAY)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -113,15 +118,18 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 		"PROVIDERD_STORE":     "embedded:" + t.TempDir(),
 		"PROVIDERD_REFERENCE": reference,
 	}
+	limit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit) })
+	debug.SetMemoryLimit(math.MaxInt64) // the runtime's own default: no limit
 	done := make(chan int, 1)
 	go func() {
 		var stdout strings.Builder
-		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org"},
+		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org", "--metrics-addr", "127.0.0.1:0"},
 			func(k string) string { return env[k] }, &stdout, pw)
 		pw.Close()
 	}()
 
-	var addr string
+	var addr, metricsAddr string
 	timeout := time.After(30 * time.Second)
 	for addr == "" {
 		select {
@@ -129,12 +137,21 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 			if !ok {
 				t.Fatalf("providerd exited before listening: %d", <-done)
 			}
-			if l["msg"] == "providerd listening" {
+			switch l["msg"] {
+			case "providerd listening":
 				addr = l["addr"].(string)
+			case "metrics listening":
+				metricsAddr = l["addr"].(string)
 			}
 		case <-timeout:
 			t.Fatal("providerd did not start listening")
 		}
+	}
+	if metricsAddr == "" {
+		t.Fatal("no metrics listener with --metrics-addr")
+	}
+	if got := debug.SetMemoryLimit(-1); got != ingest.MemoryLimit {
+		t.Errorf("memory limit %d, want the ingest's %d", got, ingest.MemoryLimit)
 	}
 	go func() { // keep draining logs so the server never blocks on the pipe
 		for range lines {
@@ -142,14 +159,22 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 	}()
 	base := "http://" + addr
 
-	for path, wantStatus := range map[string]int{"/livez": 200, "/readyz": 200, "/metrics": 200, "/fhir/Practitioner": 401, "/fhir/metadata": 200, "/fhir/.well-known/smart-configuration": 200, "/": 404} {
-		resp, err := http.Get(base + path)
+	for url, wantStatus := range map[string]int{
+		base + "/livez": 200, base + "/readyz": 200, base + "/metrics": 404, base + "/fhir/Practitioner": 401,
+		base + "/fhir/metadata": 200, base + "/fhir/.well-known/smart-configuration": 200, base + "/": 404,
+		base + "/docs/limitations":           200,
+		"http://" + metricsAddr + "/metrics": 200, "http://" + metricsAddr + "/livez": 404,
+	} {
+		resp, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode != wantStatus {
-			t.Errorf("%s: %d, want %d", path, resp.StatusCode, wantStatus)
+			t.Errorf("%s: %d, want %d", url, resp.StatusCode, wantStatus)
+		}
+		if strings.HasPrefix(url, base) && resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: no Content-Security-Policy", url)
 		}
 	}
 

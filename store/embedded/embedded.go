@@ -54,6 +54,7 @@ import (
 type Store struct {
 	db    *pebble.DB
 	dir   string
+	lock  os.FileInfo     // Pebble's lock file as found at Open, for Ping
 	popts *pebble.Options // as opened, for the tables of bulk loads
 	cfg   config
 
@@ -166,7 +167,12 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, dir: dir, popts: po, cfg: cfg, stop: make(chan struct{}), merges: make(chan struct{}, runtime.GOMAXPROCS(0)+1)}
+	lock, err := os.Stat(filepath.Join(dir, lockFile))
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
+	}
+	s := &Store{db: db, dir: dir, lock: lock, popts: po, cfg: cfg, stop: make(chan struct{}), merges: make(chan struct{}, runtime.GOMAXPROCS(0)+1)}
 	s.sweeper.Add(1)
 	go s.sweepLoop()
 	return s, nil
