@@ -63,7 +63,7 @@ func demoFixtures(t testing.TB) fixtures {
 	}
 	var f fixtures
 	for _, b := range registry(store.Condition{Param: mapping.KeyTaxonomy, Values: []string{"207ND0900X"}},
-		store.Condition{Param: mapping.KeyActive, Values: []string{"true"}}) {
+		store.Condition{Param: mapping.KeyActive, Values: []string{"true"}}, store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}}) {
 		if s, ok := ident.LookupState(b.Record.PracticeAddress.State); ok && s.InThe51() && b.Record.PrimaryTaxonomy == "207ND0900X" {
 			f.dermatologist = b.Record.NPI
 			break

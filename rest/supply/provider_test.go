@@ -23,7 +23,7 @@ func TestProviderRecord(t *testing.T) {
 		if len(npis) >= 6 {
 			break
 		}
-		if r.active && uspsByNameHas(r.state) && len(r.codes) > 0 && npi != f.dermatologist {
+		if r.active && r.individual && uspsByNameHas(r.state) && len(r.codes) > 0 && npi != f.dermatologist {
 			if sp := specialtyOfCodes(r.primary, r.codes); sp != "" {
 				npis = append(npis, npi)
 			}
