@@ -167,7 +167,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		slog.String("addr", ln.Addr().String()),
 		slog.String("base_url", cfg.BaseURL),
 		slog.String("store", cfg.Store.String()),
-		slog.String("commit", buildinfo.Commit))
+		slog.String("commit", buildinfo.PipelineVersion()),
+		slog.Bool("uncommitted_changes", buildinfo.Modified()))
 	return httpserver.Serve(ctx, ln, h, httpserver.ServerOptions{
 		DrainDelay:      cfg.DrainDelay,
 		ShutdownTimeout: cfg.ShutdownTimeout,
