@@ -21,9 +21,12 @@ type Progress interface {
 }
 
 // NewProgress returns a Progress writing to w: a single self-rewriting status line with rows/s and
-// an ETA when w is a terminal, else a plain line every interval (so CI logs stay readable).
+// an ETA when w is a terminal, else a plain line every interval (so CI logs stay readable). The
+// first line comes one interval after the start: an ingest shorter than that prints only its
+// phases and its total, not a line of zeros.
 func NewProgress(w io.Writer, terminal bool, interval time.Duration) Progress {
-	return &lineProgress{w: w, terminal: terminal, interval: interval, start: time.Now()}
+	now := time.Now()
+	return &lineProgress{w: w, terminal: terminal, interval: interval, start: now, last: now}
 }
 
 type lineProgress struct {
@@ -41,7 +44,7 @@ func (p *lineProgress) Update(file string, rows, rejected, bytesDone, bytesTotal
 	now := time.Now()
 	every := p.interval
 	if p.terminal {
-		every = 200 * time.Millisecond
+		every = min(every, 200*time.Millisecond) // a rewritten line may change often
 	}
 	if now.Sub(p.last) < every {
 		return

@@ -31,3 +31,14 @@ func TestProgressLines(t *testing.T) {
 		}
 	}
 }
+
+// An ingest shorter than the interval prints no status line, only its phases and total.
+func TestProgressQuietAtFirst(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out, false, time.Hour)
+	p.Update("NST-EST2024-ALLDATA.csv", 0, 0, 0, 100)
+	p.Done(0, 0, time.Millisecond)
+	if got := out.String(); strings.Contains(got, "NST-EST2024") || strings.Count(got, "\n") != 1 {
+		t.Fatalf("output %q", got)
+	}
+}
