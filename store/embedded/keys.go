@@ -37,6 +37,9 @@ const (
 	tagExpiry  = 'x'
 )
 
+// generationTags are the tags of generation-scoped data.
+var generationTags = []byte{tagDoc, tagIndex, tagCount}
+
 // Index entry values: whether the entry is the order entry of its document for its param.
 var (
 	entryOrder = []byte{1}
