@@ -34,10 +34,13 @@ var (
 	ErrUnavailable = errors.New("store: unavailable")
 )
 
-// RetryAfter is how long a client is told to wait (in the Retry-After header) before retrying a
-// request that failed with ErrUnavailable: the time store/breaker refuses calls before it lets
-// one through to try the store again.
-const RetryAfter = 5 * time.Second
+// RetryAfterSeconds is how long, in whole seconds, a client is told to wait (the Retry-After
+// header) before retrying a request that failed with ErrUnavailable: the time store/breaker
+// refuses calls before it lets one through to try the store again.
+const RetryAfterSeconds = 5
+
+// RetryAfter is RetryAfterSeconds as a duration.
+const RetryAfter = RetryAfterSeconds * time.Second
 
 // Key is one precomputed search key of a document: a parameter name and a normalized value.
 // A document may carry several keys with the same Param (for example one per name part).
