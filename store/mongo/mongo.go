@@ -151,9 +151,13 @@ var _ store.Store = (*Store)(nil)
 // The URI's serverSelectionTimeoutMS, connectTimeoutMS and timeoutMS override them.
 const (
 	// selectionTimeout bounds the wait for a server able to take the operation (the primary,
-	// for writes). A healthy deployment answers in milliseconds; a primary election takes
-	// longer, and calls during one fail as unavailable rather than wait for it.
-	selectionTimeout = time.Second
+	// for writes). The driver waits only while it knows of no such server: a healthy
+	// deployment is known, and a server it lost is rediscovered within a heartbeat's round
+	// trip once it is back. A request may make two store calls (its key, then its data) before
+	// the circuit opens, each waiting this long, and should still be answered within a
+	// second. Calls during a primary election fail as unavailable rather than wait for it;
+	// the URI's serverSelectionTimeoutMS raises it where the deployment needs longer.
+	selectionTimeout = 500 * time.Millisecond
 	// connectTimeout bounds opening a connection, TCP and handshake, for operations and for the
 	// driver's monitoring of the servers.
 	connectTimeout = 2 * time.Second
