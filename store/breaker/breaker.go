@@ -105,7 +105,7 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		return false, nil
 	case Open:
 		if wait := b.openedAt.Add(b.coolDown).Sub(b.now()); wait > 0 {
-			return false, fmt.Errorf("%w: %d calls in a row failed; the next try is in %s", store.ErrUnavailable, b.threshold, wait.Round(time.Millisecond))
+			return false, fmt.Errorf("%w: the store could not be reached; the next try is in %s", store.ErrUnavailable, wait.Round(time.Millisecond))
 		}
 		b.state = Probing
 		return true, nil
