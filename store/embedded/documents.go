@@ -296,8 +296,9 @@ func (s *Store) Generations(ctx context.Context) ([]string, error) {
 // DropGeneration deletes a generation with three range deletions (documents, index entries,
 // counts), applied in one synced batch, so the generation disappears whole and at once: constant
 // work however large the generation. It then excises the three ranges from the LSM, which frees
-// the generation's tables in the same step instead of when a compaction happens to reach them
-// (tables bulk-loaded into the bottom level are reached by none until the process restarts).
+// the generation's tables in the same step: the range deletions alone free nothing until they
+// are flushed from the memtable and compacted, which a server idle between ingests may never
+// get to.
 //
 // The excise keeps what readers already hold: an iterator open on the database (each Find and
 // Count reads through one, see view) pins the tables it reads, and Pebble deletes them only once
