@@ -161,11 +161,18 @@ func (s *Server) write(w http.ResponseWriter, status int, ct string, body []byte
 	_, _ = w.Write(body)
 }
 
-// fail writes a server-side failure as a fatal OperationOutcome, logging the cause.
+// fail writes a server-side failure as a fatal OperationOutcome, logging the cause. A store that
+// cannot be reached is 503 with the issue code transient and a Retry-After, which a client may
+// retry; anything else is 500.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, context.Canceled) {
 		return // the client went away
 	}
 	logging.Logger(r.Context()).Error("fhir request failed", slog.Any("error", err))
+	if errors.Is(err, store.ErrUnavailable) {
+		w.Header().Set("Retry-After", strconv.Itoa(store.RetryAfterSeconds))
+		Error(w, r, http.StatusServiceUnavailable, "", "the data store is unavailable; retry after "+strconv.Itoa(store.RetryAfterSeconds)+" seconds")
+		return
+	}
 	Error(w, r, http.StatusInternalServerError, "internal_error", "the request could not be served")
 }

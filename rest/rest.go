@@ -8,11 +8,14 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"providerdir/logging"
 	"providerdir/requestid"
+	"providerdir/store"
 )
 
 // APIVersion is the supply API's meta.api_version.
@@ -24,7 +27,33 @@ const (
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeInternal         = "internal_error"
+	// CodeUnavailable answers a request while the store cannot be reached (503 with
+	// Retry-After). It is the resolver's code for it (seeds/001 section 7); the supply API's
+	// contract names no code for a 503, and one code on every JSON surface is simpler for
+	// clients than two.
+	CodeUnavailable = "source_unavailable"
 )
+
+// SetRetryAfter tells the client when to retry a request the store could not serve: after the
+// time store/breaker refuses calls before it tries the store again.
+func SetRetryAfter(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(store.RetryAfterSeconds))
+}
+
+// WriteFailure answers a request that failed on the server side in a surface's envelope (write
+// is rest.V1Error, rest.ResolverError, ...). A store that cannot be reached is 503
+// source_unavailable with a Retry-After, which clients may retry; anything else is 500
+// internal_error quoting the request id. The cause is for the caller to log, never for the
+// response.
+func WriteFailure(w http.ResponseWriter, r *http.Request, write func(w http.ResponseWriter, r *http.Request, status int, code, message string), err error) {
+	if errors.Is(err, store.ErrUnavailable) {
+		SetRetryAfter(w)
+		write(w, r, http.StatusServiceUnavailable, CodeUnavailable,
+			"The data store is unavailable; retry after "+strconv.Itoa(store.RetryAfterSeconds)+" seconds.")
+		return
+	}
+	write(w, r, http.StatusInternalServerError, CodeInternal, "Internal error; quote request id "+requestid.From(r.Context())+" when reporting it.")
+}
 
 // WriteJSON writes v as the JSON body of a response with the given status. The body is encoded
 // before anything is sent, so an unencodable value becomes a clean 500 instead of a truncated

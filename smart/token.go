@@ -51,7 +51,7 @@ func (s *Service) token(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		log.Error("token request failed", slog.Any("error", err))
-		writeOAuthError(w, errServer)
+		writeOAuthError(w, serverFailure(err))
 		return
 	}
 	allowed := make([]Scope, 0, len(c.Scopes))

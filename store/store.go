@@ -28,7 +28,19 @@ var (
 	ErrInvalid = errors.New("store: invalid argument")
 	// ErrClosed: the store was used after Close.
 	ErrClosed = errors.New("store: closed")
+	// ErrUnavailable: the store's server cannot be reached or did not answer in time, or calls
+	// are being refused at once because the last ones failed that way (see store/breaker). The
+	// call may succeed if retried later; surfaces answer 503 with a Retry-After of RetryAfter.
+	ErrUnavailable = errors.New("store: unavailable")
 )
+
+// RetryAfterSeconds is how long, in whole seconds, a client is told to wait (the Retry-After
+// header) before retrying a request that failed with ErrUnavailable: the time store/breaker
+// refuses calls before it lets one through to try the store again.
+const RetryAfterSeconds = 5
+
+// RetryAfter is RetryAfterSeconds as a duration.
+const RetryAfter = RetryAfterSeconds * time.Second
 
 // Key is one precomputed search key of a document: a parameter name and a normalized value.
 // A document may carry several keys with the same Param (for example one per name part).

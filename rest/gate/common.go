@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"providerdir/logging"
-	"providerdir/requestid"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/clientip"
@@ -36,12 +35,12 @@ func (g *Gate) peek(r *http.Request, p quota.Policy, subject string) (quota.Deci
 	return d, err
 }
 
-// internal answers 500 in the surface's envelope when the store fails; the cause goes to the
-// log with the request id, never to the client.
+// internal answers in the surface's envelope when the store fails: 503 with Retry-After while
+// it cannot be reached, else 500 (rest.WriteFailure). The cause goes to the log with the
+// request id, never to the client.
 func (g *Gate) internal(w http.ResponseWriter, r *http.Request, write errorWriter, err error) {
-	id := requestid.From(r.Context())
 	logging.Logger(r.Context()).Error("API key or quota check failed", slog.Any("error", err))
-	write(w, r, http.StatusInternalServerError, rest.CodeInternal, "Internal error; quote request id "+id+" when reporting it.")
+	rest.WriteFailure(w, r, write, err)
 }
 
 func formatInt(n int64) string {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"providerdir/logging"
-	"providerdir/requestid"
 	"providerdir/rest"
 )
 
@@ -28,11 +27,11 @@ const (
 	CodeNPINotInRegistry = rest.CodeNotFound
 )
 
-// fail answers 500 internal_error for a failure the client cannot fix; the cause goes to the log
-// under the request id, never into the response.
+// fail answers a failure the client cannot fix: 503 source_unavailable with Retry-After while
+// the store cannot be reached, else 500 internal_error (rest.WriteFailure). The cause goes to
+// the log under the request id, never into the response.
 func fail(w http.ResponseWriter, r *http.Request, what string, err error) {
 	logging.Logger(r.Context()).Error(what, slog.Any("error", err))
 	w.Header().Set("Cache-Control", "no-store")
-	id := requestid.From(r.Context())
-	rest.WriteV1Error(w, r, http.StatusInternalServerError, rest.CodeInternal, "Internal error; quote request id "+id+" when reporting it.", nil)
+	rest.WriteFailure(w, r, rest.V1Error, err)
 }

@@ -2,6 +2,7 @@ package supply
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/logging"
 	"providerdir/rest"
+	"providerdir/store"
 )
 
 // UptimeTarget is the uptime the pilot and production tiers are offered (seeds/001 section 8).
@@ -52,6 +54,9 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		logging.Logger(r.Context()).Error("health: read manifests", slog.Any("error", err))
 		ms, status, code = nil, "unavailable", http.StatusServiceUnavailable
+		if errors.Is(err, store.ErrUnavailable) {
+			rest.SetRetryAfter(w)
+		}
 	}
 	data := Health{Status: status, UptimeTarget: UptimeTarget, Sources: healthSources(ms)}
 	meta := rest.NewV1Meta(r, freshness(ms), a.methodologyPage(), a.limitationsPage())

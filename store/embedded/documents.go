@@ -294,7 +294,17 @@ func (s *Store) Generations(ctx context.Context) ([]string, error) {
 }
 
 // DropGeneration deletes a generation with three range deletions (documents, index entries,
-// counts): constant work however large the generation, with the space reclaimed by compaction.
+// counts), applied in one synced batch, so the generation disappears whole and at once: constant
+// work however large the generation. It then excises the three ranges from the LSM, which frees
+// the generation's tables in the same step: the range deletions alone free nothing until they
+// are flushed from the memtable and compacted, which a server idle between ingests may never
+// get to.
+//
+// The excise keeps what readers already hold: an iterator open on the database (each Find and
+// Count reads through one, see view) pins the tables it reads, and Pebble deletes them only once
+// the last such iterator is closed. The range deletions come first so that a failed or
+// interrupted excise leaves the generation dropped, only its space not yet reclaimed; retrying
+// the drop reclaims it.
 func (s *Store) DropGeneration(ctx context.Context, gen string) error {
 	if err := store.ValidateName("generation", gen); err != nil {
 		return err
@@ -304,20 +314,30 @@ func (s *Store) DropGeneration(ctx context.Context, gen string) error {
 	}
 	defer s.leave()
 	// Hold every collection lock so that no Put is between reading and writing this
-	// generation's documents or counts while they are dropped.
+	// generation's documents or counts while they are dropped, and none writes into the
+	// generation between the range deletions and the excise that would take its write away.
 	for i := range s.docLocks {
 		s.docLocks[i].Lock()
 	}
-	unlock := func() {
+	defer func() {
 		for i := range s.docLocks {
 			s.docLocks[i].Unlock()
 		}
-	}
+	}()
 	s.fresh.dropGeneration(gen)
 	b := s.db.NewBatch()
-	for _, tag := range []byte{tagDoc, tagIndex, tagCount} {
+	for _, tag := range generationTags {
 		p := genPrefix(tag, gen)
 		_ = b.DeleteRange(p, prefixEnd(p), nil)
 	}
-	return s.commit(b, unlock)
+	if err := s.commit(b, func() {}); err != nil {
+		return err
+	}
+	for _, tag := range generationTags {
+		p := genPrefix(tag, gen)
+		if err := s.db.Excise(ctx, pebble.KeyRange{Start: p, End: prefixEnd(p)}); err != nil {
+			return fmt.Errorf("embedded: reclaim the space of generation %s: %w", gen, err)
+		}
+	}
+	return nil
 }

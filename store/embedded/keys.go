@@ -27,7 +27,8 @@ import (
 //	x\0<expiry, 8 bytes><primary key>           expiry index: records and counters by expiry
 //
 // Generation-scoped data lives under the d, i and n tags, so dropping a generation is three
-// range deletions and listing generations is one seek per generation over the d tag.
+// range deletions (and three excises that free its tables) and listing generations is one seek
+// per generation over the d tag.
 const (
 	tagDoc     = 'd'
 	tagIndex   = 'i'
@@ -36,6 +37,9 @@ const (
 	tagCounter = 'c'
 	tagExpiry  = 'x'
 )
+
+// generationTags are the tags of generation-scoped data.
+var generationTags = []byte{tagDoc, tagIndex, tagCount}
 
 // Index entry values: whether the entry is the order entry of its document for its param.
 var (

@@ -99,8 +99,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	"providerdir/store"
+	"providerdir/store/breaker"
 )
 
 // DefaultDatabase is the database used when the URI names none.
@@ -143,11 +145,43 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
+// Client timeouts. The driver's defaults (30 s to find a server, 30 s to connect, no limit on an
+// operation) make every call wait half a minute when the server is down before it fails; these
+// bound each call so that a client is told the store is unavailable while it can still retry.
+// The URI's serverSelectionTimeoutMS, connectTimeoutMS and timeoutMS override them.
+const (
+	// selectionTimeout bounds the wait for a server able to take the operation (the primary,
+	// for writes). The driver waits only while it knows of no such server: a healthy
+	// deployment is known, and a server it lost is rediscovered within a heartbeat's round
+	// trip once it is back. A request may make two store calls (its key, then its data) before
+	// the circuit opens, each waiting this long, and should still be answered within a
+	// second. Calls during a primary election fail as unavailable rather than wait for it;
+	// the URI's serverSelectionTimeoutMS raises it where the deployment needs longer.
+	selectionTimeout = 500 * time.Millisecond
+	// connectTimeout bounds opening a connection, TCP and handshake, for operations and for the
+	// driver's monitoring of the servers.
+	connectTimeout = 2 * time.Second
+	// operationTimeout bounds a whole operation whose context has no earlier deadline,
+	// including retries and reading every batch of a cursor: a server that accepts connections
+	// but stops answering fails the call instead of holding it forever. It is generous because
+	// an ingest's bulk writes of a thousand documents are operations too.
+	operationTimeout = 10 * time.Second
+)
+
 // Open connects to the deployment at uri and prepares the records and counters collections. The
 // database is the URI's path ("mongodb://host/dbname"), DefaultDatabase when it has none. Open
 // fails when the server does not answer, so a wrong URI shows at startup, not on first use.
+//
+// Calls that cannot reach the server fail with store.ErrUnavailable, and the store is returned
+// behind a circuit breaker (store/breaker, default threshold and cool-down): once calls fail
+// that way several times in a row, the next ones fail at once instead of each waiting out the
+// timeouts, until a probe finds the server back.
 func Open(ctx context.Context, uri string) (store.Store, error) {
-	return open(ctx, uri)
+	s, err := open(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	return breaker.Wrap(s, breaker.New(breaker.DefaultThreshold, breaker.DefaultCoolDown, nil)), nil
 }
 
 func open(ctx context.Context, uri string) (*Store, error) {
@@ -159,7 +193,12 @@ func open(ctx context.Context, uri string) (*Store, error) {
 	if dbName == "" {
 		dbName = DefaultDatabase
 	}
-	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetAppName("providerdir"))
+	client, err := mongo.Connect(options.Client().
+		SetServerSelectionTimeout(selectionTimeout).
+		SetConnectTimeout(connectTimeout).
+		SetTimeout(operationTimeout).
+		ApplyURI(uri). // after the defaults, so that the URI's options win
+		SetAppName("providerdir"))
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: connect: %w", err)
 	}
@@ -229,12 +268,25 @@ func (s *Store) checkOpen() error {
 	return nil
 }
 
-// fail wraps a driver error for the caller; a call racing Close reports ErrClosed.
+// fail wraps a driver error for the caller; a call racing Close reports ErrClosed, and one that
+// could not reach the server (see unreachable) ErrUnavailable.
 func (s *Store) fail(op string, err error) error {
 	if errors.Is(err, mongo.ErrClientDisconnected) || s.closed.Load() {
 		return fmt.Errorf("store/mongo: %s: %w", op, store.ErrClosed)
 	}
+	if unreachable(err) {
+		return fmt.Errorf("store/mongo: %s: %w: %w", op, store.ErrUnavailable, err)
+	}
 	return fmt.Errorf("store/mongo: %s: %w", op, err)
+}
+
+// unreachable reports whether a driver error says the server could not be reached or did not
+// answer in time: no server could be selected, a connection failed or broke, or the operation
+// or its caller's context ran out of time. A server's answer that refuses the operation (a
+// duplicate key, a bad command) is none of these.
+func unreachable(err error) bool {
+	var sel topology.ServerSelectionError
+	return errors.As(err, &sel) || mongo.IsNetworkError(err) || mongo.IsTimeout(err)
 }
 
 // enc maps a byte string to valid UTF-8 by reading each byte as the code point of the same

@@ -59,6 +59,8 @@ var sentinels = map[string]error{
 	"conflict":  store.ErrConflict,
 	"invalid":   store.ErrInvalid,
 	"closed":    store.ErrClosed,
+	// The served store's backend could not be reached.
+	"unavailable": store.ErrUnavailable,
 	// A served store that cannot bulk-load; the caller falls back to Put.
 	"unsupported": errors.ErrUnsupported,
 }

@@ -1,0 +1,187 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"providerdir/store"
+)
+
+// With the server cut off, calls fail with store.ErrUnavailable within a bounded time instead of
+// waiting out the driver's defaults, later ones at once while the circuit is open; once the
+// server is back, calls succeed again on the same open store.
+func TestUnavailableServer(t *testing.T) {
+	uri := os.Getenv("MONGODB_URI")
+	if uri == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("MONGODB_URI is not set; CI must run the mongo backend's suite: " + howToStart)
+		}
+		t.Skip("MONGODB_URI is not set: " + howToStart)
+	}
+	target, ok := singleHost(uri)
+	if !ok {
+		t.Skip("MONGODB_URI names several hosts; the test relays one")
+	}
+	p := startRelay(t, target)
+	db := fmt.Sprintf("unavailable_%d_%s", os.Getpid(), time.Now().Format("150405"))
+	relayed := withDatabase(strings.Replace(uri, target, p.addr(), 1), db)
+	ctx := t.Context()
+	s, err := Open(ctx, relayed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if direct, err := open(ctx, withDatabase(uri, db)); err == nil {
+			_ = direct.db.Drop(ctx)
+			_ = direct.Close()
+		}
+	})
+	if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: "a", Body: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+
+	p.cut(true)
+	// Enough calls to open the circuit and see it refuse. Each must fail as unavailable within a
+	// generous bound; the durations are logged, not asserted.
+	const bound = 5 * time.Second
+	for i := range 8 {
+		began := time.Now()
+		_, err := s.GetRecord(ctx, "k", "a")
+		took := time.Since(began)
+		t.Logf("call %d with the server cut off: %v: %v", i+1, took.Round(time.Millisecond), err)
+		if !errors.Is(err, store.ErrUnavailable) {
+			t.Fatalf("call %d with the server cut off: %v, want ErrUnavailable", i+1, err)
+		}
+		if took > bound {
+			t.Errorf("call %d took %v to fail, above %v", i+1, took, bound)
+		}
+	}
+
+	p.cut(false)
+	began := time.Now()
+	for deadline := began.Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		rec, err := s.GetRecord(ctx, "k", "a")
+		if err == nil {
+			if string(rec.Body) != "x" {
+				t.Fatalf("after the server came back the record reads %q", rec.Body)
+			}
+			break
+		}
+		if !errors.Is(err, store.ErrUnavailable) {
+			t.Fatalf("while the server comes back: %v, want ErrUnavailable until it answers", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calls still fail 30 s after the server came back: %v", err)
+		}
+	}
+	t.Logf("answered again %v after the server came back", time.Since(began).Round(time.Millisecond))
+	if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: "b", Body: []byte("y")}); err != nil {
+		t.Fatalf("a write after the server came back: %v", err)
+	}
+}
+
+// singleHost returns the host:port of a URI that names one host.
+func singleHost(uri string) (string, bool) {
+	_, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		return "", false
+	}
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest, rest != "" && !strings.Contains(rest, ",")
+}
+
+// relay is a TCP relay on loopback in front of the server that can cut the server off: while
+// cut, it closes every relayed connection and every new one as soon as it is accepted, as a
+// server that went down would.
+type relay struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	isCut bool
+	conns map[net.Conn]bool
+}
+
+func startRelay(t *testing.T, target string) *relay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go r.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		r.cut(true)
+	})
+	return r
+}
+
+func (r *relay) addr() string { return r.ln.Addr().String() }
+
+func (r *relay) serve() {
+	for {
+		c, err := r.ln.Accept()
+		if err != nil {
+			return
+		}
+		go r.relay(c)
+	}
+}
+
+func (r *relay) relay(c net.Conn) {
+	up, err := net.Dial("tcp", r.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if !r.track(c, up) {
+		c.Close()
+		up.Close()
+		return
+	}
+	go func() { _, _ = io.Copy(up, c); up.Close() }()
+	_, _ = io.Copy(c, up)
+	c.Close()
+}
+
+// track registers a relayed pair unless the relay is cut.
+func (r *relay) track(conns ...net.Conn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.isCut {
+		return false
+	}
+	for _, c := range conns {
+		r.conns[c] = true
+	}
+	return true
+}
+
+func (r *relay) cut(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.isCut = on
+	if on {
+		for c := range r.conns {
+			c.Close()
+		}
+		clear(r.conns)
+	}
+}

@@ -1,0 +1,109 @@
+package remote_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"providerdir/ingest"
+	"providerdir/source/synth"
+	"providerdir/store"
+	"providerdir/store/storetest"
+)
+
+// referenceDir finds the shared reference files beside the module.
+func referenceDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			ref := filepath.Join(dir, "..", "shared", "data", "reference")
+			if _, err := os.Stat(ref); err != nil {
+				t.Fatalf("reference files not found at %s: %v", ref, err)
+			}
+			return ref
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// Repeated ingests into a running server's store, through its socket as `providerctl ingest`
+// goes, free the generations they retire: the store holds the serving generation and the one
+// kept for rollback, not one more per ingest. The retired generation's files go while the
+// server keeps the store open, and the rollback target still serves whole.
+func TestIngestsReclaimRetiredGenerations(t *testing.T) {
+	ref := referenceDir(t)
+	drop := t.TempDir()
+	if _, err := synth.Generate(context.Background(), synth.Config{Providers: 1000, Seed: 3, Out: drop, Reference: ref}); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "rs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db := filepath.Join(dir, "db")
+	c := serve(t, dir)
+
+	empty := storetest.DirBytes(t, db)
+	var sizes []int64
+	var gens []string
+	for i := range 3 {
+		// Force loads every family again: each ingest writes a whole new generation.
+		res, err := ingest.Run(t.Context(), ingest.Options{Store: c, Dir: drop, Reference: ref, Force: true})
+		if err != nil {
+			t.Fatalf("ingest %d: %v", i+1, err)
+		}
+		gens = append(gens, res.Generation)
+		sizes = append(sizes, storetest.DirBytes(t, db))
+		t.Logf("after ingest %d (%s): %d bytes", i+1, res.Generation, sizes[i])
+	}
+	// One generation's size, and the margin above the two kept that the store may hold beyond
+	// them (its log, manifest and the tables of records).
+	one := sizes[0] - empty
+	limit := empty + 2*one + one/2
+	// Pebble deletes the files of dropped tables in the background.
+	final := storetest.SettledDirBytes(t, db, limit, 30*time.Second)
+	t.Logf("settled after ingest 3: %d bytes (one generation %d, limit %d)", final, one, limit)
+	if final > limit {
+		t.Errorf("after three ingests the store holds %d bytes, above %d (two generations of %d and a margin)", final, limit, one)
+	}
+
+	listed, err := c.Generations(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gens[1:]; !slices.Equal(listed, want) {
+		t.Errorf("generations %v, want %v (serving and rollback target)", listed, want)
+	}
+	// The rollback target is whole: the same drop loaded it, so each collection holds as many
+	// documents in it as in the serving generation.
+	serving, err := store.Serving(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for coll := range serving.Collections {
+		now, errNow := c.Count(t.Context(), store.Query{Generation: gens[2], Collection: coll})
+		prev, errPrev := c.Count(t.Context(), store.Query{Generation: gens[1], Collection: coll})
+		if errNow != nil || errPrev != nil || now != prev {
+			t.Errorf("%s: %d documents serving (%v), %d in the rollback target (%v)", coll, now, errNow, prev, errPrev)
+		}
+	}
+	snap, err := store.Rollback(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Generation(ingest.ManifestCollection); got != gens[1] {
+		t.Errorf("rollback serves %s, want %s", got, gens[1])
+	}
+}
