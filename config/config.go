@@ -32,6 +32,7 @@ const (
 	DefaultLogLevel        = "info"
 	DefaultShutdownTimeout = 15 * time.Second
 	DefaultDrainDelay      = 0 * time.Second
+	DefaultRollbackWindow  = 15 * time.Minute
 )
 
 // EnvPrefix is the prefix of every environment fallback: --base-url reads PROVIDERD_BASE_URL.
@@ -60,6 +61,10 @@ type Config struct {
 	// MetricsAddr is the host:port of the admin listener that serves /metrics; "" serves no
 	// metrics. The public listener never serves them.
 	MetricsAddr string
+	// RollbackWindow is how long the snapshot served before the last switch is kept after it,
+	// for `providerctl rollback` and for FHIR searches paging across the switch; then its
+	// generations are dropped and their disk freed.
+	RollbackWindow time.Duration
 	// DrainDelay is how long the server goes on serving after SIGINT/SIGTERM while /readyz
 	// answers 503, so a load balancer stops sending before new requests are refused.
 	DrainDelay time.Duration
@@ -146,6 +151,14 @@ func options() []option {
 				return fmt.Errorf("%q is not a positive duration such as 15s", v)
 			}
 			c.ShutdownTimeout = d
+			return nil
+		}},
+		{"rollback-window", DefaultRollbackWindow.String(), "how long the previous snapshot is kept after a switch (for rollback and paging) before its disk is reclaimed", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("%q is not a duration such as 15m", v)
+			}
+			c.RollbackWindow = d
 			return nil
 		}},
 		{"fhir-public-read", "false", "serve FHIR reads and searches without a token (a public directory)", func(c *Config, v string) (err error) {

@@ -116,6 +116,56 @@ func putServing(ctx context.Context, s Store, snap Snapshot) (Snapshot, error) {
 	return snap, nil
 }
 
+// ReleasePrevious forgets the previous mapping once the last switch is at least window old, so
+// that the generations only it referenced can be collected: the previous snapshot serves a
+// rollback and the FHIR pages of searches begun before the switch for that long, and then stops
+// holding a whole generation's disk. It reports whether it released a mapping; a pointer that
+// moved meanwhile is left as it is (ErrConflict is not an error here: the next call decides).
+func ReleasePrevious(ctx context.Context, s Store, window time.Duration, now time.Time) (bool, error) {
+	cur, err := Serving(ctx, s)
+	if err != nil || cur.Previous == nil || now.Sub(cur.SwitchedAt) < window {
+		return false, err
+	}
+	next := cur
+	next.Previous = nil
+	if _, err := putServing(ctx, s, next); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// Reclaim releases a previous mapping older than window (ReleasePrevious) and collects the
+// generations nothing references any more (CollectGenerations). It returns the generations
+// dropped.
+func Reclaim(ctx context.Context, s Store, window time.Duration, now time.Time) ([]string, error) {
+	if _, err := ReleasePrevious(ctx, s, window, now); err != nil {
+		return nil, err
+	}
+	return CollectGenerations(ctx, s)
+}
+
+// ReclaimEvery runs Reclaim at once and then every interval until ctx is done, handing each
+// round's outcome to report (nil: ignored). A server runs it so that a retired generation's disk
+// is freed while it keeps the store open, whichever process switched the snapshot.
+func ReclaimEvery(ctx context.Context, s Store, window, interval time.Duration, report func(dropped []string, err error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		dropped, err := Reclaim(ctx, s, window, time.Now())
+		if report != nil && ctx.Err() == nil {
+			report(dropped, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // CollectGenerations drops generations that neither the serving nor the previous mapping
 // references and that are older than the newest referenced one. Newer unreferenced generations
 // are left alone: an ingest may be writing one right now. A crashed ingest's leftover is

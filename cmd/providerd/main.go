@@ -32,6 +32,7 @@ import (
 	"providerdir/rest/intake"
 	"providerdir/rest/supply"
 	"providerdir/smart"
+	"providerdir/store"
 	"providerdir/store/remote"
 	"providerdir/store/storeopen"
 	"providerdir/web"
@@ -78,6 +79,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
+// reclaimInterval is how often the server looks for a previous snapshot past its rollback
+// window and for generations nothing references.
+const reclaimInterval = time.Minute
+
 func serve(cfg config.Config, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -95,6 +100,19 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		if err := st.Close(); err != nil {
 			log.Error("close store", slog.Any("error", err))
 		}
+	}()
+	reclaimed := make(chan struct{})
+	defer func() { <-reclaimed }() // the reclaimer stops with ctx, before the store closes
+	go func() {
+		defer close(reclaimed)
+		store.ReclaimEvery(ctx, st, cfg.RollbackWindow, reclaimInterval, func(dropped []string, err error) {
+			switch {
+			case err != nil:
+				log.Warn("reclaim retired generations", slog.Any("error", err))
+			case len(dropped) > 0:
+				log.Info("retired generations dropped", slog.Any("generations", dropped))
+			}
+		})
 	}()
 
 	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})

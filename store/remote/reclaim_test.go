@@ -106,4 +106,22 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 	if got := snap.Generation(ingest.ManifestCollection); got != gens[1] {
 		t.Errorf("rollback serves %s, want %s", got, gens[1])
 	}
+
+	// Rolled forward again, and once the rollback window has passed, the server's reclaimer
+	// releases the previous snapshot and the store comes down to the one generation it serves.
+	if _, err := store.Rollback(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Reclaim(t.Context(), c, 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	limit = empty + one + one/2
+	final = storetest.SettledDirBytes(t, db, limit, 30*time.Second)
+	t.Logf("settled after the rollback window: %d bytes (limit %d)", final, limit)
+	if final > limit {
+		t.Errorf("after the rollback window the store holds %d bytes, above %d (one generation of %d and a margin)", final, limit, one)
+	}
+	if listed, err := c.Generations(t.Context()); err != nil || !slices.Equal(listed, gens[2:]) {
+		t.Errorf("generations %v (%v), want %v, the one served", listed, err, gens[2:])
+	}
 }

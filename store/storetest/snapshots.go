@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"providerdir/store"
 )
@@ -14,6 +15,7 @@ var snapshotTests = []test{
 	{"PerCollection", testPerCollectionSwitch},
 	{"InterruptedIngestKeepsServing", testInterruptedIngest},
 	{"CollectGenerations", testCollectGenerations},
+	{"ReleasePrevious", testReleasePrevious},
 }
 
 // servedBody reads a document through the serving pointer, as the surfaces do.
@@ -268,5 +270,43 @@ func testCollectGenerations(t *testing.T, s store.Store) {
 	// Nothing more to collect.
 	if dropped, err = store.CollectGenerations(ctx, s); err != nil || len(dropped) != 0 {
 		t.Errorf("second CollectGenerations = %q, %v; want nothing", dropped, err)
+	}
+}
+
+// The previous mapping is kept for the window after a switch, then released, and the generation
+// only it referenced is collected; a rollback is then refused, not half done.
+func testReleasePrevious(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	gA, gB := newGen(t, s), newGen(t, s)
+	for _, g := range []string{gA, gB} {
+		mustPut(t, s, g, "p", doc("x", `"`+g+`"`))
+	}
+	snap := wantServing(t, s, map[string]string{})
+	var err error
+	for _, change := range []map[string]string{{"p": gA}, {"p": gB}} {
+		if snap, err = store.Switch(ctx, s, snap, change, "step"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Within the window nothing is released or dropped.
+	dropped, err := store.Reclaim(ctx, s, time.Hour, snap.SwitchedAt.Add(59*time.Minute))
+	if err != nil || len(dropped) != 0 {
+		t.Fatalf("Reclaim within the window = %q, %v; want nothing", dropped, err)
+	}
+	if cur := wantServing(t, s, map[string]string{"p": gB}); cur.Generation("p") != gB || cur.Previous["p"] != gA {
+		t.Fatalf("previous mapping %v, want p: %s", cur.Previous, gA)
+	}
+	// Past it, the previous mapping goes and its generation with it.
+	dropped, err = store.Reclaim(ctx, s, time.Hour, snap.SwitchedAt.Add(time.Hour))
+	if err != nil || !equalIDs(dropped, []string{gA}) {
+		t.Fatalf("Reclaim past the window = %q, %v; want [%s]", dropped, err, gA)
+	}
+	if got := servedBody(t, s, "p", "x"); got != `"`+gB+`"` {
+		t.Errorf("served %s after the release, want %q", got, gB)
+	}
+	_, err = store.Rollback(ctx, s)
+	wantErr(t, err, store.ErrNotFound, "Rollback after the previous mapping was released")
+	if released, err := store.ReleasePrevious(ctx, s, 0, time.Now()); err != nil || released {
+		t.Errorf("second ReleasePrevious = %v, %v; want nothing to release", released, err)
 	}
 }

@@ -1,0 +1,63 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"providerdir/store"
+	"providerdir/store/embedded"
+)
+
+// The reclaimer a server runs releases a previous snapshot past its window and drops its
+// generation without anyone else calling it, and stops with its context.
+func TestReclaimEvery(t *testing.T) {
+	s, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	snap := store.Snapshot{}
+	var gens []string
+	for range 2 {
+		g, err := store.NewGeneration(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(ctx, g, "p", []store.Document{{ID: "x", Body: []byte(`{}`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if snap, err = store.Switch(ctx, s, snap, map[string]string{"p": g}, "step"); err != nil {
+			t.Fatal(err)
+		}
+		gens = append(gens, g)
+	}
+	run, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	rounds := 0
+	go func() {
+		defer close(done)
+		store.ReclaimEvery(run, s, 0, 10*time.Millisecond, func([]string, error) { rounds++ })
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		listed, err := s.Generations(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(listed, gens[1:]) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("generations %v, want %v", listed, gens[1:])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if rounds == 0 {
+		t.Error("no round reported")
+	}
+}
