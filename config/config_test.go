@@ -33,6 +33,7 @@ func TestParseDefaults(t *testing.T) {
 		BaseURL:         "http://127.0.0.1:8080",
 		LogFormat:       "json",
 		LogLevel:        slog.LevelInfo,
+		RollbackWindow:  15 * time.Minute,
 		ShutdownTimeout: 15 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -71,6 +72,10 @@ func TestParsePrecedence(t *testing.T) {
 			func(c Config) bool { return c.LogFormat == "text" && c.LogLevel == slog.LevelDebug }},
 		{"shutdown timeout", nil, env("PROVIDERD_SHUTDOWN_TIMEOUT", "2m"),
 			func(c Config) bool { return c.ShutdownTimeout == 2*time.Minute }},
+		{"rollback window", []string{"--rollback-window", "0"}, env("PROVIDERD_ROLLBACK_WINDOW", "1h"),
+			func(c Config) bool { return c.RollbackWindow == 0 }},
+		{"rollback window from env", nil, env("PROVIDERD_ROLLBACK_WINDOW", "1h"),
+			func(c Config) bool { return c.RollbackWindow == time.Hour }},
 		{"drain delay", []string{"--drain-delay", "10s"}, env(),
 			func(c Config) bool { return c.DrainDelay == 10*time.Second }},
 		{"drain delay from env", nil, env("PROVIDERD_DRAIN_DELAY", "3s"),
@@ -132,6 +137,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative timeout", []string{"--shutdown-timeout", "-1s"}, env(), "invalid --shutdown-timeout"},
 		{"bad drain delay", []string{"--drain-delay", "a while"}, env(), "invalid --drain-delay"},
 		{"negative drain delay", nil, env("PROVIDERD_DRAIN_DELAY", "-5s"), "invalid PROVIDERD_DRAIN_DELAY"},
+		{"negative rollback window", []string{"--rollback-window", "-1m"}, env(), "invalid --rollback-window"},
 		{"bad metrics addr", []string{"--metrics-addr", "9090"}, env(), "invalid --metrics-addr"},
 		{"metrics on the public addr", []string{"--addr", "127.0.0.1:8080", "--metrics-addr", "127.0.0.1:8080"}, env(), "invalid --metrics-addr"},
 		{"bad cidr", []string{"--trusted-proxies", "10.0.0.0/33"}, env(), "invalid --trusted-proxies"},
