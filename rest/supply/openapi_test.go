@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/intake"
 )
 
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
@@ -28,13 +29,17 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatalf("servers %v, want the configured base URL %s", doc.Servers, e.base)
 	}
 
-	// Routes the API registers, as METHOD /v1/path templates.
-	r := mux.NewRouter().PathPrefix("/v1").Subrouter()
-	e.api.Routes(r)
+	// Routes the supply API and the service host register, as METHOD /path templates.
+	root := mux.NewRouter()
+	e.api.Routes(root.PathPrefix("/v1").Subrouter())
+	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
-	_ = r.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, _ := rt.GetPathTemplate()
-		methods, _ := rt.GetMethods()
+		methods, err := rt.GetMethods()
+		if err != nil {
+			return nil // a subrouter's prefix, not a route
+		}
 		for _, m := range methods {
 			if m != http.MethodHead {
 				routes = append(routes, m+" "+tpl)
