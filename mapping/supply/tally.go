@@ -15,8 +15,8 @@ type Provider struct {
 	// Organization is true for NPPES entity type 2. A deactivated record publishes no entity
 	// type, so it is false there; such a record is left out as deactivated first.
 	Organization bool
-	State  string   // practice location state as published (USPS code)
-	Codes  []string // taxonomy codes of the filled slots, in slot order (repeats possible)
+	State        string   // practice location state as published (USPS code)
+	Codes        []string // taxonomy codes of the filled slots, in slot order (repeats possible)
 }
 
 // Counted reports whether the studies count p wherever its codes match: an active individual
