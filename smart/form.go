@@ -3,6 +3,9 @@ package smart
 import (
 	"mime"
 	"net/url"
+	"strconv"
+
+	"providerdir/internal/safetext"
 )
 
 // Token request parameters and their fixed values (SMART Backend Services, RFC 7523).
@@ -42,7 +45,7 @@ func parseTokenForm(contentType string, body []byte) (tokenForm, *oauthError) {
 	}
 	for name, v := range vals {
 		if len(v) > 1 {
-			return tokenForm{}, invalidRequest("parameter " + name + " is repeated")
+			return tokenForm{}, invalidRequest("parameter " + strconv.Quote(safetext.Echo(name)) + " is repeated")
 		}
 	}
 	f := tokenForm{

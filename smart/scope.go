@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"providerdir/internal/safetext"
 )
 
 // ResourceTypes are the FHIR resource types the directory serves, the only ones a scope may name
@@ -58,7 +60,7 @@ var nonResourceScopes = map[string]bool{
 // "?query" after v2 permissions. It does not allocate beyond the returned strings.
 func ParseScope(s string) (Scope, error) {
 	if len(s) == 0 || len(s) > maxScopeLen {
-		return Scope{}, fmt.Errorf("%w: %q", ErrScope, s)
+		return Scope{}, fmt.Errorf("%w: %q", ErrScope, safetext.Echo(s))
 	}
 	ctx, rest, ok := strings.Cut(s, "/")
 	if !ok || (ctx != "system" && ctx != "user" && ctx != "patient") {

@@ -326,3 +326,23 @@ func TestTokenScope(t *testing.T) {
 		})
 	}
 }
+
+// A token error repeats at most a bounded part of what the client sent.
+func TestTokenErrorsEchoBoundedValues(t *testing.T) {
+	e := newEnv(t)
+	k := rsaKey(t, "echo")
+	id := e.addClient(t, k, "system/Practitioner.read")
+	assertion := func() string { return sign(t, k.priv, k.alg, k.kid, e.claims(id), nil) }
+	long := strings.Repeat("x", 20000) // the form stays under its 64 KiB bound
+	repeated := tokenForm(assertion(), "system/Practitioner.read")
+	repeated[long] = []string{"1", "2"}
+	for name, form := range map[string]url.Values{
+		"long scope":          tokenForm(assertion(), "system/"+long+".read"),
+		"long repeated field": repeated,
+	} {
+		r := e.postToken(t, form)
+		if r.status != http.StatusBadRequest || len(r.Description) > 300 || r.Description == "" {
+			t.Errorf("%s: %d, error_description of %d bytes: %.120q", name, r.status, len(r.Description), r.Description)
+		}
+	}
+}
