@@ -28,6 +28,7 @@ help:
 	@echo "make pgo    profile a 2-million-provider ingest for the builds' profile-guided optimization"
 
 build:
+	@echo "building $(BIN)/providerd and $(BIN)/providerctl (a first build compiles every dependency: a few minutes)"
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # The demo drop is generated once; delete data/ to start over.
