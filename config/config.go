@@ -329,17 +329,17 @@ const referenceUsage = "directory of newer public reference files, laid out as t
 
 // ReferenceFlag defines --reference on fs for providerctl's subcommands, with the same default
 // and PROVIDERD_REFERENCE fallback as providerd. Call the returned function after fs.Parse: it
-// returns the reference files to read and what to call them in messages.
-func ReferenceFlag(fs *flag.FlagSet, getenv func(string) string) func() (iofs.FS, string, error) {
+// returns the reference files to read.
+func ReferenceFlag(fs *flag.FlagSet, getenv func(string) string) func() (iofs.FS, error) {
 	v := fs.String("reference", DefaultReference, referenceUsage+" (env "+EnvName("reference")+")")
-	return func() (iofs.FS, string, error) {
+	return func() (iofs.FS, error) {
 		set := false
 		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "reference" })
 		dir, from := resolve("reference", *v, set, getenv)
 		files, err := reference.Open(dir)
 		if err != nil {
-			return nil, "", fmt.Errorf("invalid %s: %w", from, err)
+			return nil, fmt.Errorf("invalid %s: %w", from, err)
 		}
-		return files, reference.Name(dir), nil
+		return files, nil
 	}
 }

@@ -39,11 +39,3 @@ func Open(dir string) (fs.FS, error) {
 	}
 	return os.DirFS(dir), nil
 }
-
-// Name describes the reference files Open(dir) reads, for messages.
-func Name(dir string) string {
-	if dir == "" {
-		return "the built-in reference files"
-	}
-	return dir
-}
