@@ -234,9 +234,9 @@ func TestOpenFS(t *testing.T) {
 		return source.NewReader(r, name, toy, decodeToy, opts...)
 	}
 	tests := []struct {
-		name    string
-		rows    int
-		wantErr string
+		name     string
+		rows     int
+		wantErr  string
 		notExist bool
 	}{
 		{"sub/good.csv", 1, "", false},
