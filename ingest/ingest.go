@@ -96,6 +96,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Dir != "" && opts.Reference != nil {
+		// The reference files are always found; a drop of none of the families is most likely
+		// the wrong directory, which the operator should hear of.
+		if _, err := findFamilies(roots[0]); errors.Is(err, ErrNoSourceFiles) {
+			opts.Log.Warn("no source files of any known family in the drop; only the reference files are read", "dir", opts.Dir)
+		}
+	}
 	serving, err := store.Serving(ctx, opts.Store)
 	if err != nil {
 		return Result{}, err

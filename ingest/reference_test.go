@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -143,5 +144,23 @@ func TestReferenceOverride(t *testing.T) {
 	}
 	if got := count(t, s, ingest.NUCCTaxonomy); got != 884 {
 		t.Errorf("%d taxonomy codes served, want 884", got)
+	}
+}
+
+// TestDropOfNothing: a drop directory holding no family's files still loads the reference files,
+// and says that the drop held nothing.
+func TestDropOfNothing(t *testing.T) {
+	s := openStore(t)
+	var log bytes.Buffer
+	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: t.TempDir(), Reference: reference.Embedded(),
+		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil || !res.Switched || len(res.Families) != 2 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if !strings.Contains(log.String(), "no source files of any known family in the drop") {
+		t.Errorf("no warning of the empty drop:\n%s", log.String())
+	}
+	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: t.TempDir()}); !errors.Is(err, ingest.ErrNoSourceFiles) {
+		t.Errorf("an empty drop without reference files: %v, want ErrNoSourceFiles", err)
 	}
 }
