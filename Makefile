@@ -1,5 +1,5 @@
 # Build, run and test the provider directory service. Every target works on a fresh checkout with
-# ../shared beside it; `make help` lists them.
+# nothing beside it; `make help` lists them.
 
 SHELL      := /bin/bash
 GO         ?= go
@@ -7,7 +7,10 @@ GO         ?= go
 COMMIT     := $(shell git rev-parse --short=7 HEAD 2>/dev/null)
 LDFLAGS    := -X providerdir/buildinfo.Commit=$(COMMIT)
 BIN        := bin
-REFERENCE  ?= ../shared/data/reference
+# The reference files (Census, NUCC, ...) are built into the binaries; REFERENCE=DIR reads a
+# directory of newer releases instead.
+REFERENCE  ?=
+REFERENCE_FLAG := $(if $(REFERENCE),--reference $(REFERENCE))
 DEMO_DIR   ?= data/demo
 DEMO_STORE ?= embedded:data/db
 DEMO_SEED  ?= 20250608
@@ -34,13 +37,13 @@ build:
 # The demo drop is generated once; delete data/ to start over.
 demo-data: build
 	@if [ ! -f $(DEMO_DIR)/manifest.json ]; then \
-		$(BIN)/providerctl generate --providers $(PROVIDERS) --seed $(DEMO_SEED) --reference $(REFERENCE) --out $(DEMO_DIR); \
+		$(BIN)/providerctl generate --providers $(PROVIDERS) --seed $(DEMO_SEED) $(REFERENCE_FLAG) --out $(DEMO_DIR); \
 	fi
-	$(BIN)/providerctl ingest --store $(DEMO_STORE) --reference $(REFERENCE) $(DEMO_DIR)
+	$(BIN)/providerctl ingest --store $(DEMO_STORE) $(REFERENCE_FLAG) $(DEMO_DIR)
 
 run: demo-data
 	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR)
-	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) --reference $(REFERENCE) --log-format text
+	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) $(REFERENCE_FLAG) --log-format text
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.
@@ -72,7 +75,7 @@ bench: build
 # under data/pgo once (about 2.5 GB), before the profiled run.
 pgo: build
 	@if [ ! -f data/pgo/drop/manifest.json ]; then \
-		$(BIN)/providerctl generate --providers 2000000 --seed 1 --reference $(REFERENCE) --out data/pgo/drop; \
+		$(BIN)/providerctl generate --providers 2000000 --seed 1 $(REFERENCE_FLAG) --out data/pgo/drop; \
 	fi
 	PROVIDERDIR_INGEST_SCALE=2000000 PROVIDERDIR_SCALE_DIR=$(CURDIR)/data/pgo $(GO) test -count=1 -timeout 60m \
 		-run TestIngestAtScale -cpuprofile $(CURDIR)/data/pgo/ingest.pprof -o $(CURDIR)/data/pgo/ingest.test ./ingest/

@@ -13,21 +13,23 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"providerdir/source/reference"
 )
 
 // Defaults of the options that have one.
 const (
 	DefaultAddr            = "127.0.0.1:8080"
 	DefaultStore           = "embedded:./data/db"
-	DefaultReference       = "../shared/data/reference"
+	DefaultReference       = "" // the reference files built into the binary (source/reference)
 	DefaultLogFormat       = "json"
 	DefaultLogLevel        = "info"
 	DefaultShutdownTimeout = 15 * time.Second
@@ -49,7 +51,8 @@ type Config struct {
 	Addr string
 	// Store selects and locates the store backend.
 	Store StoreSpec
-	// Reference is the directory of the public reference files (Census, NUCC, ...).
+	// Reference is a directory of newer public reference files (Census, NUCC, ...) laid out as
+	// source/reference; "" means the files built into the binary.
 	Reference string
 	// BaseURL is the public base URL absolute links are built from, without a trailing slash.
 	// Links never come from the Host header, which a client controls.
@@ -103,9 +106,9 @@ func options() []option {
 			c.Store, err = ParseStore(v)
 			return err
 		}},
-		{"reference", DefaultReference, "directory of the public reference files", func(c *Config, v string) error {
-			if strings.TrimSpace(v) == "" {
-				return errors.New("must not be empty")
+		{"reference", DefaultReference, referenceUsage, func(c *Config, v string) error {
+			if v != "" && strings.TrimSpace(v) == "" {
+				return errors.New("is blank: give a directory, or nothing for the built-in files")
 			}
 			c.Reference = v
 			return nil
@@ -328,14 +331,28 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 }
 
 // CheckReference reports a reference directory that does not exist, at start rather than at the
-// first request that needs a reference file.
+// first use of a reference file. The built-in files ("") are always there.
 func (c Config) CheckReference() error {
-	fi, err := os.Stat(c.Reference)
-	switch {
-	case err != nil:
-		return fmt.Errorf("reference directory: %w", err)
-	case !fi.IsDir():
-		return fmt.Errorf("reference directory: %s is not a directory", c.Reference)
+	_, err := reference.Open(c.Reference)
+	return err
+}
+
+// referenceUsage is the help text of --reference, wherever it is defined.
+const referenceUsage = "directory of newer public reference files, laid out as the built-in set (census/, nucc/, cms/, nppes/); default: the files built into the binary"
+
+// ReferenceFlag defines --reference on fs for providerctl's subcommands, with the same default
+// and PROVIDERD_REFERENCE fallback as providerd. Call the returned function after fs.Parse: it
+// returns the reference files to read.
+func ReferenceFlag(fs *flag.FlagSet, getenv func(string) string) func() (iofs.FS, error) {
+	v := fs.String("reference", DefaultReference, referenceUsage+" (env "+EnvName("reference")+")")
+	return func() (iofs.FS, error) {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "reference" })
+		dir, from := resolve("reference", *v, set, getenv)
+		files, err := reference.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s: %w", from, err)
+		}
+		return files, nil
 	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net/netip"
 	"os"
@@ -29,7 +30,6 @@ func TestParseDefaults(t *testing.T) {
 	want := Config{
 		Addr:            "127.0.0.1:8080",
 		Store:           StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"},
-		Reference:       "../shared/data/reference",
 		BaseURL:         "http://127.0.0.1:8080",
 		LogFormat:       "json",
 		LogLevel:        slog.LevelInfo,
@@ -261,6 +261,7 @@ func TestCheckReference(t *testing.T) {
 		path string
 		ok   bool
 	}{
+		{"", true}, // the built-in files
 		{dir, true},
 		{file, false},
 		{dir + "/missing", false},
@@ -297,5 +298,52 @@ func TestFHIRPublicRead(t *testing.T) {
 		if err != nil || c.FHIRPublicRead != tt.want {
 			t.Errorf("%v %v: got %v, %v; want %v", tt.args, tt.env, c.FHIRPublicRead, err, tt.want)
 		}
+	}
+}
+
+func TestReferenceFlag(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/nucc", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/nucc/marker", []byte("newer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		want    string // a file the chosen set holds
+		wantErr string
+	}{
+		{"built-in by default", nil, env(), "census/NST-EST2024-ALLDATA.csv", ""},
+		{"directory from the environment", nil, env("PROVIDERD_REFERENCE", dir), "nucc/marker", ""},
+		{"flag over the environment", []string{"--reference", dir}, env("PROVIDERD_REFERENCE", "/nonexistent"), "nucc/marker", ""},
+		{"missing directory", []string{"--reference", dir + "/absent"}, env(), "", "invalid --reference: reference directory"},
+		{"missing directory in the environment", nil, env("PROVIDERD_REFERENCE", dir+"/absent"), "", "invalid PROVIDERD_REFERENCE"},
+		{"a file, not a directory", []string{"--reference", dir + "/nucc/marker"}, env(), "", "is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			get := ReferenceFlag(fs, tt.env)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			files, err := get()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := iofs.Stat(files, tt.want); err != nil {
+				t.Errorf("the chosen reference set lacks %s: %v", tt.want, err)
+			}
+		})
 	}
 }

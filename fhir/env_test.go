@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/smart"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
@@ -35,29 +37,6 @@ import (
 // stands in production and puts a Grant into the context, chosen per request by test headers:
 // X-Test-Grant: none sends none, X-Test-Scopes sets the scopes, X-Test-Sandbox: 1 confines it
 // to the sandbox subset. Without them a request has system/*.rs.
-
-// referenceDir finds ../shared/data/reference beside the repository root.
-func referenceDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			ref := filepath.Join(dir, "..", "shared", "data", "reference")
-			if _, err := os.Stat(ref); err != nil {
-				tb.Fatalf("reference files not found at %s: %v", ref, err)
-			}
-			return ref
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
 
 var (
 	dropsOnce          sync.Once
@@ -77,7 +56,7 @@ const testProviders = 400
 // drops generates a base drop and its evolved successor once for the package.
 func drops(tb testing.TB) (string, string) {
 	tb.Helper()
-	ref := referenceDir(tb)
+	ref := reference.Embedded()
 	dropsOnce.Do(func() {
 		if dropRoot, dropErr = os.MkdirTemp("", "fhir-drops-"); dropErr != nil {
 			return
@@ -114,7 +93,7 @@ type env struct {
 	st   store.Store
 	srv  *httptest.Server
 	base string // FHIR base URL
-	ref  string
+	ref  fs.FS
 }
 
 func (e *env) close() {
@@ -130,7 +109,7 @@ func sharedEnv(tb testing.TB) *env {
 		if sharedStoreDir, sharedErr = os.MkdirTemp("", "fhir-store-"); sharedErr != nil {
 			return
 		}
-		shared, sharedErr = newEnv(sharedStoreDir, base, referenceDir(tb), fhir.Config{})
+		shared, sharedErr = newEnv(sharedStoreDir, base, reference.Embedded(), fhir.Config{})
 	})
 	if sharedErr != nil {
 		tb.Fatal(sharedErr)
@@ -142,7 +121,7 @@ func sharedEnv(tb testing.TB) *env {
 func freshEnv(t *testing.T, limits fhir.Config) *env {
 	t.Helper()
 	base, _ := drops(t)
-	e, err := newEnv(t.TempDir(), base, referenceDir(t), limits)
+	e, err := newEnv(t.TempDir(), base, reference.Embedded(), limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +130,7 @@ func freshEnv(t *testing.T, limits fhir.Config) *env {
 }
 
 // newEnv ingests drop into a store in dir and serves it; limits sets the server's caps.
-func newEnv(dir, drop, ref string, limits fhir.Config) (*env, error) {
+func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 	st, err := embedded.Open(dir)
 	if err != nil {
 		return nil, err

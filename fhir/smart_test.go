@@ -20,6 +20,7 @@ import (
 	"providerdir/httpserver"
 	"providerdir/ingest"
 	"providerdir/smart"
+	"providerdir/source/reference"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )
@@ -39,7 +40,7 @@ func newSMARTEnv(t *testing.T, publicRead bool) *smartEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: base, Reference: referenceDir(t)}); err != nil {
+	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"io"
 	"regexp"
 
 	"providerdir/mapping"
@@ -53,9 +54,9 @@ func init() {
 }
 
 // loadPOS stores the certification file, one facility per CCN.
-func loadPOS(ctx context.Context, l *familyLoad, files []string) error {
+func loadPOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.POS).Provenance(1)
-	return loadInto(ctx, l, files, posFile, pos.Open, Facilities, func(f *pos.Facility) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, posFile, pos.NewReader, Facilities, func(f *pos.Facility) (store.Document, bool, error) {
 		rec, keys := mapping.Facility(f)
 		doc, err := mapping.NewDocument(f.CCN, rec, prov, keys)
 		return doc, true, err
@@ -65,10 +66,10 @@ func loadPOS(ctx context.Context, l *familyLoad, files []string) error {
 // loadCareCompare stores one quality record per facility and type. Hospices publish their
 // overall star only as the summary row of the long CAHPS file, read first and joined by CCN
 // (a few thousand hospices: the map stays small at national scale).
-func loadCareCompare(ctx context.Context, l *familyLoad, files []string) error {
+func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	hospiceStars := map[string]*float64{}
 	for _, f := range filesMatching(files, hospiceCAHPS) {
-		r, err := carecompare.OpenMeasures(f)
+		r, err := source.OpenFS(f.fsys, f.name, carecompare.NewMeasureReader)
 		if err != nil {
 			return err
 		}
@@ -88,10 +89,10 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []string) error {
 			continue
 		}
 		prov := l.snapshotOfFiles(t.Dataset, files)
-		open := func(path string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
-			return carecompare.Open(t.Kind, path, opts...)
+		newReader := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
+			return carecompare.NewReader(t.Kind, r, name, opts...)
 		}
-		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], open, Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
+		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
 			var star *float64
 			if t.Kind == carecompare.Hospice {
 				star = hospiceStars[f.CCN]

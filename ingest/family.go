@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,9 +26,9 @@ type family struct {
 	// collections are every collection the family writes; all of them switch with the family,
 	// so a collection that came out empty this time is served empty, not stale.
 	collections []string
-	load        func(ctx context.Context, l *familyLoad, files []string) error
+	load        func(ctx context.Context, l *familyLoad, files []sourceFile) error
 	// snapshotOf, when set, dates a drop whose file names do not carry its date the usual way.
-	snapshotOf func(files []string) string
+	snapshotOf func(files []sourceFile) string
 }
 
 // families is the registry; each family's file adds itself in init.
@@ -60,40 +60,53 @@ func familyByName(name string) *family {
 // pattern compiles a case-insensitive, whole-name file pattern.
 func pattern(expr string) *regexp.Regexp { return regexp.MustCompile(`(?i)^` + expr + `$`) }
 
+// sourceFile is one file of the drop or of the reference set: a slash-separated path in the
+// file system it was found in (the drop's directory, or the reference files, which may be built
+// into the binary).
+type sourceFile struct {
+	fsys fs.FS
+	name string
+}
+
+// base is the file's name without its directories: what family patterns and dates are read from.
+func (f sourceFile) base() string { return path.Base(f.name) }
+
+// fileRoot is a file system families are looked for in, with the name messages give it.
+type fileRoot struct {
+	fsys  fs.FS
+	label string
+}
+
 type foundFamily struct {
 	family *family
-	files  []string
+	files  []sourceFile
 	bytes  int64
 	// described lists the files with their sizes, and their checksums if they were computed
 	// before the load.
 	described []File
 }
 
-// findFamilies lists the families present in dirs (and their immediate subdirectories, where
-// the reference drop keeps census/, nucc/ and cms/) with their files, in registry order.
-func findFamilies(dirs ...string) ([]foundFamily, error) {
-	var paths []string
-	for _, dir := range dirs {
-		if dir == "" {
-			continue
-		}
-		entries, err := os.ReadDir(dir)
+// findFamilies lists the families present in roots (and their immediate subdirectories, where
+// the reference set keeps census/, nucc/ and cms/) with their files, in registry order.
+func findFamilies(roots ...fileRoot) ([]foundFamily, error) {
+	var files []sourceFile
+	for _, root := range roots {
+		entries, err := fs.ReadDir(root.fsys, ".")
 		if err != nil {
-			return nil, fmt.Errorf("ingest: %w", err)
+			return nil, fmt.Errorf("ingest: %s: %w", root.label, err)
 		}
 		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
 			switch {
 			case e.Type().IsRegular():
-				paths = append(paths, p)
+				files = append(files, sourceFile{root.fsys, e.Name()})
 			case e.IsDir():
-				sub, err := os.ReadDir(p)
+				sub, err := fs.ReadDir(root.fsys, e.Name())
 				if err != nil {
-					return nil, fmt.Errorf("ingest: %w", err)
+					return nil, fmt.Errorf("ingest: %s: %w", root.label, err)
 				}
 				for _, se := range sub {
 					if se.Type().IsRegular() {
-						paths = append(paths, filepath.Join(p, se.Name()))
+						files = append(files, sourceFile{root.fsys, path.Join(e.Name(), se.Name())})
 					}
 				}
 			}
@@ -102,16 +115,18 @@ func findFamilies(dirs ...string) ([]foundFamily, error) {
 	var out []foundFamily
 	for _, f := range families {
 		ff := foundFamily{family: f}
+		taken := make([]bool, len(files)) // a file two patterns of the family match is read once
 		for _, p := range f.patterns {
-			for _, path := range paths {
-				if !p.MatchString(filepath.Base(path)) || slices.Contains(ff.files, path) {
+			for i, file := range files {
+				if taken[i] || !p.MatchString(file.base()) {
 					continue
 				}
-				info, err := os.Stat(path)
+				info, err := fs.Stat(file.fsys, file.name)
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("ingest: %w", err)
 				}
-				ff.files = append(ff.files, path)
+				taken[i] = true
+				ff.files = append(ff.files, file)
 				ff.bytes += info.Size()
 			}
 		}
@@ -120,16 +135,20 @@ func findFamilies(dirs ...string) ([]foundFamily, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w %s", ErrNoSourceFiles, strings.Join(dirs, ", "))
+		labels := make([]string, len(roots))
+		for i, r := range roots {
+			labels[i] = r.label
+		}
+		return nil, fmt.Errorf("%w %s", ErrNoSourceFiles, strings.Join(labels, ", "))
 	}
 	return out, nil
 }
 
 // filesMatching returns the files whose base name matches p, keeping their order.
-func filesMatching(files []string, p *regexp.Regexp) []string {
-	var out []string
+func filesMatching(files []sourceFile, p *regexp.Regexp) []sourceFile {
+	var out []sourceFile
 	for _, f := range files {
-		if p.MatchString(filepath.Base(f)) {
+		if p.MatchString(f.base()) {
 			out = append(out, f)
 		}
 	}
@@ -147,13 +166,14 @@ var (
 // snapshotDate derives a drop's snapshot date from its file names, the way publishers date them:
 // NPPES npidata_pfile_20050523-20250608 (the last date), PECOS ..._2025.01.01, Open Payments
 // ..._P01302025, Care Compare ..._Oct2024 (the first of the month). Files without a date in the
-// name fall back to their modification date. The latest date found wins.
-func snapshotDate(files []string) string {
+// name fall back to their modification date; files built into the binary have none, and are
+// dated by their names (see source/reference). The latest date found wins.
+func snapshotDate(files []sourceFile) string {
 	best := ""
 	for _, f := range files {
-		d := dateInName(filepath.Base(f))
+		d := dateInName(f.base())
 		if d == "" {
-			if info, err := os.Stat(f); err == nil {
+			if info, err := fs.Stat(f.fsys, f.name); err == nil && !info.ModTime().IsZero() {
 				d = info.ModTime().UTC().Format(time.DateOnly)
 			}
 		}
@@ -203,7 +223,7 @@ func (l *familyLoad) snapshot(d mapping.Dataset) mapping.SnapshotInfo {
 
 // snapshotOfFiles is snapshot for a dataset that is one file among several of its family (Care
 // Compare publishes each facility type on its own schedule): its date is its own files' date.
-func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []string) mapping.SnapshotInfo {
+func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []sourceFile) mapping.SnapshotInfo {
 	info := l.snapshot(d)
 	if l.run.opts.SnapshotDate == "" && len(files) > 0 {
 		info.Snapshot = snapshotDate(files)
@@ -219,10 +239,10 @@ var programYear = regexp.MustCompile(`(?i)PGYR?((19|20)\d\d)`)
 // that it is known before the first record is stamped: Open Payments files cover their program
 // year; NPPES names its full file by the first and last enumeration dates it spans
 // (npidata_pfile_20050523-20250608); a file dated once covers the state of things on that date.
-func coverageOf(files []string, snapshot string) Coverage {
+func coverageOf(files []sourceFile, snapshot string) Coverage {
 	c := Coverage{Start: snapshot, End: snapshot}
 	for _, f := range files {
-		name := filepath.Base(f)
+		name := f.base()
 		if m := programYear.FindStringSubmatch(name); m != nil {
 			return Coverage{Start: m[1] + "-01-01", End: m[1] + "-12-31"}
 		}
@@ -363,19 +383,17 @@ func parseFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], b
 // maxManifestErrors bounds the row errors a manifest keeps per file; the counts are complete.
 const maxManifestErrors = 20
 
-// opener opens one file of a family with its reader.
-type opener[T any] func(path string, opts ...source.Option) (*source.Reader[T], error)
-
-// loadInto reads every file of files that p matches and writes one document per record into
-// collection. toDoc returns ok false for a record that has no document of its own; it must not
-// keep its argument, which is reused for the next record.
-func loadInto[T any](ctx context.Context, l *familyLoad, files []string, p *regexp.Regexp, open opener[T],
+// loadInto reads every file of files that p matches with newReader (a source package's
+// NewReader) and writes one document per record into collection. toDoc returns ok false for a
+// record that has no document of its own; it must not keep its argument, which is reused for the
+// next record.
+func loadInto[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *regexp.Regexp, newReader source.NewFunc[T],
 	collection string, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
 	if l.run.writer != nil {
 		l.run.writer.recycle(collection, mapping.Recycle) // bodies come from mapping.NewDocument
 	}
 	for _, f := range filesMatching(files, p) {
-		r, err := open(f)
+		r, err := source.OpenFS(f.fsys, f.name, newReader)
 		if err != nil {
 			return err
 		}

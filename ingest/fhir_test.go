@@ -15,6 +15,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
+	"providerdir/source/reference"
 	"providerdir/store"
 )
 
@@ -25,7 +26,7 @@ func TestFHIRSnapshot(t *testing.T) {
 	base, _, _, _ := drops(t)
 	s := openStore(t)
 	ctx := context.Background()
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)})
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestFHIRPartOf(t *testing.T) {
 
 	s := openStore(t)
 	ctx := context.Background()
-	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: referenceDir(t)}); err != nil {
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	snap, _ := store.Serving(ctx, s)

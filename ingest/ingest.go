@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,9 +23,10 @@ type Options struct {
 	Store store.Store
 	// Dir holds the drop: any subset of the families' files, named as their publishers name them.
 	Dir string
-	// Reference is the directory of reference files (Census, NUCC, CCN state codes), loaded as
-	// families of their own beside the drop; empty skips them.
-	Reference string
+	// Reference holds the reference files (Census, NUCC): source/reference's built-in set, or a
+	// directory of newer releases (os.DirFS). They load as families of their own beside the
+	// drop; nil skips them.
+	Reference fs.FS
 	// DryRun reads and validates every file and reports, but writes nothing.
 	DryRun bool
 	// Force reloads families whose files are byte-identical to the ones serving.
@@ -84,9 +85,23 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("ingest: snapshot date %q is not YYYY-MM-DD", opts.SnapshotDate)
 		}
 	}
-	found, err := findFamilies(opts.Dir, opts.Reference)
+	var roots []fileRoot
+	if opts.Dir != "" {
+		roots = append(roots, fileRoot{os.DirFS(opts.Dir), opts.Dir})
+	}
+	if opts.Reference != nil {
+		roots = append(roots, fileRoot{opts.Reference, "the reference files"})
+	}
+	found, err := findFamilies(roots...)
 	if err != nil {
 		return Result{}, err
+	}
+	if opts.Dir != "" && opts.Reference != nil {
+		// The reference files are always found; a drop of none of the families is most likely
+		// the wrong directory, which the operator should hear of.
+		if _, err := findFamilies(roots[0]); errors.Is(err, ErrNoSourceFiles) {
+			opts.Log.Warn("no source files of any known family in the drop; only the reference files are read", "dir", opts.Dir)
+		}
 	}
 	serving, err := store.Serving(ctx, opts.Store)
 	if err != nil {
@@ -344,26 +359,26 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 }
 
 // describeFiles lists the files of a family with their sizes; hashFiles adds their checksums.
-func describeFiles(paths []string) ([]File, error) {
-	out := make([]File, 0, len(paths))
-	for _, p := range paths {
-		info, err := os.Stat(p)
+func describeFiles(files []sourceFile) ([]File, error) {
+	out := make([]File, 0, len(files))
+	for _, f := range files {
+		info, err := fs.Stat(f.fsys, f.name)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
-		out = append(out, File{Name: filepath.Base(p), Bytes: info.Size()})
+		out = append(out, File{Name: f.base(), Bytes: info.Size()})
 	}
 	return out, nil
 }
 
-// hashFiles sets the SHA-256 checksum of each file (files[i] describes paths[i]), and its size
-// as read.
-func hashFiles(ctx context.Context, paths []string, files []File) error {
-	for i, p := range paths {
+// hashFiles sets the SHA-256 checksum of each file (files[i] describes sources[i]), and its
+// size as read.
+func hashFiles(ctx context.Context, sources []sourceFile, files []File) error {
+	for i, src := range sources {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := os.Open(p)
+		f, err := src.fsys.Open(src.name)
 		if err != nil {
 			return err
 		}
@@ -371,7 +386,7 @@ func hashFiles(ctx context.Context, paths []string, files []File) error {
 		n, err := io.Copy(h, contextReader{ctx, f})
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("ingest: read %s: %w", p, err)
+			return fmt.Errorf("ingest: read %s: %w", src.name, err)
 		}
 		files[i].SHA256, files[i].Bytes = hex.EncodeToString(h.Sum(nil)), n
 	}

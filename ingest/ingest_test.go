@@ -18,33 +18,11 @@ import (
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )
-
-// referenceDir finds ../shared/data/reference beside the repository root.
-func referenceDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			ref := filepath.Join(dir, "..", "shared", "data", "reference")
-			if _, err := os.Stat(ref); err != nil {
-				t.Fatalf("reference files not found at %s: %v", ref, err)
-			}
-			return ref
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
 
 var (
 	dropOnce             sync.Once
@@ -56,7 +34,7 @@ var (
 // drops generates one small base drop and its evolved successor, shared by the tests.
 func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
 	t.Helper()
-	ref := referenceDir(t)
+	ref := reference.Embedded()
 	dropOnce.Do(func() {
 		root, err := os.MkdirTemp("", "ingest-drops-")
 		if err != nil {
@@ -137,7 +115,7 @@ func TestIngestDemoDrop(t *testing.T) {
 	base, man, _, _ := drops(t)
 	s := openStore(t)
 	ctx := context.Background()
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)})
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
 		t.Fatal(err)
 	}

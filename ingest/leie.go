@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"path/filepath"
 	"regexp"
 
 	"providerdir/mapping"
@@ -37,9 +36,9 @@ func init() {
 
 // loadLEIE stores the exclusion list. Matching an exclusion to a provider is by the NPI the
 // list publishes: a direct field, so confidence is 1.
-func loadLEIE(ctx context.Context, l *familyLoad, files []string) error {
+func loadLEIE(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.LEIE).Provenance(1)
-	err := loadInto(ctx, l, files, leieUpdated, leie.Open, Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, leieUpdated, leie.NewReader, Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
 		id, rec, keys := mapping.Exclusion(e)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
@@ -49,10 +48,10 @@ func loadLEIE(ctx context.Context, l *familyLoad, files []string) error {
 	}
 	for _, f := range filesMatching(files, leieMonthly) {
 		action := "exclusion"
-		if leieRein.MatchString(filepath.Base(f)) {
+		if leieRein.MatchString(f.base()) {
 			action = "reinstatement"
 		}
-		err := loadInto(ctx, l, []string{f}, leieMonthly, leie.Open, ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
+		err := loadInto(ctx, l, []sourceFile{f}, leieMonthly, leie.NewReader, ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
 			id, rec, keys := mapping.Exclusion(e)
 			keys.Add("action", action)
 			doc, err := mapping.NewDocument(action+"."+id, rec, prov, keys)

@@ -35,9 +35,9 @@ func init() {
 }
 
 // loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
-func loadNPPES(ctx context.Context, l *familyLoad, files []string) error {
+func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NPPES).Provenance(1)
-	err := loadInto(ctx, l, files, npidataFile, nppes.Open, RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
 		rec, keys := mapping.Registry(p)
 		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
 		return doc, true, err
@@ -45,7 +45,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []string) error {
 	if err != nil {
 		return err
 	}
-	err = loadInto(ctx, l, files, plFile, nppes.OpenLocations, RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, plFile, nppes.NewLocationReader, RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryLocation(loc)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
@@ -53,7 +53,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []string) error {
 	if err != nil {
 		return err
 	}
-	return loadInto(ctx, l, files, othernameFile, nppes.OpenOtherNames, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryOtherName(o)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err

@@ -28,15 +28,15 @@ func init() {
 
 // loadOpenPayments stores general payments, each tied to a registry NPI as strongly as the
 // evidence allows (see mapping.MatchConfidence); the match strength is the record's confidence.
-func loadOpenPayments(ctx context.Context, l *familyLoad, files []string) error {
+func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	gen, err := l.run.readGeneration(ctx, RegistryProviders)
 	if err != nil {
 		return err
 	}
 	m := &registryMatcher{st: l.run.opts.Store, gen: gen, byNPI: map[string]string{}, byName: map[nameKey][2]string{}}
 	for _, f := range filesMatching(files, generalPayments) {
-		snap := l.snapshotOfFiles(mapping.OpenPayments, []string{f})
-		err := loadInto(ctx, l, []string{f}, generalPayments, openpayments.Open, Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
+		snap := l.snapshotOfFiles(mapping.OpenPayments, []sourceFile{f})
+		err := loadInto(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
 			npi, method, err := m.match(ctx, p)
 			if err != nil {
 				return store.Document{}, false, err

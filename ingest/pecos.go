@@ -34,9 +34,9 @@ func init() {
 
 // loadPECOS stores enrollments and the hospital NPI-CCN bridge. Both files publish the NPI, so
 // confidence is 1.
-func loadPECOS(ctx context.Context, l *familyLoad, files []string) error {
+func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.PECOS).Provenance(1)
-	err := loadInto(ctx, l, files, ppefEnrollment, pecos.Open, Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, ppefEnrollment, pecos.NewReader, Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
 		rec, keys := mapping.Enrollment(e)
 		doc, err := mapping.NewDocument(e.EnrollmentID+"."+e.NPI, rec, prov, keys)
 		return doc, true, err
@@ -45,7 +45,7 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []string) error {
 		return err
 	}
 	hprov := l.snapshot(mapping.HospitalEnrollments).Provenance(1)
-	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.OpenHospitals, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.NewHospitalReader, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
 		id, rec, keys := mapping.HospitalEnrollment(h)
 		doc, err := mapping.NewDocument(id, rec, hprov, keys)
 		return doc, true, err
@@ -55,7 +55,7 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []string) error {
 	}
 	// Reassignments of benefits link an individual's enrollment to the organization that bills
 	// for their work: the PractitionerRole.organization join.
-	return loadInto(ctx, l, files, ppefReassignment, pecos.OpenReassignments, Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, ppefReassignment, pecos.NewReassignmentReader, Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
 		id, rec, keys := mapping.Reassignment(r)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err

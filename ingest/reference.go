@@ -1,10 +1,8 @@
 package ingest
 
 import (
-	"path/filepath"
-	"regexp"
-
 	"context"
+	"regexp"
 
 	"providerdir/mapping"
 	"providerdir/source/census"
@@ -40,16 +38,16 @@ func init() {
 		patterns:    []*regexp.Regexp{nuccFile},
 		collections: []string{NUCCTaxonomy},
 		load:        loadNUCC,
-		snapshotOf:  nuccEffectiveDate,
+		snapshotOf:  nuccReleaseDate,
 	})
 }
 
 // loadCensus stores the state and county population estimates. Every state and county of the
 // files is stored (Puerto Rico included); which 51 make the national study is the supply
 // computation's business, not the loader's.
-func loadCensus(ctx context.Context, l *familyLoad, files []string) error {
+func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.Census).Provenance(1)
-	err := loadInto(ctx, l, files, censusStatesFile, census.OpenStates, CensusStates, func(s *census.State) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, censusStatesFile, census.NewStateReader, CensusStates, func(s *census.State) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("state", s.Code)
 		k.Add("fips", s.FIPS)
@@ -59,7 +57,7 @@ func loadCensus(ctx context.Context, l *familyLoad, files []string) error {
 	if err != nil {
 		return err
 	}
-	return loadInto(ctx, l, files, censusCountiesFile, census.OpenCounties, CensusCounties, func(c *census.County) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, censusCountiesFile, census.NewCountyReader, CensusCounties, func(c *census.County) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("state", c.StateCode)
 		k.Add("fips", c.FIPS)
@@ -70,9 +68,9 @@ func loadCensus(ctx context.Context, l *familyLoad, files []string) error {
 }
 
 // loadNUCC stores the taxonomy code set, so display names are served as published.
-func loadNUCC(ctx context.Context, l *familyLoad, files []string) error {
+func loadNUCC(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NUCC).Provenance(1)
-	return loadInto(ctx, l, files, nuccFile, nucc.Open, NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, nuccFile, nucc.NewReader, NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("code", t.Code)
 		k.AddText("classification", t.Classification)
@@ -88,21 +86,23 @@ var (
 	nuccVersion   = regexp.MustCompile(`(?i)nucc_taxonomy_(\d\d)([01])\.csv`)
 )
 
-// censusVintageDate dates Vintage YYYY estimates at their reference date, July 1 of YYYY.
-func censusVintageDate(files []string) string {
+// censusVintageDate dates Vintage YYYY estimates at their reference date, July 1 of YYYY: the
+// built-in NST-EST2024-ALLDATA.csv and co-est2024-alldata.csv are dated 2024-07-01.
+func censusVintageDate(files []sourceFile) string {
 	for _, f := range files {
-		if m := censusVintage.FindStringSubmatch(filepath.Base(f)); m != nil {
+		if m := censusVintage.FindStringSubmatch(f.base()); m != nil {
 			return m[1] + "-07-01"
 		}
 	}
 	return ""
 }
 
-// nuccEffectiveDate dates a NUCC code set version at its effective date: version YY.0 takes
-// effect on January 1 of 20YY and version YY.1 on July 1 (nucc_taxonomy_251.csv is 25.1).
-func nuccEffectiveDate(files []string) string {
+// nuccReleaseDate dates a NUCC code set version at its release: version YY.0 is released on
+// January 1 of 20YY and version YY.1 on July 1 (the built-in nucc_taxonomy_251.csv is 25.1,
+// dated 2025-07-01).
+func nuccReleaseDate(files []sourceFile) string {
 	for _, f := range files {
-		if m := nuccVersion.FindStringSubmatch(filepath.Base(f)); m != nil {
+		if m := nuccVersion.FindStringSubmatch(f.base()); m != nil {
 			if m[2] == "0" {
 				return "20" + m[1] + "-01-01"
 			}

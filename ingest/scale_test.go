@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"providerdir/ingest"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store/embedded"
 )
@@ -39,7 +40,7 @@ func TestIngestAtScale(t *testing.T) {
 	ctx := context.Background()
 	if _, err := os.Stat(filepath.Join(drop, synth.ManifestName)); err != nil {
 		start := time.Now()
-		if _, err := synth.Generate(ctx, synth.Config{Providers: scale, Seed: 1, Out: drop, Reference: referenceDir(t)}); err != nil {
+		if _, err := synth.Generate(ctx, synth.Config{Providers: scale, Seed: 1, Out: drop, Reference: reference.Embedded()}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("generated %d providers in %s", scale, time.Since(start).Round(time.Second))

@@ -9,6 +9,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/mapping"
 	"providerdir/mapping/supply"
+	"providerdir/source/reference"
 	"providerdir/store"
 )
 
@@ -18,7 +19,7 @@ func TestSupplyStudies(t *testing.T) {
 	base, _, _, _ := drops(t)
 	s := openStore(t)
 	ctx := context.Background()
-	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)}); err != nil {
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	want := int64(len(supply.Specialties()) + len(supply.AllCodes()))
@@ -88,7 +89,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 	base, _, _, _ := drops(t)
 	s := openStore(t)
 	ctx := context.Background()
-	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)}); err != nil {
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	serving, _ := store.Serving(ctx, s)
@@ -107,7 +108,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)})
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil || !res.Switched {
 		t.Fatalf("outdated studies not rebuilt: switched %v, %v", res.Switched, err)
 	}
@@ -121,7 +122,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 	if err != nil || decodeStudy(t, d).MethodologyVersion != supply.MethodologyVersion {
 		t.Fatalf("rebuilt study: %v", err)
 	}
-	if again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: referenceDir(t)}); err != nil || again.Switched {
+	if again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil || again.Switched {
 		t.Errorf("current studies rebuilt again: switched %v, %v", again.Switched, err)
 	}
 }

@@ -9,18 +9,22 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 providers=${BENCH_PROVIDERS:-2000}
 rate=${BENCH_RATE:-1000}
 duration=${BENCH_DURATION:-10s}
-reference=${REFERENCE:-../shared/data/reference}
+# The binaries carry the reference files; REFERENCE=DIR reads a directory of newer ones instead.
+reference=()
+if [[ -n ${REFERENCE:-} ]]; then
+	reference=(--reference "$REFERENCE")
+fi
 dir=data/bench-$providers
 
 if [[ ! -f $dir/drop/manifest.json ]]; then
-	bin/providerctl generate --providers "$providers" --seed 7 --reference "$reference" --out "$dir/drop" >/dev/null
+	bin/providerctl generate --providers "$providers" --seed 7 "${reference[@]}" --out "$dir/drop" >/dev/null
 fi
 if [[ ! -d $dir/db ]]; then
-	bin/providerctl ingest --store "embedded:$dir/db" --reference "$reference" "$dir/drop" >/dev/null
+	bin/providerctl ingest --store "embedded:$dir/db" "${reference[@]}" "$dir/drop" >/dev/null
 fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-bin/providerd --addr "127.0.0.1:$port" --store "embedded:$dir/db" --reference "$reference" \
+bin/providerd --addr "127.0.0.1:$port" --store "embedded:$dir/db" "${reference[@]}" \
 	--fhir-public-read --log-level warn >"$dir/providerd.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT

@@ -26,4 +26,8 @@
 //		use(p)
 //	}
 //	rep := r.Report()             // rows, rejected rows, first errors, reasons
+//
+// OpenFS does the same for a file of any fs.FS, given the package's NewReader, so that the
+// reference files built into the binaries (source/reference) and a directory (os.DirFS) are read
+// alike; LoadFS reads a small table whole.
 package source

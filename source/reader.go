@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 
 	"providerdir/source/internal/csvscan"
@@ -83,6 +85,39 @@ func OpenPrepared[T any](path string, s *Schema, prepare Prepare[T], opts ...Opt
 	}
 	r.closer = f
 	return r, nil
+}
+
+// NewFunc is the shape of every reader package's NewReader: it reads one file's bytes from r,
+// naming the file name in reports.
+type NewFunc[T any] func(r io.Reader, name string, opts ...Option) (*Reader[T], error)
+
+// OpenFS opens name (a slash-separated path) in fsys and reads it with newReader, so a file is
+// read the same way from a directory (os.DirFS) or from files built into the binary. The Reader
+// closes the file on Close. A missing file gives an error satisfying errors.Is(err,
+// fs.ErrNotExist).
+func OpenFS[T any](fsys fs.FS, name string, newReader NewFunc[T], opts ...Option) (*Reader[T], error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReader(f, path.Base(name), opts...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// LoadFS reads the whole of name in fsys with newReader, failing on any bad row: for the small
+// reference tables, which are either whole or wrong.
+func LoadFS[T any](fsys fs.FS, name string, newReader NewFunc[T]) ([]T, error) {
+	r, err := OpenFS(fsys, name, newReader)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return ReadWhole(r)
 }
 
 // NewPreparedReader is NewReader with a decoder built per file by prepare.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"providerdir/source"
 	"providerdir/source/internal/sourcetest"
@@ -216,6 +217,54 @@ func TestOpen(t *testing.T) {
 	}
 	if err := r.Close(); err != nil {
 		t.Error("second Close:", err)
+	}
+}
+
+// OpenFS and LoadFS read a file of any fs.FS (a directory, or files built into the binary) as
+// Open reads a path: reports name the file by its base name, a missing file is fs.ErrNotExist,
+// and LoadFS fails on a bad row.
+func TestOpenFS(t *testing.T) {
+	const header = "NPI,Provider Last Name (Legal Name),Date\n"
+	files := fstest.MapFS{
+		"sub/good.csv": {Data: []byte(header + "1234567893,A,01/01/2001\n")},
+		"sub/bad.csv":  {Data: []byte(header + "1234567890,A,01/01/2001\n")},
+		"sub/nohead":   {Data: []byte("x,y\n")},
+	}
+	newToyFS := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[rec], error) {
+		return source.NewReader(r, name, toy, decodeToy, opts...)
+	}
+	tests := []struct {
+		name     string
+		rows     int
+		wantErr  string
+		notExist bool
+	}{
+		{"sub/good.csv", 1, "", false},
+		{"sub/bad.csv", 0, "bad.csv: 1 rows rejected", false},
+		{"sub/nohead", 0, "nohead: header does not match toy", false},
+		{"sub/missing.csv", 0, "missing.csv", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.LoadFS(files, tt.name, newToyFS)
+			if tt.wantErr == "" {
+				if err != nil || len(got) != tt.rows {
+					t.Fatalf("LoadFS: %d records, %v", len(got), err)
+				}
+				r, err := source.OpenFS(files, tt.name, newToyFS)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				if r.Report().File != "good.csv" {
+					t.Errorf("report names %q", r.Report().File)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.Is(err, fs.ErrNotExist) != tt.notExist {
+				t.Errorf("LoadFS: %v, want %q (not-exist %v)", err, tt.wantErr, tt.notExist)
+			}
+		})
 	}
 }
 

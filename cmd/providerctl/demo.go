@@ -27,7 +27,7 @@ func init() {
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
 			baseURL := fs.String("base-url", config.DefaultBaseURL(config.DefaultAddr), "the URL providerd will serve on")
-			dir := fs.String("dir", "", "directory for the demo's key files (default: beside the embedded store, where providerd writes the sandbox key)")
+			dir := fs.String("dir", "", "directory for the demo's key files (default: beside an embedded store, where providerd writes the sandbox key; data with MongoDB)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -41,16 +41,28 @@ func init() {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}
 				defer s.Close()
-				if *dir == "" {
-					*dir = spec.LocalDir()
-				}
-				if *dir == "" {
-					return usagef("--dir is needed with a MongoDB store")
-				}
-				return demo(ctx, e.stdout, s, strings.TrimRight(*baseURL, "/"), *dir)
+				return demo(ctx, e.stdout, s, strings.TrimRight(*baseURL, "/"), demoDir(*dir, spec))
 			}
 		},
 	})
+}
+
+// demoDir is where the demo keeps its key files: dir when given; else beside an embedded store,
+// where providerd also writes the sandbox key; else, for a MongoDB store, which has no local
+// directory, where the default embedded store keeps them (data), so `make run` prints the same
+// paths on either store.
+func demoDir(dir string, spec config.StoreSpec) string {
+	if dir != "" {
+		return dir
+	}
+	if d := spec.LocalDir(); d != "" {
+		return d
+	}
+	def, err := config.ParseStore(config.DefaultStore)
+	if err != nil {
+		panic("config.DefaultStore does not parse: " + err.Error())
+	}
+	return def.LocalDir()
 }
 
 // demoKeyFile keeps the demo's pilot key between runs. Real keys are shown once and never stored

@@ -2,13 +2,21 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"providerdir/config"
 	"providerdir/ingest"
 	"providerdir/rest/apikey"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store/embedded"
 )
@@ -16,7 +24,7 @@ import (
 // The demo command issues working credentials once and prints the same ones on every run.
 func TestDemoPrintsWorkingCredentials(t *testing.T) {
 	ctx := context.Background()
-	ref := testReference
+	ref := reference.Embedded()
 	drop := filepath.Join(t.TempDir(), "drop")
 	if _, err := synth.Generate(ctx, synth.Config{Providers: 300, Seed: 3, Out: drop, Reference: ref}); err != nil {
 		t.Fatal(err)
@@ -79,4 +87,89 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestDemoDir(t *testing.T) {
+	tests := []struct {
+		name  string
+		dir   string
+		store string
+		want  string
+	}{
+		{"beside an embedded store", "", "embedded:/srv/pd/db", "/srv/pd"},
+		{"beside the default store", "", config.DefaultStore, "data"},
+		{"a MongoDB store keeps them where the default store would", "", "mongodb://db.internal:27017/providers", "data"},
+		{"--dir wins", "/tmp/keys", "mongodb://db.internal:27017/providers", "/tmp/keys"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := config.ParseStore(tt.store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := demoDir(tt.dir, spec); got != tt.want {
+				t.Errorf("demoDir(%q, %s) = %q, want %q", tt.dir, tt.store, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDemoOnMongo runs `make run`'s two providerctl steps against a MongoDB store: ingest the
+// drop, then demo with no --dir, whose key files land in data/ under the working directory.
+// It needs MONGODB_URI (scripts/with-mongotest.sh sets it) and skips without it, except in CI.
+func TestDemoOnMongo(t *testing.T) {
+	uri := os.Getenv("MONGODB_URI")
+	if uri == "" {
+		// CI must run it: a test that skipped there would pass while testing nothing.
+		if os.Getenv("CI") != "" {
+			t.Fatal("MONGODB_URI is not set; CI runs the tests through scripts/with-mongotest.sh")
+		}
+		t.Skip("MONGODB_URI is not set (scripts/with-mongotest.sh sets it)")
+	}
+	db := fmt.Sprintf("demotest_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	dbURI := withDatabase(t, uri, db)
+	ctx := context.Background()
+	t.Cleanup(func() {
+		client, err := mongo.Connect(options.Client().ApplyURI(uri))
+		if err != nil {
+			t.Errorf("connect to drop %s: %v", db, err)
+			return
+		}
+		defer func() { _ = client.Disconnect(ctx) }()
+		if err := client.Database(db).Drop(ctx); err != nil {
+			t.Errorf("drop %s: %v", db, err)
+		}
+	})
+	drop := filepath.Join(t.TempDir(), "drop")
+	if _, err := synth.Generate(ctx, synth.Config{Providers: 300, Seed: 3, Out: drop, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if code, _, stderr := invoke(t, nil, "ingest", "--store", dbURI, drop); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := invoke(t, nil, "demo", "--store", dbURI)
+	if code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{demoKeyFile, config.SandboxKeyFile} {
+		file := filepath.Join("data", name)
+		if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v; want a file of mode 0600", file, fi, err)
+		}
+		if !strings.Contains(stdout, file) {
+			t.Errorf("the tour does not name %s:\n%s", file, stdout)
+		}
+	}
+}
+
+// withDatabase puts db into the path of a MongoDB URI such as mongodb://host:port/?options.
+func withDatabase(t *testing.T, uri, db string) string {
+	t.Helper()
+	u, err := url.Parse(uri)
+	if err != nil {
+		t.Fatalf("MONGODB_URI: %v", err)
+	}
+	u.Path = "/" + db
+	return u.String()
 }

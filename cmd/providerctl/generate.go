@@ -22,8 +22,7 @@ func init() {
 			providers := fs.Int64("providers", 2000, "NPPES records of the drop (2000 for the demo, about 9000000 for national scale)")
 			seed := fs.Uint64("seed", 1, "seed; the same seed and flags give byte-identical files")
 			out := fs.String("out", "", "directory to write the drop to (created if missing)")
-			reference := fs.String("reference", "", "directory of the public reference files (default $"+
-				config.EnvName("reference")+" or "+config.DefaultReference+")")
+			reference := config.ReferenceFlag(fs, e.getenv)
 			snapshot := fs.String("snapshot", "", "snapshot date of a base drop (default 2025-06-08)")
 			evolveFrom := fs.String("evolve-from", "", "earlier drop to write the next snapshot of; seed and scale come from its manifest")
 			return func(ctx context.Context, args []string) error {
@@ -35,13 +34,11 @@ func init() {
 				}
 				set := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-				cfg := synth.Config{Providers: *providers, Seed: *seed, Out: *out, Reference: *reference, EvolveFrom: *evolveFrom}
-				if cfg.Reference == "" {
-					cfg.Reference = e.getenv(config.EnvName("reference"))
+				ref, err := reference()
+				if err != nil {
+					return usageError{err}
 				}
-				if cfg.Reference == "" {
-					cfg.Reference = config.DefaultReference
-				}
+				cfg := synth.Config{Providers: *providers, Seed: *seed, Out: *out, Reference: ref, EvolveFrom: *evolveFrom}
 				if *snapshot != "" {
 					t, err := time.Parse(time.DateOnly, *snapshot)
 					if err != nil {

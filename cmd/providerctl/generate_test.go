@@ -6,17 +6,25 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 )
 
-const testReference = "../../../shared/data/reference"
+// referenceCopy writes the built-in reference files into a new directory, as an operator's
+// directory of newer releases would hold them.
+func referenceCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "reference")
+	if err := os.CopyFS(dir, reference.Embedded()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 func TestGenerate(t *testing.T) {
-	if _, err := os.Stat(testReference); err != nil {
-		t.Fatalf("reference files: %v", err)
-	}
+	// No --reference: the files built into the binary.
 	base := filepath.Join(t.TempDir(), "base")
-	code, stdout, stderr := invoke(t, nil, "generate", "--providers", "300", "--seed", "5", "--out", base, "--reference", testReference)
+	code, stdout, stderr := invoke(t, nil, "generate", "--providers", "300", "--seed", "5", "--out", base)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,7 +41,7 @@ func TestGenerate(t *testing.T) {
 
 	// The next snapshot takes seed and scale from the manifest; the reference from the environment.
 	next := filepath.Join(t.TempDir(), "next")
-	code, stdout, stderr = invoke(t, map[string]string{"PROVIDERD_REFERENCE": testReference}, "generate", "--evolve-from", base, "--out", next)
+	code, stdout, stderr = invoke(t, map[string]string{"PROVIDERD_REFERENCE": referenceCopy(t)}, "generate", "--evolve-from", base, "--out", next)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -47,7 +55,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateUsage(t *testing.T) {
-	dir := t.TempDir()
+	dir, empty := t.TempDir(), t.TempDir()
 	tests := []struct {
 		name string
 		args []string
@@ -60,14 +68,39 @@ func TestGenerateUsage(t *testing.T) {
 		{"zero providers", []string{"generate", "--out", dir, "--providers", "0"}, 2, "--providers must be positive"},
 		{"seed with evolve", []string{"generate", "--out", dir, "--evolve-from", dir, "--seed", "3"}, 2, "come from the earlier drop"},
 		{"bad seed", []string{"generate", "--out", dir, "--seed", "-1"}, 2, "invalid value"},
-		{"missing reference", []string{"generate", "--out", dir, "--providers", "100", "--reference", filepath.Join(dir, "absent")}, 1, "providerctl generate: synth:"},
-		{"evolve from nothing", []string{"generate", "--out", filepath.Join(dir, "x"), "--evolve-from", dir, "--reference", testReference}, 1, "manifest.json"},
+		{"missing reference", []string{"generate", "--out", dir, "--providers", "100", "--reference", filepath.Join(dir, "absent")}, 2, "invalid --reference: reference directory"},
+		{"reference without the files", []string{"generate", "--out", dir, "--providers", "100", "--reference", empty}, 1, "providerctl generate: synth: open census/NST-EST2024-ALLDATA.csv"},
+		{"evolve from nothing", []string{"generate", "--out", filepath.Join(dir, "x"), "--evolve-from", dir}, 1, "manifest.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, nil, tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
 				t.Fatalf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestGenerateReferenceChoice: PROVIDERD_REFERENCE replaces the built-in files, and --reference
+// wins over it.
+func TestGenerateReferenceChoice(t *testing.T) {
+	empty, full := t.TempDir(), referenceCopy(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"the environment's directory is read", nil, 1, "synth: open census/NST-EST2024-ALLDATA.csv"},
+		{"the flag wins over the environment", []string{"--reference", full}, 0, "seed 9, 100 providers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"generate", "--providers", "100", "--seed", "9", "--out", filepath.Join(t.TempDir(), "drop")}, tt.args...)
+			code, stdout, stderr := invoke(t, map[string]string{"PROVIDERD_REFERENCE": empty}, args...)
+			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+				t.Fatalf("exit %d, want %d with %q\nstdout %s\nstderr %s", code, tt.code, tt.want, stdout, stderr)
 			}
 		})
 	}

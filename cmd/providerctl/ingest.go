@@ -24,7 +24,7 @@ func init() {
 		summary: "load a drop of source files into a new snapshot and switch to it when whole",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
-			reference := fs.String("reference", "", "directory of reference files (Census, NUCC) to load beside the drop")
+			reference := config.ReferenceFlag(fs, e.getenv)
 			dryRun := fs.Bool("dry-run", false, "read and validate every file, write nothing")
 			force := fs.Bool("force", false, "reload families whose files are identical to the serving ones")
 			snapshot := fs.String("snapshot-date", "", "snapshot date to record, overriding the dates in the file names")
@@ -33,6 +33,10 @@ func init() {
 					return usagef("takes exactly one directory, got %d arguments", len(args))
 				}
 				spec, err := storeSpec()
+				if err != nil {
+					return usageError{err}
+				}
+				ref, err := reference()
 				if err != nil {
 					return usageError{err}
 				}
@@ -48,7 +52,7 @@ func init() {
 				res, err := ingest.Run(ctx, ingest.Options{
 					Store:        s,
 					Dir:          args[0],
-					Reference:    *reference,
+					Reference:    ref,
 					DryRun:       *dryRun,
 					Force:        *force,
 					SnapshotDate: *snapshot,

@@ -18,9 +18,6 @@ import (
 	"providerdir/store/embedded"
 )
 
-// reference is the shared reference data beside the repository, as DESIGN.md lays it out.
-const reference = "../../../shared/data/reference"
-
 func TestBadUsage(t *testing.T) {
 	tests := []struct {
 		name string
@@ -57,7 +54,7 @@ func TestHelp(t *testing.T) {
 	if code := run([]string{"--help"}, func(string) string { return "" }, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--addr (PROVIDERD_ADDR)", "--store (PROVIDERD_STORE)", "--trusted-proxies", "--metrics-addr (PROVIDERD_METRICS_ADDR)", "--drain-delay (PROVIDERD_DRAIN_DELAY)"} {
+	for _, want := range []string{"--addr (PROVIDERD_ADDR)", "--store (PROVIDERD_STORE)", "--trusted-proxies", "--metrics-addr (PROVIDERD_METRICS_ADDR)", "--drain-delay (PROVIDERD_DRAIN_DELAY)", "--reference (PROVIDERD_REFERENCE)", "default: the files built into the binary"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -71,7 +68,7 @@ func TestOpenStoreFailureExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr strings.Builder
-	code := run([]string{"--store", "embedded:" + file, "--reference", reference, "--addr", "127.0.0.1:0"},
+	code := run([]string{"--store", "embedded:" + file, "--addr", "127.0.0.1:0"},
 		func(string) string { return "" }, &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "providerd: open store embedded:"+file) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
@@ -91,7 +88,7 @@ func TestStoreOpenToOthersExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr strings.Builder
-	code := run([]string{"--store", "embedded:" + dir, "--reference", reference, "--addr", "127.0.0.1:0"},
+	code := run([]string{"--store", "embedded:" + dir, "--addr", "127.0.0.1:0"},
 		func(string) string { return "" }, &stdout, &stderr)
 	line := stderr.String()
 	if code != 1 || strings.Count(line, "\n") != 1 || !strings.Contains(line, "`chmod 700 "+dir+"`") {
@@ -115,8 +112,7 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 		}
 	}()
 	env := map[string]string{
-		"PROVIDERD_STORE":     "embedded:" + t.TempDir(),
-		"PROVIDERD_REFERENCE": reference,
+		"PROVIDERD_STORE": "embedded:" + t.TempDir(),
 	}
 	limit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit) })

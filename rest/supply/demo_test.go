@@ -20,6 +20,7 @@ import (
 	"providerdir/rest/gate"
 	"providerdir/rest/internal/testenv"
 	"providerdir/rest/supply"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
@@ -57,7 +58,7 @@ func TestMain(m *testing.M) {
 // demoSnapshot generates and ingests the demo drop once per test binary.
 func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
 	tb.Helper()
-	ref := referenceDir(tb)
+	ref := reference.Embedded()
 	demo.once.Do(func() {
 		if demo.root, demo.err = os.MkdirTemp("", "supply-demo-"); demo.err != nil {
 			return
@@ -79,9 +80,10 @@ func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
 	return demo.store, demo.drop, demo.man
 }
 
-// referenceDir is ../shared/data/reference beside the repository root.
+// referenceDir is the repository's copy of the reference files, which the independent
+// recomputation reads from disk rather than through the files built into the binary.
 func referenceDir(tb testing.TB) string {
-	return filepath.Join(repoRoot(tb), "..", "shared", "data", "reference")
+	return filepath.Join(repoRoot(tb), "source", "reference")
 }
 
 // repoRoot is the directory holding go.mod.

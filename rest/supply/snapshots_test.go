@@ -10,6 +10,7 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/rest/apikey"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestRegisteredCodeWithoutProviders(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	if _, err := synth.Generate(ctx, synth.Config{Providers: 200, Seed: 11, Out: dir, Reference: referenceDir(t)}); err != nil {
+	if _, err := synth.Generate(ctx, synth.Config{Providers: 200, Seed: 11, Out: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "npidata_pfile_*.csv"))
@@ -36,7 +37,7 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 		}
 	}
 	st := openStore(t)
-	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: referenceDir(t)}); err != nil {
+	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, st)

@@ -9,11 +9,12 @@ package ccn
 
 import (
 	"io"
+	"io/fs"
 
 	"providerdir/source"
 )
 
-// File is the path of the table inside the reference directory.
+// File is the path of the table in a reference set (see source/reference).
 const File = "cms/ccn_state_codes.csv"
 
 // StateCode is one row of the table.
@@ -51,12 +52,8 @@ func NewReader(r io.Reader, name string, opts ...source.Option) (*source.Reader[
 	return source.NewReader(r, name, schema, decode, opts...)
 }
 
-// Load reads the whole table, failing on any bad row.
-func Load(path string) ([]StateCode, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return source.ReadWhole(r)
+// Load reads the whole table from the file name in fsys (File in a reference set), failing on
+// any bad row.
+func Load(fsys fs.FS, name string) ([]StateCode, error) {
+	return source.LoadFS(fsys, name, NewReader)
 }

@@ -9,10 +9,11 @@ import (
 	"providerdir/ident"
 	"providerdir/source"
 	"providerdir/source/internal/sourcetest"
+	"providerdir/source/reference"
 )
 
 func TestRealTable(t *testing.T) {
-	codes, err := Load(filepath.Join(sourcetest.ReferenceDir(t), File))
+	codes, err := Load(reference.Embedded(), File)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestEdgeCases(t *testing.T) {
 		rep.Errors[1].Line != 5 || rep.Errors[1].Reason != "wrong column count" {
 		t.Errorf("errors %+v", rep.Errors)
 	}
-	if _, err := Open(filepath.Join(sourcetest.ReferenceDir(t), "nucc", "nucc_taxonomy_251.csv")); err == nil ||
+	if _, err := source.OpenFS(reference.Embedded(), "nucc/nucc_taxonomy_251.csv", NewReader); err == nil ||
 		!strings.Contains(err.Error(), `missing "ccn_state_code", "state_abbr", "state_name"`) {
 		t.Errorf("mis-headed: %v", err)
 	}

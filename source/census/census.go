@@ -13,12 +13,13 @@ package census
 
 import (
 	"io"
+	"io/fs"
 
 	"providerdir/ident"
 	"providerdir/source"
 )
 
-// Paths of the two files inside the reference directory.
+// Paths of the two files in a reference set (see source/reference).
 const (
 	StatesFile   = "census/NST-EST2024-ALLDATA.csv"
 	CountiesFile = "census/co-est2024-alldata.csv"
@@ -130,24 +131,16 @@ func NewCountyReader(r io.Reader, name string, opts ...source.Option) (*source.R
 	return source.NewReader(r, name, countySchema, decodeCounty, opts...)
 }
 
-// LoadStates reads every state row (the 51 and Puerto Rico), failing on any bad row.
-func LoadStates(path string) ([]State, error) {
-	r, err := OpenStates(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return source.ReadWhole(r)
+// LoadStates reads every state row (the 51 and Puerto Rico) of the file name in fsys (StatesFile
+// in a reference set), failing on any bad row.
+func LoadStates(fsys fs.FS, name string) ([]State, error) {
+	return source.LoadFS(fsys, name, NewStateReader)
 }
 
-// LoadCounties reads every county row, failing on any bad row.
-func LoadCounties(path string) ([]County, error) {
-	r, err := OpenCounties(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return source.ReadWhole(r)
+// LoadCounties reads every county row of the file name in fsys (CountiesFile in a reference
+// set), failing on any bad row.
+func LoadCounties(fsys fs.FS, name string) ([]County, error) {
+	return source.LoadFS(fsys, name, NewCountyReader)
 }
 
 // The51 returns the states of list that are among the 50 states and DC, in list order.

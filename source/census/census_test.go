@@ -1,7 +1,9 @@
 package census
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +12,11 @@ import (
 	"providerdir/ident"
 	"providerdir/source"
 	"providerdir/source/internal/sourcetest"
+	"providerdir/source/reference"
 )
 
 func TestRealStates(t *testing.T) {
-	states, err := LoadStates(filepath.Join(sourcetest.ReferenceDir(t), StatesFile))
+	states, err := LoadStates(reference.Embedded(), StatesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +41,7 @@ func TestRealStates(t *testing.T) {
 }
 
 func TestRealCounties(t *testing.T) {
-	r, err := OpenCounties(filepath.Join(sourcetest.ReferenceDir(t), CountiesFile))
+	r, err := source.OpenFS(reference.Embedded(), CountiesFile, NewCountyReader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ func TestStatesEdgeCases(t *testing.T) {
 			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], wantErr[i])
 		}
 	}
-	if _, err := LoadStates(filepath.Join("testdata", "states_edge.csv")); err == nil ||
+	if _, err := LoadStates(os.DirFS("testdata"), "states_edge.csv"); err == nil ||
 		!strings.Contains(err.Error(), "3 rows rejected, first: states_edge.csv:5") {
 		t.Errorf("LoadStates on a bad file: %v", err)
 	}
@@ -134,16 +137,16 @@ func TestCountiesEdgeCases(t *testing.T) {
 }
 
 func TestMisheaded(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
-	_, err := OpenStates(filepath.Join(ref, CountiesFile))
+	ref := reference.Embedded()
+	_, err := source.OpenFS(ref, CountiesFile, NewStateReader)
 	if err == nil || !strings.Contains(err.Error(), `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`) {
 		t.Errorf("counties file as states: %v", err)
 	}
-	_, err = OpenCounties(filepath.Join(ref, StatesFile))
+	_, err = source.OpenFS(ref, StatesFile, NewCountyReader)
 	if err == nil || !strings.Contains(err.Error(), `missing "COUNTY", "STNAME", "CTYNAME"`) {
 		t.Errorf("states file as counties: %v", err)
 	}
-	if _, err := LoadCounties(filepath.Join(t.TempDir(), "nope.csv")); !os.IsNotExist(err) && err == nil {
+	if _, err := LoadCounties(os.DirFS(t.TempDir()), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -175,7 +178,7 @@ func FuzzCounties(f *testing.F) {
 }
 
 func benchData(b *testing.B) []byte {
-	data, err := os.ReadFile(filepath.Join(sourcetest.ReferenceDir(b), CountiesFile))
+	data, err := fs.ReadFile(reference.Embedded(), CountiesFile)
 	if err != nil {
 		b.Fatal(err)
 	}

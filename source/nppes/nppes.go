@@ -299,6 +299,10 @@ func decodeProvider(r *source.Row) (Provider, bool) {
 	return p, true
 }
 
+// HeaderFile is the path, in a reference set (see source/reference), of the header line of the
+// release the readers are written to.
+const HeaderFile = "nppes/npidata_pfile_header.csv"
+
 // Open opens an npidata_pfile.
 func Open(path string, opts ...source.Option) (*source.Reader[Provider], error) {
 	return source.Open(path, schema, decodeProvider, opts...)

@@ -14,6 +14,7 @@ import (
 	"providerdir/ident"
 	"providerdir/source"
 	"providerdir/source/internal/sourcetest"
+	"providerdir/source/reference"
 )
 
 func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }
@@ -30,8 +31,7 @@ func open(t *testing.T, name string) *source.Reader[Provider] {
 
 func TestReferenceHeader(t *testing.T) {
 	// The published 330-column header resolves, and the test files carry exactly that header.
-	path := filepath.Join(sourcetest.ReferenceDir(t), "nppes", "npidata_pfile_header.csv")
-	r, err := Open(path)
+	r, err := source.OpenFS(reference.Embedded(), HeaderFile, NewReader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,12 @@ package nucc
 
 import (
 	"io"
+	"io/fs"
 
 	"providerdir/source"
 )
 
-// File is the path of the code set inside the reference directory.
+// File is the path of the code set in a reference set (see source/reference).
 const File = "nucc/nucc_taxonomy_251.csv"
 
 // Taxonomy is one code of the set.
@@ -64,14 +65,10 @@ func NewReader(r io.Reader, name string, opts ...source.Option) (*source.Reader[
 	return source.NewReader(r, name, schema, decode, opts...)
 }
 
-// Load reads the whole code set, failing on any bad row.
-func Load(path string) ([]Taxonomy, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return source.ReadWhole(r)
+// Load reads the whole code set from the file name in fsys (File in a reference set), failing
+// on any bad row.
+func Load(fsys fs.FS, name string) ([]Taxonomy, error) {
+	return source.LoadFS(fsys, name, NewReader)
 }
 
 // ByCode indexes a code set by code.

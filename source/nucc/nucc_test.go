@@ -1,7 +1,9 @@
 package nucc
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +12,11 @@ import (
 	"providerdir/ident"
 	"providerdir/source"
 	"providerdir/source/internal/sourcetest"
+	"providerdir/source/reference"
 )
 
 func TestRealCodeSet(t *testing.T) {
-	set, err := Load(filepath.Join(sourcetest.ReferenceDir(t), File))
+	set, err := Load(reference.Embedded(), File)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,22 +70,12 @@ func TestEdgeCases(t *testing.T) {
 }
 
 func TestMisheaded(t *testing.T) {
-	_, err := Open(filepath.Join(sourcetest.ReferenceDir(t), "cms", "ccn_state_codes.csv"))
+	_, err := source.OpenFS(reference.Embedded(), "cms/ccn_state_codes.csv", NewReader)
 	if err == nil || !strings.Contains(err.Error(), `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`) {
 		t.Errorf("got %v", err)
 	}
-	if _, err := Load("testdata/nope.csv"); !os.IsNotExist(unwrapAll(err)) {
+	if _, err := Load(os.DirFS("testdata"), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
-	}
-}
-
-func unwrapAll(err error) error {
-	for {
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return err
-		}
-		err = u.Unwrap()
 	}
 }
 
@@ -100,7 +93,7 @@ func FuzzReader(f *testing.F) {
 }
 
 func benchData(b *testing.B) []byte {
-	data, err := os.ReadFile(filepath.Join(sourcetest.ReferenceDir(b), File))
+	data, err := fs.ReadFile(reference.Embedded(), File)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,17 +6,17 @@ import (
 	"io"
 	"testing"
 
-	"providerdir/source/internal/sourcetest"
+	refset "providerdir/source/reference"
 )
 
 // BenchmarkNPPESRows measures NPPES generation: deriving a provider record from (seed, index)
 // and writing its 330-column row, hashed, to a discarding writer. One op is one row.
 func BenchmarkNPPESRows(b *testing.B) {
-	ref, err := loadReference(sourcetest.ReferenceDir(b))
+	ref, err := loadReference(refset.Embedded())
 	if err != nil {
 		b.Fatal(err)
 	}
-	layout, err := readNPPESHeader(sourcetest.ReferenceDir(b))
+	layout, err := readNPPESHeader(refset.Embedded())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/source/internal/sourcetest"
+	refset "providerdir/source/reference"
 )
 
 // keyed indexes a file's good rows by one column.
@@ -208,7 +208,7 @@ func TestEvolveChangesMatchDiff(t *testing.T) {
 // TestEvolveChain checks that evolution continues from an evolved drop, that it is
 // deterministic, and that generation two's changes are its own.
 func TestEvolveChain(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	_, evolved, _, me := drops(t)
 	var ms []*Manifest
 	var dirs []string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,8 +22,9 @@ type Config struct {
 	Seed uint64
 	// Out is the directory the drop is written to; it is created if missing.
 	Out string
-	// Reference is the directory of the public reference files (../shared/data/reference).
-	Reference string
+	// Reference holds the public reference files: source/reference's built-in set, or a
+	// directory of the same layout (os.DirFS).
+	Reference fs.FS
 	// EvolveFrom, if set, is an earlier drop whose manifest gives seed, scale and snapshot; the
 	// new drop is its next snapshot, with a listed set of changed records.
 	EvolveFrom string
@@ -54,8 +56,8 @@ func Generate(ctx context.Context, cfg Config) (*Manifest, error) {
 	if cfg.Out == "" {
 		return nil, errors.New("synth: no output directory")
 	}
-	if cfg.Reference == "" {
-		return nil, errors.New("synth: no reference directory")
+	if cfg.Reference == nil {
+		return nil, errors.New("synth: no reference files")
 	}
 	ref, err := loadReference(cfg.Reference)
 	if err != nil {

@@ -3,8 +3,7 @@ package synth
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -14,9 +13,6 @@ import (
 // NPPES full dissemination files. The npidata header is copied byte for byte from the reference
 // header of the release being imitated (330 columns) and values are placed by column name, so
 // the generated file has exactly the published header.
-
-// NPPESHeaderPath is where the reference directory keeps the npidata header line.
-const NPPESHeaderPath = "nppes/npidata_pfile_header.csv"
 
 // plHeader is the secondary practice location file header. The second address column has two
 // spaces after the hyphen in the published file; the quirk is kept.
@@ -47,9 +43,9 @@ type nppesLayout struct {
 	group1                                   int
 }
 
-func readNPPESHeader(refDir string) (*nppesLayout, error) {
-	path := filepath.Join(refDir, NPPESHeaderPath)
-	f, err := os.Open(path)
+func readNPPESHeader(fsys fs.FS) (*nppesLayout, error) {
+	path := nppes.HeaderFile
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("synth: NPPES header: %w", err)
 	}

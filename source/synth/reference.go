@@ -2,7 +2,7 @@ package synth
 
 import (
 	"fmt"
-	"path/filepath"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,24 +56,23 @@ var zipPrefixes = map[string][2]int{
 	"WY": {820, 831},
 }
 
-// loadReference reads the reference directory (the layout of ../shared/data/reference) with
-// the project's own loaders, so the generator places providers by exactly the figures the
-// service divides by.
-func loadReference(dir string) (*reference, error) {
+// loadReference reads the reference files (the layout of source/reference) with the project's
+// own loaders, so the generator places providers by exactly the figures the service divides by.
+func loadReference(fsys fs.FS) (*reference, error) {
 	ref := &reference{byCode: map[string]int{}}
-	states, err := census.LoadStates(filepath.Join(dir, census.StatesFile))
+	states, err := census.LoadStates(fsys, census.StatesFile)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	counties, err := census.LoadCounties(filepath.Join(dir, census.CountiesFile))
+	counties, err := census.LoadCounties(fsys, census.CountiesFile)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	codes, err := ccn.Load(filepath.Join(dir, ccn.File))
+	codes, err := ccn.Load(fsys, ccn.File)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	taxonomy, err := nucc.Load(filepath.Join(dir, nucc.File))
+	taxonomy, err := nucc.Load(fsys, nucc.File)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}

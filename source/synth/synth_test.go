@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,7 +17,8 @@ import (
 
 	"providerdir/ident"
 	"providerdir/source/census"
-	"providerdir/source/internal/sourcetest"
+	"providerdir/source/nppes"
+	refset "providerdir/source/reference"
 )
 
 // The drops most tests read are generated once per test binary: a 2,000-provider base drop (the
@@ -44,7 +46,7 @@ func TestMain(m *testing.M) {
 
 func drops(t testing.TB) (base, evolved string, mb, me *Manifest) {
 	t.Helper()
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	fixtures.once.Do(func() {
 		root, err := os.MkdirTemp("", "synth-test-")
 		if err != nil {
@@ -131,7 +133,7 @@ func fileOf(t testing.TB, m *Manifest, family, prefix string) string {
 }
 
 func TestDeterministic(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	// Two runs, one with a single worker and one with three: the number of goroutines
 	// formatting records must not show in the output.
 	dirs := []string{t.TempDir(), t.TempDir()}
@@ -176,7 +178,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestNPPESHeaderIsTheReferenceHeader(t *testing.T) {
 	base, _, m, _ := drops(t)
-	want, err := os.ReadFile(filepath.Join(sourcetest.ReferenceDir(t), NPPESHeaderPath))
+	want, err := fs.ReadFile(refset.Embedded(), nppes.HeaderFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,14 +249,14 @@ func TestQuoting(t *testing.T) {
 // state of the k-th individual comes from a low-discrepancy sequence, so shares are far closer
 // to the Census than random draws would be; the tolerance is still that of random draws.
 func TestStateShares(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	dir := t.TempDir()
 	const n = 20000
 	m, err := Generate(context.Background(), Config{Providers: n, Seed: 99, Out: dir, Reference: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
-	states, err := census.LoadStates(filepath.Join(ref, census.StatesFile))
+	states, err := census.LoadStates(ref, census.StatesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +587,7 @@ func TestManifestFileCounts(t *testing.T) {
 }
 
 func TestCancelledRunLeavesNoFiles(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
@@ -610,7 +612,7 @@ func TestCancelledRunLeavesNoFiles(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	base, _, _, _ := drops(t)
 	tests := []struct {
 		name string
@@ -618,9 +620,9 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no out", Config{Providers: 100, Reference: ref}, "no output directory"},
-		{"no reference", Config{Providers: 100, Out: t.TempDir()}, "no reference directory"},
+		{"no reference", Config{Providers: 100, Out: t.TempDir()}, "no reference files"},
 		{"too few", Config{Providers: 5, Out: t.TempDir(), Reference: ref}, "between 20 and"},
-		{"bad reference", Config{Providers: 100, Out: t.TempDir(), Reference: t.TempDir()}, "census"},
+		{"bad reference", Config{Providers: 100, Out: t.TempDir(), Reference: os.DirFS(t.TempDir())}, "census"},
 		{"evolve into itself", Config{EvolveFrom: base, Out: base, Reference: ref}, "different directories"},
 		{"evolve other scale", Config{Providers: 99, EvolveFrom: base, Out: t.TempDir(), Reference: ref}, "generated with 2000 providers"},
 		{"evolve from nothing", Config{EvolveFrom: t.TempDir(), Out: t.TempDir(), Reference: ref}, "manifest.json"},
@@ -638,7 +640,7 @@ func TestConfigErrors(t *testing.T) {
 // TestRegenerateReplacesDrop checks that writing a drop over an earlier one removes the earlier
 // drop's files, so a directory never mixes two snapshots.
 func TestRegenerateReplacesDrop(t *testing.T) {
-	ref := sourcetest.ReferenceDir(t)
+	ref := refset.Embedded()
 	dir := t.TempDir()
 	if _, err := Generate(context.Background(), Config{Providers: 100, Seed: 3, Out: dir, Reference: ref}); err != nil {
 		t.Fatal(err)
@@ -667,7 +669,7 @@ func dateOfISO(s string) date {
 
 func worldForTest(t testing.TB) *world {
 	t.Helper()
-	ref, err := loadReference(sourcetest.ReferenceDir(t))
+	ref, err := loadReference(refset.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"providerdir/ident"
-	"providerdir/source/internal/sourcetest"
+	refset "providerdir/source/reference"
 )
 
 func TestBadValuesAreRejectedByIdent(t *testing.T) {
@@ -247,7 +247,7 @@ func TestNationalScaleFacilities(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 12-million-provider world")
 	}
-	ref, err := loadReference(sourcetest.ReferenceDir(t))
+	ref, err := loadReference(refset.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package sourcetest holds what the readers' tests share: locating the published reference
-// files, draining a reader while checking the Report's invariants, building benchmark input, and
-// the bare encoding/csv benchmark every reader's throughput is compared with.
+// Package sourcetest holds what the readers' tests share: draining a reader while checking the
+// Report's invariants, building benchmark input, and the bare encoding/csv benchmark every
+// reader's throughput is compared with. The real reference files are source/reference's.
 package sourcetest
 
 import (
@@ -13,32 +13,6 @@ import (
 
 	"providerdir/source"
 )
-
-// ReferenceDir returns the directory of the real reference files: ../shared/data/reference
-// relative to the module root (the directory holding go.mod). Tests read the files there; they
-// are never copied into the module.
-func ReferenceDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	ref := filepath.Join(dir, "..", "shared", "data", "reference")
-	if _, err := os.Stat(ref); err != nil {
-		tb.Fatalf("reference files not found: %v", err)
-	}
-	return ref
-}
 
 // Drain reads r to the end, failing the test on a file-level error, and checks that the
 // report's counts add up.
