@@ -9,40 +9,18 @@ import (
 	"time"
 
 	"providerdir/ingest"
+	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/storetest"
 )
-
-// referenceDir finds the shared reference files beside the module.
-func referenceDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			ref := filepath.Join(dir, "..", "shared", "data", "reference")
-			if _, err := os.Stat(ref); err != nil {
-				t.Fatalf("reference files not found at %s: %v", ref, err)
-			}
-			return ref
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
 
 // Repeated ingests into a running server's store, through its socket as `providerctl ingest`
 // goes, free the generations they retire: the store holds the serving generation and the one
 // kept for rollback, not one more per ingest. The retired generation's files go while the
 // server keeps the store open, and the rollback target still serves whole.
 func TestIngestsReclaimRetiredGenerations(t *testing.T) {
-	ref := referenceDir(t)
+	ref := reference.Embedded()
 	drop := t.TempDir()
 	if _, err := synth.Generate(context.Background(), synth.Config{Providers: 1000, Seed: 3, Out: drop, Reference: ref}); err != nil {
 		t.Fatal(err)
