@@ -571,7 +571,7 @@ func TestEndpoints(t *testing.T) {
 		{org, "Endpoint/1987654328.0123456789abcdef", endpoint{Status: "active", Name: "ACME patient access API",
 			ConnectionType: fhirmap.Coding{System: fhirmap.SystemConnectionType, Code: "hl7-fhir-rest", Display: "HL7 FHIR"},
 			Managing:       &fhirmap.Reference{Reference: "Organization/1987654328", Display: "ACME HOSPITAL"}, PayloadType: na,
-			Address:        "https://fhir.acme.example/r4"}},
+			Address: "https://fhir.acme.example/r4"}},
 	}
 	for _, tt := range tests {
 		got, ok := read(tt.all, tt.ref)
