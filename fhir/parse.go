@@ -40,8 +40,8 @@ type query struct {
 	includes []include
 	revs     []include
 	// tags are the _tag parameters, resolved against the snapshot's tag sets when run.
-	tags []tagQuery
-	cursor   string
+	tags   []tagQuery
+	cursor string
 	// canonical is the search's parameters without _cursor, for links and the cursor's check.
 	canonical url.Values
 	warnings  []Issue
