@@ -279,7 +279,9 @@ func TestTagAndProfile(t *testing.T) {
 		{"tag code alone", "Endpoint", "_tag", "nppes", codeOnly("nppes")},
 		{"tag system alone", "Endpoint", "_tag", e.base + "/provenance/_license|", tagged("_license", "")},
 		{"tag alternatives", "Organization", "_tag", e.base + "/provenance/_dataset_id|cms_pos_facilities," + e.base + "/provenance/_dataset_id|nppes",
-			func(r res) bool { return tagged("_dataset_id", "cms_pos_facilities")(r) || tagged("_dataset_id", "nppes")(r) }},
+			func(r res) bool {
+				return tagged("_dataset_id", "cms_pos_facilities")(r) || tagged("_dataset_id", "nppes")(r)
+			}},
 		{"tag of another server", "Practitioner", "_tag", "https://elsewhere.example/fhir/provenance/_dataset_id|nppes", func(res) bool { return false }},
 		{"tag without a system", "Practitioner", "_tag", "|nppes", func(res) bool { return false }},
 		{"profile of the type", "Endpoint", "_profile", fhirmap.Profiles[fhirmap.TypeEndpoint], everything},

@@ -39,10 +39,12 @@ type param struct {
 }
 
 const (
-	usCoreSP  = "http://hl7.org/fhir/us/core/SearchParameter/"
-	baseSP    = "http://hl7.org/fhir/SearchParameter/"
-	planNetSP = "http://hl7.org/fhir/us/davinci-pdex-plan-net/SearchParameter/"
+	usCoreSP = "http://hl7.org/fhir/us/core/SearchParameter/"
+	baseSP   = "http://hl7.org/fhir/SearchParameter/"
 )
+
+// planNetSearchParams is the canonical base of Plan-Net's SearchParameter definitions.
+const planNetSearchParams = "http://hl7.org/fhir/us/davinci-pdex-plan-net/SearchParameter/"
 
 var (
 	pID          = param{name: "_id", kind: kindToken, key: fhirmap.KeyID, bare: true, definition: baseSP + "Resource-id", doc: "logical id; a comma-separated list matches any"}
@@ -93,7 +95,8 @@ var searchParams = map[string][]param{
 		withDef(param{name: "name", kind: kindString, key: fhirmap.KeyName, doc: "any part of the name, prefix, case and accent insensitive; :exact"}, usCoreSP+"us-core-practitioner-name"),
 		{name: "family", kind: kindString, key: fhirmap.KeyFamily, doc: "family name, prefix; :exact"},
 		{name: "given", kind: kindString, key: fhirmap.KeyGiven, doc: "given names, prefix; :exact"},
-		pAddress, pCity, pState, pPostal, pActive, pPhone, pTag, pProfile,
+		pAddress, pCity, pState, pPostal, pActive, pPhone,
+		pTag, pProfile,
 	},
 	fhirmap.TypePractitionerRole: {
 		pID, pLastUpdated,
@@ -104,8 +107,8 @@ var searchParams = map[string][]param{
 		withDef(pSpecialty, usCoreSP+"us-core-practitionerrole-specialty"),
 		{name: "role", kind: kindToken, key: fhirmap.KeyRole, doc: "NUCC taxonomy code of the role"},
 		pActive, pPhone,
-		withDef(pEndpoint, planNetSP+"practitionerrole-endpoint"),
-		withDef(withDoc(ref("network", keyNetwork, fhirmap.TypeOrganization), "an insurance network the practitioner participates in"+noData), planNetSP+"practitionerrole-network"),
+		withDef(pEndpoint, planNetSearchParams+"practitionerrole-endpoint"),
+		withDef(withDoc(ref("network", keyNetwork, fhirmap.TypeOrganization), "an insurance network the practitioner participates in"+noData), planNetSearchParams+"practitionerrole-network"),
 		pTag, pProfile,
 	},
 	fhirmap.TypeOrganization: {
@@ -117,8 +120,8 @@ var searchParams = map[string][]param{
 		pActive,
 		ref("partof", fhirmap.KeyPartOf, fhirmap.TypeOrganization),
 		pPhone,
-		withDef(pEndpoint, planNetSP+"organization-endpoint"),
-		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "the region a network covers"+noData), planNetSP+"organization-coverage-area"),
+		withDef(pEndpoint, planNetSearchParams+"organization-endpoint"),
+		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "the region a network covers"+noData), planNetSearchParams+"organization-coverage-area"),
 		pTag, pProfile,
 	},
 	fhirmap.TypeLocation: {
@@ -131,9 +134,9 @@ var searchParams = map[string][]param{
 		ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization),
 		{name: "status", kind: kindToken, key: fhirmap.KeyStatus, bare: true, doc: "active or inactive"},
 		pPhone,
-		withDef(withDoc(pEndpoint, "an Endpoint of the location"+noData), planNetSP+"location-endpoint"),
-		withDef(withDoc(ref("partof", fhirmap.KeyPartOf, fhirmap.TypeLocation), "the Location this one is part of"+noData), planNetSP+"location-partof"),
-		withDef(param{name: "type", kind: kindToken, key: fhirmap.KeyType, doc: "a coded location type (facility Locations carry their Provider of Services category as text only)" + noData}, planNetSP+"location-type"),
+		withDef(withDoc(pEndpoint, "an Endpoint of the location"+noData), planNetSearchParams+"location-endpoint"),
+		withDef(withDoc(ref("partof", fhirmap.KeyPartOf, fhirmap.TypeLocation), "the Location this one is part of"+noData), planNetSearchParams+"location-partof"),
+		withDef(param{name: "type", kind: kindToken, key: fhirmap.KeyType, doc: "a coded location type (facility Locations carry their Provider of Services category as text only)" + noData}, planNetSearchParams+"location-type"),
 		pTag, pProfile,
 	},
 	fhirmap.TypeHealthcareService: {
@@ -144,9 +147,9 @@ var searchParams = map[string][]param{
 		ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization),
 		ref("location", fhirmap.KeyLocation, fhirmap.TypeLocation),
 		pActive, pPhone,
-		withDef(withDoc(pEndpoint, "an Endpoint of the organization providing the service"), planNetSP+"healthcareservice-endpoint"),
-		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "a region the service covers"+noData), planNetSP+"healthcareservice-coverage-area"),
-		withDef(param{name: "service-type", kind: kindToken, key: keyServiceType, doc: "a coded service type (facility services carry their Provider of Services category as text only)" + noData}, planNetSP+"healthcareservice-service-type"),
+		withDef(withDoc(pEndpoint, "an Endpoint of the organization providing the service"), planNetSearchParams+"healthcareservice-endpoint"),
+		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "a region the service covers"+noData), planNetSearchParams+"healthcareservice-coverage-area"),
+		withDef(param{name: "service-type", kind: kindToken, key: keyServiceType, doc: "a coded service type (facility services carry their Provider of Services category as text only)" + noData}, planNetSearchParams+"healthcareservice-service-type"),
 		pTag, pProfile,
 	},
 	fhirmap.TypeEndpoint: {
@@ -154,10 +157,10 @@ var searchParams = map[string][]param{
 		withDef(param{name: "connection-type", kind: kindToken, key: fhirmap.KeyConnectionType,
 			doc: "connection type: " + fhirmap.SystemConnectionType + " hl7-fhir-rest (NPPES FHIR URL) or direct-project (Direct address), " +
 				fhirmap.SystemPlanNetConnectionType + " rest-non-fhir (RESTful URL), else the NPPES type code under " + fhirmap.SystemNPPESEndpointType},
-			planNetSP+"endpoint-connection-type"),
-		withDef(ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization), planNetSP+"endpoint-organization"),
-		withDef(param{name: "payload-type", kind: kindToken, key: fhirmap.KeyPayloadType, doc: "Plan-Net payload type (NA)"}, planNetSP+"endpoint-payload-type"),
-		withDef(param{name: "mime-type", kind: kindToken, key: fhirmap.KeyMimeType, bare: true, doc: "payload MIME type (text/csv where NPPES says CSV)"}, planNetSP+"endpoint-mime-type"),
+			planNetSearchParams+"endpoint-connection-type"),
+		withDef(ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization), planNetSearchParams+"endpoint-organization"),
+		withDef(param{name: "payload-type", kind: kindToken, key: fhirmap.KeyPayloadType, doc: "Plan-Net payload type (NA)"}, planNetSearchParams+"endpoint-payload-type"),
+		withDef(param{name: "mime-type", kind: kindToken, key: fhirmap.KeyMimeType, bare: true, doc: "payload MIME type (text/csv where NPPES says CSV)"}, planNetSearchParams+"endpoint-mime-type"),
 		withDef(param{name: "name", kind: kindString, key: fhirmap.KeyName, doc: "name (the NPPES endpoint description, else its type description), prefix; :exact"}, baseSP+"Endpoint-name"),
 		withDef(param{name: "status", kind: kindToken, key: fhirmap.KeyStatus, bare: true, doc: "active, or off for a deactivated NPI's endpoint"}, baseSP+"Endpoint-status"),
 		pTag, pProfile,

@@ -39,14 +39,15 @@ type query struct {
 	shape
 	includes []include
 	revs     []include
-	// tags are the _tag parameters, resolved against the snapshot's tag sets when run.
-	tags   []tagQuery
-	cursor string
+	cursor   string
 	// canonical is the search's parameters without _cursor, for links and the cursor's check.
 	canonical url.Values
 	warnings  []Issue
 	// base is the configured FHIR base URL: absolute references under it are this server's.
 	base string
+
+	// tags are the _tag parameters, resolved against the snapshot's tag sets when run.
+	tags []tagQuery
 }
 
 // chain is a parameter whose values select resources of another type: a forward chain
