@@ -245,7 +245,8 @@ func TestIncludeIterate(t *testing.T) {
 	// An iterating include needs read of the type it adds.
 	r := get(t, e.url("/PractitionerRole", "_id", roleID, "_include", "PractitionerRole:organization", "_include:iterate", "Organization:endpoint"),
 		"X-Test-Scopes", "system/PractitionerRole.rs system/Organization.r")
-	if r.status != http.StatusForbidden || !strings.Contains(r.header.Get("WWW-Authenticate"), "system/Endpoint.r") {
+	if r.status != http.StatusForbidden || !strings.Contains(r.header.Get("WWW-Authenticate"), "system/Endpoint.r") ||
+		!strings.Contains(string(r.body), "_include:iterate=Organization:endpoint:Endpoint") {
 		t.Errorf("without Endpoint read: %d %s %s", r.status, r.header.Get("WWW-Authenticate"), r.body)
 	}
 }

@@ -25,3 +25,12 @@ func (q *query) addIterate(base, value string) error {
 	}
 	return nil
 }
+
+// parameter is the name of the parameter that asked for the include: base ("_include" or
+// "_revinclude"), with ":iterate" when it iterates.
+func (i include) parameter(base string) string {
+	if i.iterate {
+		return base + ":iterate"
+	}
+	return base
+}

@@ -228,6 +228,19 @@ func FuzzOtherNames(f *testing.F) {
 	})
 }
 
+func FuzzEndpoints(f *testing.F) {
+	sourcetest.Seed(f, "endpoint_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, e := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Endpoint], error) {
+			return NewEndpointReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateNPI(e.NPI) != nil || e.Type == "" || e.Address == "" {
+				t.Fatalf("accepted %+v", e)
+			}
+		}
+	})
+}
+
 // benchData repeats the four good rows of the edge-case file to 16 MB.
 func benchData(b *testing.B) []byte {
 	raw, err := os.ReadFile(filepath.Join("testdata", "npidata_edge.csv"))
