@@ -301,6 +301,21 @@ func TestTagAndProfile(t *testing.T) {
 			}
 		})
 	}
+	// A search pinned to ids is read by id and its tag checked on the documents' keys.
+	var ids, wantPinned []string
+	for id, r := range all["PractitionerRole"] {
+		if len(ids) < 10 {
+			ids = append(ids, id)
+			if tagged("_dataset_id", "cms_pecos_ppef")(r) {
+				wantPinned = append(wantPinned, "PractitionerRole/"+id)
+			}
+		}
+	}
+	sort.Strings(wantPinned)
+	pinned := e.searchAll(t, e.url("/PractitionerRole", "_id", strings.Join(ids, ","), "_tag", e.base+"/provenance/_dataset_id|cms_pecos_ppef"))
+	if g := slices.Sorted(slices.Values(pinned.matches)); !slices.Equal(g, wantPinned) {
+		t.Errorf("_id with _tag: got %v, want %v", g, wantPinned)
+	}
 	// A tag narrows the other conditions, not the other way round.
 	pecosActive := wantIDs(all, "PractitionerRole", func(r res) bool { return tagged("_dataset_id", "cms_pecos_ppef")(r) && r["active"] == true })
 	got := e.searchAll(t, e.url("/PractitionerRole", "_tag", e.base+"/provenance/_dataset_id|cms_pecos_ppef", "active", "true", "_count", "50"))

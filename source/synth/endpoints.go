@@ -45,9 +45,10 @@ const (
 )
 
 // endpointRows derives the endpoint rows of an active provider (none for most). Values are as
-// the real file has them: many columns blank, descriptions only where a code is given, names
-// with commas, a placeholder now and then where a provider withheld a value, and the
-// affiliation's address as entered (blank parts included).
+// the real file has them: every value quoted, many columns blank, descriptions only where a code
+// is given, names with commas, the affiliation's address as entered (blank parts included).
+// NPPES's placeholder <UNAVAIL> appears now and then in the free-text columns: the Readme does
+// not say whether this file carries it, and the reader must read it as blank wherever it does.
 func (w *world) endpointRows(r *rng, p *provider) [][]string {
 	share := endpointShareIndividual
 	if p.org {
