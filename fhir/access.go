@@ -27,10 +27,10 @@ func (q *query) accesses() []access {
 		out = append(out, access{typ: c.other, i: smart.Search, by: c.name})
 	}
 	for _, inc := range q.includes {
-		out = append(out, access{typ: inc.target, i: smart.Read, by: "_include=" + inc.String()})
+		out = append(out, access{typ: inc.target, i: smart.Read, by: inc.parameter("_include") + "=" + inc.String()})
 	}
 	for _, rev := range q.revs {
-		out = append(out, access{typ: rev.source, i: smart.Read, by: "_revinclude=" + rev.String()})
+		out = append(out, access{typ: rev.source, i: smart.Read, by: rev.parameter("_revinclude") + "=" + rev.String()})
 	}
 	return out
 }

@@ -107,7 +107,7 @@ type capSearchParam struct {
 
 const capDescription = "Read-only FHIR R4 provider directory built from public US provider data (NPPES, PECOS, " +
 	"the CMS Provider of Services file, NUCC taxonomy). It serves Practitioner, PractitionerRole, Organization and " +
-	"Location conforming to their US Core 6.1.0 profiles, and HealthcareService in the Da Vinci Plan-Net 1.2.0 shape. " +
+	"Location conforming to their US Core 6.1.0 profiles, and HealthcareService and Endpoint in the Da Vinci Plan-Net 1.2.0 shape. " +
 	"It is a directory facade: it does not serve Patient or any clinical resource, so it does not claim conformance " +
 	"to the US Core Server CapabilityStatement as a whole, only to the profiles listed per resource. Every resource " +
 	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
@@ -136,8 +136,10 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 			strconv.Itoa(DefaultCount) + ", at most " + strconv.Itoa(MaxCount) + "), Bundle links self/next/previous carry an opaque _cursor that " +
 			"stays valid across one snapshot switch; past that a page answers 410. _total (none, estimate, accurate: " +
 			"exact counts; the default is accurate), _summary (true, false, text, data, count), _elements, _sort (_id, " +
-			"_lastUpdated, descending with -). _include and _revinclude reach one level and add at most " + strconv.Itoa(maxIncludes) +
-			" resources per page, with an OperationOutcome warning entry when more were left out. Chained parameters " +
+			"_lastUpdated, descending with -). _include and _revinclude reach one level, and _include:iterate and " +
+			"_revinclude:iterate go on from the resources included until nothing new is found; together they add at most " + strconv.Itoa(maxIncludes) +
+			" resources per page, with an OperationOutcome warning entry when more were left out. _tag matches the " +
+			"provenance tags as served (system <base>/provenance/<key>), _profile the one profile each type claims. Chained parameters " +
 			"(reference.parameter, one level) and _has:Type:reference:parameter reverse chains are supported on every " +
 			"reference parameter and match at most " + strconv.Itoa(maxChain) + " resources of the other type (else 400 too-costly). " +
 			"One search takes at most " + strconv.Itoa(MaxSearchParams) + " parameters, " + strconv.Itoa(MaxChainParams) +
@@ -194,15 +196,19 @@ var resourceDocs = map[string]string{
 		"Deactivated NPIs whose registry entry is blanked have no resource.",
 	fhirmap.TypePractitionerRole: "One per practitioner and organization the practitioner reassigns Medicare benefits to " +
 		"in PECOS (id = <NPI>-<organization id>), or one of the practitioner alone (id = NPI): practice locations, " +
-		"NUCC code and specialties, telephone. Organizations are only named where PECOS joins them; a practitioner " +
-		"without any published telephone has no role (US Core pd-1).",
+		"NUCC code and specialties, telephone, the practitioner's endpoints. Organizations are only named where PECOS " +
+		"joins them; a practitioner with neither a published telephone nor an endpoint has no role (US Core pd-1).",
 	fhirmap.TypeOrganization: "Organization NPIs of the NPPES registry (id = NPI), with the CMS Certification Number " +
 		"where the PECOS hospital enrollment file bridges the NPI to exactly one facility; Provider of Services " +
 		"facilities no organization NPI stands for (id = ccn-<CCN>), partOf their related provider.",
 	fhirmap.TypeLocation: "Practice addresses: each NPI's primary practice location (id = NPI) and secondary ones from " +
 		"the registry's practice location file, and Provider of Services facility addresses (id = ccn-<CCN>).",
 	fhirmap.TypeHealthcareService: "The services of each organization (id = the organization's id): Plan-Net category, " +
-		"NUCC specialties, locations, providedBy.",
+		"NUCC specialties, locations, providedBy, the organization's endpoints.",
+	fhirmap.TypeEndpoint: "The electronic endpoints of the NPPES endpoint reference file (endpoint_pfile; id = <NPI>.<digest>): " +
+		"Plan-Net Endpoint with the address as registered, status from the NPI's, connection type coded from the NPPES type, " +
+		"payload type NA, managingOrganization the NPI's own Organization or, for an endpoint affiliated elsewhere, the " +
+		"affiliation's legal name. PractitionerRoles, Organizations and their HealthcareServices name them.",
 }
 
 // metadata serves GET [base]/metadata. It needs no token.

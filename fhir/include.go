@@ -15,92 +15,140 @@ import (
 // MaxIncludes; past the cap the page carries a warning instead of silently lacking them. The
 // grant's scopes allow reading every included type (the search was refused otherwise, see
 // query.accesses); sandbox grants get sandbox resources only.
+//
+// The includes work in rounds: the first applies every include to the matches; each later round
+// applies the :iterate ones to the resources the round before added, until a round adds
+// nothing. Each resource is added once, so the rounds end, and the cap bounds them.
 func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Grant, res *result) error {
 	if len(q.includes) == 0 && len(q.revs) == 0 || len(res.matches) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	for _, d := range res.matches {
-		seen[fhirmap.Ref(q.typ, d.ID)] = true
+	r := &includeRound{s: s, v: v, g: g, res: res, seen: map[string]bool{}}
+	frontier := make([]includedDoc, len(res.matches))
+	for i, d := range res.matches {
+		r.seen[fhirmap.Ref(q.typ, d.ID)] = true
+		frontier[i] = includedDoc{q.typ, d}
 	}
-	capped := false
-	room := func() bool {
-		if len(res.included) < s.maxInc {
-			return true
-		}
-		if !capped {
-			capped = true
-			res.warnings = append(res.warnings, warning("incomplete", fmt.Sprintf(
-				"_include/_revinclude reached the cap of %d resources per page; the page's other included resources are left out (use a smaller _count)", s.maxInc)))
-		}
-		return false
-	}
-
-	for _, inc := range q.includes {
-		gen := v.gen(inc.target)
-		if gen == "" {
-			continue
-		}
-		prefix := inc.target + "/"
-		for _, d := range res.matches {
-			for _, k := range d.Keys {
-				if k.Param != inc.key || !strings.HasPrefix(k.Value, prefix) || seen[k.Value] {
-					continue
-				}
-				if !room() {
-					return nil
-				}
-				seen[k.Value] = true
-				doc, err := s.st.Get(ctx, gen, fhirmap.Collection(inc.target), k.Value[len(prefix):])
-				if errors.Is(err, store.ErrNotFound) {
-					continue
-				}
-				if err != nil {
+	for first := true; len(frontier) > 0 && !r.capped; first = false {
+		start := len(res.included)
+		for _, inc := range q.includes {
+			if first || inc.iterate {
+				if err := r.forward(ctx, inc, frontier); err != nil {
 					return err
 				}
-				if g.Sandbox && !hasKey(doc, fhirmap.KeySandbox, "1") {
-					continue
-				}
-				res.included = append(res.included, includedDoc{inc.target, doc})
 			}
 		}
+		for _, rev := range q.revs {
+			if first || rev.iterate {
+				if err := r.reverse(ctx, rev, frontier); err != nil {
+					return err
+				}
+			}
+		}
+		frontier = res.included[start:]
 	}
+	return nil
+}
 
-	refs := make([]string, len(res.matches))
-	for i, d := range res.matches {
-		refs[i] = fhirmap.Ref(q.typ, d.ID)
+// includeRound is the state of one page's includes: what the page holds and whether the cap
+// was reached.
+type includeRound struct {
+	s      *Server
+	v      view
+	g      smart.Grant
+	res    *result
+	seen   map[string]bool // "Type/id" of every resource on the page
+	capped bool
+}
+
+// room reports whether one more resource may be included, warning once when not.
+func (r *includeRound) room() bool {
+	if len(r.res.included) < r.s.maxInc {
+		return true
 	}
-	for _, rev := range q.revs {
-		gen := v.gen(rev.source)
-		if gen == "" {
+	if !r.capped {
+		r.capped = true
+		r.res.warnings = append(r.res.warnings, warning("incomplete", fmt.Sprintf(
+			"_include/_revinclude reached the cap of %d resources per page; the page's other included resources are left out (use a smaller _count)", r.s.maxInc)))
+	}
+	return false
+}
+
+// forward adds the resources the inc references of the docs of its source type point at.
+func (r *includeRound) forward(ctx context.Context, inc include, docs []includedDoc) error {
+	gen := r.v.gen(inc.target)
+	if gen == "" {
+		return nil
+	}
+	prefix := inc.target + "/"
+	for _, d := range docs {
+		if d.typ != inc.source {
 			continue
 		}
-		where := []store.Condition{{Param: rev.key, Values: refs, Match: store.Exact}}
-		if g.Sandbox {
-			where = append(where, sandboxCond)
-		}
-		sq := store.Query{Collection: fhirmap.Collection(rev.source), Generation: gen, Where: where, Limit: min(s.maxInc+1, store.MaxLimit)}
-		for {
-			page, err := s.st.Find(ctx, sq)
+		for _, k := range d.doc.Keys {
+			if k.Param != inc.key || !strings.HasPrefix(k.Value, prefix) || r.seen[k.Value] {
+				continue
+			}
+			if !r.room() {
+				return nil
+			}
+			r.seen[k.Value] = true
+			doc, err := r.s.st.Get(ctx, gen, fhirmap.Collection(inc.target), k.Value[len(prefix):])
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
 			if err != nil {
 				return err
 			}
-			for _, d := range page.Docs {
-				ref := fhirmap.Ref(rev.source, d.ID)
-				if seen[ref] {
-					continue
-				}
-				if !room() {
-					return nil
-				}
-				seen[ref] = true
-				res.included = append(res.included, includedDoc{rev.source, d})
+			if r.g.Sandbox && !hasKey(doc, fhirmap.KeySandbox, "1") {
+				continue
 			}
-			if page.Next == "" {
-				break
-			}
-			sq.After = page.Next
+			r.res.included = append(r.res.included, includedDoc{inc.target, doc})
 		}
 	}
 	return nil
+}
+
+// reverse adds the resources of rev's source type whose references point at the docs of its
+// target type.
+func (r *includeRound) reverse(ctx context.Context, rev include, docs []includedDoc) error {
+	gen := r.v.gen(rev.source)
+	if gen == "" {
+		return nil
+	}
+	var refs []string
+	for _, d := range docs {
+		if d.typ == rev.target {
+			refs = append(refs, fhirmap.Ref(d.typ, d.doc.ID))
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	where := []store.Condition{{Param: rev.key, Values: refs, Match: store.Exact}}
+	if r.g.Sandbox {
+		where = append(where, sandboxCond)
+	}
+	sq := store.Query{Collection: fhirmap.Collection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
+	for {
+		page, err := r.s.st.Find(ctx, sq)
+		if err != nil {
+			return err
+		}
+		for _, d := range page.Docs {
+			ref := fhirmap.Ref(rev.source, d.ID)
+			if r.seen[ref] {
+				continue
+			}
+			if !r.room() {
+				return nil
+			}
+			r.seen[ref] = true
+			r.res.included = append(r.res.included, includedDoc{rev.source, d})
+		}
+		if page.Next == "" {
+			return nil
+		}
+		sq.After = page.Next
+	}
 }

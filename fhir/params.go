@@ -14,6 +14,7 @@ const (
 	kindString    kind = "string"
 	kindReference kind = "reference"
 	kindDate      kind = "date"
+	kindURI       kind = "uri"
 )
 
 // param is one search parameter of one resource type. The registry below is the single source
@@ -32,12 +33,18 @@ type param struct {
 	noExact    bool
 	definition string
 	doc        string
+	// apply, when set, parses the parameter itself (_tag, _profile: parameters on meta, which
+	// are not search keys of their own); such a parameter is not chained.
+	apply func(q *query, modifier, name, value string) error
 }
 
 const (
 	usCoreSP = "http://hl7.org/fhir/us/core/SearchParameter/"
 	baseSP   = "http://hl7.org/fhir/SearchParameter/"
 )
+
+// planNetSearchParams is the canonical base of Plan-Net's SearchParameter definitions.
+const planNetSearchParams = "http://hl7.org/fhir/us/davinci-pdex-plan-net/SearchParameter/"
 
 var (
 	pID          = param{name: "_id", kind: kindToken, key: fhirmap.KeyID, bare: true, definition: baseSP + "Resource-id", doc: "logical id; a comma-separated list matches any"}
@@ -52,7 +59,29 @@ var (
 	pSpecialty   = param{name: "specialty", kind: kindToken, key: fhirmap.KeySpecialty, doc: "NUCC taxonomy code, " + fhirmap.SystemNUCC + "|code or code"}
 )
 
+// Parameters whose values no source fills yet: the directory's sources publish no insurance
+// networks, no coverage areas, no Location hierarchy and no coded service or location types. A
+// search on them follows R4 (the parameter is supported and matches the resources that have a
+// matching value: none), and the CapabilityStatement says so in their documentation.
+const (
+	keyNetwork      = "network"
+	keyCoverageArea = "coverage-area"
+	keyServiceType  = "service-type"
+	noData          = "; no source publishes this yet, so it matches nothing"
+)
+
+var (
+	pEndpoint = param{name: "endpoint", kind: kindReference, key: fhirmap.KeyEndpoint, targets: []string{fhirmap.TypeEndpoint},
+		doc: "an Endpoint from the NPPES endpoint file, as Type/id or id"}
+	pTag = param{name: "_tag", kind: kindToken, key: fhirmap.KeyTag, definition: baseSP + "Resource-tag", apply: addTagParam,
+		doc: "a provenance tag, system|code with system <base>/provenance/<key> (as meta.tag has it), code alone, or system|"}
+	pProfile = param{name: "_profile", kind: kindURI, definition: baseSP + "Resource-profile", apply: addProfileParam,
+		doc: "the profile canonical in meta.profile (each type has one); comma-separated alternatives"}
+)
+
 func withDef(p param, def string) param { p.definition = def; return p }
+
+func withDoc(p param, doc string) param { p.doc = doc; return p }
 
 func ref(name, key string, targets ...string) param {
 	return param{name: name, kind: kindReference, key: key, targets: targets, doc: "reference as Type/id, id, or an absolute URL of this server; chains with ."}
@@ -67,6 +96,7 @@ var searchParams = map[string][]param{
 		{name: "family", kind: kindString, key: fhirmap.KeyFamily, doc: "family name, prefix; :exact"},
 		{name: "given", kind: kindString, key: fhirmap.KeyGiven, doc: "given names, prefix; :exact"},
 		pAddress, pCity, pState, pPostal, pActive, pPhone,
+		pTag, pProfile,
 	},
 	fhirmap.TypePractitionerRole: {
 		pID, pLastUpdated,
@@ -77,6 +107,9 @@ var searchParams = map[string][]param{
 		withDef(pSpecialty, usCoreSP+"us-core-practitionerrole-specialty"),
 		{name: "role", kind: kindToken, key: fhirmap.KeyRole, doc: "NUCC taxonomy code of the role"},
 		pActive, pPhone,
+		withDef(pEndpoint, planNetSearchParams+"practitionerrole-endpoint"),
+		withDef(withDoc(ref("network", keyNetwork, fhirmap.TypeOrganization), "an insurance network the practitioner participates in"+noData), planNetSearchParams+"practitionerrole-network"),
+		pTag, pProfile,
 	},
 	fhirmap.TypeOrganization: {
 		pID, pLastUpdated, pIdentifier,
@@ -87,6 +120,9 @@ var searchParams = map[string][]param{
 		pActive,
 		ref("partof", fhirmap.KeyPartOf, fhirmap.TypeOrganization),
 		pPhone,
+		withDef(pEndpoint, planNetSearchParams+"organization-endpoint"),
+		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "the region a network covers"+noData), planNetSearchParams+"organization-coverage-area"),
+		pTag, pProfile,
 	},
 	fhirmap.TypeLocation: {
 		pID, pLastUpdated, pIdentifier,
@@ -98,6 +134,10 @@ var searchParams = map[string][]param{
 		ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization),
 		{name: "status", kind: kindToken, key: fhirmap.KeyStatus, bare: true, doc: "active or inactive"},
 		pPhone,
+		withDef(withDoc(pEndpoint, "an Endpoint of the location"+noData), planNetSearchParams+"location-endpoint"),
+		withDef(withDoc(ref("partof", fhirmap.KeyPartOf, fhirmap.TypeLocation), "the Location this one is part of"+noData), planNetSearchParams+"location-partof"),
+		withDef(param{name: "type", kind: kindToken, key: fhirmap.KeyType, doc: "a coded location type (facility Locations carry their Provider of Services category as text only)" + noData}, planNetSearchParams+"location-type"),
+		pTag, pProfile,
 	},
 	fhirmap.TypeHealthcareService: {
 		pID, pLastUpdated, pIdentifier,
@@ -107,6 +147,23 @@ var searchParams = map[string][]param{
 		ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization),
 		ref("location", fhirmap.KeyLocation, fhirmap.TypeLocation),
 		pActive, pPhone,
+		withDef(withDoc(pEndpoint, "an Endpoint of the organization providing the service"), planNetSearchParams+"healthcareservice-endpoint"),
+		withDef(withDoc(ref("coverage-area", keyCoverageArea, fhirmap.TypeLocation), "a region the service covers"+noData), planNetSearchParams+"healthcareservice-coverage-area"),
+		withDef(param{name: "service-type", kind: kindToken, key: keyServiceType, doc: "a coded service type (facility services carry their Provider of Services category as text only)" + noData}, planNetSearchParams+"healthcareservice-service-type"),
+		pTag, pProfile,
+	},
+	fhirmap.TypeEndpoint: {
+		pID, pLastUpdated,
+		withDef(param{name: "connection-type", kind: kindToken, key: fhirmap.KeyConnectionType,
+			doc: "connection type: " + fhirmap.SystemConnectionType + " hl7-fhir-rest (NPPES FHIR URL) or direct-project (Direct address), " +
+				fhirmap.SystemPlanNetConnectionType + " rest-non-fhir (RESTful URL), else the NPPES type code under " + fhirmap.SystemNPPESEndpointType},
+			planNetSearchParams+"endpoint-connection-type"),
+		withDef(ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization), planNetSearchParams+"endpoint-organization"),
+		withDef(param{name: "payload-type", kind: kindToken, key: fhirmap.KeyPayloadType, doc: "Plan-Net payload type (NA)"}, planNetSearchParams+"endpoint-payload-type"),
+		withDef(param{name: "mime-type", kind: kindToken, key: fhirmap.KeyMimeType, bare: true, doc: "payload MIME type (text/csv where NPPES says CSV)"}, planNetSearchParams+"endpoint-mime-type"),
+		withDef(param{name: "name", kind: kindString, key: fhirmap.KeyName, doc: "name (the NPPES endpoint description, else its type description), prefix; :exact"}, baseSP+"Endpoint-name"),
+		withDef(param{name: "status", kind: kindToken, key: fhirmap.KeyStatus, bare: true, doc: "active, or off for a deactivated NPI's endpoint"}, baseSP+"Endpoint-status"),
+		pTag, pProfile,
 	},
 }
 
@@ -123,6 +180,9 @@ func lookupParam(resourceType, name string) (param, bool) {
 type include struct {
 	source, param, target string
 	key                   string
+	// iterate applies the include to included resources too (_include:iterate), not only to
+	// the matches.
+	iterate bool
 }
 
 func (i include) String() string { return i.source + ":" + i.param + ":" + i.target }
@@ -170,6 +230,9 @@ var elements = map[string][]string{
 		"photo", "telecom", "coverageArea", "serviceProvisionCode", "eligibility", "program", "characteristic",
 		"communication", "referralMethod", "appointmentRequired", "availableTime", "notAvailable",
 		"availabilityExceptions", "endpoint"},
+	fhirmap.TypeEndpoint: {"id", "meta", "implicitRules", "language", "text", "contained", "extension", "modifierExtension",
+		"identifier", "status", "connectionType", "name", "managingOrganization", "contact", "period", "payloadType",
+		"payloadMimeType", "address", "header"},
 }
 
 // summaryElements are the elements R4 marks as summary (Σ) for each type: what _summary=true
@@ -180,4 +243,5 @@ var summaryElements = map[string][]string{
 	fhirmap.TypeOrganization:      {"identifier", "active", "type", "name", "partOf"},
 	fhirmap.TypeLocation:          {"identifier", "status", "operationalStatus", "name", "description", "mode", "type", "physicalType", "managingOrganization"},
 	fhirmap.TypeHealthcareService: {"identifier", "active", "providedBy", "category", "type", "specialty", "location", "name", "comment", "photo"},
+	fhirmap.TypeEndpoint:          {"identifier", "status", "connectionType", "name", "managingOrganization", "period", "payloadType", "payloadMimeType", "address"},
 }

@@ -45,6 +45,9 @@ type query struct {
 	warnings  []Issue
 	// base is the configured FHIR base URL: absolute references under it are this server's.
 	base string
+
+	// tags are the _tag parameters, resolved against the snapshot's tag sets when run.
+	tags []tagQuery
 }
 
 // chain is a parameter whose values select resources of another type: a forward chain
@@ -172,8 +175,11 @@ func (q *query) add(name, value string) error {
 	case "":
 		return invalid("(unnamed)", "a parameter without a name")
 	}
-	if strings.HasPrefix(name, "_include:") || strings.HasPrefix(name, "_revinclude:") {
-		return unsupported(name, "iterative includes are not supported; includes reach one level")
+	if base, mod, ok := strings.Cut(name, ":"); ok && (base == "_include" || base == "_revinclude") {
+		if mod != "iterate" {
+			return unsupported(name, "the only modifier of %s is :iterate", base)
+		}
+		return q.addIterate(base, value)
 	}
 	if strings.HasPrefix(name, "_has:") {
 		return q.addHas(name, value)
@@ -186,6 +192,9 @@ func (q *query) add(name, value string) error {
 	}
 	if isChain {
 		return q.addChain(name, p, modifier, chained, value)
+	}
+	if p.apply != nil {
+		return p.apply(q, modifier, name, value)
 	}
 	c, err := condition(q.base, p, modifier, name, value)
 	if err != nil {
@@ -233,8 +242,18 @@ func (q *query) addInclude(name, value string) error {
 	} else {
 		options = revIncludesOf(q.typ)
 	}
+	if !q.takeInclude(name, options, parts, false) {
+		return unsupported(name, "%q is not supported for %s (see the CapabilityStatement)", value, q.typ)
+	}
+	return nil
+}
+
+// takeInclude adds the include of options that parts (source, param and, optionally, target)
+// name to the query's _include (name "_include") or _revinclude list; false when none fits.
+func (q *query) takeInclude(name string, options []include, parts []string, iterate bool) bool {
 	for _, inc := range options {
 		if inc.source == parts[0] && inc.param == parts[1] && (len(parts) == 2 || parts[2] == inc.target) {
+			inc.iterate = iterate
 			if name == "_include" {
 				if !slices.Contains(q.includes, inc) {
 					q.includes = append(q.includes, inc)
@@ -242,10 +261,10 @@ func (q *query) addInclude(name, value string) error {
 			} else if !slices.Contains(q.revs, inc) {
 				q.revs = append(q.revs, inc)
 			}
-			return nil
+			return true
 		}
 	}
-	return unsupported(name, "%q is not supported for %s (see the CapabilityStatement)", value, q.typ)
+	return false
 }
 
 // addChain parses ref.param=value and ref:Type.param=value.
@@ -320,6 +339,9 @@ func (q *query) addHas(name, value string) error {
 func condition(base string, p param, modifier, name, value string) (*store.Condition, error) {
 	if strings.IndexByte(value, 0) >= 0 {
 		return nil, invalid(name, "the value holds a NUL byte")
+	}
+	if p.apply != nil {
+		return nil, unsupported(name, "%s is not supported in a chain or _has", p.name)
 	}
 	alts := splitValues(value) // at most MaxValues: checkLimits has counted them
 	switch p.kind {

@@ -130,6 +130,17 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		where = append(where, sandboxCond)
 	}
 	empty := q.empty
+	for _, t := range q.tags {
+		cond, err := s.tagCondition(ctx, v, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		if cond == nil {
+			empty = true
+			break
+		}
+		where = append(where, *cond)
+	}
 	for _, c := range q.chains {
 		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandbox)
 		if _, ok := err.(*paramError); ok {

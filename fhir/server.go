@@ -66,6 +66,7 @@ type Server struct {
 	ttl        time.Duration
 	snap       atomic.Pointer[cachedView]
 	counts     countCache
+	tagIndex   tagIndex
 }
 
 type cachedView struct {

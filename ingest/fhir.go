@@ -31,7 +31,7 @@ var FHIRCollections = func() []string {
 func init() {
 	registerProjection(&projection{
 		name: "fhir",
-		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, Enrollments, HospitalEnrollments,
+		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
 			Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs},
 		outputs: append(slices.Clip(FHIRCollections), fhirmap.TagCollection),
 		run:     buildFHIR,
@@ -42,7 +42,7 @@ func init() {
 const fhirPage = 256
 
 // buildFHIR derives the FHIR resources. The registry is read once in NPI order, merged with the
-// secondary locations and other names read in the same order, and split among workers (one per
+// secondary locations, other names and endpoints read in the same order, and split among workers (one per
 // CPU) that build each provider's resources; this goroutine alone writes them, as the batch
 // writer wants. Small reference tables (NUCC display names, the sandbox subset, the hospital
 // enrollment bridge) and the PECOS employer join are read into memory first.
@@ -86,7 +86,7 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 	}
 	p.run.opts.Log.Info("FHIR resources built", "practitioners", stats[fhirmap.TypePractitioner],
 		"roles", stats[fhirmap.TypePractitionerRole], "organizations", stats[fhirmap.TypeOrganization],
-		"locations", stats[fhirmap.TypeLocation], "services", stats[fhirmap.TypeHealthcareService],
+		"locations", stats[fhirmap.TypeLocation], "services", stats[fhirmap.TypeHealthcareService], "endpoints", stats[fhirmap.TypeEndpoint],
 		"records_without_resource", stats["skipped"], "tag_sets", len(tags), "elapsed", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -137,6 +137,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 		sc := newScan(j.st, RegistryProviders, j.gen[RegistryProviders])
 		locations := newNPIGroups(j.st, RegistryLocations, j.gen[RegistryLocations])
 		otherNames := newNPIGroups(j.st, RegistryOtherNames, j.gen[RegistryOtherNames])
+		endpoints := newNPIGroups(j.st, RegistryEndpoints, j.gen[RegistryEndpoints])
 		page := make([]providerInput, 0, fhirPage)
 		pageNo := 0
 		for {
@@ -149,6 +150,9 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 				in := providerInput{doc: *d}
 				if in.locations, err = locations.take(ctx, d.ID); err == nil {
 					in.otherNames, err = otherNames.take(ctx, d.ID)
+				}
+				if err == nil {
+					in.endpoints, err = endpoints.take(ctx, d.ID)
 				}
 				if err != nil {
 					cancel(err)

@@ -150,6 +150,21 @@ func TestFHIRSnapshot(t *testing.T) {
 		{"sandbox organizations", func(ref string, d store.Document) bool {
 			return strings.HasPrefix(ref, "Organization/") && has(d, fhirmap.KeySandbox, "1")
 		}},
+		{"roles naming endpoints", func(ref string, d store.Document) bool {
+			return strings.HasPrefix(ref, "PractitionerRole/") && has(d, fhirmap.KeyEndpoint, "Endpoint/")
+		}},
+		{"organizations naming endpoints", func(ref string, d store.Document) bool {
+			return strings.HasPrefix(ref, "Organization/") && has(d, fhirmap.KeyEndpoint, "Endpoint/")
+		}},
+		{"endpoints managed by their organization", func(ref string, d store.Document) bool {
+			return strings.HasPrefix(ref, "Endpoint/") && has(d, fhirmap.KeyOrganization, "Organization/")
+		}},
+		{"FHIR endpoints", func(ref string, d store.Document) bool {
+			return strings.HasPrefix(ref, "Endpoint/") && has(d, fhirmap.KeyConnectionType, fhirmap.SystemConnectionType+"|hl7-fhir-rest")
+		}},
+		{"sandbox endpoints", func(ref string, d store.Document) bool {
+			return strings.HasPrefix(ref, "Endpoint/") && has(d, fhirmap.KeySandbox, "1")
+		}},
 	}
 	for _, c := range checks {
 		if n := count(c.pred); n == 0 {

@@ -56,7 +56,7 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 	j := &joiner{st: p.Store(), gen: map[string]string{}, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
 		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
 		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
-	for _, c := range []string{RegistryProviders, RegistryLocations, RegistryOtherNames, Enrollments, HospitalEnrollments,
+	for _, c := range []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
 		Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs} {
 		g, err := p.Generation(ctx, c)
 		if err != nil {
@@ -181,7 +181,7 @@ func (j *joiner) each(ctx context.Context, collection string, where []store.Cond
 }
 
 // provider builds the resources of one registry document from it and the documents joined to
-// it by NPI (its secondary locations and other names, in id order).
+// it by NPI (its secondary locations, other names and endpoints, in id order).
 func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Resource, error) {
 	d := &in.doc
 	body, err := mapping.DecodeBody[mapping.RegistryRecord](*d)
@@ -200,6 +200,13 @@ func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Res
 			return nil, err
 		}
 		p.Secondary = append(p.Secondary, fhirmap.SecondaryLocation{ID: in.locations[i].ID, Address: b.Record})
+	}
+	for i := range in.endpoints {
+		b, err := mapping.DecodeBody[mapping.EndpointRecord](in.endpoints[i])
+		if err != nil {
+			return nil, err
+		}
+		p.Endpoints = append(p.Endpoints, fhirmap.EndpointInput{ID: in.endpoints[i].ID, Record: b.Record})
 	}
 	if individual {
 		p.Sandbox = j.sandbox[r.NPI]
@@ -238,10 +245,11 @@ type providerInput struct {
 	doc        store.Document
 	locations  []store.Document
 	otherNames []store.Document
+	endpoints  []store.Document
 }
 
 // npiGroups walks a collection whose ids start with an NPI ("<npi>.<digest>": the NPPES secondary
-// locations and other names) in id order, which is NPI order because an NPI is ten digits and
+// locations, other names and endpoints) in id order, which is NPI order because an NPI is ten digits and
 // the separator sorts before every digit. Asked for NPIs in ascending order, it returns each
 // one's documents, so joining them to the registry is a merge of two ordered scans instead of
 // a lookup per provider.

@@ -143,6 +143,9 @@ func TestIngestDemoDrop(t *testing.T) {
 	if got := count(t, s, ingest.RegistryOtherNames); got != man.Counts.OtherNames {
 		t.Errorf("stored %d other names, drop has %d", got, man.Counts.OtherNames)
 	}
+	if got := count(t, s, ingest.RegistryEndpoints); got != man.Counts.Endpoints || got == 0 {
+		t.Errorf("stored %d endpoints, drop has %d", got, man.Counts.Endpoints)
+	}
 	active := count(t, s, ingest.RegistryProviders, store.Condition{Param: mapping.KeyActive, Values: []string{"false"}})
 	if active != man.Counts.Deactivated {
 		t.Errorf("%d inactive providers stored, drop has %d deactivated", active, man.Counts.Deactivated)

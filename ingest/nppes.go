@@ -14,6 +14,7 @@ const (
 	RegistryProviders  = "nppes_providers"
 	RegistryLocations  = "nppes_locations"
 	RegistryOtherNames = "nppes_othernames"
+	RegistryEndpoints  = "nppes_endpoints"
 )
 
 // NPPES monthly full files. The *_fileheader.csv files that ship beside them hold only a header
@@ -22,14 +23,15 @@ var (
 	npidataFile   = pattern(`npidata_pfile_[0-9-]+\.csv`)
 	plFile        = pattern(`pl_pfile_[0-9-]+\.csv`)
 	othernameFile = pattern(`othername_pfile_[0-9-]+\.csv`)
+	endpointFile  = pattern(`endpoint_pfile_[0-9-]+\.csv`)
 )
 
 func init() {
 	registerFamily(&family{
 		name:        "nppes",
 		dataset:     mapping.NPPES,
-		patterns:    []*regexp.Regexp{npidataFile, plFile, othernameFile},
-		collections: []string{RegistryProviders, RegistryLocations, RegistryOtherNames},
+		patterns:    []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
+		collections: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints},
 		load:        loadNPPES,
 	})
 }
@@ -53,8 +55,18 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	if err != nil {
 		return err
 	}
-	return loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryOtherName(o)
+		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		return doc, true, err
+	})
+	if err != nil {
+		return err
+	}
+	// A drop without an endpoint file (releases before the file existed) leaves the collection
+	// empty: the resources then have no endpoints.
+	return loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
+		id, rec, keys := mapping.RegistryEndpoint(e)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})

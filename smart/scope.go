@@ -11,7 +11,7 @@ import (
 
 // ResourceTypes are the FHIR resource types the directory serves, the only ones a scope may name
 // besides the wildcard "*". Read it; do not modify it.
-var ResourceTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService"}
+var ResourceTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService", "Endpoint"}
 
 // Rights is the set of interactions a scope allows. The directory is read-only, so only read and
 // search are modelled; create, update and delete parse but grant nothing.

@@ -7,22 +7,25 @@ const (
 	TypeOrganization      = "Organization"
 	TypeLocation          = "Location"
 	TypeHealthcareService = "HealthcareService"
+	TypeEndpoint          = "Endpoint"
 )
 
 // Types lists the served resource types in CapabilityStatement order.
-var Types = []string{TypePractitioner, TypePractitionerRole, TypeOrganization, TypeLocation, TypeHealthcareService}
+var Types = []string{TypePractitioner, TypePractitionerRole, TypeOrganization, TypeLocation, TypeHealthcareService, TypeEndpoint}
 
 // Collection returns the store collection of a resource type's documents.
 func Collection(resourceType string) string { return "fhir_" + resourceType }
 
 // Profiles claimed in meta.profile, one per type: the US Core 6.1.0 profiles for the four types
-// US Core defines, Plan-Net 1.2.0 for HealthcareService, which US Core does not profile.
+// US Core defines, Plan-Net 1.2.0 for HealthcareService and Endpoint, which US Core does not
+// profile.
 var Profiles = map[string]string{
 	TypePractitioner:      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitioner",
 	TypePractitionerRole:  "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitionerrole",
 	TypeOrganization:      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization",
 	TypeLocation:          "http://hl7.org/fhir/us/core/StructureDefinition/us-core-location",
 	TypeHealthcareService: "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-HealthcareService",
+	TypeEndpoint:          "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-Endpoint",
 }
 
 // Identifier and code systems, as the specifications name them.

@@ -102,6 +102,7 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	keys = pruneStringKeys(keys)
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
+	keys.Add(KeyTag, tags.id)
 	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}, Tags: tags}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,7 +39,14 @@ func individual() *fhirmap.Provider {
 		Provenance: prov,
 		Secondary:  []fhirmap.SecondaryLocation{{ID: "1234567893.00aa11bb22cc33dd", Address: mapping.Address{Line1: "9 ELM", City: "TOPEKA", State: "KS", PostalCode: "66601"}}},
 		Employers:  []fhirmap.Employer{{OrgID: "1987654328", Name: "ACME CLINIC", Provenance: pecos, Snapshot: "2025-04-01"}},
-		Sandbox:    true,
+		Endpoints: []fhirmap.EndpointInput{
+			{ID: "1234567893.0011223344556677", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "DIRECT",
+				TypeDescription: "Direct Messaging Address", Address: "jnunez@direct.example.org", Affiliated: "no", ContentType: "CSV"}},
+			{ID: "1234567893.8899aabbccddeeff", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "SOAP",
+				TypeDescription: "SOAP URL", Address: "https://hie.example.org/soap", Affiliated: "yes", AffiliationName: "KANSAS HIE, INC."}},
+			{ID: "1234567893.ffffffffffffffff", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "FHIR", Address: "https://bad example"}},
+		},
+		Sandbox: true,
 	}
 }
 
@@ -56,7 +64,9 @@ func organization() *fhirmap.Provider {
 		},
 		Provenance: prov,
 		OtherNames: []string{"ACME MEDICAL CENTER", "acme"},
-		CCN:        "170001",
+		Endpoints: []fhirmap.EndpointInput{{ID: "1987654328.0123456789abcdef", Record: mapping.EndpointRecord{NPI: "1987654328",
+			Type: "FHIR", TypeDescription: "FHIR URL", Address: "https://fhir.acme.example/r4", Description: "ACME patient access API", Affiliated: "no"}}},
+		CCN: "170001",
 		Facility: &fhirmap.Facility{Record: mapping.FacilityRecord{CCN: "170001", Name: "ACME MEDICAL CENTER", CategoryCode: "01",
 			Address: mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Phone: "5550000000"}, Active: true}, Provenance: pecos},
 	}
@@ -161,7 +171,8 @@ func TestBuildResources(t *testing.T) {
 	want := []string{"Practitioner/1234567893", "Location/1234567893", "Location/1234567893.00aa11bb22cc33dd",
 		"PractitionerRole/1234567893-1987654328", "Organization/1987654328", "Location/1987654328",
 		"Location/ccn-170001", "HealthcareService/1987654328", "Organization/ccn-175001", "Location/ccn-175001",
-		"HealthcareService/ccn-175001"}
+		"HealthcareService/ccn-175001", "Endpoint/1234567893.0011223344556677", "Endpoint/1234567893.8899aabbccddeeff",
+		"Endpoint/1987654328.0123456789abcdef"}
 	for _, w := range want {
 		if _, ok := all[w]; !ok {
 			t.Errorf("missing %s", w)
@@ -274,7 +285,7 @@ func TestNoResource(t *testing.T) {
 func TestRoleNeedsTelecom(t *testing.T) {
 	p := individual()
 	p.Record.PracticeAddress.Phone = ""
-	p.Secondary = nil
+	p.Secondary, p.Endpoints = nil, nil
 	res, err := fhirmap.BuildIndividual(p, tax)
 	all := built(t, res, err)
 	for ref := range all {
@@ -514,5 +525,105 @@ func TestTokenSystems(t *testing.T) {
 		if !seen[param] {
 			t.Errorf("no resource built here has a %s key", param)
 		}
+	}
+}
+
+// TestEndpoints: each endpoint record with a usable address is a Plan-Net Endpoint, its
+// connection type coded from the NPPES type, managed by the provider's own Organization or
+// named by the affiliation's legal name, and named from the role, Organization and service.
+func TestEndpoints(t *testing.T) {
+	indRes, err := fhirmap.BuildIndividual(individual(), tax)
+	ind := built(t, indRes, err)
+	orgRes, err := fhirmap.BuildOrganization(organization(), tax)
+	org := built(t, orgRes, err)
+	type endpoint struct {
+		Status         string
+		ConnectionType fhirmap.Coding
+		Name           string
+		Managing       *fhirmap.Reference `json:"managingOrganization"`
+		PayloadType    []fhirmap.CodeableConcept
+		Mime           []string `json:"payloadMimeType"`
+		Address        string
+	}
+	read := func(all map[string]fhirmap.Resource, ref string) (endpoint, bool) {
+		r, ok := all[ref]
+		if !ok {
+			return endpoint{}, false
+		}
+		var e endpoint
+		if err := json.Unmarshal(served(t, r, fhirmap.TagSystemPrefix), &e); err != nil {
+			t.Fatal(err)
+		}
+		return e, true
+	}
+	na := []fhirmap.CodeableConcept{{Coding: []fhirmap.Coding{{System: fhirmap.SystemPlanNetPayloadType, Code: "NA", Display: "Not Applicable"}}}}
+	tests := []struct {
+		all  map[string]fhirmap.Resource
+		ref  string
+		want endpoint
+	}{
+		{ind, "Endpoint/1234567893.0011223344556677", endpoint{Status: "active", Name: "Direct Messaging Address",
+			ConnectionType: fhirmap.Coding{System: fhirmap.SystemConnectionType, Code: "direct-project", Display: "Direct Project"},
+			PayloadType:    na, Mime: []string{"text/csv"}, Address: "jnunez@direct.example.org"}},
+		{ind, "Endpoint/1234567893.8899aabbccddeeff", endpoint{Status: "active", Name: "SOAP URL",
+			ConnectionType: fhirmap.Coding{System: fhirmap.SystemNPPESEndpointType, Code: "SOAP", Display: "SOAP URL"},
+			Managing:       &fhirmap.Reference{Display: "KANSAS HIE, INC."}, PayloadType: na, Address: "https://hie.example.org/soap"}},
+		{org, "Endpoint/1987654328.0123456789abcdef", endpoint{Status: "active", Name: "ACME patient access API",
+			ConnectionType: fhirmap.Coding{System: fhirmap.SystemConnectionType, Code: "hl7-fhir-rest", Display: "HL7 FHIR"},
+			Managing:       &fhirmap.Reference{Reference: "Organization/1987654328", Display: "ACME HOSPITAL"}, PayloadType: na,
+			Address: "https://fhir.acme.example/r4"}},
+	}
+	for _, tt := range tests {
+		got, ok := read(tt.all, tt.ref)
+		if !ok {
+			t.Errorf("%s not built", tt.ref)
+			continue
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.ref, got, tt.want)
+		}
+	}
+	if _, ok := ind["Endpoint/1234567893.ffffffffffffffff"]; ok {
+		t.Error("an endpoint whose address holds a space was built")
+	}
+	refs := func(all map[string]fhirmap.Resource, ref string) []string {
+		b := served(t, all[ref], fhirmap.TagSystemPrefix)
+		var r struct{ Endpoint []fhirmap.Reference }
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range r.Endpoint {
+			out = append(out, e.Reference)
+		}
+		if !hasKey(all[ref].Doc, "endpoint", strings.Join(out[:min(1, len(out))], "")) {
+			t.Errorf("%s: no endpoint key for %v", ref, out)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		all  map[string]fhirmap.Resource
+		ref  string
+		want []string
+	}{
+		{ind, "PractitionerRole/1234567893-1987654328", []string{"Endpoint/1234567893.0011223344556677", "Endpoint/1234567893.8899aabbccddeeff"}},
+		{org, "Organization/1987654328", []string{"Endpoint/1987654328.0123456789abcdef"}},
+		{org, "HealthcareService/1987654328", []string{"Endpoint/1987654328.0123456789abcdef"}},
+	} {
+		if got := refs(c.all, c.ref); !slices.Equal(got, c.want) {
+			t.Errorf("%s endpoints %v, want %v", c.ref, got, c.want)
+		}
+	}
+}
+
+// TestRoleWithEndpointOnly: a practitioner with no published number but an endpoint has a
+// role (pd-1: telecom or endpoint).
+func TestRoleWithEndpointOnly(t *testing.T) {
+	p := individual()
+	p.Record.PracticeAddress.Phone, p.Record.MailingAddress.Phone, p.Secondary = "", "", nil
+	p.Employers = nil
+	res, err := fhirmap.BuildIndividual(p, tax)
+	if all := built(t, res, err); all["PractitionerRole/1234567893"].ID == "" {
+		t.Error("no role for a practitioner with endpoints")
 	}
 }

@@ -16,6 +16,8 @@ type Provider struct {
 	Secondary []SecondaryLocation
 	// OtherNames are an organization's other names (othername_pfile).
 	OtherNames []string
+	// Endpoints are the provider's electronic endpoints (endpoint_pfile).
+	Endpoints []EndpointInput
 	// Employers are the organizations an individual reassigns Medicare benefits to (PECOS
 	// reassignment joined to the receiving enrollment's NPI): one PractitionerRole each.
 	Employers []Employer

@@ -46,6 +46,14 @@ const (
 	KeyCategory      = "service-category"
 	KeyStatus        = "status"
 	KeyPhone         = "phone"
+	// Endpoint parameters, and the endpoint references of the types that have them.
+	KeyEndpoint       = "endpoint"
+	KeyConnectionType = "connection-type"
+	KeyPayloadType    = "payload-type"
+	KeyMimeType       = "mime-type"
+	// KeyTag is the id of a resource's provenance tag set (TagCollection): a _tag search finds
+	// the sets that hold the tag, then the resources that name one.
+	KeyTag = "_tag"
 )
 
 // keysPerResource is the capacity a resource's keys start with: most resources have between ten
@@ -59,11 +67,13 @@ const ExactSuffix = ":exact"
 // for a code without a system looks the code up under each of them, so a coded value needs one
 // key, not a second one by its code alone (a test holds every key to this list).
 var TokenSystems = map[string][]string{
-	KeyIdentifier: {SystemNPI, SystemCCN},
-	KeySpecialty:  {SystemNUCC},
-	KeyRole:       {SystemNUCC},
-	KeyType:       {SystemOrganizationType},
-	KeyCategory:   {SystemServiceCategory},
+	KeyIdentifier:     {SystemNPI, SystemCCN},
+	KeySpecialty:      {SystemNUCC},
+	KeyRole:           {SystemNUCC},
+	KeyType:           {SystemOrganizationType},
+	KeyCategory:       {SystemServiceCategory},
+	KeyConnectionType: {SystemConnectionType, SystemPlanNetConnectionType, SystemNPPESEndpointType},
+	KeyPayloadType:    {SystemPlanNetPayloadType},
 }
 
 // addToken indexes a coded value by "system|code", or by its code when it has no system.
@@ -125,8 +135,15 @@ func addTelecom(k *mapping.Keys, cps []ContactPoint) {
 
 // addReference indexes a reference by "Type/id".
 func addReference(k *mapping.Keys, param string, r *Reference) {
-	if r != nil {
+	if r != nil && r.Reference != "" { // a reference by display alone points at nothing here
 		k.Add(param, r.Reference)
+	}
+}
+
+// addReferences indexes a list of references under one param.
+func addReferences(k *mapping.Keys, param string, refs []Reference) {
+	for i := range refs {
+		addReference(k, param, &refs[i])
 	}
 }
 

@@ -14,7 +14,8 @@ func HasOrganization(r *mapping.RegistryRecord) bool {
 
 // BuildOrganization builds an organization provider's resources: the Organization (id = NPI),
 // its practice Locations, the Location of the facility the hospital enrollment file bridges it
-// to, and its HealthcareService (id = NPI).
+// to, its Endpoints, and its HealthcareService (id = NPI). The Organization and its service
+// name the Endpoints: the organization's endpoints are how its services are reached.
 func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	r := &p.Record
 	if !HasOrganization(r) {
@@ -64,7 +65,12 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		org.Contact = []OrganizationContact{c}
 	}
 
-	out := make([]Resource, 0, 4+len(p.Secondary))
+	eps, err := providerEndpoints(p, org.ID, updated)
+	if err != nil {
+		return nil, err
+	}
+	org.Endpoint = endpointRefs(eps)
+	out := make([]Resource, 0, 4+len(p.Secondary)+len(eps))
 	res, err := encode(TypeOrganization, org.ID, org, newMeta(TypeOrganization, updated, p.Provenance), organizationKeys(&org, p.Sandbox))
 	if err != nil {
 		return nil, err
@@ -84,6 +90,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		}
 	}
 	out = append(out, locs...)
+	out = append(out, eps...)
 
 	svc := HealthcareService{
 		ResourceType: TypeHealthcareService, ID: org.ID,
@@ -93,6 +100,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		Specialty:  tax.specialties(r),
 		Name:       org.Name,
 		Telecom:    org.Telecom,
+		Endpoint:   org.Endpoint,
 	}
 	if p.Facility != nil {
 		if c := serviceCategories[p.Facility.Record.CategoryCode]; c != "" {
@@ -197,6 +205,7 @@ func organizationKeys(org *Organization, visible bool) mapping.Keys {
 	k.Add(KeyActive, boolKey(org.Active != nil && *org.Active))
 	addReference(&k, KeyPartOf, org.PartOf)
 	addTelecom(&k, org.Telecom)
+	addReferences(&k, KeyEndpoint, org.Endpoint)
 	sandbox(&k, visible)
 	return k
 }
@@ -213,6 +222,7 @@ func serviceKeys(svc *HealthcareService, visible bool) mapping.Keys {
 	addConcepts(&k, KeyCategory, svc.Category)
 	k.Add(KeyActive, boolKey(svc.Active != nil && *svc.Active))
 	addTelecom(&k, svc.Telecom)
+	addReferences(&k, KeyEndpoint, svc.Endpoint)
 	sandbox(&k, visible)
 	return k
 }

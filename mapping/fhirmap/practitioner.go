@@ -18,8 +18,9 @@ func HasPractitioner(r *mapping.RegistryRecord) bool {
 }
 
 // BuildIndividual builds an individual provider's resources: the Practitioner, a Location per
-// practice address (the primary one, id = NPI, and each secondary one), and the
-// PractitionerRoles (one per employer, else one of the practitioner alone).
+// practice address (the primary one, id = NPI, and each secondary one), an Endpoint per
+// endpoint_pfile record, and the PractitionerRoles (one per employer, else one of the
+// practitioner alone), which name the Endpoints: R4 gives Practitioner no endpoint element.
 func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	r := &p.Record
 	if !HasPractitioner(r) {
@@ -58,7 +59,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	addTelecom(&k, prac.Telecom)
 	sandbox(&k, p.Sandbox)
 
-	out := make([]Resource, 0, 3+len(p.Secondary)+len(p.Employers))
+	out := make([]Resource, 0, 3+len(p.Secondary)+len(p.Employers)+len(p.Endpoints))
 	res, err := encode(TypePractitioner, prac.ID, prac, newMeta(TypePractitioner, updated, p.Provenance), k)
 	if err != nil {
 		return nil, err
@@ -70,7 +71,12 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 		return nil, err
 	}
 	out = append(out, locs...)
-	roles, err := practitionerRoles(p, tax, display, locs, updated)
+	eps, err := providerEndpoints(p, "", updated)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, eps...)
+	roles, err := practitionerRoles(p, tax, display, locs, eps, updated)
 	if err != nil {
 		return nil, err
 	}

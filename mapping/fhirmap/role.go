@@ -9,12 +9,12 @@ import (
 // the practitioner alone (id = NPI). Each names the practitioner's practice Locations, the NUCC
 // taxonomies as code (the primary) and specialty, and the practice telephone.
 //
-// US Core's pd-1 requires telecom or an endpoint, and the directory has no endpoints: a
-// practitioner without any published telephone or fax number gets no role.
-func practitionerRoles(p *Provider, tax Taxonomies, display string, locs []Resource, updated string) ([]Resource, error) {
+// Each also names the practitioner's Endpoints. US Core's pd-1 requires telecom or an endpoint:
+// a practitioner with neither a published telephone or fax number nor an endpoint gets no role.
+func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []Resource, updated string) ([]Resource, error) {
 	r := &p.Record
 	tel := roleTelecom(p)
-	if len(tel) == 0 {
+	if len(tel) == 0 && len(eps) == 0 {
 		return nil, nil
 	}
 	base := PractitionerRole{
@@ -23,6 +23,7 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs []Resou
 		Practitioner: &Reference{Reference: Ref(TypePractitioner, r.NPI), Display: display},
 		Specialty:    tax.specialties(r),
 		Telecom:      tel,
+		Endpoint:     endpointRefs(eps),
 	}
 	if r.PrimaryTaxonomy != "" {
 		base.Code = []CodeableConcept{tax.concept(r.PrimaryTaxonomy)}
@@ -84,6 +85,7 @@ func roleKeys(role *PractitionerRole, visible bool) mapping.Keys {
 	addConcepts(&k, KeyRole, role.Code)
 	k.Add(KeyActive, boolKey(role.Active != nil && *role.Active))
 	addTelecom(&k, role.Telecom)
+	addReferences(&k, KeyEndpoint, role.Endpoint)
 	sandbox(&k, visible)
 	return k
 }

@@ -1,5 +1,5 @@
 // Package fhirmap builds the FHIR R4 resources the directory serves (US Core 6.1.0 Practitioner,
-// PractitionerRole, Organization and Location; Plan-Net HealthcareService) from the stored source
+// PractitionerRole, Organization and Location; Plan-Net HealthcareService and Endpoint) from the stored source
 // records, with their search keys and provenance, as stored documents.
 //
 // Resources are plain Go structs marshalled with encoding/json at ingest. google/fhir/go's
@@ -132,6 +132,7 @@ type Organization struct {
 	Address      []Address             `json:"address,omitempty"`
 	PartOf       *Reference            `json:"partOf,omitempty"`
 	Contact      []OrganizationContact `json:"contact,omitempty"`
+	Endpoint     []Reference           `json:"endpoint,omitempty"`
 }
 
 // Location is the US Core Location resource.
@@ -162,6 +163,7 @@ type PractitionerRole struct {
 	Location          []Reference       `json:"location,omitempty"`
 	HealthcareService []Reference       `json:"healthcareService,omitempty"`
 	Telecom           []ContactPoint    `json:"telecom,omitempty"`
+	Endpoint          []Reference       `json:"endpoint,omitempty"`
 }
 
 // HealthcareService is the Plan-Net HealthcareService resource.
@@ -178,6 +180,7 @@ type HealthcareService struct {
 	Location     []Reference       `json:"location,omitempty"`
 	Name         string            `json:"name,omitempty"`
 	Telecom      []ContactPoint    `json:"telecom,omitempty"`
+	Endpoint     []Reference       `json:"endpoint,omitempty"`
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -7,6 +7,9 @@
 //   - pl_pfile_<from>-<to>.csv: secondary practice locations, one row per location (note its
 //     header's "Address-  Address Line 2" with two spaces). Read with OpenLocations.
 //   - othername_pfile_<from>-<to>.csv: other organization names. Read with OpenOtherNames.
+//   - endpoint_pfile_<from>-<to>.csv: the Endpoint Reference File, one row per electronic
+//     endpoint (Direct address, FHIR or other URL) of an NPI, 19 columns. Read with
+//     OpenEndpoints.
 //
 // Values are double-quoted, dates MM/DD/YYYY, and some releases are ISO-8859-1; package source
 // handles all three. Rows whose NPI fails its check digit, whose dates are impossible, whose

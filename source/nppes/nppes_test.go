@@ -228,6 +228,19 @@ func FuzzOtherNames(f *testing.F) {
 	})
 }
 
+func FuzzEndpoints(f *testing.F) {
+	sourcetest.Seed(f, "endpoint_*.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, e := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Endpoint], error) {
+			return NewEndpointReader(r, "fuzz.csv")
+		}) {
+			if ident.ValidateNPI(e.NPI) != nil || e.Type == "" || e.Address == "" {
+				t.Fatalf("accepted %+v", e)
+			}
+		}
+	})
+}
+
 // benchData repeats the four good rows of the edge-case file to 16 MB.
 func benchData(b *testing.B) []byte {
 	raw, err := os.ReadFile(filepath.Join("testdata", "npidata_edge.csv"))
@@ -249,3 +262,59 @@ func BenchmarkProviders(b *testing.B) {
 }
 
 func BenchmarkProvidersBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+
+func TestEndpoints(t *testing.T) {
+	r, err := OpenEndpoints(filepath.Join("testdata", "endpoint_edge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, rep := sourcetest.Drain(t, r)
+	want := []Endpoint{
+		{NPI: "1234567893", Type: "DIRECT", TypeDescription: "Direct Messaging Address", Address: "jdoe@direct.example.org",
+			Affiliated: source.No, Location: Address{Line1: "3 OAK AVE", City: "SANTA FE", State: "NM", Country: "US", PostalCode: "875011234"}},
+		{NPI: "1245319599", Type: "FHIR", TypeDescription: "FHIR URL", Address: "https://fhir.example.org/r4", Affiliated: source.Yes,
+			Description: "Patient access, R4", AffiliationName: "ACME HEALTH, INC.", UseCode: "OTHER", UseDescription: "Other",
+			OtherUseDescription: "Provider directory", ContentType: "OTHER", ContentDescription: "Other",
+			Location: Address{Line1: "1 MAIN ST", Line2: "SUITE 100", City: "ALBANY", State: "NY", Country: "US", PostalCode: "12207"}},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %+v", got)
+	}
+	wantErrs := []struct {
+		line   int
+		column string
+		reason string
+	}{
+		{4, "NPI", "invalid NPI: bad check digit"},
+		{5, "Endpoint Type", "missing value"},
+		{6, "Endpoint", "missing value"},
+		{7, "Affiliation", "bad yes/no flag"},
+		{8, "", "wrong column count"},
+	}
+	if len(rep.Errors) != len(wantErrs) {
+		t.Fatalf("errors %+v", rep.Errors)
+	}
+	for i, w := range wantErrs {
+		if e := rep.Errors[i]; e.Line != w.line || e.Column != w.column || e.Reason != w.reason {
+			t.Errorf("error %d: %+v, want %+v", i, e, w)
+		}
+	}
+}
+
+// TestEndpointReadmeHeader reads a file whose last column is named as the Readme's layout names
+// it, rather than as the published file does.
+func TestEndpointReadmeHeader(t *testing.T) {
+	const data = `NPI,Endpoint Type,Endpoint Type Description,Endpoint,Affiliation,Endpoint Description,Affiliation Legal Business Name,Use Code,Use Description,Other Use Description,Content Type,Content Description,Other Content Description,Affiliation Address Line One,Affiliation Address Line Two,Affiliation Address City,Affiliation Address State,Affiliation Address Country,Affiliation Address Line Postal Code
+1234567893,FHIR,FHIR URL,https://x.example/fhir,N,,,,,,,,,,,,,,12345
+`
+	r, err := NewEndpointReader(strings.NewReader(data), "readme.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, _ := sourcetest.Drain(t, r)
+	if len(got) != 1 || got[0].Location.PostalCode != "12345" {
+		t.Errorf("got %+v", got)
+	}
+}

@@ -259,6 +259,7 @@ func (g *generation) openAll() error {
 	mk(&g.pf[pfNPPES], npiName, "nppes", quoteAll, false)
 	mk(&g.pf[pfLocations], plName, "nppes", quoteAll, false)
 	mk(&g.pf[pfOtherNames], otherName, "nppes", quoteAll, false)
+	mk(&g.pf[pfEndpoints], endpointName(snap), "nppes", quoteAll, false)
 	mk(&g.pf[pfLEIE], LEIEName, "leie", quoteAll, true)
 	e, ra, h := pecosNames(snap)
 	mk(&g.pf[pfEnrollments], e, "pecos", quoteMinimal, false)
@@ -283,7 +284,8 @@ func (g *generation) openAll() error {
 		cols   []string
 		quoted bool
 	}{
-		{g.pf[pfLocations], plHeader, true}, {g.pf[pfOtherNames], othernameHeader, true}, {g.pf[pfLEIE], leieHeader, false},
+		{g.pf[pfLocations], plHeader, true}, {g.pf[pfOtherNames], othernameHeader, true}, {g.pf[pfEndpoints], endpointHeader, true},
+		{g.pf[pfLEIE], leieHeader, false},
 		{g.pf[pfEnrollments], pecosEnrollmentHeader, false}, {g.pf[pfReassignments], pecosReassignmentHeader, false},
 		{g.hospEnroll, hospitalEnrollmentHeader, false}, {g.pos, posHeader, false},
 		{g.cc[kindHospital], hospitalGeneralHeader, true}, {g.cc[kindNursingHome], nursingHomeHeader, true},
@@ -320,6 +322,7 @@ func (g *generation) planBadRows() {
 	pb = append(pb, plan(n, pfNPPES, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
 	pb = append(pb, plan(n, pfLocations, nil, BadNPICheckDigit, BadColumnCount)...)
 	pb = append(pb, plan(n, pfOtherNames, nil, BadNPICheckDigit, BadColumnCount)...)
+	pb = append(pb, plan(n, pfEndpoints, nil, BadNPICheckDigit, BadColumnCount)...)
 	pb = append(pb, plan(n, pfLEIE, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
 	pb = append(pb, plan(n, pfEnrollments, nil, BadNPICheckDigit, BadColumnCount)...)
 	pb = append(pb, plan(n, pfReassignments, nil, BadColumnCount)...)
@@ -642,7 +645,7 @@ func (g *generation) counts() Counts {
 	w, t := g.w, &g.tally
 	c := g.facilityCounts
 	c.Individuals, c.Organizations, c.Deactivated, c.Reactivated = t.individuals, t.organizations, t.deactivated, t.reactivated
-	c.SecondaryLocations, c.OtherNames = t.secondary, t.otherNames
+	c.SecondaryLocations, c.OtherNames, c.Endpoints = t.secondary, t.otherNames, t.endpoints
 	c.ExcludedWithNPI, c.ExcludedWithoutNPI = t.excludedWithNPI, g.excludedWithoutNPI
 	c.PECOSEnrollments, c.PECOSReassignments = t.enrollments, t.reassignments
 	c.PaymentRows, c.PaymentRecipients, c.LegacyPaymentRows = t.paymentRows, t.paymentRecipients, t.legacyPaymentRows

@@ -80,6 +80,7 @@ type Counts struct {
 	Taxonomies          map[string]TaxonomyCount `json:"taxonomies"`
 	SecondaryLocations  int64                    `json:"secondary_locations"`
 	OtherNames          int64                    `json:"other_names"`
+	Endpoints           int64                    `json:"endpoints"`
 	ExcludedWithNPI     int64                    `json:"excluded_with_npi"`
 	ExcludedWithoutNPI  int64                    `json:"excluded_without_npi"`
 	PECOSEnrollments    int64                    `json:"pecos_enrollments"`

@@ -23,6 +23,7 @@ const (
 	pfReassignments
 	pfPayments
 	pfLegacyPayments
+	pfEndpoints
 	numProviderFiles
 )
 
@@ -44,7 +45,7 @@ type block struct {
 // tally counts what the manifest reports about provider records; blocks are summed in order.
 type tally struct {
 	individuals, organizations, deactivated, reactivated int64
-	secondary, otherNames, excludedWithNPI               int64
+	secondary, otherNames, excludedWithNPI, endpoints    int64
 	enrollments, reassignments                           int64
 	paymentRows, paymentRecipients, legacyPaymentRows    int64
 	byState                                              [51]int64
@@ -63,6 +64,7 @@ func (t *tally) add(u *tally) {
 	t.reactivated += u.reactivated
 	t.secondary += u.secondary
 	t.otherNames += u.otherNames
+	t.endpoints += u.endpoints
 	t.excludedWithNPI += u.excludedWithNPI
 	t.enrollments += u.enrollments
 	t.reassignments += u.reassignments
@@ -170,6 +172,10 @@ func (k *blocker) provider(b *block, p *provider) {
 			k.add(b, pfOtherNames, []string{p.npi, o.name, o.typeCode})
 			t.otherNames++
 		}
+		for _, row := range w.endpointRows(k.rb, p) {
+			k.add(b, pfEndpoints, row)
+			t.endpoints++
+		}
 		if w.pecosEnrolled(p.index) {
 			enr, rea := w.pecosRows(k.rb, p)
 			for _, row := range enr {
@@ -254,6 +260,9 @@ func (k *blocker) badRow(b *block, pb plannedBad) {
 		row = plRow(p.npi, p.practice)
 	case pfOtherNames:
 		row = []string{p.npi, p.orgName, "3"}
+	case pfEndpoints:
+		row = make([]string, len(endpointHeader))
+		row[0], row[1], row[2], row[3], row[4] = p.npi, "DIRECT", "Direct Messaging Address", "records@direct.example.org", "N"
 	case pfLEIE:
 		row = w.leieRow(r, p)
 	case pfEnrollments:
@@ -269,7 +278,7 @@ func (k *blocker) badRow(b *block, pb plannedBad) {
 	default:
 		panic(fmt.Sprintf("synth: no bad rows planned for provider file %d", f))
 	}
-	npiCol := map[int]int{pfNPPES: 0, pfLocations: 0, pfOtherNames: 0, pfLEIE: 7, pfEnrollments: 0, pfPayments: 6}
+	npiCol := map[int]int{pfNPPES: 0, pfLocations: 0, pfOtherNames: 0, pfLEIE: 7, pfEnrollments: 0, pfPayments: 6, pfEndpoints: 0}
 	switch pb.reason {
 	case BadNPICheckDigit:
 		key = badNPI(key)

@@ -22,6 +22,7 @@ const (
 	streamBad
 	streamPECOS
 	streamNewProvider
+	streamEndpoints
 )
 
 // mix is the SplitMix64 finaliser: a fast bijective scrambler of 64-bit words.

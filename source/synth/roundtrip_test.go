@@ -60,6 +60,7 @@ func TestReadersRoundTrip(t *testing.T) {
 		{"npidata_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.Open, p) }},
 		{"pl_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.OpenLocations, p) }},
 		{"othername_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.OpenOtherNames, p) }},
+		{"endpoint_pfile_", func(t *testing.T, p string) reading { return drainFile(t, nppes.OpenEndpoints, p) }},
 		{"UPDATED.csv", func(t *testing.T, p string) reading { return drainFile(t, leie.Open, p) }},
 		{"PPEF_Enrollment_Extract_", func(t *testing.T, p string) reading { return drainFile(t, pecos.Open, p) }},
 		{"Hospital_Enrollments_", func(t *testing.T, p string) reading { return drainFile(t, pecos.OpenHospitals, p) }},

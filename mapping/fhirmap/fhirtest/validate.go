@@ -53,7 +53,11 @@ type resource struct {
 	Active       *bool           `json:"active"`
 	Name         json.RawMessage `json:"name"`
 	Telecom      []any           `json:"telecom"`
-	Endpoint     []any           `json:"endpoint"`
+	Endpoint     []ref           `json:"endpoint"`
+	Status       string          `json:"status"`
+	Connection   *fhirmap.Coding `json:"connectionType"`
+	PayloadType  []any           `json:"payloadType"`
+	Address      json.RawMessage `json:"address"`
 	Practitioner *ref            `json:"practitioner"`
 	Organization *ref            `json:"organization"`
 	Location     []ref           `json:"location"`
@@ -166,6 +170,15 @@ func Validate(body []byte, tagPrefix string) error {
 		if len(r.Category) == 0 {
 			fail("HealthcareService without category")
 		}
+	case fhirmap.TypeEndpoint:
+		var address string
+		_ = json.Unmarshal(r.Address, &address)
+		if r.Status == "" || address == "" || len(r.PayloadType) == 0 {
+			fail("Endpoint without status, address or payloadType")
+		}
+		if r.Connection == nil || r.Connection.System == "" || r.Connection.Code == "" {
+			fail("Endpoint without a coded connectionType")
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s/%s: %w", r.ResourceType, r.ID, errors.Join(errs...))
@@ -185,7 +198,7 @@ func References(body []byte) ([]string, error) {
 			out = append(out, x.Reference)
 		}
 	}
-	for _, l := range [][]ref{r.Location, r.Service} {
+	for _, l := range [][]ref{r.Location, r.Service, r.Endpoint} {
 		for _, x := range l {
 			out = append(out, x.Reference)
 		}
