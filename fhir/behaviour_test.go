@@ -63,6 +63,9 @@ func TestSearchErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.headers == nil {
+				tt.headers = []string{"Prefer", "handling=strict"} // errors, not warnings
+			}
 			r := get(t, e.base+"/"+tt.query, tt.headers...)
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)

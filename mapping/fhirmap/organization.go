@@ -14,7 +14,12 @@ func HasOrganization(r *mapping.RegistryRecord) bool {
 
 // BuildOrganization builds an organization provider's resources: the Organization (id = NPI),
 // its practice Locations, the Location of the facility the hospital enrollment file bridges it
-// to, and its HealthcareService (id = NPI).
+// to, and, while it is active, its HealthcareService (id = NPI).
+//
+// The HealthcareService is served on Plan-Net's profile, which fixes active to true: a service in
+// a Plan-Net directory is one a member can use. A deactivated organization or a terminated
+// facility offers none, so it has no HealthcareService, while its Organization stays (active
+// false, as US Core allows) and the roles naming it name no service (Employer.Inactive).
 func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	r := &p.Record
 	if !HasOrganization(r) {
@@ -84,10 +89,13 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		}
 	}
 	out = append(out, locs...)
+	if !r.Active {
+		return out, nil // inactive: no HealthcareService (see BuildOrganization)
+	}
 
 	svc := HealthcareService{
 		ResourceType: TypeHealthcareService, ID: org.ID,
-		Active:     boolPtr(r.Active),
+		Active:     boolPtr(true),
 		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, org.ID), Display: org.Name},
 		Category:   []CodeableConcept{categoryConcept(taxonomyCategory(r.PrimaryTaxonomy))},
 		Specialty:  tax.specialties(r),
@@ -151,6 +159,9 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		out = append(out, loc)
 	}
 
+	if !rec.Active {
+		return out, nil // inactive: no HealthcareService (see BuildOrganization)
+	}
 	category := serviceCategories[rec.CategoryCode]
 	if category == "" {
 		category = "other"
@@ -158,7 +169,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 	svc := HealthcareService{
 		ResourceType: TypeHealthcareService, ID: id,
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
-		Active:     boolPtr(rec.Active),
+		Active:     boolPtr(true),
 		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, id), Display: rec.Name},
 		Category:   []CodeableConcept{categoryConcept(category)},
 		Name:       rec.Name,
