@@ -31,7 +31,9 @@ type capStatement struct {
 	Implementation capImpl     `json:"implementation"`
 	FHIRVersion    string      `json:"fhirVersion"`
 	Format         []string    `json:"format"`
-	Rest           []capRest   `json:"rest"`
+	// ImplementationGuide lists the guides followed (implementationGuides).
+	ImplementationGuide []string  `json:"implementationGuide"`
+	Rest                []capRest `json:"rest"`
 }
 
 type capSoftware struct {
@@ -125,10 +127,11 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 		ResourceType: "CapabilityStatement", ID: "providerdir", URL: base + "/metadata", Version: buildinfo.PipelineVersion(),
 		Name: "ProviderDirectoryFHIRServer", Title: "Provider directory FHIR R4 server", Status: "active",
 		Date: date, Publisher: "Provider directory service", Description: capDescription, Kind: "instance",
-		Software:       capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
-		Implementation: capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
-		FHIRVersion:    "4.0.1",
-		Format:         []string{"application/fhir+json", "json"},
+		Software:            capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
+		Implementation:      capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
+		FHIRVersion:         "4.0.1",
+		Format:              []string{"application/fhir+json", "json"},
+		ImplementationGuide: implementationGuides,
 	}
 	rest := capRest{
 		Mode: "server",
@@ -180,7 +183,11 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 			if p.kind == kindReference {
 				doc += "; targets " + strings.Join(p.targets, ", ")
 			}
-			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: p.definition, Type: string(p.kind), Documentation: doc})
+			def := definition(t, p)
+			if def == "" {
+				doc += "; defined by this server (no R4, US Core or Plan-Net SearchParameter)"
+			}
+			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: def, Type: string(p.kind), Documentation: doc})
 		}
 		rest.Resource = append(rest.Resource, res)
 	}
