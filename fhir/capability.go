@@ -2,6 +2,7 @@ package fhir
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,7 +116,7 @@ const capDescription = "Read-only FHIR R4 provider directory built from public U
 	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
 
 // capabilityStatement builds the statement for a base URL and token endpoint.
-func capabilityStatement(base, tokenURL string, publicRead bool, date string, maxIncludes, maxChain int) capStatement {
+func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []string, date string, maxIncludes, maxChain int) capStatement {
 	security := "SMART Backend Services: obtain an access token from " + tokenURL +
 		" with the client-credentials grant and a private_key_jwt client assertion (RS384 or ES384); scopes " +
 		"system/<Type>.read or system/<Type>.rs. Sandbox credentials see a fixed subset of 200 practitioners, " +
@@ -123,6 +124,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 	if publicRead {
 		security += " Public read mode is on: requests without a token may read and search every resource."
 	}
+	security += corsDescription(corsOrigins)
 	cs := capStatement{
 		ResourceType: "CapabilityStatement", ID: "providerdir", URL: base + "/metadata", Version: buildinfo.PipelineVersion(),
 		Name: "ProviderDirectoryFHIRServer", Title: "Provider directory FHIR R4 server", Status: "active",
@@ -155,7 +157,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 		Security: capSecurity{
 			Extension: []capExtension{{URL: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
 				Extension: []capExtension{{URL: "token", ValueURI: tokenURL}}}},
-			CORS: true,
+			CORS: len(corsOrigins) > 0,
 			Service: []capConcept{{Coding: []capCoding{{System: "http://terminology.hl7.org/CodeSystem/restful-security-service",
 				Code: "SMART-on-FHIR", Display: "SMART-on-FHIR"}}, Text: "SMART Backend Services"}},
 			Description: security,
@@ -193,6 +195,18 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 	}
 	cs.Rest = []capRest{rest}
 	return cs
+}
+
+// corsDescription says which browser origins may call the server (CORS), for the security
+// description.
+func corsDescription(origins []string) string {
+	switch {
+	case len(origins) == 0:
+		return " CORS is off: browser pages on other origins cannot call this server."
+	case slices.Contains(origins, "*"):
+		return " CORS: browser pages on any origin may call this server (no cookies; send the token in Authorization)."
+	}
+	return " CORS: browser pages on " + strings.Join(origins, ", ") + " may call this server (no cookies; send the token in Authorization)."
 }
 
 var resourceDocs = map[string]string{

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"providerdir/fhir"
 )
 
 // capability is the part of the CapabilityStatement these tests read.
@@ -106,5 +108,49 @@ func TestCapabilityDefinitions(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("%d of the %d parameters checked are in the statement", seen, len(want))
+	}
+}
+
+// TestCORS checks that the CapabilityStatement states the CORS the server is configured with,
+// and that a browser on an allowed origin can search the FHIR surface: its preflight is answered
+// and the Bundle is readable by it. Without origins there is no CORS, and the statement says so.
+func TestCORS(t *testing.T) {
+	const app = "https://app.example"
+	tests := []struct {
+		name    string
+		origins []string
+		cors    bool
+		allow   string // Access-Control-Allow-Origin of a search from app
+	}{
+		{"no origins", nil, false, ""},
+		{"one origin", []string{app}, true, app},
+		{"any origin", []string{"*"}, true, "*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := sharedEnv(t)
+			if tt.origins != nil {
+				e = freshEnv(t, fhir.Config{CORSOrigins: tt.origins})
+			}
+			sec := metadata(t, e.base).Rest[0].Security
+			if sec.CORS != tt.cors || !strings.Contains(sec.Description, "CORS") ||
+				tt.origins != nil && tt.origins[0] != "*" && !strings.Contains(sec.Description, app) {
+				t.Errorf("security.cors %v, description %q; want cors %v naming the origins", sec.CORS, sec.Description, tt.cors)
+			}
+			pre := do(t, http.MethodOptions, e.url("/Practitioner"), nil, "Origin", app,
+				"Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "authorization, prefer")
+			if tt.cors && (pre.status != http.StatusNoContent || !strings.Contains(pre.header.Get("Access-Control-Allow-Methods"), "GET") ||
+				!strings.Contains(strings.ToLower(pre.header.Get("Access-Control-Allow-Headers")), "authorization")) {
+				t.Errorf("preflight: %d %v", pre.status, pre.header)
+			}
+			if !tt.cors && (pre.status != http.StatusMethodNotAllowed || pre.header.Get("Access-Control-Allow-Origin") != "") {
+				t.Errorf("preflight without CORS: %d %v", pre.status, pre.header)
+			}
+			r := get(t, e.url("/Practitioner", "_count", "1"), "Origin", app)
+			e.checkBundle(t, r)
+			if got := r.header.Get("Access-Control-Allow-Origin"); got != tt.allow {
+				t.Errorf("Access-Control-Allow-Origin %q, want %q", got, tt.allow)
+			}
+		})
 	}
 }
