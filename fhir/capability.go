@@ -150,9 +150,11 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 			strconv.Itoa(MaxValues) + " comma-separated values per parameter (else 400 too-costly). Every type a search " +
 			"touches needs a granted scope: search of its own type and of each chain's and _has's type, read of each " +
 			"included type (else 403 insufficient_scope). " +
-			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact. " +
-			"Unknown or malformed parameters are a 400 OperationOutcome naming them, or ignored with a warning under " +
-			"Prefer: handling=lenient. Reads return ETag and Last-Modified and honour If-None-Match and " +
+			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact " +
+			"(name: the text or any one part of the name); values are unescaped as R4 has it (\\, \\$ \\| \\\\). " +
+			"Unknown or malformed parameters, and unknown elements of _elements, are ignored and named in an " +
+			"OperationOutcome entry (search mode outcome); under Prefer: handling=strict they are a 400 " +
+			"OperationOutcome naming them. A search over a limit is refused under either handling. Reads return ETag and Last-Modified and honour If-None-Match and " +
 			"If-Modified-Since; a resource removed by the latest source snapshot answers 410.",
 		Security: capSecurity{
 			Extension: []capExtension{{URL: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
