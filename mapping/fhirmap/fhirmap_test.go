@@ -152,6 +152,31 @@ func TestStringKeysPruned(t *testing.T) {
 	}
 }
 
+// TestInactiveEmployer checks that a role with an inactive organization names no
+// HealthcareService: the organization has none.
+func TestInactiveEmployer(t *testing.T) {
+	for _, inactive := range []bool{false, true} {
+		p := individual()
+		p.Employers[0].Inactive = inactive
+		res, err := fhirmap.BuildIndividual(p, tax)
+		all := built(t, res, err)
+		role := all["PractitionerRole/1234567893-1987654328"]
+		st, err := fhirmap.Open(role.Doc.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(st.Resource, []byte(`"healthcareService"`)); got == inactive {
+			t.Errorf("inactive %v: healthcareService named %v", inactive, got)
+		}
+		if got := findsKey(role.Doc, "service", "HealthcareService/1987654328"); got == inactive {
+			t.Errorf("inactive %v: service key %v", inactive, got)
+		}
+		if !findsKey(role.Doc, "organization", "Organization/1987654328") {
+			t.Errorf("inactive %v: the role lost its organization", inactive)
+		}
+	}
+}
+
 func TestBuildResources(t *testing.T) {
 	ind, _ := fhirmap.BuildIndividual(individual(), tax)
 	org, _ := fhirmap.BuildOrganization(organization(), tax)
@@ -160,8 +185,9 @@ func TestBuildResources(t *testing.T) {
 
 	want := []string{"Practitioner/1234567893", "Location/1234567893", "Location/1234567893.00aa11bb22cc33dd",
 		"PractitionerRole/1234567893-1987654328", "Organization/1987654328", "Location/1987654328",
-		"Location/ccn-170001", "HealthcareService/1987654328", "Organization/ccn-175001", "Location/ccn-175001",
-		"HealthcareService/ccn-175001"}
+		"Location/ccn-170001", "HealthcareService/1987654328", "Organization/ccn-175001", "Location/ccn-175001"}
+	// The terminated facility keeps its Organization and Location, and has no HealthcareService:
+	// Plan-Net fixes HealthcareService.active to true.
 	for _, w := range want {
 		if _, ok := all[w]; !ok {
 			t.Errorf("missing %s", w)
@@ -220,7 +246,15 @@ func TestBuildResources(t *testing.T) {
 		{"Organization/ccn-175001", "partof", "Organization/ccn-170001", true},
 		{"Organization/ccn-175001", "active", "false", true},
 		{"Location/ccn-175001", "status", "inactive", true},
-		{"HealthcareService/ccn-175001", "service-category", "other", true},
+		{"Practitioner/1234567893", "name:exact", "Núñez", true}, // family
+		{"Practitioner/1234567893", "name:exact", "José", true},  // a given name
+		{"Practitioner/1234567893", "name:exact", "A", true},     // the middle name
+		{"Practitioner/1234567893", "name:exact", "MD", true},    // a suffix
+		{"Practitioner/1234567893", "name:exact", "José A Núñez MD", true},
+		{"Practitioner/1234567893", "name:exact", "José A Núñez", false}, // no part of the name
+		{"Practitioner/1234567893", "name:exact", "nunez", false},
+		{"Practitioner/1234567893", "name", "jose a nunez", true}, // given then family, for prefix search
+		{"Practitioner/1234567893", "name", "md", true},
 	}
 	for _, k := range keys {
 		r, ok := all[k.ref]
