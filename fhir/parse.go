@@ -390,17 +390,27 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 			}
 			vals = append(vals, n)
 		}
-		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix}
+		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix, Or: alsoIn(p.also, "", vals)}
 		if p.key == fhirmap.KeyAddress {
 			c.Or = addressParts(alts, vals)
 		}
 		return c, nil
 	case "exact":
 		if !p.noExact {
-			return &store.Condition{Param: p.key + fhirmap.ExactSuffix, Values: alts, Match: store.Exact}, nil
+			return &store.Condition{Param: p.key + fhirmap.ExactSuffix, Values: alts, Match: store.Exact, Or: alsoIn(p.also, fhirmap.ExactSuffix, alts)}, nil
 		}
 	}
 	return nil, unsupported(name, "modifier :%s is not supported on %s (see the CapabilityStatement)", modifier, p.name)
+}
+
+// alsoIn are the alternatives of a condition on a parameter that also looks in the params keys
+// (param.also), each with suffix (the :exact keys) and the same values.
+func alsoIn(keys []string, suffix string, vals []string) []store.Alternative {
+	var out []store.Alternative
+	for _, k := range keys {
+		out = append(out, store.Alternative{Param: k + suffix, Values: vals})
+	}
+	return out
 }
 
 // addressParts are the further params an address search looks in. The address keys hold the

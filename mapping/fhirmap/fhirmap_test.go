@@ -246,10 +246,12 @@ func TestBuildResources(t *testing.T) {
 		{"Organization/ccn-175001", "partof", "Organization/ccn-170001", true},
 		{"Organization/ccn-175001", "active", "false", true},
 		{"Location/ccn-175001", "status", "inactive", true},
-		{"Practitioner/1234567893", "name:exact", "Núñez", true}, // family
-		{"Practitioner/1234567893", "name:exact", "José", true},  // a given name
-		{"Practitioner/1234567893", "name:exact", "A", true},     // the middle name
-		{"Practitioner/1234567893", "name:exact", "MD", true},    // a suffix
+		// A name search also looks in the family and given keys, so the name keys hold the
+		// text, prefixes and suffixes only.
+		{"Practitioner/1234567893", "name:exact", "Núñez", false},
+		{"Practitioner/1234567893", "given:exact", "José", true},
+		{"Practitioner/1234567893", "given:exact", "A", true},
+		{"Practitioner/1234567893", "name:exact", "MD", true}, // a suffix
 		{"Practitioner/1234567893", "name:exact", "José A Núñez MD", true},
 		{"Practitioner/1234567893", "name:exact", "José A Núñez", false}, // no part of the name
 		{"Practitioner/1234567893", "name:exact", "nunez", false},

@@ -89,15 +89,16 @@ func addString(k *mapping.Keys, param, text string) {
 
 // addHumanName indexes a person's name for the name parameter as R4 defines its string search:
 // it matches any of the text, family, given, prefix and suffix parts, from the start of a part
-// or of a word of the text, and :exact matches one of them whole, as published. The given
-// names followed by the family name are indexed for prefix search too, the way people type a
-// name ("john smith" finds Dr. John Smith Jr.), though no part of the name holds them so.
+// or of a word of the text, and :exact matches one of them whole, as published. The family and
+// given names are the keys of the family and given parameters, in which a name search looks too
+// (a condition with alternatives), so they are not indexed twice; the text, prefixes and
+// suffixes are indexed here. The given names followed by the family name are indexed for prefix
+// search too, the way people type a name ("john smith" finds Dr. John Smith Jr.), though no
+// part of the name holds them so.
 func addHumanName(k *mapping.Keys, n *HumanName) {
 	addString(k, KeyName, n.Text)
-	for _, parts := range [][]string{{n.Family}, n.Given, n.Prefix, n.Suffix} {
-		for _, p := range parts {
-			addString(k, KeyName, p)
-		}
+	for _, p := range slices.Concat(n.Prefix, n.Suffix) {
+		addString(k, KeyName, p)
 	}
 	k.Add(KeyName, mapping.NormalizeText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
 }
