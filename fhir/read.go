@@ -141,7 +141,8 @@ func hasKey(d store.Document, param, value string) bool {
 func lenient(r *http.Request) bool {
 	for _, p := range r.Header.Values("Prefer") {
 		for _, part := range strings.Split(p, ",") {
-			name, value, _ := strings.Cut(strings.ReplaceAll(strings.TrimSpace(part), " ", ""), "=")
+			pref, _, _ := strings.Cut(part, ";") // a preference's own parameters do not matter here
+			name, value, _ := strings.Cut(strings.ReplaceAll(strings.TrimSpace(pref), " ", ""), "=")
 			if strings.EqualFold(name, "handling") {
 				return !strings.EqualFold(strings.Trim(value, `"`), "strict")
 			}
