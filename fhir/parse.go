@@ -88,7 +88,7 @@ func unsupported(p, format string, args ...any) *paramError {
 
 // parseSearch parses the parameters of a search of resourceType. Under lenient handling (the
 // default) an unknown or malformed parameter is dropped with a warning instead of failing the
-// search; a search over a request limit (too-costly) fails either way.
+// search; a search over a request limit (limits.go) fails either way.
 func parseSearch(resourceType, base string, values url.Values, lenient bool) (*query, error) {
 	q := &query{typ: resourceType, base: base, count: DefaultCount, total: "accurate", canonical: url.Values{}}
 	names := make([]string, 0, len(values))
@@ -403,8 +403,8 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 	return nil, unsupported(name, "modifier :%s is not supported on %s (see the CapabilityStatement)", modifier, p.name)
 }
 
-// alsoIn are the alternatives of a condition on a parameter that also looks in the params keys
-// (param.also), each with suffix (the :exact keys) and the same values.
+// alsoIn are the alternatives of a condition on a parameter that also looks in the params of
+// keys (param.also): each param with suffix (":exact" for an :exact search) and the same values.
 func alsoIn(keys []string, suffix string, vals []string) []store.Alternative {
 	var out []store.Alternative
 	for _, k := range keys {
