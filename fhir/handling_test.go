@@ -74,6 +74,20 @@ func TestParameterHandling(t *testing.T) {
 	}
 }
 
+// TestCountWithUnknownParameter checks fhirpy's count(): a count-only search with the client's
+// own parameter answers the total, with the ignored parameter named in an outcome entry.
+func TestCountWithUnknownParameter(t *testing.T) {
+	e := sharedEnv(t)
+	n := int64(len(e.all(t)["Practitioner"]))
+	for _, q := range []string{"_count=0&_totalMethod=count", "_totalMethod=count&_summary=count"} {
+		b := e.checkBundle(t, get(t, e.base+"/Practitioner?"+q))
+		if b.Total == nil || *b.Total != n || len(b.Entry) != 1 || b.Entry[0].Search.Mode != "outcome" ||
+			!strings.Contains(string(b.Entry[0].Resource), "_totalMethod") {
+			t.Errorf("%s: total %v of %d, entries %+v", q, b.Total, n, b.Entry)
+		}
+	}
+}
+
 // checkHandled checks a page: each match has the elements asked for and no other (beside
 // resourceType, id and meta), and an outcome entry names warn, or there is none.
 func checkHandled(t *testing.T, b bundle, warn string, elements []string) {
