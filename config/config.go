@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,9 @@ type Config struct {
 	// FHIRPublicRead lets FHIR reads and searches through without a token, as public provider
 	// directories (Plan-Net) often are. Off by default: SMART Backend Services guards /fhir.
 	FHIRPublicRead bool
+	// CORSOrigins are the origins (scheme://host[:port]) whose browser pages may call the FHIR,
+	// supply and resolver APIs; "*" allows any. Empty sends no CORS headers.
+	CORSOrigins []string
 }
 
 // option describes one flag: its name, default, help text, and how to check and apply a value.
@@ -173,6 +177,10 @@ func options() []option {
 		}},
 		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are trusted", func(c *Config, v string) (err error) {
 			c.TrustedProxies, err = parsePrefixes(v)
+			return err
+		}},
+		{"cors-origins", "", "comma-separated origins (scheme://host[:port]) whose browser pages may call the FHIR, supply and resolver APIs; * allows any (a public directory); empty sends no CORS headers", func(c *Config, v string) (err error) {
+			c.CORSOrigins, err = parseOrigins(v)
 			return err
 		}},
 	}
@@ -307,6 +315,43 @@ func parseBaseURL(v string) (string, error) {
 		return "", fmt.Errorf("%q must not carry user info, a query or a fragment", v)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// parseOrigins parses a comma-separated list of web origins, each in the form a browser sends in
+// its Origin header (lower-case scheme and host, a port only when not the scheme's default, no
+// path), or "*" alone for any origin.
+func parseOrigins(v string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if part != "*" {
+			u, err := url.Parse(part)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+				u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+				return nil, fmt.Errorf("%q is not an origin such as https://app.example.org", part)
+			}
+			port := u.Port()
+			if port == map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+				port = ""
+			}
+			host := strings.ToLower(u.Hostname())
+			if strings.Contains(host, ":") {
+				host = "[" + host + "]" // an IPv6 literal
+			}
+			part = u.Scheme + "://" + host
+			if port != "" {
+				part += ":" + port
+			}
+		}
+		out = append(out, part)
+	}
+	if len(out) > 1 && slices.Contains(out, "*") {
+		return nil, errors.New(`"*" allows any origin: give it alone`)
+	}
+	return out, nil
 }
 
 func parsePrefixes(v string) ([]netip.Prefix, error) {

@@ -96,6 +96,14 @@ func TestParsePrecedence(t *testing.T) {
 					netip.MustParsePrefix("::1/128"),
 				})
 			}},
+		{"no cors origins by default", nil, env(),
+			func(c Config) bool { return c.CORSOrigins == nil }},
+		{"cors origins as browsers send them", []string{"--cors-origins", "https://App.Example.org, http://localhost:3000,https://x.org:443,http://[::1]:8080"}, env(),
+			func(c Config) bool {
+				return reflect.DeepEqual(c.CORSOrigins, []string{"https://app.example.org", "http://localhost:3000", "https://x.org", "http://[::1]:8080"})
+			}},
+		{"any origin from env", nil, env("PROVIDERD_CORS_ORIGINS", "*"),
+			func(c Config) bool { return reflect.DeepEqual(c.CORSOrigins, []string{"*"}) }},
 		{"empty env is unset", nil, env("PROVIDERD_LOG_FORMAT", ""),
 			func(c Config) bool { return c.LogFormat == "json" }},
 	}
@@ -142,6 +150,9 @@ func TestParseErrors(t *testing.T) {
 		{"metrics on the public addr", []string{"--addr", "127.0.0.1:8080", "--metrics-addr", "127.0.0.1:8080"}, env(), "invalid --metrics-addr"},
 		{"bad cidr", []string{"--trusted-proxies", "10.0.0.0/33"}, env(), "invalid --trusted-proxies"},
 		{"empty reference", []string{"--reference", " "}, env(), "invalid --reference"},
+		{"origin with a path", []string{"--cors-origins", "https://app.example.org/"}, env(), "invalid --cors-origins"},
+		{"origin without a scheme", []string{"--cors-origins", "app.example.org"}, env(), "invalid --cors-origins"},
+		{"any origin among others", []string{"--cors-origins", "*,https://app.example.org"}, env(), "invalid --cors-origins"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,9 +63,16 @@ func TestSearchErrors(t *testing.T) {
 		{"read scope only", "Practitioner", []string{"X-Test-Scopes", "system/Practitioner.r"}, 403, "forbidden", ""},
 		{"lenient", "Practitioner?foo=bar&_count=1", []string{"Prefer", "handling=lenient"}, 200, "", ""},
 		{"lenient and strict parts", "Practitioner?foo=bar&_count=1", []string{"Prefer", "return=minimal, handling=lenient"}, 200, "", ""},
+		{"strict among preferences", "Practitioner?foo=bar", []string{"Prefer", "return=minimal, handling = strict; x=1"}, 400, "invalid", "foo"},
+		{"quoted strict", "Practitioner?foo=bar", []string{"Prefer", `handling="strict"`}, 400, "invalid", "foo"},
+		{"first handling counts", "Practitioner?foo=bar&_count=1", []string{"Prefer", "handling=lenient, handling=strict"}, 200, "", ""},
+		{"no handling", "Practitioner?foo=bar&_count=1", []string{"Prefer", "return=minimal"}, 200, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.headers == nil {
+				tt.headers = []string{"Prefer", "handling=strict"} // errors, not warnings
+			}
 			r := get(t, e.base+"/"+tt.query, tt.headers...)
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)

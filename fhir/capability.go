@@ -2,6 +2,7 @@ package fhir
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,9 @@ type capStatement struct {
 	Implementation capImpl     `json:"implementation"`
 	FHIRVersion    string      `json:"fhirVersion"`
 	Format         []string    `json:"format"`
-	Rest           []capRest   `json:"rest"`
+	// ImplementationGuide lists the guides followed (implementationGuides).
+	ImplementationGuide []string  `json:"implementationGuide"`
+	Rest                []capRest `json:"rest"`
 }
 
 type capSoftware struct {
@@ -113,7 +116,7 @@ const capDescription = "Read-only FHIR R4 provider directory built from public U
 	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
 
 // capabilityStatement builds the statement for a base URL and token endpoint.
-func capabilityStatement(base, tokenURL string, publicRead bool, date string, maxIncludes, maxChain int) capStatement {
+func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []string, date string, maxIncludes, maxChain int) capStatement {
 	security := "SMART Backend Services: obtain an access token from " + tokenURL +
 		" with the client-credentials grant and a private_key_jwt client assertion (RS384 or ES384); scopes " +
 		"system/<Type>.read or system/<Type>.rs. Sandbox credentials see a fixed subset of 200 practitioners, " +
@@ -121,14 +124,16 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 	if publicRead {
 		security += " Public read mode is on: requests without a token may read and search every resource."
 	}
+	security += corsDescription(corsOrigins)
 	cs := capStatement{
 		ResourceType: "CapabilityStatement", ID: "providerdir", URL: base + "/metadata", Version: buildinfo.PipelineVersion(),
 		Name: "ProviderDirectoryFHIRServer", Title: "Provider directory FHIR R4 server", Status: "active",
 		Date: date, Publisher: "Provider directory service", Description: capDescription, Kind: "instance",
-		Software:       capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
-		Implementation: capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
-		FHIRVersion:    "4.0.1",
-		Format:         []string{"application/fhir+json", "json"},
+		Software:            capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
+		Implementation:      capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
+		FHIRVersion:         "4.0.1",
+		Format:              []string{"application/fhir+json", "json"},
+		ImplementationGuide: implementationGuides,
 	}
 	rest := capRest{
 		Mode: "server",
@@ -147,14 +152,16 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 			strconv.Itoa(MaxValues) + " comma-separated values per parameter (else 400 too-costly). Every type a search " +
 			"touches needs a granted scope: search of its own type and of each chain's and _has's type, read of each " +
 			"included type (else 403 insufficient_scope). " +
-			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact. " +
-			"Unknown or malformed parameters are a 400 OperationOutcome naming them, or ignored with a warning under " +
-			"Prefer: handling=lenient. Reads return ETag and Last-Modified and honour If-None-Match and " +
+			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact " +
+			"(name: the text or any one part of the name); values are unescaped as R4 has it (\\, \\$ \\| \\\\). " +
+			"Unknown or malformed parameters, and unknown elements of _elements, are ignored and named in an " +
+			"OperationOutcome entry (search mode outcome); under Prefer: handling=strict they are a 400 " +
+			"OperationOutcome naming them. A search over a limit is refused under either handling. Reads return ETag and Last-Modified and honour If-None-Match and " +
 			"If-Modified-Since; a resource removed by the latest source snapshot answers 410.",
 		Security: capSecurity{
 			Extension: []capExtension{{URL: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
 				Extension: []capExtension{{URL: "token", ValueURI: tokenURL}}}},
-			CORS: true,
+			CORS: len(corsOrigins) > 0,
 			Service: []capConcept{{Coding: []capCoding{{System: "http://terminology.hl7.org/CodeSystem/restful-security-service",
 				Code: "SMART-on-FHIR", Display: "SMART-on-FHIR"}}, Text: "SMART Backend Services"}},
 			Description: security,
@@ -182,12 +189,28 @@ func capabilityStatement(base, tokenURL string, publicRead bool, date string, ma
 			if p.kind == kindReference {
 				doc += "; targets " + strings.Join(p.targets, ", ")
 			}
-			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: p.definition, Type: string(p.kind), Documentation: doc})
+			def := definition(t, p)
+			if def == "" {
+				doc += "; defined by this server (no R4, US Core or Plan-Net SearchParameter)"
+			}
+			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: def, Type: string(p.kind), Documentation: doc})
 		}
 		rest.Resource = append(rest.Resource, res)
 	}
 	cs.Rest = []capRest{rest}
 	return cs
+}
+
+// corsDescription says which browser origins may call the server (CORS), for the security
+// description.
+func corsDescription(origins []string) string {
+	switch {
+	case len(origins) == 0:
+		return " CORS is off: browser pages on other origins cannot call this server."
+	case slices.Contains(origins, "*"):
+		return " CORS: browser pages on any origin may call this server (no cookies; send the token in Authorization)."
+	}
+	return " CORS: browser pages on " + strings.Join(origins, ", ") + " may call this server (no cookies; send the token in Authorization)."
 }
 
 var resourceDocs = map[string]string{

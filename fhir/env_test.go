@@ -129,7 +129,8 @@ func freshEnv(t *testing.T, limits fhir.Config) *env {
 	return e
 }
 
-// newEnv ingests drop into a store in dir and serves it; limits sets the server's caps.
+// newEnv ingests drop into a store in dir and serves it; limits sets the server's caps and the
+// CORS origins the HTTP server allows.
 func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 	st, err := embedded.Open(dir)
 	if err != nil {
@@ -151,8 +152,9 @@ func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 	}
 	srv := fhir.New(limits)
 	h, err := httpserver.New(httpserver.Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Surfaces: []httpserver.Surface{{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		CORSOrigins: limits.CORSOrigins,
+		Surfaces: []httpserver.Surface{{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 			r.Use(testGrant)
 			srv.Routes(r)
 		}}},

@@ -91,7 +91,9 @@ func valueCount(v string) int {
 // answer such a search at all, so the issue code is not-supported (a kind of processing error in
 // R4's IssueType), with the limit and the depth asked for in the diagnostics.
 func depthError(name, what string, depth, limit int) *paramError {
-	return unsupported(name, "%s of depth %d; the limit is a depth of %d", what, depth, limit)
+	e := unsupported(name, "%s of depth %d; the limit is a depth of %d", what, depth, limit)
+	e.limit = true
+	return e
 }
 
 // clip shortens a piece of the request (a parameter's name or value) for an error message, so
@@ -111,7 +113,9 @@ func clipArgs(args []any) []any {
 }
 
 func tooCostly(p, format string, args ...any) *paramError {
-	return newParamError("too-costly", p, format, args)
+	e := newParamError("too-costly", p, format, args)
+	e.limit = true
+	return e
 }
 
 func newParamError(code, p, format string, args []any) *paramError {

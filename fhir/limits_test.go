@@ -81,6 +81,9 @@ func TestSearchLimits(t *testing.T) {
 		{"escaped commas are not alternatives", "Practitioner", params(1, "family", strings.Repeat(`a\,`, fhir.MaxValues+1)), false, "", "", nil},
 		{"values of a control parameter", "Practitioner", params(1, "_elements", strings.Repeat("id,", fhir.MaxValues)+"id"), false, "", "too-costly", []string{`"_elements"`, "limit is 100"}},
 		{"over a limit under lenient handling", "Practitioner", params(fhir.MaxSearchParams+1, "foo", "bar"), false, "handling=lenient", "too-costly", []string{"limit is 50"}},
+		{"over a limit by default", "Practitioner", params(fhir.MaxSearchParams+1, "foo", "bar"), false, "", "too-costly", []string{"limit is 50"}},
+		{"chain depth under lenient handling", "PractitionerRole", params(1, "organization.partof.name", "x"), false, "handling=lenient", "not-supported", []string{"depth of 1"}},
+		{"values over the limit under lenient handling", "Practitioner", params(1, "_id", strings.Join(ids, ",")), false, "handling=lenient", "too-costly", []string{"limit is 100"}},
 	}
 	for _, tt := range tests {
 		for _, post := range []bool{false, true} {
@@ -143,9 +146,9 @@ func TestEchoedValuesClipped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := e.search(t, true, "Practitioner", tt.params)
+			r := e.search(t, true, "Practitioner", tt.params, "Prefer", "handling=strict")
 			if tt.name == "chain name" {
-				r = e.search(t, true, "PractitionerRole", tt.params)
+				r = e.search(t, true, "PractitionerRole", tt.params, "Prefer", "handling=strict")
 			}
 			if r.status != http.StatusBadRequest {
 				t.Fatalf("status %d: %.300s", r.status, r.body)

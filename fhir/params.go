@@ -30,7 +30,11 @@ type param struct {
 	// bare says a token parameter's values carry no system (active, status, _id): "|x" is "x".
 	bare bool
 	// noExact says a string parameter has no :exact keys.
-	noExact    bool
+	noExact bool
+	// also are further search-key params a string parameter looks in, in the same form (and
+	// their :exact keys for :exact), so that a part indexed under a parameter of its own is not
+	// indexed twice: a Practitioner's name is also its family and given names.
+	also       []string
 	definition string
 	doc        string
 	// apply, when set, parses the parameter itself (_tag, _profile: parameters on meta, which
@@ -92,7 +96,8 @@ var searchParams = map[string][]param{
 	fhirmap.TypePractitioner: {
 		pID, pLastUpdated,
 		withDef(pIdentifier, usCoreSP+"us-core-practitioner-identifier"),
-		withDef(param{name: "name", kind: kindString, key: fhirmap.KeyName, doc: "any part of the name, prefix, case and accent insensitive; :exact"}, usCoreSP+"us-core-practitioner-name"),
+		withDef(param{name: "name", kind: kindString, key: fhirmap.KeyName, also: []string{fhirmap.KeyFamily, fhirmap.KeyGiven},
+			doc: "the text or any part of the name (family, given, prefix, suffix), prefix, case and accent insensitive; :exact: one of them whole, as published"}, usCoreSP+"us-core-practitioner-name"),
 		{name: "family", kind: kindString, key: fhirmap.KeyFamily, doc: "family name, prefix; :exact"},
 		{name: "given", kind: kindString, key: fhirmap.KeyGiven, doc: "given names, prefix; :exact"},
 		pAddress, pCity, pState, pPostal, pActive, pPhone,

@@ -69,6 +69,9 @@ type chain struct {
 type paramError struct {
 	param, msg string
 	code       string // IssueType: invalid, not-supported, too-costly
+	// limit says the search is over a request limit (limits.go): refused under any handling,
+	// since ignoring the parameter would not bound the work asked for.
+	limit bool
 }
 
 func (e *paramError) Error() string {
@@ -86,8 +89,9 @@ func unsupported(p, format string, args ...any) *paramError {
 	return newParamError("not-supported", p, format, args)
 }
 
-// parseSearch parses the parameters of a search of resourceType. Under lenient handling an
-// unknown or malformed parameter is dropped with a warning instead of failing the search.
+// parseSearch parses the parameters of a search of resourceType. Under lenient handling (the
+// default) an unknown or malformed parameter is dropped with a warning instead of failing the
+// search; a search over a request limit (limits.go) fails either way.
 func parseSearch(resourceType, base string, values url.Values, lenient bool) (*query, error) {
 	q := &query{typ: resourceType, base: base, count: DefaultCount, total: "accurate", canonical: url.Values{}}
 	names := make([]string, 0, len(values))
@@ -105,17 +109,22 @@ func parseSearch(resourceType, base string, values url.Values, lenient bool) (*q
 			}
 			err := q.add(name, v)
 			if err == nil {
-				if name != "_cursor" {
+				if name != "_cursor" && name != "_elements" {
 					q.canonical.Add(name, v)
 				}
 				continue
 			}
 			pe, ok := err.(*paramError)
-			if !lenient || !ok || pe.code == "too-costly" {
+			if !lenient || !ok || pe.limit {
 				return nil, err
 			}
-			q.warnings = append(q.warnings, warning("informational", pe.Error()+"; ignored under Prefer: handling=lenient"))
+			q.warnings = append(q.warnings, warning("informational", pe.Error()+"; ignored (Prefer: handling=strict refuses it)"))
 		}
+	}
+	// The links carry the elements in effect, so that later pages are shaped as this one even
+	// when some of the elements asked for were ignored.
+	if len(q.elements) > 0 {
+		q.canonical.Set("_elements", strings.Join(q.elements, ","))
 	}
 	return q, nil
 }
@@ -147,16 +156,7 @@ func (q *query) add(name, value string) error {
 		q.summary = value
 		return nil
 	case "_elements":
-		for _, e := range strings.Split(value, ",") {
-			e = strings.TrimSpace(e)
-			if !slices.Contains(elements[q.typ], e) {
-				return invalid(name, "%q is not an element of %s", e, q.typ)
-			}
-			if !slices.Contains(q.elements, e) {
-				q.elements = append(q.elements, e)
-			}
-		}
-		return nil
+		return q.addElements(value)
 	case "_sort":
 		return q.addSort(value)
 	case "_include", "_revinclude":
@@ -205,6 +205,30 @@ func (q *query) add(name, value string) error {
 		return nil
 	}
 	q.where = append(q.where, *c)
+	return nil
+}
+
+// addElements parses an _elements list. Every known element is kept, whatever its place in the
+// list, before an unknown one is reported: under lenient handling the report becomes a warning
+// and the search runs with the known elements, so the result never depends on their order.
+// resourceType is accepted: it is always returned.
+func (q *query) addElements(value string) error {
+	var unknown []string
+	for _, e := range strings.Split(value, ",") {
+		e = strings.TrimSpace(e)
+		switch {
+		case e != "resourceType" && !slices.Contains(elements[q.typ], e):
+			unknown = append(unknown, e)
+		case !slices.Contains(q.elements, e):
+			q.elements = append(q.elements, e)
+		}
+	}
+	if len(unknown) > 0 {
+		for i, e := range unknown {
+			unknown[i] = strconv.Quote(clip(e))
+		}
+		return invalid("_elements", "%s: not an element of %s", strings.Join(unknown, ", "), q.typ)
+	}
 	return nil
 }
 
@@ -358,7 +382,7 @@ func condition(base string, p param, modifier, name, value string) (*store.Condi
 		if len(alts) != 1 {
 			return nil, unsupported(name, "alternatives of dates are not supported; repeat the parameter for a range")
 		}
-		prefixes, err := dateCondition(alts[0])
+		prefixes, err := dateCondition(unescape(alts[0]))
 		if err != nil {
 			return nil, invalid(name, "%v", err)
 		}
@@ -370,7 +394,11 @@ func condition(base string, p param, modifier, name, value string) (*store.Condi
 	return nil, invalid(name, "unsupported parameter type")
 }
 
+// stringCondition matches a string parameter: by prefix, case and accent insensitive, or whole
+// and as given with :exact. The alternatives are unescaped first (\, \$ \| \\), so a value
+// holding a comma is searched as R4 escapes it: name:exact=Smith\, Jones.
 func stringCondition(p param, modifier, name string, alts []string) (*store.Condition, error) {
+	alts = unescapeAll(alts)
 	switch modifier {
 	case "":
 		vals := make([]string, 0, len(alts))
@@ -384,17 +412,27 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 			}
 			vals = append(vals, n)
 		}
-		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix}
+		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix, Or: alsoIn(p.also, "", vals)}
 		if p.key == fhirmap.KeyAddress {
 			c.Or = addressParts(alts, vals)
 		}
 		return c, nil
 	case "exact":
 		if !p.noExact {
-			return &store.Condition{Param: p.key + fhirmap.ExactSuffix, Values: alts, Match: store.Exact}, nil
+			return &store.Condition{Param: p.key + fhirmap.ExactSuffix, Values: alts, Match: store.Exact, Or: alsoIn(p.also, fhirmap.ExactSuffix, alts)}, nil
 		}
 	}
 	return nil, unsupported(name, "modifier :%s is not supported on %s (see the CapabilityStatement)", modifier, p.name)
+}
+
+// alsoIn are the alternatives of a condition on a parameter that also looks in the params of
+// keys (param.also): each param with suffix (":exact" for an :exact search) and the same values.
+func alsoIn(keys []string, suffix string, vals []string) []store.Alternative {
+	var out []store.Alternative
+	for _, k := range keys {
+		out = append(out, store.Alternative{Param: k + suffix, Values: vals})
+	}
+	return out
 }
 
 // addressParts are the further params an address search looks in. The address keys hold the
@@ -523,6 +561,14 @@ func cutUnescaped(s string, sep byte) (before, after string, found bool) {
 		}
 	}
 	return s, "", false
+}
+
+// unescapeAll unescapes each of a parameter's alternatives, in place.
+func unescapeAll(alts []string) []string {
+	for i, a := range alts {
+		alts[i] = unescape(a)
+	}
+	return alts
 }
 
 // unescape removes FHIR search escapes (\, \| \$ \\).

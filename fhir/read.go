@@ -134,14 +134,19 @@ func hasKey(d store.Document, param, value string) bool {
 	return slices.Contains(d.Keys, store.Key{Param: param, Value: value})
 }
 
-// lenient reports whether the client asked for lenient handling of parameters.
+// lenient reports whether a request's unknown and malformed parameters are ignored rather than
+// refused. R4 says a server SHOULD ignore parameters it does not understand, and clients such as
+// fhirpy send their own (_totalMethod), so ignoring is the default; Prefer: handling=strict asks
+// for a 400 instead. The first handling preference given is the one that counts.
 func lenient(r *http.Request) bool {
 	for _, p := range r.Header.Values("Prefer") {
 		for _, part := range strings.Split(p, ",") {
-			if strings.EqualFold(strings.ReplaceAll(strings.TrimSpace(part), " ", ""), "handling=lenient") {
-				return true
+			pref, _, _ := strings.Cut(part, ";") // a preference's own parameters do not matter here
+			name, value, _ := strings.Cut(strings.ReplaceAll(strings.TrimSpace(pref), " ", ""), "=")
+			if strings.EqualFold(name, "handling") {
+				return !strings.EqualFold(strings.Trim(value, `"`), "strict")
 			}
 		}
 	}
-	return false
+	return true
 }

@@ -170,7 +170,8 @@ func TestRead(t *testing.T) {
 		{"Accept xml", "/Practitioner/" + pracID, []string{"Accept", "application/fhir+xml"}, http.StatusNotAcceptable, "not-supported"},
 		{"Accept other release", "/Practitioner/" + pracID, []string{"Accept", "application/fhir+json; fhirVersion=3.0"}, http.StatusNotAcceptable, "not-supported"},
 		{"Accept json", "/Practitioner/" + pracID, []string{"Accept", "application/json"}, http.StatusOK, ""},
-		{"unknown parameter", "/Practitioner/" + pracID + "?foo=1", nil, http.StatusBadRequest, "invalid"},
+		{"unknown parameter", "/Practitioner/" + pracID + "?foo=1", nil, http.StatusOK, ""},
+		{"unknown parameter, strict", "/Practitioner/" + pracID + "?foo=1", []string{"Prefer", "handling=strict"}, http.StatusBadRequest, "invalid"},
 		{"unknown parameter, lenient", "/Practitioner/" + pracID + "?foo=1", []string{"Prefer", "handling=lenient"}, http.StatusOK, ""},
 		{"no grant", "/Practitioner/" + pracID, []string{"X-Test-Grant", "none"}, http.StatusUnauthorized, "login"},
 		{"scope of another type", "/Practitioner/" + pracID, []string{"X-Test-Scopes", "system/Organization.rs"}, http.StatusForbidden, "forbidden"},
@@ -250,7 +251,7 @@ func TestReadShapes(t *testing.T) {
 			t.Errorf("%s: %v", tt.query, err)
 		}
 	}
-	if r := get(t, e.url("/Practitioner/"+pracID)+"?_elements=nonsense"); r.status != http.StatusBadRequest {
-		t.Errorf("_elements=nonsense: %d", r.status)
+	if r := get(t, e.url("/Practitioner/"+pracID)+"?_elements=nonsense", "Prefer", "handling=strict"); r.status != http.StatusBadRequest {
+		t.Errorf("_elements=nonsense, strict: %d", r.status)
 	}
 }

@@ -32,6 +32,10 @@ type Config struct {
 	// PublicRead says the deployment admits reads without a token (Plan-Net's public directory
 	// mode, decided by the SMART layer); the CapabilityStatement says so.
 	PublicRead bool
+	// CORSOrigins are the origins the HTTP server answers CORS requests from (httpserver's
+	// CORSOrigins, "*" for any); the CapabilityStatement's security.cors says whether there are
+	// any, and its description which.
+	CORSOrigins []string
 	// Log receives the start-up line; nil means slog.Default(). Requests log through the
 	// request's logger (logging.Logger).
 	Log *slog.Logger
@@ -97,7 +101,7 @@ func New(cfg Config) *Server {
 	if token == "" {
 		token = s.base + "/token"
 	}
-	cs := capabilityStatement(s.base, token, cfg.PublicRead, s.now().UTC().Format("2006-01-02"), s.maxInc, s.maxChain)
+	cs := capabilityStatement(s.base, token, cfg.PublicRead, cfg.CORSOrigins, s.now().UTC().Format("2006-01-02"), s.maxInc, s.maxChain)
 	var err error
 	if s.capability, err = json.Marshal(cs); err != nil {
 		panic("fhir: CapabilityStatement does not encode: " + err.Error())

@@ -14,9 +14,9 @@ import (
 	"providerdir/requestid"
 )
 
-// ServeHTTP runs every request through the middleware, outermost first: request id and security
-// headers, request logger, metrics and access log, panic recovery, the request limits, the
-// drain's admission, then the router. Recovery sits inside the measuring so a recovered panic is
+// ServeHTTP runs every request through the middleware, outermost first: request id, security
+// and CORS headers, request logger, metrics and access log, panic recovery, the request limits,
+// CORS preflights, the drain's admission, then the router. Recovery sits inside the measuring so a recovered panic is
 // counted and logged as the 500 it became; refusals are logged and counted like any answer.
 //
 // The middleware wraps the router instead of being registered with mux's Use because mux skips
@@ -79,7 +79,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("remote", r.RemoteAddr),
 		)
 	}()
+	sf := h.surfaceFor(r.URL.Path)
+	crossOrigin := h.cors != nil && sf != nil && sf.CORS
+	if crossOrigin {
+		h.cors.headers(rw, r) // before any answer, errors included, so a browser can read it
+	}
 	if !h.withinLimits(rw, r) {
+		return
+	}
+	if crossOrigin && isPreflight(r) && h.cors.preflight(rw, r, sf) {
 		return
 	}
 	if !isProbe(r.URL.Path) { // probes answer through a drain: they report it

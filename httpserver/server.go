@@ -45,6 +45,9 @@ type Surface struct {
 	// Routes registers the surface's handlers on its subrouter; paths are relative to Prefix.
 	// Nil leaves the surface empty: every path is its 404.
 	Routes func(r *mux.Router)
+	// CORS lets browser applications on the origins of Options.CORSOrigins call the surface
+	// (cors.go): its responses carry the CORS headers and its preflights are answered.
+	CORS bool
 }
 
 // Options configures the handler.
@@ -68,6 +71,10 @@ type Options struct {
 	MaxURLBytes int
 	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// CORSOrigins are the origins (scheme://host[:port], as a browser sends them in Origin)
+	// whose pages may call the surfaces marked CORS; AnyOrigin allows every origin. Empty
+	// allows none: no CORS header is sent and preflights are not answered.
+	CORSOrigins []string
 }
 
 // DefaultReadyTimeout keeps a readiness probe shorter than the typical probe timeouts (1 to 5 s)
@@ -93,6 +100,7 @@ type Handler struct {
 	maxURL   int
 	maxBody  int64
 	drain    *drain
+	cors     *cors
 }
 
 type surface struct {
@@ -108,7 +116,7 @@ func New(o Options) (*Handler, error) {
 	h := &Handler{
 		log: o.Logger, metrics: o.Metrics, root: mux.NewRouter(),
 		proxies: clientip.New(o.TrustedProxies), maxURL: o.MaxURLBytes, maxBody: o.MaxBodyBytes,
-		drain: newDrain(),
+		drain: newDrain(), cors: newCORS(o.CORSOrigins),
 	}
 	if h.log == nil {
 		h.log = slog.Default()

@@ -43,8 +43,9 @@ type joiner struct {
 }
 
 type orgInfo struct {
-	ok   bool // the NPI is a registry organization that gets an Organization resource
-	name string
+	ok     bool // the NPI is a registry organization that gets an Organization resource
+	name   string
+	active bool
 }
 
 type facInfo struct {
@@ -442,7 +443,7 @@ func (j *joiner) employers(ctx context.Context, npi string) ([]fhirmap.Employer,
 			continue
 		}
 		prov := j.emp.provs[l.prov]
-		out = append(out, fhirmap.Employer{OrgID: orgID, Name: org.name, Provenance: prov, Snapshot: prov.Snapshot})
+		out = append(out, fhirmap.Employer{OrgID: orgID, Name: org.name, Provenance: prov, Snapshot: prov.Snapshot, Inactive: !org.active})
 	}
 	slices.SortFunc(out, func(a, b fhirmap.Employer) int { return strings.Compare(a.OrgID, b.OrgID) })
 	return out, nil
@@ -469,7 +470,7 @@ func (j *joiner) org(ctx context.Context, npi string) (orgInfo, error) {
 			}
 			// The name alone outlives the record: cloned, it does not keep the record's
 			// decoded bytes in memory (see mapping.DecodeJSON).
-			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: strings.Clone(b.Record.OrganizationName)}
+			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: strings.Clone(b.Record.OrganizationName), active: b.Record.Active}
 		}
 	}
 	j.mu.Lock()

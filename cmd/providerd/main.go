@@ -134,17 +134,18 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	}
 	defer auth.Close() // before the store closes
 
-	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, Log: log})
+	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins, Log: log})
 
 	h, err := httpserver.New(httpserver.Options{
 		Logger:         log,
 		Metrics:        m,
 		Ready:          httpserver.StoreCheck(raw), // raw: the backend's own Ping, if it has one
 		TrustedProxies: cfg.TrustedProxies,
+		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, nil)},
-			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, nil)},
+			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)
 				fsrv.Routes(r)

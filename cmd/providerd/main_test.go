@@ -120,7 +120,8 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		var stdout strings.Builder
-		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org", "--metrics-addr", "127.0.0.1:0"},
+		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org", "--metrics-addr", "127.0.0.1:0",
+			"--cors-origins", "https://app.example"},
 			func(k string) string { return env[k] }, &stdout, pw)
 		pw.Close()
 	}()
@@ -172,6 +173,29 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 		if strings.HasPrefix(url, base) && resp.Header.Get("Content-Security-Policy") == "" {
 			t.Errorf("%s: no Content-Security-Policy", url)
 		}
+	}
+
+	// --cors-origins reaches the API surfaces, ahead of their authentication, and the
+	// CapabilityStatement; the service host and the pages stay same-origin.
+	for path, want := range map[string]string{"/fhir/Practitioner": "https://app.example", "/v1/health": "https://app.example",
+		"/api/access-requests": ""} {
+		req, _ := http.NewRequest(http.MethodOptions, base+path, nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want || want != "" && resp.StatusCode != http.StatusNoContent {
+			t.Errorf("preflight of %s: %d, Access-Control-Allow-Origin %q, want %q", path, resp.StatusCode, got, want)
+		}
+	}
+	var cs struct {
+		Rest []struct{ Security struct{ CORS bool } }
+	}
+	if resp, err := http.Get(base + "/fhir/metadata"); err != nil || json.NewDecoder(resp.Body).Decode(&cs) != nil || !cs.Rest[0].Security.CORS {
+		t.Errorf("CapabilityStatement: cors %+v, %v", cs, err)
 	}
 
 	req, _ := http.NewRequest("GET", base+"/v1/health", nil)

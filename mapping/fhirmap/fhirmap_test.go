@@ -162,6 +162,31 @@ func TestStringKeysPruned(t *testing.T) {
 	}
 }
 
+// TestInactiveEmployer checks that a role with an inactive organization names no
+// HealthcareService: the organization has none.
+func TestInactiveEmployer(t *testing.T) {
+	for _, inactive := range []bool{false, true} {
+		p := individual()
+		p.Employers[0].Inactive = inactive
+		res, err := fhirmap.BuildIndividual(p, tax)
+		all := built(t, res, err)
+		role := all["PractitionerRole/1234567893-1987654328"]
+		st, err := fhirmap.Open(role.Doc.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(st.Resource, []byte(`"healthcareService"`)); got == inactive {
+			t.Errorf("inactive %v: healthcareService named %v", inactive, got)
+		}
+		if got := findsKey(role.Doc, "service", "HealthcareService/1987654328"); got == inactive {
+			t.Errorf("inactive %v: service key %v", inactive, got)
+		}
+		if !findsKey(role.Doc, "organization", "Organization/1987654328") {
+			t.Errorf("inactive %v: the role lost its organization", inactive)
+		}
+	}
+}
+
 func TestBuildResources(t *testing.T) {
 	ind, _ := fhirmap.BuildIndividual(individual(), tax)
 	org, _ := fhirmap.BuildOrganization(organization(), tax)
@@ -171,8 +196,9 @@ func TestBuildResources(t *testing.T) {
 	want := []string{"Practitioner/1234567893", "Location/1234567893", "Location/1234567893.00aa11bb22cc33dd",
 		"PractitionerRole/1234567893-1987654328", "Organization/1987654328", "Location/1987654328",
 		"Location/ccn-170001", "HealthcareService/1987654328", "Organization/ccn-175001", "Location/ccn-175001",
-		"HealthcareService/ccn-175001", "Endpoint/1234567893.0011223344556677", "Endpoint/1234567893.8899aabbccddeeff",
-		"Endpoint/1987654328.0123456789abcdef"}
+		"Endpoint/1234567893.0011223344556677", "Endpoint/1234567893.8899aabbccddeeff", "Endpoint/1987654328.0123456789abcdef"}
+	// The terminated facility keeps its Organization and Location, and has no HealthcareService:
+	// Plan-Net fixes HealthcareService.active to true.
 	for _, w := range want {
 		if _, ok := all[w]; !ok {
 			t.Errorf("missing %s", w)
@@ -231,7 +257,17 @@ func TestBuildResources(t *testing.T) {
 		{"Organization/ccn-175001", "partof", "Organization/ccn-170001", true},
 		{"Organization/ccn-175001", "active", "false", true},
 		{"Location/ccn-175001", "status", "inactive", true},
-		{"HealthcareService/ccn-175001", "service-category", "other", true},
+		// A name search also looks in the family and given keys, so the name keys hold the
+		// text, prefixes and suffixes only.
+		{"Practitioner/1234567893", "name:exact", "Núñez", false},
+		{"Practitioner/1234567893", "given:exact", "José", true},
+		{"Practitioner/1234567893", "given:exact", "A", true},
+		{"Practitioner/1234567893", "name:exact", "MD", true}, // a suffix
+		{"Practitioner/1234567893", "name:exact", "José A Núñez MD", true},
+		{"Practitioner/1234567893", "name:exact", "José A Núñez", false}, // no part of the name
+		{"Practitioner/1234567893", "name:exact", "nunez", false},
+		{"Practitioner/1234567893", "name", "jose a nunez", true}, // given then family, for prefix search
+		{"Practitioner/1234567893", "name", "md", true},
 	}
 	for _, k := range keys {
 		r, ok := all[k.ref]

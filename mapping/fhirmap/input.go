@@ -47,6 +47,9 @@ type Employer struct {
 	Provenance mapping.Provenance
 	// Snapshot is that record's snapshot date, for the role's lastUpdated.
 	Snapshot string
+	// Inactive says the organization is deactivated: it has no HealthcareService, so the role
+	// names none (see BuildOrganization).
+	Inactive bool
 }
 
 // Facility is a Provider of Services facility.

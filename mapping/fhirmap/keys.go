@@ -97,6 +97,22 @@ func addString(k *mapping.Keys, param, text string) {
 	k.Add(param+ExactSuffix, text)
 }
 
+// addHumanName indexes a person's name for the name parameter as R4 defines its string search:
+// it matches any of the text, family, given, prefix and suffix parts, from the start of a part
+// or of a word of the text, and :exact matches one of them whole, as published. The family and
+// given names are the keys of the family and given parameters, in which a name search looks too
+// (a condition with alternatives), so they are not indexed twice; the text, prefixes and
+// suffixes are indexed here. The given names followed by the family name are indexed for prefix
+// search too, the way people type a name ("john smith" finds Dr. John Smith Jr.), though no
+// part of the name holds them so.
+func addHumanName(k *mapping.Keys, n *HumanName) {
+	addString(k, KeyName, n.Text)
+	for _, p := range slices.Concat(n.Prefix, n.Suffix) {
+		addString(k, KeyName, p)
+	}
+	k.Add(KeyName, mapping.NormalizeText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
+}
+
 // addAddress indexes an address for the address parameters. A string search matches the start
 // of a part of the address (line, city, state, ZIP, country), as FHIR defines it, so each part is
 // indexed whole, not word by word: the words of addresses had been a fifth of all the index

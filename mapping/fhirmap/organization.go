@@ -14,8 +14,14 @@ func HasOrganization(r *mapping.RegistryRecord) bool {
 
 // BuildOrganization builds an organization provider's resources: the Organization (id = NPI),
 // its practice Locations, the Location of the facility the hospital enrollment file bridges it
-// to, its Endpoints, and its HealthcareService (id = NPI). The Organization and its service
-// name the Endpoints: the organization's endpoints are how its services are reached.
+// to, its Endpoints, and, while it is active, its HealthcareService (id = NPI). The Organization
+// and its service name the Endpoints: the organization's endpoints are how its services are
+// reached.
+//
+// The HealthcareService is served on Plan-Net's profile, which fixes active to true: a service in
+// a Plan-Net directory is one a member can use. A deactivated organization or a terminated
+// facility offers none, so it has no HealthcareService, while its Organization stays (active
+// false, as US Core allows) and the roles naming it name no service (Employer.Inactive).
 func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	r := &p.Record
 	if !HasOrganization(r) {
@@ -91,10 +97,13 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	}
 	out = append(out, locs...)
 	out = append(out, eps...)
+	if !r.Active {
+		return out, nil // inactive: no HealthcareService (see BuildOrganization)
+	}
 
 	svc := HealthcareService{
 		ResourceType: TypeHealthcareService, ID: org.ID,
-		Active:     boolPtr(r.Active),
+		Active:     boolPtr(true),
 		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, org.ID), Display: org.Name},
 		Category:   []CodeableConcept{categoryConcept(taxonomyCategory(r.PrimaryTaxonomy))},
 		Specialty:  tax.specialties(r),
@@ -159,6 +168,9 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		out = append(out, loc)
 	}
 
+	if !rec.Active {
+		return out, nil // inactive: no HealthcareService (see BuildOrganization)
+	}
 	category := serviceCategories[rec.CategoryCode]
 	if category == "" {
 		category = "other"
@@ -166,7 +178,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 	svc := HealthcareService{
 		ResourceType: TypeHealthcareService, ID: id,
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
-		Active:     boolPtr(rec.Active),
+		Active:     boolPtr(true),
 		ProvidedBy: &Reference{Reference: Ref(TypeOrganization, id), Display: rec.Name},
 		Category:   []CodeableConcept{categoryConcept(category)},
 		Name:       rec.Name,

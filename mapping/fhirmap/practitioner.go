@@ -46,8 +46,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 
 	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, prac.Identifier)
-	k.AddText(KeyName, name.Text)
-	addString(&k, KeyName, r.Name.First+" "+r.Name.Middle+" "+r.Name.Last)
+	addHumanName(&k, &name)
 	addString(&k, KeyFamily, name.Family)
 	for _, g := range name.Given {
 		addString(&k, KeyGiven, g)

@@ -46,7 +46,9 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 		role := base
 		role.ID = r.NPI + "-" + e.OrgID
 		role.Organization = &Reference{Reference: Ref(TypeOrganization, e.OrgID), Display: e.Name}
-		role.HealthcareService = []Reference{{Reference: Ref(TypeHealthcareService, e.OrgID), Display: e.Name}}
+		if !e.Inactive {
+			role.HealthcareService = []Reference{{Reference: Ref(TypeHealthcareService, e.OrgID), Display: e.Name}}
+		}
 		meta := newMeta(TypePractitionerRole, laterDate(updated, e.Snapshot), e.Provenance)
 		res, err := encode(TypePractitionerRole, role.ID, role, meta, roleKeys(&role, p.Sandbox))
 		if err != nil {

@@ -164,8 +164,8 @@ func Validate(body []byte, tagPrefix string) error {
 			fail("Location without name")
 		}
 	case fhirmap.TypeHealthcareService:
-		if r.Active == nil {
-			fail("HealthcareService without active")
+		if r.Active == nil || !*r.Active {
+			fail("HealthcareService not active (Plan-Net fixes active to true)")
 		}
 		if len(r.Category) == 0 {
 			fail("HealthcareService without category")
