@@ -50,7 +50,7 @@ func IssueCode(status int) string {
 		return "conflict"
 	case http.StatusUnprocessableEntity:
 		return "processing"
-	case http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong:
+	case http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge:
 		return "too-long"
 	case http.StatusTooManyRequests:
 		return "throttled"

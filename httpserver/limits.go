@@ -19,11 +19,17 @@ const (
 	// DefaultMaxBodyBytes bounds a request body: every JSON document and form the service
 	// takes (an access request, a batch of 1,000 NPIs, a FHIR _search form) fits well within it.
 	DefaultMaxBodyBytes = 1 << 20
+	// DefaultMaxHeaderBytes bounds a request's header fields, counted as on the wire (name,
+	// ": ", value, line end). A request over it gets the surface's 431; the HTTP server's own
+	// bound (ServerOptions.MaxHeaderBytes) is far larger, so only a request beyond that gets
+	// net/http's plain one.
+	DefaultMaxHeaderBytes = 32 << 10
 )
 
 // Error codes of the router's own refusals.
 const (
 	CodeURITooLong      = "uri_too_long"
+	CodeHeadersTooLarge = "request_header_fields_too_large"
 	CodeRequestTooLarge = "request_too_large"
 	CodeBadRequest      = "bad_request"
 )
@@ -84,6 +90,12 @@ func (h *Handler) withinLimits(w http.ResponseWriter, r *http.Request) bool {
 			"the request URL is longer than "+strconv.Itoa(h.maxURL)+" bytes")
 		return false
 	}
+	if headerBytes(r.Header) > DefaultMaxHeaderBytes {
+		w.Header().Set("Connection", "close")
+		h.reject(w, r, http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge,
+			"the request's header fields are larger than "+strconv.Itoa(DefaultMaxHeaderBytes)+" bytes")
+		return false
+	}
 	switch {
 	case r.ContentLength > h.maxBody:
 		h.rejectBody(w, r)
@@ -103,6 +115,17 @@ func (h *Handler) withinLimits(w http.ResponseWriter, r *http.Request) bool {
 		r.ContentLength = int64(len(b))
 	}
 	return true
+}
+
+// headerBytes is the size of header fields as on the wire.
+func headerBytes(hd http.Header) int {
+	n := 0
+	for name, values := range hd {
+		for _, v := range values {
+			n += len(name) + len(v) + 4
+		}
+	}
+	return n
 }
 
 // rejectBody answers 413 without reading the body, and closes the connection after, since the

@@ -72,6 +72,7 @@ func TestRequestLimitsPerSurface(t *testing.T) {
 		uriLen             int // the length of the whole request target, padded in its query
 		body               string
 		chunked            bool
+		headerLen          int // the length of an extra header field's value
 		status             int
 		jsonCode, fhirCode string
 		text               string
@@ -79,6 +80,8 @@ func TestRequestLimitsPerSurface(t *testing.T) {
 	}{
 		{name: "URL at the bound passes", method: "GET", path: "/items/1?q=", uriLen: httpserver.DefaultMaxURLBytes, status: 200, ok: "item 1"},
 		{name: "URL over the bound", method: "GET", path: "/items/1?q=", uriLen: httpserver.DefaultMaxURLBytes + 1, status: 414, jsonCode: "uri_too_long", fhirCode: "too-long", text: "414 Request URI Too Long: the request URL is longer than 8192 bytes"},
+		{name: "headers within the bound", method: "GET", path: "/items/1", headerLen: httpserver.DefaultMaxHeaderBytes - 1024, status: 200, ok: "item 1"},
+		{name: "headers over the bound", method: "GET", path: "/items/1", headerLen: httpserver.DefaultMaxHeaderBytes, status: 431, jsonCode: "request_header_fields_too_large", fhirCode: "too-long", text: "431 Request Header Fields Too Large: the request's header fields are larger than 32768 bytes"},
 		{name: "body within the bound", method: "POST", path: "/echo", body: strings.Repeat("b", maxBody), status: 200, ok: "got 1024 bytes"},
 		{name: "declared body over the bound", method: "POST", path: "/echo", body: strings.Repeat("b", maxBody+1), status: 413, jsonCode: "request_too_large", fhirCode: "too-long", text: "413 Request Entity Too Large: the request body is larger than 1024 bytes"},
 		{name: "chunked body within the bound", method: "POST", path: "/echo", body: strings.Repeat("b", maxBody), chunked: true, status: 200, ok: "got 1024 bytes"},
@@ -103,6 +106,9 @@ func TestRequestLimitsPerSurface(t *testing.T) {
 					t.Fatal(err)
 				}
 				req.Header.Set(requestid.Header, "limit-1")
+				if tt.headerLen > 0 {
+					req.Header.Set("X-Padding", strings.Repeat("h", tt.headerLen))
+				}
 				resp, err := f.srv.Client().Do(req)
 				if err != nil {
 					t.Fatal(err)
@@ -118,8 +124,8 @@ func TestRequestLimitsPerSurface(t *testing.T) {
 					}
 					return
 				}
-				if tt.status == 413 && !resp.Close {
-					t.Error("413 leaves the connection open with the body unread")
+				if (tt.status == 413 || tt.status == 431) && !resp.Close {
+					t.Errorf("%d leaves the connection open", tt.status)
 				}
 				if ct := resp.Header.Get("Content-Type"); ct != s.contentType {
 					t.Errorf("Content-Type %q, want %q", ct, s.contentType)
@@ -214,5 +220,34 @@ func TestReadyzSeesDeletedStore(t *testing.T) {
 	r := f.do(t, "GET", "/readyz", nil)
 	if r.status != 503 || r.header.Get("Retry-After") != "5" {
 		t.Fatalf("readyz with the store deleted: %d %q, Retry-After %q", r.status, r.body, r.header.Get("Retry-After"))
+	}
+}
+
+// A path with dot segments or doubled slashes is routed as sent, never redirected: an unknown
+// path gets its surface's 404, in its envelope.
+func TestUncleanPathsAreNotRedirected(t *testing.T) {
+	f := newFixture(t, nil)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, s := range surfaces {
+		for _, p := range []string{"/./items/1", "/items/../items/1", "//items/1"} {
+			t.Run(s.name+" "+p, func(t *testing.T) {
+				req, err := http.NewRequest("GET", f.srv.URL+s.prefix+p, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 404 || resp.Header.Get("Content-Type") != s.contentType {
+					t.Fatalf("%d %q: %q", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+				}
+				if got := errorShape(t, s.prefix, string(b)); got != wantCode(s.prefix, "not_found", "not-found", "404 Not Found: no resource at "+req.URL.Path) {
+					t.Fatalf("error %q", got)
+				}
+			})
+		}
 	}
 }

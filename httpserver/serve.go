@@ -25,10 +25,12 @@ const (
 	// balancer, not this server, closes an idle pooled connection and never sends on one the
 	// server is closing.
 	DefaultIdleTimeout = 2 * time.Minute
-	// DefaultMaxHeaderBytes bounds the request line and headers together; it leaves room for
-	// a URL of MaxURLBytes plus ordinary headers, so an overlong URL gets the surface's 414.
-	// net/http answers a request beyond it with a plain 431 and closes the connection.
-	DefaultMaxHeaderBytes = 32 << 10
+	// DefaultServerHeaderBytes bounds the request line and headers together as net/http reads
+	// them, which answers a request beyond it with a plain 431 and closes the connection. It is
+	// net/http's own default, far above the limits the router answers in each surface's
+	// envelope (DefaultMaxURLBytes, DefaultMaxHeaderBytes), so that a client over those gets a
+	// 414 or 431 it can parse.
+	DefaultServerHeaderBytes = http.DefaultMaxHeaderBytes
 )
 
 // ServerOptions configures Serve. A zero field takes its default.
@@ -60,7 +62,7 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	set(&o.WriteTimeout, DefaultWriteTimeout)
 	set(&o.IdleTimeout, DefaultIdleTimeout)
 	if o.MaxHeaderBytes <= 0 {
-		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+		o.MaxHeaderBytes = DefaultServerHeaderBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -114,7 +114,9 @@ func New(o Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{
-		log: o.Logger, metrics: o.Metrics, root: mux.NewRouter(),
+		// Paths are routed as sent: mux would answer one with dot segments or doubled slashes with
+		// a bare 301 to its cleaned form, outside every surface's envelope.
+		log: o.Logger, metrics: o.Metrics, root: mux.NewRouter().SkipClean(true),
 		proxies: clientip.New(o.TrustedProxies), maxURL: o.MaxURLBytes, maxBody: o.MaxBodyBytes,
 		drain: newDrain(), cors: newCORS(o.CORSOrigins),
 	}
@@ -235,11 +237,23 @@ var candidateMethods = []string{
 // allowed lists the methods the surface routes for r's path (for the Allow header a 405 must
 // carry) and the template of the route they belong to.
 func (s *surface) allowed(r *http.Request) (methods []string, template string) {
+	return routed(s.router, r)
+}
+
+// RoutedMethods lists the methods router routes for r's path, whatever r's own method: none for
+// a path it does not know. A surface's middleware uses it to tell a wrong method, which the
+// router answers with 405, from an unknown path.
+func RoutedMethods(router *mux.Router, r *http.Request) []string {
+	methods, _ := routed(router, r)
+	return methods
+}
+
+func routed(router *mux.Router, r *http.Request) (methods []string, template string) {
 	for _, m := range candidateMethods {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		var match mux.RouteMatch
-		if s.router.Match(probe, &match) && match.MatchErr == nil && match.Route != nil {
+		if router.Match(probe, &match) && match.MatchErr == nil && match.Route != nil {
 			methods = append(methods, m)
 			if template == "" {
 				template, _ = match.Route.GetPathTemplate()

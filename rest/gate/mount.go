@@ -1,23 +1,37 @@
 package gate
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
+
+	"providerdir/httpserver"
 )
 
 // Guard returns a surface's Routes function (httpserver.Surface.Routes) with mw around every
 // request of the surface: the matched routes, and also the router's own 404 and 405 answers,
 // which mux sends without running a subrouter's middleware. So an unknown path under /v1 asks
-// for a key like any other, and its 404 carries the rate-limit fields too.
+// for a key like any other, and its 404 carries the rate-limit fields too. A known path asked
+// with a method it does not route is marked (WrongMethod) before mw sees it, so that an access
+// rule can let the 405 through without a key.
 func Guard(mw func(http.Handler) http.Handler, routes func(*mux.Router)) func(*mux.Router) {
 	return func(r *mux.Router) {
+		mark := func(h http.Handler) http.Handler {
+			guarded := mw(h)
+			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				if len(httpserver.RoutedMethods(r, req)) > 0 {
+					req = req.WithContext(context.WithValue(req.Context(), wrongMethodKey{}, true))
+				}
+				guarded.ServeHTTP(w, req)
+			})
+		}
 		if r.NotFoundHandler != nil {
-			r.NotFoundHandler = mw(r.NotFoundHandler)
+			r.NotFoundHandler = mark(r.NotFoundHandler)
 		}
 		if r.MethodNotAllowedHandler != nil {
-			r.MethodNotAllowedHandler = mw(r.MethodNotAllowedHandler)
+			r.MethodNotAllowedHandler = mark(r.MethodNotAllowedHandler)
 		}
 		r.Use(mux.MiddlewareFunc(mw))
 		if routes != nil {
@@ -26,10 +40,21 @@ func Guard(mw func(http.Handler) http.Handler, routes func(*mux.Router)) func(*m
 	}
 }
 
+type wrongMethodKey struct{}
+
+// WrongMethod reports whether r asks a path of a guarded surface with a method the path does
+// not route: the router answers it with 405 and Allow.
+func WrongMethod(r *http.Request) bool {
+	v, _ := r.Context().Value(wrongMethodKey{}).(bool)
+	return v
+}
+
 // SupplySurface is the supply API's access rule for a whole subrouter mounted at prefix ("/v1"),
 // chosen per route as seeds/000 section 5 rule 3 states it: /health and /openapi.json public,
-// /npi/{npi} open to anonymous callers, everything else (unknown paths included) keyed. Use it
-// with Guard; a surface that wraps its routes one by one uses the three middlewares directly.
+// /npi/{npi} open to anonymous callers, everything else (unknown paths included) keyed; a known
+// path asked with a wrong method is answered 405 as a public endpoint is, with no key asked for
+// and nothing counted. Use it with Guard; a surface that wraps its routes one by one uses the
+// three middlewares directly.
 func (g *Gate) SupplySurface(prefix string) func(http.Handler) http.Handler {
 	public := map[string]bool{prefix + "/health": true, prefix + "/openapi.json": true}
 	optional := map[string]bool{prefix + "/npi/{npi}": true}
@@ -37,7 +62,7 @@ func (g *Gate) SupplySurface(prefix string) func(http.Handler) http.Handler {
 		req, opt, pub := g.RequireSupplyKey(next), g.OptionalSupplyKey(next), g.PublicSupply(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch t := routeTemplate(r); {
-			case public[t]:
+			case public[t], WrongMethod(r):
 				pub.ServeHTTP(w, r)
 			case optional[t]:
 				opt.ServeHTTP(w, r)

@@ -45,8 +45,10 @@ func TestSupplyEveryPath(t *testing.T) {
 			{"200 with a key", "GET", "/v1/specialties", bearer(key.Reveal()), 200, "", 1000, 999, "rolling-24h"},
 			{"404 from a handler", "GET", "/v1/providers/" + npi, bearer(key.Reveal()), 404, "provider_not_found", 1000, 998, "rolling-24h"},
 			{"404 from the router", "GET", "/v1/no/such/thing", bearer(key.Reveal()), 404, "not_found", 1000, 997, "rolling-24h"},
-			{"405 from the router", "DELETE", "/v1/specialties", bearer(key.Reveal()), 405, "method_not_allowed", 1000, 996, "rolling-24h"},
-			{"lower-case scheme", "GET", "/v1/specialties", []string{"Authorization", "bearer " + key.Reveal()}, 200, "", 1000, 995, "rolling-24h"},
+			{"405 from the router, not counted", "DELETE", "/v1/specialties", bearer(key.Reveal()), 405, "method_not_allowed", 1000, 997, "rolling-24h"},
+			{"405 needs no key", "POST", "/v1/specialties", nil, 405, "method_not_allowed", 100, 100, "rolling-1h"},
+			{"405 on a public path", "POST", "/v1/health", nil, 405, "method_not_allowed", 100, 100, "rolling-1h"},
+			{"lower-case scheme", "GET", "/v1/specialties", []string{"Authorization", "bearer " + key.Reveal()}, 200, "", 1000, 996, "rolling-24h"},
 			// Refused: the caller's anonymous budget, not spent.
 			{"401 without a key", "GET", "/v1/specialties", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
 			{"401 without a key on an unknown path", "GET", "/v1/nope", nil, 401, "missing_api_key", 100, 100, "rolling-1h"},
@@ -60,12 +62,12 @@ func TestSupplyEveryPath(t *testing.T) {
 			{"wrong scheme: a bare key is refused", "GET", "/v1/specialties", []string{"Authorization", key.Reveal()}, 401, "invalid_api_key", 100, 100, "rolling-1h"},
 			// Public: never refused, never spent; the fields describe the caller's budget.
 			{"public without a key", "GET", "/v1/health", nil, 200, "", 100, 100, "rolling-1h"},
-			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 1000, 995, "rolling-24h"},
+			{"public with a key", "GET", "/v1/health", bearer(key.Reveal()), 200, "", 1000, 996, "rolling-24h"},
 			{"public with a bad key", "GET", "/v1/health", bearer("nonsense"), 200, "", 100, 100, "rolling-1h"},
 			// Optional: anonymous callers spend their address's budget.
 			{"anonymous NPI lookup", "GET", "/v1/npi/" + npi, nil, 200, "", 100, 99, "rolling-1h"},
 			{"anonymous 404 from the router", "GET", "/v1/npi/123", nil, 401, "missing_api_key", 100, 99, "rolling-1h"},
-			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 1000, 994, "rolling-24h"},
+			{"keyed NPI lookup", "GET", "/v1/npi/" + npi, bearer(key.Reveal()), 200, "", 1000, 995, "rolling-24h"},
 			{"NPI lookup with a revoked key", "GET", "/v1/npi/" + npi, bearer(revoked.Reveal()), 401, "invalid_api_key", 100, 99, "rolling-1h"},
 			{"NPI lookup, X-Service-Key is anonymous here", "GET", "/v1/npi/" + npi, service(key.Reveal()), 200, "", 100, 98, "rolling-1h"},
 			{"NPI lookup with Basic is refused, not anonymous", "GET", "/v1/npi/" + npi, []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "invalid_api_key", 100, 98, "rolling-1h"},

@@ -187,3 +187,35 @@ func TestCheckDigitIsAHintOnA404(t *testing.T) {
 		}
 	}
 }
+
+// HEAD works wherever GET does, with GET's status and headers and no body; a method a path does
+// not route is 405 with Allow, before any key is asked for, in the JSON envelope.
+func TestMethods(t *testing.T) {
+	e := demoEnv(t)
+	f := demoFixtures(t)
+	h := bearer(e.key(t, apikey.TierPilot))
+	for _, path := range []string{"/v1/health", "/v1/openapi.json", "/v1/specialties", "/v1/specialties/cardiology/by-state",
+		"/v1/specialties/cardiology/by-county?state=CA&county_fips=06037", "/v1/states/CA/coverage", "/v1/providers/" + f.dermatologist,
+		"/v1/npi/" + f.dermatologist, "/v1/methodology/cardiology-supply"} {
+		get, head := e.do(t, "GET", path, h...), e.do(t, "HEAD", path, h...)
+		if head.status != get.status || get.status != 200 || len(head.raw) != 0 || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q with %d bytes; GET %d", path, head.status, head.header.Get("Content-Type"), len(head.raw), get.status)
+		}
+	}
+	for _, tt := range []struct {
+		method, path string
+		headers      []string
+	}{
+		{"POST", "/v1/health", nil},
+		{"DELETE", "/v1/openapi.json", nil},
+		{"POST", "/v1/specialties", nil},
+		{"PUT", "/v1/npi/" + f.dermatologist, nil},
+		{"POST", "/v1/specialties", h},
+	} {
+		r := e.do(t, tt.method, tt.path, tt.headers...)
+		if r.status != 405 || r.errorCode() != "method_not_allowed" || r.header.Get("Allow") != "GET, HEAD" || r.header.Get("X-RateLimit-Limit") == "" {
+			t.Errorf("%s %s: %d %q, Allow %q, X-RateLimit-Limit %q", tt.method, tt.path, r.status, r.errorCode(), r.header.Get("Allow"), r.header.Get("X-RateLimit-Limit"))
+		}
+		checkEnvelope(t, r)
+	}
+}

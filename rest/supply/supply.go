@@ -41,13 +41,13 @@ func New(s store.Store, baseURL string) *API {
 func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/health", a.health).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/openapi.json", a.openAPI).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc("/specialties", a.specialties).Methods(http.MethodGet)
-	r.HandleFunc("/specialties/{code}/by-state", a.byState).Methods(http.MethodGet)
-	r.HandleFunc("/specialties/{code}/by-county", a.byCounty).Methods(http.MethodGet)
-	r.HandleFunc("/states/{state}/coverage", a.coverage).Methods(http.MethodGet)
-	r.HandleFunc("/providers/{npi}", a.provider).Methods(http.MethodGet)
-	r.HandleFunc("/npi/{npi}", a.resolveNPI).Methods(http.MethodGet)
-	r.HandleFunc("/methodology/{dataset}", a.methodology).Methods(http.MethodGet)
+	r.HandleFunc("/specialties", a.specialties).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/specialties/{code}/by-state", a.byState).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/specialties/{code}/by-county", a.byCounty).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/states/{state}/coverage", a.coverage).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/providers/{npi}", a.provider).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/npi/{npi}", a.resolveNPI).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/methodology/{dataset}", a.methodology).Methods(http.MethodGet, http.MethodHead)
 }
 
 // MethodologyURL is the absolute URL of one dataset's methodology resource.
