@@ -57,7 +57,7 @@ func init() {
 					Force:        *force,
 					SnapshotDate: *snapshot,
 					Progress:     ingest.NewProgress(e.stderr, isTerminal(e.stderr), 5*time.Second),
-					Log:          slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+					Log:          newLineLogger(e.stderr, "ingest", slog.LevelWarn),
 				})
 				if errors.Is(err, context.Canceled) {
 					return errors.New("interrupted: nothing was switched, the serving snapshot is unchanged")
