@@ -327,7 +327,7 @@ func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], ea
 		}
 	}
 	if rep.Rejected > 0 {
-		l.run.opts.Log.Warn("rows rejected", "file", rep.File, "report", rep.String())
+		l.run.opts.Log.Warn("rows rejected", "report", rep.String()) // the report names its file
 	}
 	return nil
 }
