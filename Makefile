@@ -42,7 +42,7 @@ demo-data: build
 	$(BIN)/providerctl ingest --store $(DEMO_STORE) $(REFERENCE_FLAG) $(DEMO_DIR)
 
 run: demo-data
-	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR)
+	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR) $(if $(METRICS_ADDR),--metrics-url http://$(METRICS_ADDR))
 	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) $(REFERENCE_FLAG) --log-format text
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,7 @@ func init() {
 			storeSpec := config.StoreFlag(fs, e.getenv)
 			baseURL := fs.String("base-url", config.DefaultBaseURL(config.DefaultAddr), "the URL providerd will serve on")
 			dir := fs.String("dir", "", "directory for the demo's key files (default: beside an embedded store, where providerd writes the sandbox key; data with MongoDB)")
+			metricsURL := fs.String("metrics-url", "", "the URL of providerd's admin listener (--metrics-addr), if it has one")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -41,7 +43,8 @@ func init() {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}
 				defer s.Close()
-				return demo(ctx, e.stdout, s, strings.TrimRight(*baseURL, "/"), demoDir(*dir, spec))
+				log := newLineLogger(e.stderr, "demo", slog.LevelInfo)
+				return demo(ctx, e.stdout, log, s, demoURLs{base: strings.TrimRight(*baseURL, "/"), metrics: strings.TrimRight(*metricsURL, "/")}, demoDir(*dir, spec))
 			}
 		},
 	})
@@ -69,9 +72,14 @@ func demoDir(dir string, spec config.StoreSpec) string {
 // in plaintext; a local demo key is kept so that `make run` prints the same working key each time.
 const demoKeyFile = "demo-pilot.key"
 
+// demoURLs are where providerd serves: its public base URL and its admin listener ("" when it
+// serves no metrics).
+type demoURLs struct{ base, metrics string }
+
 // demo makes sure every demo credential exists, then prints a tour with each one in a command
 // that works as printed once providerd is up.
-func demo(ctx context.Context, w io.Writer, s store.Store, base, dir string) error {
+func demo(ctx context.Context, w io.Writer, log *slog.Logger, s store.Store, urls demoURLs, dir string) error {
+	base := urls.base
 	keys := apikey.NewManager(s, nil)
 	pilot, err := demoPilotKey(ctx, keys, filepath.Join(dir, demoKeyFile))
 	if err != nil {
@@ -82,7 +90,7 @@ func demo(ctx context.Context, w io.Writer, s store.Store, base, dir string) err
 		return fmt.Errorf("resolver sandbox key: %w", err)
 	}
 	jwkFile := filepath.Join(dir, config.SandboxKeyFile)
-	auth, err := smart.New(smart.Config{Store: s, BaseURL: base, SandboxKeyFile: jwkFile})
+	auth, err := smart.New(smart.Config{Store: s, BaseURL: base, SandboxKeyFile: jwkFile, Log: log})
 	if err != nil {
 		return fmt.Errorf("SMART sandbox client: %w", err)
 	}
@@ -91,21 +99,25 @@ func demo(ctx context.Context, w io.Writer, s store.Store, base, dir string) err
 	if err != nil {
 		return err
 	}
+	metrics := "not served (providerd --metrics-addr serves them)"
+	if urls.metrics != "" {
+		metrics = "curl " + urls.metrics + "/metrics"
+	}
 	fmt.Fprintf(w, `
 providerd serves on %[1]s
 
   health            curl %[1]s/v1/health
-  metrics           curl %[1]s/metrics
+  metrics           %[8]s
   supply API key    %[2]s   (pilot tier, kept in %[3]s)
                     curl -H "Authorization: Bearer %[2]s" %[1]s/v1/health
-  resolver sandbox  %[4]s   (shared, read-only, 100 requests/hour)
-                    curl -H "X-Service-Key: %[4]s" %[1]s/resolver/v1/npi/%[5]s
+  resolver sandbox  %[4]s   (shared, read-only, 100 requests/hour;
+                    the resolver API's endpoints are not served yet)
   SMART client      client id %[6]q, private key %[7]s
                     TOKEN=$(bin/providerctl clients token --key %[7]s --token-url %[1]s/fhir/token)
                     curl -H "Authorization: Bearer $TOKEN" %[1]s/fhir/Practitioner/%[5]s
   discovery         curl %[1]s/fhir/.well-known/smart-configuration
 
-`, base, pilot, filepath.Join(dir, demoKeyFile), sandbox.Reveal(), npi, smart.SandboxClientID, jwkFile)
+`, base, pilot, filepath.Join(dir, demoKeyFile), sandbox.Reveal(), npi, smart.SandboxClientID, jwkFile, metrics)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -36,15 +37,16 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 	}
 	defer s.Close()
 
+	quiet := slog.New(slog.DiscardHandler)
 	var out strings.Builder
-	if err := demo(ctx, &out, s, "http://127.0.0.1:8080", dir); err == nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err == nil {
 		t.Fatal("demo on an empty store succeeded; it should ask for an ingest first")
 	}
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop}); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := demo(ctx, &out, s, "http://127.0.0.1:8080", dir); err != nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err != nil {
 		t.Fatal(err)
 	}
 	first := out.String()
@@ -63,8 +65,11 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 		t.Errorf("no SMART sandbox key file: %v", err)
 	}
 	out.Reset()
-	if err := demo(ctx, &out, s, "http://127.0.0.1:8080", dir); err != nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(first, "curl http://127.0.0.1:9090/metrics") || strings.Contains(first, "8080/metrics") {
+		t.Errorf("the tour does not send metrics to the admin listener:\n%s", first)
 	}
 	if out.String() != first {
 		t.Errorf("a second run printed other credentials:\n%s\nthen\n%s", first, out.String())
@@ -79,7 +84,7 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 		if err := os.Chmod(file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := demo(ctx, &out, s, "http://127.0.0.1:8080", dir)
+		err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir)
 		if err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
 			t.Errorf("%s open to others: %v, want a refusal saying chmod 600", name, err)
 		}
