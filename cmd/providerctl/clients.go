@@ -18,7 +18,6 @@ import (
 	"providerdir/rest"
 	"providerdir/smart"
 	"providerdir/store"
-	"providerdir/store/storeopen"
 )
 
 // clientsTimeout bounds one registry operation, as statusTimeout bounds status.
@@ -74,22 +73,6 @@ func parseAction(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// withRegistry opens the store named by --store for one registry operation.
-func withRegistry(ctx context.Context, spec func() (config.StoreSpec, error), f func(context.Context, store.Store) error) error {
-	sp, err := spec()
-	if err != nil {
-		return usageError{err}
-	}
-	ctx, cancel := context.WithTimeout(ctx, clientsTimeout)
-	defer cancel()
-	s, err := storeopen.Open(ctx, sp)
-	if err != nil {
-		return fmt.Errorf("open store %s: %w", sp, err)
-	}
-	defer s.Close()
-	return f(ctx, s)
-}
-
 // keySource reads --jwks FILE or --jwks-url URL; exactly one must be given.
 func keySource(file, u string) ([]byte, string, error) {
 	switch {
@@ -128,7 +111,7 @@ func clientsAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
 		c, err := smart.AddClient(ctx, s, smart.ClientSpec{Name: *name, JWKS: jwks, JWKSURL: u, Scopes: splitScopes(*scopes)})
 		if err != nil {
 			return err
@@ -163,7 +146,7 @@ func clientsList(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("list takes no arguments, got %q", pos[0])
 	}
-	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
 		cs, err := smart.ListClients(ctx, s)
 		if err != nil {
 			return err
@@ -199,7 +182,7 @@ func clientsSetEnabled(ctx context.Context, e *env, args []string, enabled bool)
 	if len(pos) != 1 {
 		return usagef("%s takes exactly one client id", verb)
 	}
-	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
 		c, err := smart.SetClientEnabled(ctx, s, pos[0], enabled)
 		if err != nil {
 			return err
@@ -225,7 +208,7 @@ func clientsRotate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withRegistry(ctx, spec, func(ctx context.Context, s store.Store) error {
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
 		c, err := smart.RotateClient(ctx, s, pos[0], jwks, u)
 		if err != nil {
 			return err

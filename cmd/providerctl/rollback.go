@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 
 	"providerdir/config"
@@ -23,42 +24,38 @@ func init() {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
 				}
-				spec, err := storeSpec()
-				if err != nil {
-					return usageError{err}
-				}
-				ctx, cancel := context.WithTimeout(ctx, statusTimeout)
-				defer cancel()
-				s, err := storeopen.Open(ctx, spec, storeopen.MustExist())
-				if err != nil {
-					return fmt.Errorf("open store %s: %w", spec, err)
-				}
-				defer s.Close()
-				before, err := store.Serving(ctx, s)
-				if err != nil {
-					return fmt.Errorf("read serving snapshot: %w", err)
-				}
-				after, err := store.Rollback(ctx, s)
-				if errors.Is(err, store.ErrNotFound) {
-					return errors.New("no previous snapshot to roll back to: none was switched from, or its rollback window has passed and its data was reclaimed")
-				}
-				if err != nil {
-					return err
-				}
-				var moved []string
-				for c, g := range after.Collections {
-					if before.Collections[c] != g {
-						moved = append(moved, fmt.Sprintf("%s %s -> %s", c, before.Collections[c], g))
-					}
-				}
-				slices.Sort(moved)
-				fmt.Fprintf(e.stdout, "rolled back from %q: %d collections switched\n", before.Label, len(moved))
-				for _, m := range moved {
-					fmt.Fprintln(e.stdout, "  "+m)
-				}
-				_, err = fmt.Fprintln(e.stdout, "run rollback again to return to the snapshot just left")
-				return err
+				return withStore(ctx, statusTimeout, storeSpec, func(ctx context.Context, s store.Store) error {
+					return rollback(ctx, e.stdout, s)
+				}, storeopen.MustExist())
 			}
 		},
 	})
+}
+
+// rollback serves the previous snapshot and says which collections moved.
+func rollback(ctx context.Context, w io.Writer, s store.Store) error {
+	before, err := store.Serving(ctx, s)
+	if err != nil {
+		return fmt.Errorf("read serving snapshot: %w", err)
+	}
+	after, err := store.Rollback(ctx, s)
+	if errors.Is(err, store.ErrNotFound) {
+		return errors.New("no previous snapshot to roll back to: none was switched from, or its rollback window has passed and its data was reclaimed")
+	}
+	if err != nil {
+		return err
+	}
+	var moved []string
+	for c, g := range after.Collections {
+		if before.Collections[c] != g {
+			moved = append(moved, fmt.Sprintf("%s %s -> %s", c, before.Collections[c], g))
+		}
+	}
+	slices.Sort(moved)
+	fmt.Fprintf(w, "rolled back from %q: %d collections switched\n", before.Label, len(moved))
+	for _, m := range moved {
+		fmt.Fprintln(w, "  "+m)
+	}
+	_, err = fmt.Fprintln(w, "run rollback again to return to the snapshot just left")
+	return err
 }

@@ -31,18 +31,9 @@ func init() {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
 				}
-				spec, err := storeSpec()
-				if err != nil {
-					return usageError{err}
-				}
-				ctx, cancel := context.WithTimeout(ctx, statusTimeout)
-				defer cancel()
-				s, err := storeopen.Open(ctx, spec, storeopen.MustExist())
-				if err != nil {
-					return fmt.Errorf("open store %s: %w", spec, err)
-				}
-				defer s.Close()
-				return status(ctx, e.stdout, s)
+				return withStore(ctx, statusTimeout, storeSpec, func(ctx context.Context, s store.Store) error {
+					return status(ctx, e.stdout, s)
+				}, storeopen.MustExist())
 			}
 		},
 	})
