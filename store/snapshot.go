@@ -155,7 +155,7 @@ func ReclaimEvery(ctx context.Context, s Store, window, interval time.Duration, 
 	defer t.Stop()
 	for {
 		dropped, err := Reclaim(ctx, s, window, time.Now())
-		if report != nil && ctx.Err() == nil {
+		if report != nil && (err == nil || ctx.Err() == nil) { // not the error of its own stop
 			report(dropped, err)
 		}
 		select {
