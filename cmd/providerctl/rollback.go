@@ -3,33 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 
-	"providerdir/config"
 	"providerdir/store"
-	"providerdir/store/storeopen"
 )
 
 func init() {
-	register(&command{
-		name:    "rollback",
-		args:    "[--store STORE]",
-		summary: "serve again the snapshot served before the last switch (within providerd's --rollback-window)",
-		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
-			storeSpec := config.StoreFlag(fs, e.getenv)
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments, got %q", args[0])
-				}
-				return withStore(ctx, statusTimeout, storeSpec, func(ctx context.Context, s store.Store) error {
-					return rollback(ctx, e.stdout, s)
-				}, storeopen.MustExist())
-			}
-		},
-	})
+	register(storeCommand("rollback", "serve again the snapshot served before the last switch (within providerd's --rollback-window)", rollback))
 }
 
 // rollback serves the previous snapshot and says which collections moved.

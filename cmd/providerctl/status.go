@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"text/tabwriter"
 	"time"
 
-	"providerdir/config"
 	"providerdir/ingest"
 	"providerdir/rest"
 	"providerdir/store"
-	"providerdir/store/storeopen"
 )
 
 // statusTimeout bounds the whole status call: an operator asking for status wants an answer or
@@ -21,22 +18,7 @@ import (
 const statusTimeout = 30 * time.Second
 
 func init() {
-	register(&command{
-		name:    "status",
-		args:    "[--store STORE]",
-		summary: "print the serving snapshot per collection and the loaded source manifests",
-		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
-			storeSpec := config.StoreFlag(fs, e.getenv)
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments, got %q", args[0])
-				}
-				return withStore(ctx, statusTimeout, storeSpec, func(ctx context.Context, s store.Store) error {
-					return status(ctx, e.stdout, s)
-				}, storeopen.MustExist())
-			}
-		},
-	})
+	register(storeCommand("status", "print the serving snapshot per collection and the loaded source manifests", status))
 }
 
 // status writes the serving snapshot and the manifests as two aligned tables.

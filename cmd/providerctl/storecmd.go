@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"providerdir/config"
@@ -26,4 +28,25 @@ func withStore(ctx context.Context, timeout time.Duration, spec func() (config.S
 	}
 	defer s.Close()
 	return f(ctx, s)
+}
+
+// storeCommand is a command that takes no argument but --store and runs f on the existing store
+// within statusTimeout, writing to standard output.
+func storeCommand(name, summary string, f func(context.Context, io.Writer, store.Store) error) *command {
+	return &command{
+		name:    name,
+		args:    "[--store STORE]",
+		summary: summary,
+		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
+			storeSpec := config.StoreFlag(fs, e.getenv)
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments, got %q", args[0])
+				}
+				return withStore(ctx, statusTimeout, storeSpec, func(ctx context.Context, s store.Store) error {
+					return f(ctx, e.stdout, s)
+				}, storeopen.MustExist())
+			}
+		},
+	}
 }
