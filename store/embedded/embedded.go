@@ -75,7 +75,7 @@ type Store struct {
 	// to: an ingest commits several loads at once, and each merge holds a buffer per run, so the
 	// slots bound both the CPU and the memory the commits take together. There is one more
 	// slot than cores: a merge waits on the disk now and then (reading runs back, finishing
-	// tables), and a national ingest's commits left a core idle 8-10% of their time.
+	// tables), and the extra slot keeps a core busy while it does.
 	merges chan struct{}
 
 	stop    chan struct{}
