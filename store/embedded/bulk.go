@@ -27,8 +27,8 @@ import (
 // An ingest writes each collection of a new generation once, from empty: at national scale tens
 // of millions of documents with some 25 index entries each. Through Put every one of those keys
 // goes into the write-ahead log and the memtable, is flushed into level 0 and is rewritten by
-// compaction on each level on its way to the bottom of the tree, and at national scale those
-// compactions would be a large share of the ingest's CPU. A load sorts the keys itself instead, as an
+// compaction on each level on its way to the bottom of the tree, and at national scale that
+// compaction takes a large share of an ingest's CPU. A load sorts the keys itself instead, as an
 // external merge sort does: it buffers documents and index entries, sorts the buffer and spills
 // it as a run to a temporary file when it is full; Commit merges the runs into sorted tables and
 // hands them to Pebble's Ingest, which links them into the tree under one sequence number. Each
