@@ -6,9 +6,9 @@ import (
 )
 
 // Response bodies are built in buffers kept from one request to the next. A page of a search is
-// tens to hundreds of kilobytes, and allocating a buffer for each set the pace of garbage
+// tens to hundreds of kilobytes, and allocating a buffer for each would set the pace of garbage
 // collection: the service's own heap is small (the store's cache lives outside it), so every few
-// hundred requests' garbage started a collection. Buffers are pooled by size class, powers of
+// hundred requests' garbage would start a collection. Buffers are pooled by size class, powers of
 // two from minPooled to maxPooled, so that small bodies do not take the buffers large ones need.
 const (
 	minShift  = 12 // 4 KB

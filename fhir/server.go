@@ -46,8 +46,9 @@ type Config struct {
 	// DefaultMaxChain.
 	MaxChain int
 	// SnapshotTTL is how long the serving snapshot pointer is reused before it is read again.
-	// Reading and decoding it was half the cost of a read; with the default a snapshot switch
-	// reaches this server within DefaultSnapshotTTL. Negative reads it on every request.
+	// Reading and decoding it on every request would cost as much as the rest of a read; with
+	// the default a snapshot switch reaches this server within DefaultSnapshotTTL. Negative
+	// reads it on every request.
 	SnapshotTTL time.Duration
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time

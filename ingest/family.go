@@ -268,8 +268,8 @@ const progressEvery = 4096
 // cancellation, and adding the file's row counts and first errors to the manifest.
 //
 // The reader parses on a goroutine of its own, handing records over in batches, while this one
-// maps them: parsing is about half of a national registry's read, and with the two in one
-// goroutine the read left a fifth of the machine idle. Only the reader's goroutine touches
+// maps them: parsing is about half the work of reading the registry, and with the two on one
+// goroutine the read would leave a core idle. Only the reader's goroutine touches
 // the reader until it is done.
 func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func(T) error) error {
 	defer r.Close()
@@ -284,7 +284,7 @@ func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], ea
 	defer stop()
 	// Batches go back to the parser once their records are handed on, so that reading a
 	// file allocates a few batches, not one per 256 rows: a registry record is over a kilobyte,
-	// and a 2-million-provider ingest allocated 3.8 GB of batches.
+	// and a batch per 256 rows would be gigabytes of allocation at national scale.
 	batches, free := make(chan []T, 2), make(chan []T, 4)
 	var readErr error
 	go func() {

@@ -1,5 +1,3 @@
-// Package ingest loads a drop of federal source files into a new store generation, records what
-// it loaded (the manifest), and switches the serving snapshot when every family it read is whole.
 package ingest
 
 import (

@@ -21,9 +21,9 @@ import (
 // (debug.SetGCPercent) unless GOGC is set. An ingest allocates its documents and keys at a
 // high rate but keeps little of them (its load buffers are reused), so by default the Go heap
 // would be collected each time it reached twice a few hundred megabytes of live data. With a
-// target of 400 it is collected about when it reaches the limit instead. At 2 million
-// providers that took 7% off the ingest's time for 450 MB more resident memory; a national
-// ingest peaks at 1.79 GB, and must stay under 2 GiB resident on a small machine.
+// target of 400 it is collected about when it reaches the limit instead, which trades some
+// resident memory for less time collecting (docs/BENCHMARKS.md); the limit keeps a national
+// ingest under 2 GiB resident on a small machine.
 const (
 	MemoryLimit = 1536 << 20
 	GCPercent   = 400

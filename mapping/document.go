@@ -29,9 +29,8 @@ func NewDocument[T any](id string, record T, prov Provenance, keys []store.Key) 
 }
 
 // bodies holds buffers for stored documents' bodies. An ingest encodes tens of millions of
-// records and resources of a kilobyte or a few, each kept only until the store has copied it:
-// at 2 million providers, the FHIR resources' bodies and the JSON they were built from were a
-// third of all an ingest allocated, and the registry records' bodies another 4%. Drawn from here
+// records and resources of a kilobyte or a few, each kept only until the store has copied it,
+// and allocated afresh they would be a large part of all an ingest allocates. Drawn from here
 // (NewBody) and given back once written (Recycle), they are reused.
 var bodies sync.Pool // of *[]byte
 
@@ -141,8 +140,8 @@ func normalizeRunes(s string) string {
 }
 
 // normalizeASCII is normalizeRunes for ASCII text, which is nearly all of the registry's: byte
-// comparisons instead of Unicode table lookups, a fifth of the cost of the names and addresses
-// of a national ingest (FuzzNormalizeText holds the two to the same output).
+// comparisons instead of Unicode table lookups, for the names and addresses of every record of
+// an ingest (FuzzNormalizeText holds the two to the same output).
 func normalizeASCII(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))

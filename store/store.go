@@ -7,8 +7,29 @@
 // a document's search keys when they write it; queries only look keys up, so user text never
 // becomes a database operator.
 //
+//   - Documents live in collections inside generations: an id, an opaque JSON body and the
+//     search keys. Find returns one page of the documents matching a conjunction of conditions,
+//     ordered by id or by a key's param, with an opaque cursor that encodes the order value and
+//     id of the last document returned, so concurrent writes never shift, skip or repeat a
+//     document of a result set; Count is exact.
+//   - Records are small versioned documents outside generations (API keys, clients, replay
+//     guards): create at Version 0, compare-and-swap on Version, optional expiry. Counters are
+//     atomic increments with optional expiry.
+//   - The serving Snapshot maps each collection to the generation served. An ingest writes new
+//     generations beside the serving ones and switches by one compare-and-swap of that record;
+//     rollback is the same operation with the previous mapping, which Reclaim releases after the
+//     rollback window so that unreferenced generations can be dropped. No backend needs
+//     multi-document transactions or change streams.
+//   - A Loader fills an empty collection in one pass, visible at once on Commit as if it had
+//     been Put batch by batch.
+//   - Every backend answers ErrUnavailable when it cannot be reached, which every surface turns
+//     into 503 with Retry-After; argument checks and cursor encoding are shared (validate.go),
+//     so all backends reject the same calls.
+//
 // Backends live in sub-packages named after their technology (store/embedded, store/mongo) and
-// prove themselves against one conformance suite, store/storetest.
+// prove themselves against one conformance suite, store/storetest. store/remote carries the
+// contract over a private unix socket, so operator commands reach a running server's embedded
+// store, and store/breaker fails calls at once while a backend cannot be reached.
 package store
 
 import (

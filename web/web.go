@@ -1,6 +1,6 @@
-// Package web owns the human-facing pages of the service. For now these are the documents the
-// JSON APIs link to from every response (limitations_url, methodology_url), served from the
-// copies embedded in the binary, so a link in a response never dangles.
+// Package web owns the human-facing pages of the service: the documents the JSON APIs link to
+// from every response (limitations_url, methodology_url), served from the copies embedded in
+// the binary, so a link in a response never dangles.
 package web
 
 import (

@@ -40,8 +40,8 @@ import (
 
 func main() {
 	// The server's live heap is small (responses are composed from stored bytes), so Go's
-	// default GOGC of 100 collects every few hundred requests; 400 trades some tens of MB of
-	// heap for about a quarter more FHIR reads per second. GOGC in the environment wins.
+	// default GOGC of 100 collects every few hundred requests; 400 trades a little heap for
+	// more FHIR reads per second (docs/BENCHMARKS.md). GOGC in the environment wins.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

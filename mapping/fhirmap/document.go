@@ -24,9 +24,7 @@ import (
 // provenance stamp (a new snapshot date, _last_checked) is not reported as changed. "etag" is
 // the HTTP entity tag the resource is served with: a digest of the record digest, the meta's own
 // members and the digest of its tag set, so it changes whenever the served resource does,
-// without hashing the resource a second time or the same tags for every resource (the resource
-// again was 10 CPU-seconds of a national ingest; the tags, 4 CPU-seconds at 2 million
-// providers).
+// without hashing the resource a second time or the same tags for every resource.
 const (
 	headRecord   = `{"record":"`
 	headETag     = `","etag":"`

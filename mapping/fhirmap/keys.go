@@ -57,7 +57,7 @@ const (
 )
 
 // keysPerResource is the capacity a resource's keys start with: most resources have between ten
-// and thirty, and growing the slice from empty had been 2% of an ingest's CPU.
+// and thirty, and growing the slice from empty would reallocate it several times per resource.
 const keysPerResource = 32
 
 // ExactSuffix marks the key of a string parameter's :exact form.
@@ -115,7 +115,7 @@ func addHumanName(k *mapping.Keys, n *HumanName) {
 
 // addAddress indexes an address for the address parameters. A string search matches the start
 // of a part of the address (line, city, state, ZIP, country), as FHIR defines it, so each part is
-// indexed whole, not word by word: the words of addresses had been a fifth of all the index
+// indexed whole, not word by word: the words of addresses would be a fifth of all the index
 // entries an ingest writes. The address keys hold the lines and the country; the city, state
 // and ZIP code are indexed once, for address-city, address-state and address-postalcode, and an
 // address search looks in those params too (a condition with alternatives), rather than every

@@ -91,8 +91,8 @@ func (m *resourceMeta) members() Meta {
 
 // appendMembers appends the JSON of the meta's own members, as encoding/json writes members().
 // A date, a landing page and a profile URL are written as they are, which spares building the
-// Meta and a trip through the encoder for every resource (the two were about 2% of an ingest's
-// CPU at 2 million providers); text that JSON would escape goes through the encoder.
+// Meta and a trip through the encoder for every resource; text that JSON would escape goes
+// through the encoder.
 func (m *resourceMeta) appendMembers(dst []byte) ([]byte, error) {
 	profile := Profiles[m.resourceType]
 	if !plainJSON(m.lastUpdated) || !plainJSON(m.prov.SourceURL) || !plainJSON(m.prov.Snapshot) || !plainJSON(profile) {
@@ -132,10 +132,10 @@ func plainJSON(s string) bool {
 
 // TagSet is the meta.tag of every resource stamped with one provenance: its fourteen codings,
 // stored once per snapshot as a document of TagCollection, which each stored resource names
-// instead of carrying them. They were 1.3 KB of a registry resource's meta, about half the bytes
-// a national ingest built, sorted, compressed and wrote, and identical across a dataset's
-// records. The id is the digest of the JSON, so a set's id means the same codings in every
-// snapshot and a server may keep what it read under it.
+// instead of carrying them. Carried, they would be about 1.3 KB of a registry resource's meta,
+// about half the bytes a national ingest builds, sorts, compresses and writes, all identical
+// across a dataset's records. The id is the digest of the JSON, so a set's id means the same
+// codings in every snapshot and a server may keep what it read under it.
 type TagSet struct {
 	id   string
 	json []byte // the codings as stored, systems under TagSystemPrefix
@@ -175,10 +175,10 @@ func RenderTags(stored []byte, tagBase string) ([]byte, error) {
 }
 
 // tagCache holds the tag set of each provenance (tagKey to *TagSet). A projection stamps
-// millions of resources with a handful of provenances, and marshaling their fourteen tags had
-// been about a third of encoding a resource. A sync.Map, since every worker reads it for every
-// resource and almost never writes it: a read-locked mutex was contended. It is cleared whole
-// if it ever fills.
+// millions of resources with a handful of provenances, and marshaling their fourteen tags for
+// each would be a large part of encoding a resource. A sync.Map, since every worker reads it for
+// every resource and almost never writes it, where a read-locked mutex is contended. It is
+// cleared whole if it ever fills.
 var tagCache sync.Map
 
 // tagCacheSize counts the entries of tagCache, which clears at tagCacheMax.

@@ -2,12 +2,12 @@
 // PractitionerRole, Organization and Location; Plan-Net HealthcareService and Endpoint) from the stored source
 // records, with their search keys and provenance, as stored documents.
 //
-// Resources are plain Go structs marshalled with encoding/json at ingest. google/fhir/go's
-// jsonformat costs tens of microseconds per resource each way, too much for a national ingest of
-// millions of resources; instead the package's tests and the fhir package's tests validate every
-// resource the builders produce with google/fhir/go (parse plus base validation) and check the US
-// Core mandatory elements and invariants on top. The stored bytes are served as they are: the
-// FHIR surface composes Bundles from them without decoding.
+// Resources are plain Go structs marshalled as JSON at ingest (package mapping's codec).
+// google/fhir/go's jsonformat converts through protocol buffers, too costly per resource for a
+// national ingest of millions of resources; instead the package's tests and the fhir package's
+// tests validate every resource the builders produce with google/fhir/go (parse plus base
+// validation) and check the US Core mandatory elements and invariants on top. The stored bytes
+// are served as they are: the FHIR surface composes Bundles from them without decoding.
 //
 // The package knows the shape of the stored source records (package mapping) and nothing of how
 // they are looked up: the ingest projection gathers a provider's records and hands them in.

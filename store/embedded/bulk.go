@@ -27,8 +27,8 @@ import (
 // An ingest writes each collection of a new generation once, from empty: at national scale tens
 // of millions of documents with some 25 index entries each. Through Put every one of those keys
 // goes into the write-ahead log and the memtable, is flushed into level 0 and is rewritten by
-// compaction on each level on its way to the bottom of the tree; at a million providers
-// compactions were a third of the ingest's CPU. A load sorts the keys itself instead, as an
+// compaction on each level on its way to the bottom of the tree, and at national scale that
+// compaction takes a large share of an ingest's CPU. A load sorts the keys itself instead, as an
 // external merge sort does: it buffers documents and index entries, sorts the buffer and spills
 // it as a run to a temporary file when it is full; Commit merges the runs into sorted tables and
 // hands them to Pebble's Ingest, which links them into the tree under one sequence number. Each
@@ -442,9 +442,9 @@ func (b *loadBuffer) sortItemsCutoff(items []item, cutoff int) {
 }
 
 // radixSort sorts items whose bytes before depth (of the sixteen pfx and pfx2 hold) are equal:
-// an in-place most-significant-byte radix sort, which takes half the time of a comparison sort
-// of the same items (300,000 city-word entries: 33 against 69 ms), since it reads each item's
-// integers once a level instead of calling a comparison some twenty times per item. Buckets
+// an in-place most-significant-byte radix sort, cheaper than a comparison sort of the same
+// items (docs/BENCHMARKS.md) since it reads each item's integers once a level instead of
+// calling a comparison some twenty times per item. Buckets
 // smaller than cutoff get an insertion sort; items equal in all sixteen bytes, compare.
 func radixSort(items []item, depth, cutoff int, compare func(x, y item) int) {
 	for len(items) >= cutoff && depth < 16 {
@@ -546,8 +546,8 @@ func (b *loadBuffer) sortAll() {
 
 // docPartitions is how many key ranges a load's documents are merged in: several per merge
 // slot, so that uneven ranges still keep every core busy. The parameter merges start only when
-// the last range is merged, and with four ranges on three slots the fourth ran alone: a
-// national registry's commit spent 12 s on one core.
+// the last range is merged, and with about as many ranges as slots the last range would run
+// alone on one core while the others wait.
 func docPartitions() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // splitPoints returns up to parts-1 increasing keys that cut sorted items into ranges of about
@@ -745,8 +745,8 @@ func (l *loading) Commit(ctx context.Context) (err error) {
 // runs are merged together first (name tells the merged files apart): each group is of runs
 // not merged before, and only as many as bring the count down to the fan-in, so an item is
 // rewritten at most once until there are more than fan-in squared runs. (Merging the first
-// fan-in runs into one and that one with the next ones, as this once did, rewrote the oldest
-// items once per group: at national scale the registry's commit took minutes longer.) Every
+// fan-in runs into one and that one with the next ones would rewrite the oldest items once per
+// group.) Every
 // item keeps its sequence number, so the order of runs does not matter.
 func (l *loading) openRuns(ctx context.Context, paths []string, name string, last []item, prefix []byte, kind runKind) ([]source, error) {
 	fanIn := l.s.cfg.loadFanIn
@@ -969,8 +969,7 @@ func (l *loading) mergeParams(ctx context.Context, stale map[string]struct{}) ([
 
 // largestFirst orders merges by the bytes they read, largest first: runs' sizes on disk
 // (paths[i] are merge i's) plus buffered bytes. Merges share one slot per core, and when the
-// last to start is a large one, the other cores sit idle while it finishes; a national
-// registry's commit spent its last seconds on one core.
+// last to start is a large one, the other cores sit idle while it finishes.
 func largestFirst(paths [][]string, buffered func(i int) int64) ([]int, error) {
 	sizes := make([]int64, len(paths))
 	for i, ps := range paths {
@@ -992,9 +991,9 @@ func largestFirst(paths [][]string, buffered func(i int) int64) ([]int, error) {
 }
 
 // loadWriterOptions are the options of a load's tables: the bottom level's (that is where
-// Pebble places them), with the fastest compression instead of the bottom level's zstd. At a
-// million providers zstd cost 13% of the ingest's CPU (it runs through cgo) to make the store
-// 23% smaller (4.6 instead of 6.0 GB); an ingest is the one time these bytes are written.
+// Pebble places them), with the fastest compression instead of the bottom level's zstd, which
+// runs through cgo and costs an ingest far more CPU than the disk it saves is worth
+// (docs/BENCHMARKS.md); an ingest is the one time these bytes are written.
 func (s *Store) loadWriterOptions() sstable.WriterOptions {
 	o := s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
 	o.Compression = sstable.FastestCompression
@@ -1004,8 +1003,8 @@ func (s *Store) loadWriterOptions() sstable.WriterOptions {
 // docTableBlockSize is the data block of a load's document tables. Documents of a collection
 // repeat most of their bytes (a FHIR resource's provenance tags are the same for every record
 // of a dataset), which a 4 KB block holding one or two documents cannot exploit: 16 KB blocks
-// make a million providers' documents 37% smaller, for about 2.5 us more to decompress the
-// block of a document read from disk.
+// make the documents much smaller on disk for a little more work to decompress the block of a
+// document read from disk (docs/BENCHMARKS.md).
 const docTableBlockSize = 16 << 10
 
 // docTableOptions are the options of a load's document tables (and its count table), which are
@@ -1019,8 +1018,7 @@ func (s *Store) docTableOptions() sstable.WriterOptions {
 // entryTableOptions are the options of a load's index-entry tables. Queries walk index entries
 // with range seeks, which never consult a Bloom filter, so these tables have none. Nor are they
 // compressed: their keys are already prefix-compressed in their blocks, and compressing them
-// again cost 4% of an ingest's CPU at 2 million providers to make its tables 5% smaller (6.15
-// instead of 6.46 GB).
+// again costs an ingest CPU for tables barely smaller (docs/BENCHMARKS.md).
 func (s *Store) entryTableOptions() sstable.WriterOptions {
 	o := s.loadWriterOptions()
 	o.FilterPolicy = nil
@@ -1031,8 +1029,7 @@ func (s *Store) entryTableOptions() sstable.WriterOptions {
 // tableWriter writes a sorted stream of keys into tables of about loadTableSize. A full table
 // is finished on a goroutine of its own while the next one fills: finishing a table ends with an
 // fsync, and the merge or stream feeding the writer would otherwise wait for the disk each
-// time, a core idle (a national FHIR commit's processors waited on the disk 4.9% of the time,
-// 3.2% with this).
+// time, a core idle.
 type tableWriter struct {
 	dir   string
 	name  string // of its files: <name>-<n>.sst
@@ -1071,8 +1068,9 @@ func (f *uncachedFile) Close() error {
 }
 
 // sizeCheckInterval is how many keys a table writer adds between checks of the table's size.
-// Pebble's estimate sums the sizes of the block being built, and taken after every key it was
-// 9% of the cost of adding one; a table of 128 MB overshoots by a few dozen keys at most.
+// Pebble's estimate sums the sizes of the block being built, which taken after every key would
+// add a good part to the cost of adding one; a table of 128 MB overshoots by a few dozen keys at
+// most.
 const sizeCheckInterval = 32
 
 func (t *tableWriter) add(key, value []byte) error {
@@ -1254,8 +1252,8 @@ type source interface {
 
 // sourceHeap is a min-heap of sources by their current (key, sequence). Each node holds its
 // source's current key (after skip) beside it, so that comparisons read no method; a merge
-// of hundreds of runs compares keys a dozen times per item, and that was a tenth of a national
-// commit.
+// of hundreds of runs compares keys a dozen times per item, so those comparisons are a large
+// part of a commit.
 type sourceHeap struct {
 	items []heapNode
 	skip  int

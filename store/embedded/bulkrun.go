@@ -37,10 +37,10 @@ const loadFanInDefault = 1024
 
 // runKind is what a run holds, which decides whether its blocks are compressed. Documents are
 // JSON, which compresses about three to one: a national registry's documents, which do not
-// come in id order, are gigabytes of runs, and writing them three times larger cost more than
+// come in id order, are gigabytes of runs, and writing them three times larger costs more than
 // compressing them. Index entries are not compressed: their keys are already stored as the
 // suffix they do not share with the key before (mostly the digits of an id), which compresses
-// little, and compressing them had been a twentieth of the CPU of an ingest.
+// too little to be worth the CPU.
 type runKind int
 
 const (

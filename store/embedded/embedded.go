@@ -1,36 +1,3 @@
-// Package embedded is the default store backend: a single-node, on-disk store in one directory,
-// built on the Pebble LSM key-value engine, with no server to run.
-//
-// It is sized for the national directory on one machine (tens of millions of documents):
-//
-//   - Documents and their search keys are plain Pebble keys (see keys.go). A search key is an
-//     index entry, so Find is an ordered prefix iteration and nothing about documents is held in
-//     memory beyond the page being built.
-//   - Each Put is one Pebble batch: a batch of documents, their index entries and the removal of
-//     replaced documents' old entries become visible together and survive a crash together.
-//   - Sstables are compressed (fast compression near the top of the LSM, zstd at the bottom
-//     where most data rests) and carry bloom filters, so the point reads of Put (does this id
-//     already exist?) and Get rarely touch disk for absent keys. A collection first written
-//     empty by this process skips that read for ids it has never written (fresh.go).
-//   - An ingest fills new collections by bulk load (bulk.go): an external merge sort whose
-//     sorted tables Pebble ingests directly, bypassing the write-ahead log, the memtable and
-//     compaction.
-//
-// Durability: every write (Put, DropGeneration, records, counters and the serving pointer,
-// which is a record) is synced to the write-ahead log before it returns. Put is synced too,
-// rather than written unsynced with one sync at the end of an ingest: callers may act on a
-// returned Put alone (not every writer ends with a synced snapshot switch that would carry the
-// earlier batches to disk with it), and one sync per batch of a thousand documents is a small
-// part of the cost of writing them. Writes that must be
-// serialised (a compare-and-swap, a counter, the replace of a document) hold a lock only while
-// their batch is applied to the memtable and wait for the fsync after releasing it, so
-// concurrent writers share fsyncs instead of queueing behind each other's. Pebble makes an
-// applied batch visible before its fsync in any case; a later write that depends on it is later
-// in the log, so no caller is ever told of a write that a crash could lose.
-//
-// One process owns a directory at a time (Pebble locks it). Records and counters that have
-// expired read as absent at once; their space is reclaimed by a background sweep over an
-// expiry index, and a create simply overwrites an expired record.
 package embedded
 
 import (
@@ -75,7 +42,7 @@ type Store struct {
 	// to: an ingest commits several loads at once, and each merge holds a buffer per run, so the
 	// slots bound both the CPU and the memory the commits take together. There is one more
 	// slot than cores: a merge waits on the disk now and then (reading runs back, finishing
-	// tables), and a national ingest's commits left a core idle 8-10% of their time.
+	// tables), and the extra slot keeps a core busy while it does.
 	merges chan struct{}
 
 	stop    chan struct{}

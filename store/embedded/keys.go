@@ -173,7 +173,7 @@ func decodeDoc(id string, v []byte) (store.Document, error) {
 
 // decodeKeys returns a stored document's keys and its body (a sub-slice of v). The keys' params
 // and values are substrings of one string copied from v: a FHIR resource has some thirty keys,
-// and a string for each was over a third of the allocations of serving a read.
+// and a string for each would be most of the allocations of serving a read.
 func decodeKeys(v []byte) ([]store.Key, []byte, error) {
 	if len(v) == 0 || v[0] != formatV1 {
 		return nil, nil, errCorrupt

@@ -9,7 +9,7 @@ import (
 
 // A scan of documents (docScan) checks every document it passes against the conditions. Decoding
 // a document's keys makes two strings per key, about 65 allocations for a FHIR Practitioner, and
-// cost several times reading the document; so the scan reads the encoded keys in place and
+// costs several times reading the document; so the scan reads the encoded keys in place and
 // decodes only the documents that match. Matching means what store.Matches says (a test holds
 // the two to the same answers); it runs on the prepared conditions, whose sorted values a key
 // is looked up in.

@@ -1,13 +1,11 @@
 package embedded
 
 // The bulk loader writes tens of gigabytes of runs and tables that it does not read again soon,
-// or at all. Left in the page cache they take more and more free memory, and on the virtual
-// machine the ingest was measured on, a page the cache took from long-free memory cost the
-// writer far more than one it had just given up (most likely memory its host had reclaimed):
-// written through the cache, 8 GB cost 2.4 CPU-seconds per GB, and 0.4 when the pages were
-// written back and dropped as the writing went on, so that the next reused them
-// (docs/BENCHMARKS.md). The kernel calls are advice: where they do not exist, or fail, only
-// speed changes.
+// or at all. Left in the page cache they take more and more free memory, and on a virtual
+// machine a page the cache takes from long-free memory can cost the writer far more than one it
+// has just given up (most likely memory the host had reclaimed). So written pages are written
+// back and dropped as the writing goes on, and the next writes reuse them (docs/BENCHMARKS.md).
+// The kernel calls are advice: where they do not exist, or fail, only speed changes.
 
 // dropBehind keeps a file being written from growing the page cache: every dropChunk bytes it
 // starts the writeback of the bytes written since, and once more than dropLag bytes are under

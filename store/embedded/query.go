@@ -53,7 +53,7 @@ import (
 // which is then the small condition above, less the ids the scan has passed; the scan wins when
 // it has filled the page or reached the end of the collection. Rounds of the two cost about the
 // same, so a page costs at most about twice the cheaper plan: a short scan when matches are
-// dense, a short probe when they are few, and a page of a broad condition no longer costs in
+// dense, a short probe when they are few, and a page of a broad condition does not cost in
 // proportion to its matches. The probe's first round is longer (about a thousand entries), so
 // that a condition that small, which the probe alone answers in about the time a scan takes to
 // fill a page of dense matches, costs no scan at all.
@@ -85,7 +85,7 @@ type reader interface {
 // view is one query's consistent read of the database. Its iterators are clones of one root
 // iterator and see the database as it was when the root was made, as a Pebble snapshot's would;
 // but releasing a snapshot has Pebble look for compactions to schedule, under the lock of the
-// whole database, which took a few percent of an identifier search's time.
+// whole database, a cost every search would pay.
 type view struct {
 	root  *pebble.Iterator
 	point *pebble.Iterator // for Get, cloned on first use

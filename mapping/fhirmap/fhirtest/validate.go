@@ -4,7 +4,7 @@
 // then the US Core 6.1.0 and Plan-Net rules the library does not know are checked here.
 //
 // Only tests import it, so the production binaries never link google/fhir/go: building the
-// resources with encoding/json at ingest is the fast path, and this is its proof.
+// resources as plain JSON at ingest is the fast path, and this is its proof.
 package fhirtest
 
 import (

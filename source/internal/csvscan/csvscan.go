@@ -3,8 +3,8 @@
 // for the same malformed input), but faster on the files this project reads.
 //
 // A national NPPES file is nine million rows of 330 quoted fields, most of them empty, and
-// encoding/csv spent a fifth of a microsecond on each field: it copies every field into a
-// buffer, notes its line and column, and then copies the buffer into the record's string. This
+// encoding/csv's cost is per field: it copies every field into a buffer, notes its line and
+// column, and then copies the buffer into the record's string. This
 // reader finds a line in its own buffer, notes where each field starts and ends, and makes the
 // record's string with one copy of the line; only a record with a doubled quote or a quoted
 // line break has its fields copied out one by one. Lines and columns are worked out from the
