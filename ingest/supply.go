@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"providerdir/mapping"
-	"providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/source/census"
 	"providerdir/source/nppes"
 	"providerdir/source/nucc"
@@ -44,7 +44,7 @@ func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot
 	if gen == "" {
 		return false, nil
 	}
-	d, err := st.Get(ctx, gen, SupplyStudies, supply.ID(supply.Specialties()[0].Slug, ""))
+	d, err := st.Get(ctx, gen, SupplyStudies, study.ID(study.Specialties()[0].Slug, ""))
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -57,7 +57,7 @@ func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot
 	if err := json.Unmarshal(d.Body, &v); err != nil {
 		return false, fmt.Errorf("supply: decode study %s: %w", d.ID, err)
 	}
-	return v.MethodologyVersion != supply.MethodologyVersion, nil
+	return v.MethodologyVersion != study.MethodologyVersion, nil
 }
 
 // registryView is the part of a stored registry document the studies read: decoding only it
@@ -97,15 +97,15 @@ func buildSupply(ctx context.Context, p *Projection) error {
 	if err != nil {
 		return err
 	}
-	in := supply.Inputs{States: states, Census: censusProv}
+	in := study.Inputs{States: states, Census: censusProv}
 	if in.Names, in.Taxonomy, err = readDisplayNames(ctx, p); err != nil {
 		return err
 	}
-	tally := supply.NewTally()
+	tally := study.NewTally()
 	if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
 		return err
 	}
-	for _, st := range supply.Build(tally, in) {
+	for _, st := range study.Build(tally, in) {
 		code := ""
 		if st.Filter != nil {
 			code = st.Filter.Code
@@ -117,7 +117,7 @@ func buildSupply(ctx context.Context, p *Projection) error {
 		var k mapping.Keys
 		k.Add(KeySpecialty, st.Specialty)
 		k.Add(KeyCode, code)
-		if err := p.Emit(ctx, SupplyStudies, store.Document{ID: supply.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
+		if err := p.Emit(ctx, SupplyStudies, store.Document{ID: study.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
 			return err
 		}
 	}
@@ -125,12 +125,12 @@ func buildSupply(ctx context.Context, p *Projection) error {
 }
 
 // readThe51 reads the state populations of the 51 and the Census provenance.
-func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StatePopulation, mapping.Provenance, error) {
+func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePopulation, mapping.Provenance, error) {
 	page, err := st.Find(ctx, store.Query{Collection: CensusStates, Generation: gen, Limit: 1000})
 	if err != nil {
 		return nil, mapping.Provenance{}, err
 	}
-	var out []supply.StatePopulation
+	var out []study.StatePopulation
 	var prov mapping.Provenance
 	for _, d := range page.Docs {
 		b, err := mapping.DecodeBody[census.State](d)
@@ -140,7 +140,7 @@ func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StateP
 		if !b.Record.InThe51 {
 			continue
 		}
-		out = append(out, supply.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
+		out = append(out, study.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
 		prov = b.Provenance
 	}
 	if len(out) != 51 {
@@ -158,7 +158,7 @@ func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *m
 	}
 	names := map[string]string{}
 	var prov *mapping.Provenance
-	for _, code := range supply.AllCodes() {
+	for _, code := range study.AllCodes() {
 		d, err := p.Store().Get(ctx, gen, NUCCTaxonomy, code)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -179,9 +179,9 @@ func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *m
 // tallyRegistry counts every registry record holding a registered code, found through the
 // taxonomy search key so that the rest of the registry is never read, and returns the registry
 // snapshot's provenance.
-func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Tally) (mapping.Provenance, error) {
+func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tally) (mapping.Provenance, error) {
 	q := store.Query{Collection: RegistryProviders, Generation: gen, Limit: 2000,
-		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: supply.AllCodes()}}}
+		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: study.AllCodes()}}}
 	var prov mapping.Provenance
 	seen := false
 	for {
@@ -198,7 +198,7 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Ta
 			for i, tx := range v.Record.Taxonomies {
 				codes[i] = tx.Code
 			}
-			t.Add(supply.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
+			t.Add(study.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
 				Organization: v.Record.EntityType == nppes.EntityOrganization.String()})
 			if !seen {
 				prov, seen = v.Provenance, true

@@ -8,7 +8,7 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/mapping"
-	"providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/source/reference"
 	"providerdir/store"
 )
@@ -22,7 +22,7 @@ func TestSupplyStudies(t *testing.T) {
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
-	want := int64(len(supply.Specialties()) + len(supply.AllCodes()))
+	want := int64(len(study.Specialties()) + len(study.AllCodes()))
 	if got := count(t, s, ingest.SupplyStudies); got != want {
 		t.Fatalf("%d studies stored, want %d", got, want)
 	}
@@ -36,17 +36,17 @@ func TestSupplyStudies(t *testing.T) {
 		{"psychiatry", "2084P0800X"},
 	}
 	for _, tt := range tests {
-		d, err := s.Get(ctx, gen, ingest.SupplyStudies, supply.ID(tt.specialty, tt.code))
+		d, err := s.Get(ctx, gen, ingest.SupplyStudies, study.ID(tt.specialty, tt.code))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.specialty, tt.code, err)
 		}
 		b := decodeStudy(t, d)
-		sp, _ := supply.Lookup(tt.specialty)
+		sp, _ := study.Lookup(tt.specialty)
 		codes := sp.Codes
 		if tt.code != "" {
 			codes = []string{tt.code}
 		}
-		if len(b.Rows) != 51 || b.National.Population != 340110988 || b.MethodologyVersion != supply.MethodologyVersion {
+		if len(b.Rows) != 51 || b.National.Population != 340110988 || b.MethodologyVersion != study.MethodologyVersion {
 			t.Fatalf("%s: %d rows, population %d, version %s", d.ID, len(b.Rows), b.National.Population, b.MethodologyVersion)
 		}
 		if b.Registry.DatasetID != "nppes" || b.Census.DatasetID != "census_pep_v2024" || b.Taxonomy == nil || b.ReleaseDate != b.Registry.Snapshot {
@@ -73,9 +73,9 @@ func TestSupplyStudies(t *testing.T) {
 	}
 }
 
-func decodeStudy(t *testing.T, d store.Document) supply.Study {
+func decodeStudy(t *testing.T, d store.Document) study.Study {
 	t.Helper()
-	var st supply.Study
+	var st study.Study
 	if err := json.Unmarshal(d.Body, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +94,12 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 	}
 	serving, _ := store.Serving(ctx, s)
 	gen := serving.Generation(ingest.SupplyStudies)
-	id := supply.ID(supply.Specialties()[0].Slug, "")
+	id := study.ID(study.Specialties()[0].Slug, "")
 	d, err := s.Get(ctx, gen, ingest.SupplyStudies, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := bytes.Replace(d.Body, []byte(`"methodology_version":"`+supply.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
+	old := bytes.Replace(d.Body, []byte(`"methodology_version":"`+study.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
 	if bytes.Equal(old, d.Body) {
 		t.Fatal("the stored study does not carry the methodology version")
 	}
@@ -119,7 +119,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 	}
 	after, _ := store.Serving(ctx, s)
 	d, err = s.Get(ctx, after.Generation(ingest.SupplyStudies), ingest.SupplyStudies, id)
-	if err != nil || decodeStudy(t, d).MethodologyVersion != supply.MethodologyVersion {
+	if err != nil || decodeStudy(t, d).MethodologyVersion != study.MethodologyVersion {
 		t.Fatalf("rebuilt study: %v", err)
 	}
 	if again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil || again.Switched {

@@ -9,7 +9,7 @@ import (
 	"providerdir/ident"
 	"providerdir/ingest"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/store"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 

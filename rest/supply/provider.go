@@ -12,7 +12,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/safetext"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
 )
@@ -87,7 +87,7 @@ func (a *API) provider(w http.ResponseWriter, r *http.Request) {
 }
 
 // studied reports whether a registry record is counted by a specialty study, and under which
-// specialty it is reported. The test is the studies' own (mapping/supply.Tally).
+// specialty it is reported. The test is the studies' own (mapping/study.Tally).
 func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
 	p := study.FromRecord(rec)
 	if !study.Counted(p) {

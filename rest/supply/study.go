@@ -12,7 +12,7 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/internal/safetext"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 

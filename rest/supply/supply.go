@@ -1,6 +1,6 @@
 // Package supply owns the supply data API (/v1, seeds/000): its routes, handlers and the
 // ResponseMeta each response carries. It reads the serving snapshot of the store: the manifests,
-// the supply studies the ingest computed (mapping/supply), and the source records of the
+// the supply studies the ingest computed (mapping/study), and the source records of the
 // registry, exclusion list, enrollment and payment files; the envelopes themselves come from
 // package rest, and keys and quotas from the gate mounted around the routes.
 package supply
@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/ingest"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
 )

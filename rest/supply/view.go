@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"providerdir/ingest"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/store"
 )
 
