@@ -54,14 +54,14 @@ func init() {
 // where providerd also writes the sandbox key; else, for a MongoDB store, which has no local
 // directory, where the default embedded store keeps them (data), so `make run` prints the same
 // paths on either store.
-func demoDir(dir string, spec config.StoreSpec) string {
+func demoDir(dir string, spec storeopen.Spec) string {
 	if dir != "" {
 		return dir
 	}
 	if d := spec.LocalDir(); d != "" {
 		return d
 	}
-	def, err := config.ParseStore(config.DefaultStore)
+	def, err := storeopen.Parse(config.DefaultStore)
 	if err != nil {
 		panic("config.DefaultStore does not parse: " + err.Error())
 	}

@@ -159,7 +159,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Store.Backend == config.BackendEmbedded {
+	if cfg.Store.Backend == storeopen.BackendEmbedded {
 		// Operator commands reach the store through this process while it holds it.
 		admin, err := remote.Listen(remote.SocketPath(cfg.Store.Dir))
 		if err != nil {
