@@ -20,6 +20,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/httpserver"
 	"providerdir/ingest"
@@ -398,7 +399,7 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 	}
 	for _, typ := range fhirmap.Types {
 		out[typ] = map[string]map[string]any{}
-		coll := fhirmap.Collection(typ)
+		coll := catalog.FHIRCollection(typ)
 		q := store.Query{Collection: coll, Generation: snap.Generation(coll), Limit: 1000}
 		for {
 			page, err := e.st.Find(context.Background(), q)
@@ -406,7 +407,7 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 				tb.Fatal(err)
 			}
 			for _, d := range page.Docs {
-				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(fhirmap.TagCollection), d)
+				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(catalog.FHIRTags), d)
 				if err != nil {
 					tb.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
 	"providerdir/smart"
 	"providerdir/store"
@@ -93,7 +94,7 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 				return nil
 			}
 			r.seen[k.Value] = true
-			doc, err := r.s.st.Get(ctx, gen, fhirmap.Collection(inc.target), k.Value[len(prefix):])
+			doc, err := r.s.st.Get(ctx, gen, catalog.FHIRCollection(inc.target), k.Value[len(prefix):])
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}
@@ -129,7 +130,7 @@ func (r *includeRound) reverse(ctx context.Context, rev include, docs []included
 	if r.g.Sandbox {
 		where = append(where, sandboxCond)
 	}
-	sq := store.Query{Collection: fhirmap.Collection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
+	sq := store.Query{Collection: catalog.FHIRCollection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
 	for {
 		page, err := r.s.st.Find(ctx, sq)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
 	"providerdir/smart"
 	"providerdir/store"
@@ -104,7 +105,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 	if err != nil {
 		return nil, 0, err
 	}
-	coll := fhirmap.Collection(q.typ)
+	coll := catalog.FHIRCollection(q.typ)
 	hash := queryHash(q.typ, q.canonical)
 	var tok pageToken
 	if q.cursor != "" {
@@ -123,7 +124,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 			return nil, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
 		}
 	}
-	res := &result{typ: q.typ, tagGen: v.gens[fhirmap.TagCollection], total: -1, warnings: slices.Clone(q.warnings)}
+	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
 
 	where := slices.Clone(q.where)
 	if g.Sandbox {
@@ -257,7 +258,7 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 	if gen == "" {
 		return nil, nil
 	}
-	page, err := s.find(ctx, c.other, store.Query{Collection: fhirmap.Collection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
+	page, err := s.find(ctx, c.other, store.Query{Collection: catalog.FHIRCollection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/logging"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
@@ -130,7 +131,7 @@ type view struct {
 	prev map[string]string
 }
 
-func (v view) gen(resourceType string) string { return v.gens[fhirmap.Collection(resourceType)] }
+func (v view) gen(resourceType string) string { return v.gens[catalog.FHIRCollection(resourceType)] }
 
 func (s *Server) serving(ctx context.Context) (view, error) {
 	now := time.Now()

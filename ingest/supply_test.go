@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
@@ -23,20 +24,20 @@ func TestSupplyStudies(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := int64(len(study.Specialties()) + len(study.AllCodes()))
-	if got := count(t, s, ingest.SupplyStudies); got != want {
+	if got := count(t, s, catalog.SupplyStudies); got != want {
 		t.Fatalf("%d studies stored, want %d", got, want)
 	}
 	snap, err := store.Serving(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := snap.Generation(ingest.SupplyStudies)
+	gen := snap.Generation(catalog.SupplyStudies)
 	tests := []struct{ specialty, code string }{
 		{"cardiology", ""}, {"dermatology", ""}, {"dermatology", "207ND0900X"}, {"pediatrics", "2080P0204X"},
 		{"psychiatry", "2084P0800X"},
 	}
 	for _, tt := range tests {
-		d, err := s.Get(ctx, gen, ingest.SupplyStudies, study.ID(tt.specialty, tt.code))
+		d, err := s.Get(ctx, gen, catalog.SupplyStudies, study.ID(tt.specialty, tt.code))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.specialty, tt.code, err)
 		}
@@ -54,7 +55,7 @@ func TestSupplyStudies(t *testing.T) {
 		}
 		var total int64
 		for _, r := range b.Rows {
-			n := count(t, s, ingest.RegistryProviders,
+			n := count(t, s, catalog.RegistryProviders,
 				store.Condition{Param: mapping.KeyTaxonomy, Values: codes},
 				store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
 				store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}},
@@ -93,9 +94,9 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		t.Fatal(err)
 	}
 	serving, _ := store.Serving(ctx, s)
-	gen := serving.Generation(ingest.SupplyStudies)
+	gen := serving.Generation(catalog.SupplyStudies)
 	id := study.ID(study.Specialties()[0].Slug, "")
-	d, err := s.Get(ctx, gen, ingest.SupplyStudies, id)
+	d, err := s.Get(ctx, gen, catalog.SupplyStudies, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		t.Fatal("the stored study does not carry the methodology version")
 	}
 	d.Body = old
-	if err := s.Put(ctx, gen, ingest.SupplyStudies, []store.Document{d}); err != nil {
+	if err := s.Put(ctx, gen, catalog.SupplyStudies, []store.Document{d}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -118,7 +119,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		}
 	}
 	after, _ := store.Serving(ctx, s)
-	d, err = s.Get(ctx, after.Generation(ingest.SupplyStudies), ingest.SupplyStudies, id)
+	d, err = s.Get(ctx, after.Generation(catalog.SupplyStudies), catalog.SupplyStudies, id)
 	if err != nil || decodeStudy(t, d).MethodologyVersion != study.MethodologyVersion {
 		t.Fatalf("rebuilt study: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/config"
-	"providerdir/ingest"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
@@ -153,11 +153,11 @@ func firstSandboxNPI(ctx context.Context, s store.Store) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	gen := snap.Generation(ingest.SandboxNPIs)
+	gen := snap.Generation(catalog.SandboxNPIs)
 	if gen == "" {
 		return "", errors.New("no data loaded yet: run providerctl ingest first")
 	}
-	page, err := s.Find(ctx, store.Query{Collection: ingest.SandboxNPIs, Generation: gen, Limit: 1})
+	page, err := s.Find(ctx, store.Query{Collection: catalog.SandboxNPIs, Generation: gen, Limit: 1})
 	if err != nil || len(page.Docs) == 0 {
 		return "", fmt.Errorf("the sandbox subset is empty: %v", err)
 	}

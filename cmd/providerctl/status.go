@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/config"
-	"providerdir/ingest"
 	"providerdir/rest"
 	"providerdir/store"
 	"providerdir/store/storeopen"
@@ -45,7 +45,7 @@ func status(ctx context.Context, w io.Writer, s store.Store) error {
 	if err != nil {
 		return fmt.Errorf("read serving snapshot: %w", err)
 	}
-	ms, err := ingest.Manifests(ctx, s)
+	ms, err := catalog.Manifests(ctx, s)
 	if err != nil {
 		return fmt.Errorf("read manifests: %w", err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/ingest"
 	"providerdir/internal/safetext"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
@@ -122,11 +122,11 @@ func validNPI(w http.ResponseWriter, r *http.Request) (npi string, checkDigitHin
 
 // registryRecord reads one registry record of the serving snapshot.
 func (v view) registryRecord(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
-	gen := v.snap.Generation(ingest.RegistryProviders)
+	gen := v.snap.Generation(catalog.RegistryProviders)
 	if gen == "" {
 		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
 	}
-	d, err := v.api.store.Get(ctx, gen, ingest.RegistryProviders, npi)
+	d, err := v.api.store.Get(ctx, gen, catalog.RegistryProviders, npi)
 	if err != nil {
 		return mapping.RegistryRecord{}, mapping.Provenance{}, err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
@@ -26,7 +26,7 @@ type API struct {
 
 	studies       cache[*study.Study]
 	encoded       cache[json.RawMessage]
-	manifestCache cache[[]ingest.Manifest]
+	manifestCache cache[[]catalog.Manifest]
 	openapi       openAPIDoc
 }
 
@@ -69,7 +69,7 @@ func (a *API) studyURL(slug string) string {
 }
 
 // freshness returns one DataFreshness entry per stored manifest (one per source family).
-func freshness(ms []ingest.Manifest) []rest.DataFreshness {
+func freshness(ms []catalog.Manifest) []rest.DataFreshness {
 	out := make([]rest.DataFreshness, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, rest.Freshness(sourceName(m), m.FinishedAt, m.Cadence))
@@ -78,7 +78,7 @@ func freshness(ms []ingest.Manifest) []rest.DataFreshness {
 }
 
 // sourceName is the manifest's human source name, or its family when a manifest lacks one.
-func sourceName(m ingest.Manifest) string {
+func sourceName(m catalog.Manifest) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -86,6 +86,6 @@ func sourceName(m ingest.Manifest) string {
 }
 
 // manifests reads the manifests with the request's context.
-func (a *API) manifests(ctx context.Context) ([]ingest.Manifest, error) {
-	return ingest.Manifests(ctx, a.store)
+func (a *API) manifests(ctx context.Context) ([]catalog.Manifest, error) {
+	return catalog.Manifests(ctx, a.store)
 }
