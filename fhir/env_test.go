@@ -147,7 +147,7 @@ func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 		return nil, err
 	}
 	e := &env{st: st, ref: ref, base: "http://" + ln.Addr().String() + "/fhir"}
-	limits.Store, limits.BaseURL = st, e.base
+	limits.Store, limits.BaseURL, limits.GrantFrom = st, e.base, smartGrant
 	if limits.Log == nil {
 		limits.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -171,6 +171,10 @@ func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 	e.srv.Start()
 	return e, nil
 }
+
+// smartGrant finds the grant SMART's Protect, or testGrant standing in for it, put into the
+// request's context, as cmd/providerd wires the FHIR surface.
+func smartGrant(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }
 
 // testGrant stands in for SMART's Protect.
 func testGrant(next http.Handler) http.Handler {

@@ -11,7 +11,6 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -29,7 +28,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, access{typ: typ, i: smart.Read})
+	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Read})
 	if !ok {
 		return
 	}
@@ -44,8 +43,8 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, err := s.st.Get(r.Context(), v.gen(typ), catalog.FHIRCollection(typ), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && g.Sandbox && !hasKey(doc, fhirmap.KeySandbox, "1")) {
-		s.notFound(w, r, v, typ, id, g.Sandbox)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && g.Sandboxed() && !hasKey(doc, fhirmap.KeySandbox, "1")) {
+		s.notFound(w, r, v, typ, id, g.Sandboxed())
 		return
 	}
 	if err != nil {

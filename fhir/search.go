@@ -13,7 +13,6 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -66,7 +65,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, access{typ: typ, i: smart.Search})
+	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Search})
 	if !ok {
 		return
 	}
@@ -100,7 +99,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 }
 
 // run executes a parsed search. A non-zero status goes with a client-facing error.
-func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int, error) {
+func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, error) {
 	v, err := s.serving(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -127,7 +126,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
 
 	where := slices.Clone(q.where)
-	if g.Sandbox {
+	if g.Sandboxed() {
 		where = append(where, sandboxCond)
 	}
 	empty := q.empty
@@ -143,7 +142,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		where = append(where, *cond)
 	}
 	for _, c := range q.chains {
-		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandbox)
+		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
 		if _, ok := err.(*paramError); ok {
 			return nil, http.StatusBadRequest, err
 		}

@@ -146,7 +146,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v := mux.Vars(r)
 		g, ok := smart.GrantFrom(r.Context())
-		if !ok || !g.Allows(v["type"], smart.Read) {
+		if !ok || !g.Allows(v["type"], catalog.Read) {
 			outcome(w, r, http.StatusForbidden, "forbidden", "scope does not allow reading "+v["type"])
 			return
 		}
@@ -163,7 +163,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 
 func stubSearch(w http.ResponseWriter, r *http.Request) {
 	g, ok := smart.GrantFrom(r.Context())
-	if !ok || !g.Allows(mux.Vars(r)["type"], smart.Search) {
+	if !ok || !g.Allows(mux.Vars(r)["type"], catalog.Search) {
 		outcome(w, r, http.StatusForbidden, "forbidden", "scope does not allow search")
 		return
 	}
