@@ -4,8 +4,8 @@
 // over the default, so an operator can set a deployment's values in the environment and still
 // override one on the command line.
 //
-// The --store value has its own parser here (ParseStore, StoreFlag) because providerctl takes the
-// same flag and must read it exactly as the server does.
+// The --store value has its own flag here (StoreFlag) because providerctl takes the same flag and
+// must read it exactly as the server does; storeopen parses the value.
 package config
 
 import (
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"providerdir/source/reference"
+	"providerdir/store/storeopen"
 )
 
 // Defaults of the options that have one.
@@ -51,7 +52,7 @@ type Config struct {
 	// Addr is the host:port the server listens on.
 	Addr string
 	// Store selects and locates the store backend.
-	Store StoreSpec
+	Store storeopen.Spec
 	// Reference is a directory of newer public reference files (Census, NUCC, ...) laid out as
 	// source/reference; "" means the files built into the binary.
 	Reference string
@@ -107,7 +108,7 @@ func options() []option {
 			return nil
 		}},
 		{"store", DefaultStore, "store backend: embedded:DIR, mongodb://... or mongodb+srv://...", func(c *Config, v string) (err error) {
-			c.Store, err = ParseStore(v)
+			c.Store, err = storeopen.Parse(v)
 			return err
 		}},
 		{"reference", DefaultReference, referenceUsage, func(c *Config, v string) error {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"providerdir/store/storeopen"
 )
 
 func env(kv ...string) func(string) string {
@@ -29,7 +31,7 @@ func TestParseDefaults(t *testing.T) {
 	}
 	want := Config{
 		Addr:            "127.0.0.1:8080",
-		Store:           StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"},
+		Store:           storeopen.Spec{Backend: storeopen.BackendEmbedded, Dir: "./data/db"},
 		BaseURL:         "http://127.0.0.1:8080",
 		LogFormat:       "json",
 		LogLevel:        slog.LevelInfo,
@@ -56,7 +58,7 @@ func TestParsePrecedence(t *testing.T) {
 			func(c Config) bool { return c.Addr == "127.0.0.1:9002" }},
 		{"store from env", nil, env("PROVIDERD_STORE", "mongodb://db.internal:27017/providers"),
 			func(c Config) bool {
-				return c.Store == StoreSpec{Backend: BackendMongo, URI: "mongodb://db.internal:27017/providers"}
+				return c.Store == storeopen.Spec{Backend: storeopen.BackendMongo, URI: "mongodb://db.internal:27017/providers"}
 			}},
 		{"base url from env, trailing slash dropped", nil, env("PROVIDERD_BASE_URL", "https://api.example.org/"),
 			func(c Config) bool { return c.BaseURL == "https://api.example.org" }},
@@ -189,56 +191,18 @@ func TestUsageListsEveryFlagWithItsVariable(t *testing.T) {
 	}
 }
 
-func TestParseStore(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    StoreSpec
-		wantErr bool
-		str     string
-	}{
-		{in: "embedded:./data/db", want: StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"}, str: "embedded:./data/db"},
-		{in: "embedded:/var/lib/providerd", want: StoreSpec{Backend: BackendEmbedded, Dir: "/var/lib/providerd"}, str: "embedded:/var/lib/providerd"},
-		{in: "mongodb://localhost:27017/pd", want: StoreSpec{Backend: BackendMongo, URI: "mongodb://localhost:27017/pd"}, str: "mongodb://localhost:27017/pd"},
-		{in: "mongodb+srv://u:pw@cluster.example.org/pd?retryWrites=true",
-			want: StoreSpec{Backend: BackendMongo, URI: "mongodb+srv://u:pw@cluster.example.org/pd?retryWrites=true"},
-			str:  "mongodb+srv://u:xxxxx@cluster.example.org/pd?retryWrites=true"},
-		{in: "mongodb://a:1,b:2/pd?replicaSet=rs0", want: StoreSpec{Backend: BackendMongo, URI: "mongodb://a:1,b:2/pd?replicaSet=rs0"}, str: "mongodb://a:1,b:2/pd?replicaSet=rs0"},
-		{in: "./data/db", wantErr: true},
-		{in: "embedded:", wantErr: true},
-		{in: "", wantErr: true},
-		{in: "mongodb://", wantErr: true},
-		{in: "pebble:/x", wantErr: true},
-	}
-	for _, tt := range tests {
-		got, err := ParseStore(tt.in)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("ParseStore(%q) error = %v, wantErr %v", tt.in, err, tt.wantErr)
-			continue
-		}
-		if tt.wantErr {
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("ParseStore(%q) = %+v, want %+v", tt.in, got, tt.want)
-		}
-		if got.String() != tt.str {
-			t.Errorf("ParseStore(%q).String() = %q, want %q", tt.in, got.String(), tt.str)
-		}
-	}
-}
-
 func TestStoreFlag(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
 		env     func(string) string
-		want    StoreSpec
+		want    storeopen.Spec
 		wantErr string
 	}{
-		{"default", nil, env(), StoreSpec{Backend: BackendEmbedded, Dir: "./data/db"}, ""},
-		{"env", nil, env("PROVIDERD_STORE", "embedded:/srv/db"), StoreSpec{Backend: BackendEmbedded, Dir: "/srv/db"}, ""},
-		{"flag wins", []string{"--store", "embedded:/x"}, env("PROVIDERD_STORE", "embedded:/srv/db"), StoreSpec{Backend: BackendEmbedded, Dir: "/x"}, ""},
-		{"bad env", nil, env("PROVIDERD_STORE", "nope"), StoreSpec{}, "invalid PROVIDERD_STORE"},
+		{"default", nil, env(), storeopen.Spec{Backend: storeopen.BackendEmbedded, Dir: "./data/db"}, ""},
+		{"env", nil, env("PROVIDERD_STORE", "embedded:/srv/db"), storeopen.Spec{Backend: storeopen.BackendEmbedded, Dir: "/srv/db"}, ""},
+		{"flag wins", []string{"--store", "embedded:/x"}, env("PROVIDERD_STORE", "embedded:/srv/db"), storeopen.Spec{Backend: storeopen.BackendEmbedded, Dir: "/x"}, ""},
+		{"bad env", nil, env("PROVIDERD_STORE", "nope"), storeopen.Spec{}, "invalid PROVIDERD_STORE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

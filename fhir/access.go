@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"providerdir/smart"
+	"providerdir/catalog"
 )
 
 // access is one resource type a request reads and how: the type read or searched, the type a
@@ -13,7 +13,7 @@ import (
 // request that needs it ("" for the request's own type), for the error message.
 type access struct {
 	typ string
-	i   smart.Interaction
+	i   catalog.Interaction
 	by  string
 }
 
@@ -22,28 +22,36 @@ type access struct {
 // returned whole, like reads). A search the grant does not allow in full is refused: the
 // resources of another type would otherwise decide, or appear in, what it returns.
 func (q *query) accesses() []access {
-	out := []access{{typ: q.typ, i: smart.Search}}
+	out := []access{{typ: q.typ, i: catalog.Search}}
 	for _, c := range q.chains {
-		out = append(out, access{typ: c.other, i: smart.Search, by: c.name})
+		out = append(out, access{typ: c.other, i: catalog.Search, by: c.name})
 	}
 	for _, inc := range q.includes {
-		out = append(out, access{typ: inc.target, i: smart.Read, by: inc.parameter("_include") + "=" + inc.String()})
+		out = append(out, access{typ: inc.target, i: catalog.Read, by: inc.parameter("_include") + "=" + inc.String()})
 	}
 	for _, rev := range q.revs {
-		out = append(out, access{typ: rev.source, i: smart.Read, by: rev.parameter("_revinclude") + "=" + rev.String()})
+		out = append(out, access{typ: rev.source, i: catalog.Read, by: rev.parameter("_revinclude") + "=" + rev.String()})
 	}
 	return out
+}
+
+// Grant is what a request may do, as the FHIR surface needs to know it: the interactions it
+// allows on each resource type, and whether it sees only the sandbox subset. The SMART layer
+// issues grants; Config.GrantFrom finds a request's.
+type Grant interface {
+	Allows(resourceType string, i catalog.Interaction) bool
+	Sandboxed() bool
 }
 
 // authorize takes the request's grant and checks it for needs, writing the 401 or 403 when it
 // fails. A request that reached the handler without a grant (no SMART layer in front) has no
 // access.
-func authorize(w http.ResponseWriter, r *http.Request, needs ...access) (smart.Grant, bool) {
-	g, ok := smart.GrantFrom(r.Context())
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, needs ...access) (Grant, bool) {
+	g, ok := s.grantFrom(r.Context())
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="fhir"`)
 		Error(w, r, http.StatusUnauthorized, "unauthorized", "this request needs a bearer access token")
-		return g, false
+		return nil, false
 	}
 	return g, permit(w, r, g, needs)
 }
@@ -51,7 +59,7 @@ func authorize(w http.ResponseWriter, r *http.Request, needs ...access) (smart.G
 // permit checks that g allows every access in needs. Otherwise it answers 403 with an
 // OperationOutcome naming each missing type and scope, and the RFC 6750 insufficient_scope
 // challenge whose scope attribute lists the scopes the whole request needs.
-func permit(w http.ResponseWriter, r *http.Request, g smart.Grant, needs []access) bool {
+func permit(w http.ResponseWriter, r *http.Request, g Grant, needs []access) bool {
 	var missing []string
 	for _, n := range needs {
 		if g.Allows(n.typ, n.i) {
@@ -74,12 +82,12 @@ func permit(w http.ResponseWriter, r *http.Request, g smart.Grant, needs []acces
 }
 
 // scopeFor is the SMART v2 system scope that allows i on typ.
-func scopeFor(typ string, i smart.Interaction) string {
+func scopeFor(typ string, i catalog.Interaction) string {
 	return "system/" + typ + "." + letter(i)
 }
 
-func letter(i smart.Interaction) string {
-	if i == smart.Read {
+func letter(i catalog.Interaction) string {
+	if i == catalog.Read {
 		return "r"
 	}
 	return "s"
@@ -94,8 +102,8 @@ func neededScopes(needs []access) string {
 		if !slices.Contains(types, n.typ) {
 			types = append(types, n.typ)
 		}
-		read[n.typ] = read[n.typ] || n.i == smart.Read
-		search[n.typ] = search[n.typ] || n.i == smart.Search
+		read[n.typ] = read[n.typ] || n.i == catalog.Read
+		search[n.typ] = search[n.typ] || n.i == catalog.Search
 	}
 	scopes := make([]string, len(types))
 	for i, t := range types {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/mapping/fhirmap"
@@ -265,8 +266,8 @@ func TestSandbox(t *testing.T) {
 				t.Errorf("%s outside the sandbox", m)
 			}
 		}
-		if typ == "Practitioner" && want != ingest.SandboxSize {
-			t.Errorf("%d sandbox practitioners, want %d", want, ingest.SandboxSize)
+		if typ == "Practitioner" && want != catalog.SandboxSize {
+			t.Errorf("%d sandbox practitioners, want %d", want, catalog.SandboxSize)
 		}
 	}
 	// The subset is SMART's: the practitioners of the sandbox NPIs.

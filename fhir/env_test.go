@@ -20,6 +20,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/httpserver"
 	"providerdir/ingest"
@@ -146,7 +147,7 @@ func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 		return nil, err
 	}
 	e := &env{st: st, ref: ref, base: "http://" + ln.Addr().String() + "/fhir"}
-	limits.Store, limits.BaseURL = st, e.base
+	limits.Store, limits.BaseURL, limits.GrantFrom = st, e.base, smartGrant
 	if limits.Log == nil {
 		limits.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -170,6 +171,10 @@ func newEnv(dir, drop string, ref fs.FS, limits fhir.Config) (*env, error) {
 	e.srv.Start()
 	return e, nil
 }
+
+// smartGrant finds the grant SMART's Protect, or testGrant standing in for it, put into the
+// request's context, as cmd/providerd wires the FHIR surface.
+func smartGrant(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }
 
 // testGrant stands in for SMART's Protect.
 func testGrant(next http.Handler) http.Handler {
@@ -398,7 +403,7 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 	}
 	for _, typ := range fhirmap.Types {
 		out[typ] = map[string]map[string]any{}
-		coll := fhirmap.Collection(typ)
+		coll := catalog.FHIRCollection(typ)
 		q := store.Query{Collection: coll, Generation: snap.Generation(coll), Limit: 1000}
 		for {
 			page, err := e.st.Find(context.Background(), q)
@@ -406,7 +411,7 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 				tb.Fatal(err)
 			}
 			for _, d := range page.Docs {
-				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(fhirmap.TagCollection), d)
+				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(catalog.FHIRTags), d)
 				if err != nil {
 					tb.Fatal(err)
 				}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -19,7 +19,7 @@ import (
 // The includes work in rounds: the first applies every include to the matches; each later round
 // applies the :iterate ones to the resources the round before added, until a round adds
 // nothing. Each resource is added once, so the rounds end, and the cap bounds them.
-func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Grant, res *result) error {
+func (s *Server) addIncludes(ctx context.Context, v view, q *query, g Grant, res *result) error {
 	if len(q.includes) == 0 && len(q.revs) == 0 || len(res.matches) == 0 {
 		return nil
 	}
@@ -55,7 +55,7 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g smart.Gran
 type includeRound struct {
 	s      *Server
 	v      view
-	g      smart.Grant
+	g      Grant
 	res    *result
 	seen   map[string]bool // "Type/id" of every resource on the page
 	capped bool
@@ -93,14 +93,14 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 				return nil
 			}
 			r.seen[k.Value] = true
-			doc, err := r.s.st.Get(ctx, gen, fhirmap.Collection(inc.target), k.Value[len(prefix):])
+			doc, err := r.s.st.Get(ctx, gen, catalog.FHIRCollection(inc.target), k.Value[len(prefix):])
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			if r.g.Sandbox && !hasKey(doc, fhirmap.KeySandbox, "1") {
+			if r.g.Sandboxed() && !hasKey(doc, fhirmap.KeySandbox, "1") {
 				continue
 			}
 			r.res.included = append(r.res.included, includedDoc{inc.target, doc})
@@ -126,10 +126,10 @@ func (r *includeRound) reverse(ctx context.Context, rev include, docs []included
 		return nil
 	}
 	where := []store.Condition{{Param: rev.key, Values: refs, Match: store.Exact}}
-	if r.g.Sandbox {
+	if r.g.Sandboxed() {
 		where = append(where, sandboxCond)
 	}
-	sq := store.Query{Collection: fhirmap.Collection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
+	sq := store.Query{Collection: catalog.FHIRCollection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
 	for {
 		page, err := r.s.st.Find(ctx, sq)
 		if err != nil {

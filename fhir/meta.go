@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 )
@@ -107,7 +108,7 @@ func (x *tagIndex) of(ctx context.Context, st store.Store, gen string) (map[stri
 		return sets, nil
 	}
 	sets = map[string][]fhirmap.Coding{}
-	q := store.Query{Collection: fhirmap.TagCollection, Generation: gen, Limit: store.MaxLimit}
+	q := store.Query{Collection: catalog.FHIRTags, Generation: gen, Limit: store.MaxLimit}
 	for {
 		page, err := st.Find(ctx, q)
 		if err != nil {
@@ -137,7 +138,7 @@ func (x *tagIndex) of(ctx context.Context, st store.Store, gen string) (map[stri
 // tagCondition turns a _tag parameter into a condition on the tag sets that hold a matching
 // tag; nil when no set does.
 func (s *Server) tagCondition(ctx context.Context, v view, t tagQuery) (*store.Condition, error) {
-	gen := v.gens[fhirmap.TagCollection]
+	gen := v.gens[catalog.FHIRTags]
 	if gen == "" {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/internal/safetext"
 	"time"
 
@@ -225,7 +226,7 @@ func checkParsed(t *testing.T, query string, values url.Values, q *query) {
 	for _, c := range q.chains {
 		conds = append(conds, c.cond)
 	}
-	if _, err := store.ValidateQuery(store.Query{Collection: "fhir_" + q.typ, Generation: "g1", Where: conds, Limit: max(q.count, 1)}); err != nil {
+	if _, err := store.ValidateQuery(store.Query{Collection: catalog.FHIRCollection(q.typ), Generation: "g1", Where: conds, Limit: max(q.count, 1)}); err != nil {
 		t.Fatalf("%q: the store refuses the parsed query: %v", query, err)
 	}
 }

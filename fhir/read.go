@@ -9,8 +9,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -28,7 +28,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, access{typ: typ, i: smart.Read})
+	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Read})
 	if !ok {
 		return
 	}
@@ -42,9 +42,9 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	doc, err := s.st.Get(r.Context(), v.gen(typ), fhirmap.Collection(typ), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && g.Sandbox && !hasKey(doc, fhirmap.KeySandbox, "1")) {
-		s.notFound(w, r, v, typ, id, g.Sandbox)
+	doc, err := s.st.Get(r.Context(), v.gen(typ), catalog.FHIRCollection(typ), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && g.Sandboxed() && !hasKey(doc, fhirmap.KeySandbox, "1")) {
+		s.notFound(w, r, v, typ, id, g.Sandboxed())
 		return
 	}
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, err := s.tags.served(r.Context(), newBody(len(stored.Resource)+servedExtra), v.gens[fhirmap.TagCollection], stored)
+	body, err := s.tags.served(r.Context(), newBody(len(stored.Resource)+servedExtra), v.gens[catalog.FHIRTags], stored)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -86,7 +86,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 // had it (removed by the last ingest), else 404. A sandbox grant gets 404 for resources outside
 // the sandbox subset, whatever their fate.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, v view, typ, id string, sandbox bool) {
-	coll := fhirmap.Collection(typ)
+	coll := catalog.FHIRCollection(typ)
 	if prev := v.prev[coll]; prev != "" && prev != v.gens[coll] {
 		if doc, err := s.st.Get(r.Context(), prev, coll, id); err == nil && (!sandbox || hasKey(doc, fhirmap.KeySandbox, "1")) {
 			Error(w, r, http.StatusGone, "gone", typ+"/"+id+" was removed from the directory by the latest source snapshot")

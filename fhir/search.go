@@ -11,8 +11,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -65,7 +65,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 		notAcceptable(w, r)
 		return
 	}
-	g, ok := authorize(w, r, access{typ: typ, i: smart.Search})
+	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Search})
 	if !ok {
 		return
 	}
@@ -99,12 +99,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 }
 
 // run executes a parsed search. A non-zero status goes with a client-facing error.
-func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int, error) {
+func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, error) {
 	v, err := s.serving(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	coll := fhirmap.Collection(q.typ)
+	coll := catalog.FHIRCollection(q.typ)
 	hash := queryHash(q.typ, q.canonical)
 	var tok pageToken
 	if q.cursor != "" {
@@ -123,10 +123,10 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 			return nil, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
 		}
 	}
-	res := &result{typ: q.typ, tagGen: v.gens[fhirmap.TagCollection], total: -1, warnings: slices.Clone(q.warnings)}
+	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
 
 	where := slices.Clone(q.where)
-	if g.Sandbox {
+	if g.Sandboxed() {
 		where = append(where, sandboxCond)
 	}
 	empty := q.empty
@@ -142,7 +142,7 @@ func (s *Server) run(ctx context.Context, q *query, g smart.Grant) (*result, int
 		where = append(where, *cond)
 	}
 	for _, c := range q.chains {
-		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandbox)
+		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
 		if _, ok := err.(*paramError); ok {
 			return nil, http.StatusBadRequest, err
 		}
@@ -257,7 +257,7 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 	if gen == "" {
 		return nil, nil
 	}
-	page, err := s.find(ctx, c.other, store.Query{Collection: fhirmap.Collection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
+	page, err := s.find(ctx, c.other, store.Query{Collection: catalog.FHIRCollection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/logging"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
@@ -36,6 +37,10 @@ type Config struct {
 	// CORSOrigins, "*" for any); the CapabilityStatement's security.cors says whether there are
 	// any, and its description which.
 	CORSOrigins []string
+	// GrantFrom returns the grant the SMART layer in front put into a request's context, and
+	// false when there is none; nil means no request has one, so every interaction but
+	// /metadata answers 401.
+	GrantFrom func(context.Context) (Grant, bool)
 	// Log receives the start-up line; nil means slog.Default(). Requests log through the
 	// request's logger (logging.Logger).
 	Log *slog.Logger
@@ -61,6 +66,7 @@ const DefaultSnapshotTTL = time.Second
 // Server serves the read-only FHIR R4 REST API from the stored resources.
 type Server struct {
 	st         store.Store
+	grantFrom  func(context.Context) (Grant, bool)
 	base       string
 	tags       tagSets
 	log        *slog.Logger
@@ -81,7 +87,7 @@ type cachedView struct {
 
 // New builds the FHIR server. The CapabilityStatement is rendered once, here.
 func New(cfg Config) *Server {
-	s := &Server{st: cfg.Store, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes}
+	s := &Server{st: cfg.Store, grantFrom: cfg.GrantFrom, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes}
 	if s.maxInc <= 0 {
 		s.maxInc = DefaultMaxIncludes
 	}
@@ -90,6 +96,9 @@ func New(cfg Config) *Server {
 	}
 	if s.ttl = cfg.SnapshotTTL; s.ttl == 0 {
 		s.ttl = DefaultSnapshotTTL
+	}
+	if s.grantFrom == nil {
+		s.grantFrom = func(context.Context) (Grant, bool) { return nil, false }
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -131,7 +140,7 @@ type view struct {
 	prev map[string]string
 }
 
-func (v view) gen(resourceType string) string { return v.gens[fhirmap.Collection(resourceType)] }
+func (v view) gen(resourceType string) string { return v.gens[catalog.FHIRCollection(resourceType)] }
 
 func (s *Server) serving(ctx context.Context) (view, error) {
 	now := time.Now()

@@ -51,7 +51,7 @@ func newSMARTEnv(t *testing.T, publicRead bool) *smartEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { auth.Close() })
-	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: publicRead, Log: quiet})
+	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: publicRead, GrantFrom: smartGrant, Log: quiet})
 	h, err := httpserver.New(httpserver.Options{Logger: quiet, Surfaces: []httpserver.Surface{
 		{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
 			auth.Routes(r)

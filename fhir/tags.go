@@ -6,12 +6,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"providerdir/catalog"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 )
 
 // tagSets serves the provenance tags of stored resources. A stored resource names its tag set
-// (fhirmap.TagCollection) instead of carrying the codings; a snapshot has a handful of them.
+// (catalog.FHIRTags) instead of carrying the codings; a snapshot has a handful of them.
 // Each is read and rendered under this server's base once: its id is the digest of its codings,
 // so what was read under an id holds for every snapshot and nothing is ever stale.
 type tagSets struct {
@@ -33,7 +34,7 @@ func (t *tagSets) get(ctx context.Context, gen, id string) ([]byte, error) {
 	if gen == "" {
 		return nil, fmt.Errorf("fhir: resource names tag set %s, and the snapshot has no tag sets", id)
 	}
-	d, err := t.st.Get(ctx, gen, fhirmap.TagCollection, id)
+	d, err := t.st.Get(ctx, gen, catalog.FHIRTags, id)
 	if err != nil {
 		// Not wrapped: a resource whose tag set is missing is a broken snapshot, not a 404.
 		return nil, fmt.Errorf("fhir: tag set %s of generation %s: %v", id, gen, err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/mapping/fhirmap"
+	"providerdir/catalog"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )
@@ -24,7 +24,7 @@ func TestTagSets(t *testing.T) {
 		{ID: "00000000000000a1", Body: []byte(`[{"system":"urn:providerdir:provenance:_source","code":"NPPES"}]`)},
 		{ID: "00000000000000b2", Body: []byte(`[{"system":"http://elsewhere/_source","code":"NPPES"}]`)},
 	}
-	if err := st.Put(ctx, "g1", fhirmap.TagCollection, sets); err != nil {
+	if err := st.Put(ctx, "g1", catalog.FHIRTags, sets); err != nil {
 		t.Fatal(err)
 	}
 	tags := tagSets{st: st, base: "https://dir.example/fhir/provenance/"}
@@ -39,7 +39,7 @@ func TestTagSets(t *testing.T) {
 		t.Errorf("after the store lost it: get = %s, %v; want it from memory", got, err)
 	}
 
-	if err := st.Put(ctx, "g3", fhirmap.TagCollection, sets[1:]); err != nil {
+	if err := st.Put(ctx, "g3", catalog.FHIRTags, sets[1:]); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ gen, id, want string }{

@@ -5,17 +5,12 @@ import (
 	"io"
 	"regexp"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source"
 	"providerdir/source/carecompare"
 	"providerdir/source/pos"
 	"providerdir/store"
-)
-
-// Collections of the facility families.
-const (
-	Facilities = "pos_facilities"
-	Quality    = "care_compare_quality"
 )
 
 var (
@@ -37,7 +32,7 @@ func init() {
 		name:        "pos",
 		dataset:     mapping.POS,
 		patterns:    []*regexp.Regexp{posFile},
-		collections: []string{Facilities},
+		collections: []string{catalog.Facilities},
 		load:        loadPOS,
 	})
 	patterns := []*regexp.Regexp{hospiceCAHPS}
@@ -48,7 +43,7 @@ func init() {
 		name:        "carecompare",
 		dataset:     mapping.CareCompareHospital,
 		patterns:    patterns,
-		collections: []string{Quality},
+		collections: []string{catalog.Quality},
 		load:        loadCareCompare,
 	})
 }
@@ -56,7 +51,7 @@ func init() {
 // loadPOS stores the certification file, one facility per CCN.
 func loadPOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.POS).Provenance(1)
-	return loadInto(ctx, l, files, posFile, pos.NewReader, Facilities, func(f *pos.Facility) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, posFile, pos.NewReader, catalog.Facilities, func(f *pos.Facility) (store.Document, bool, error) {
 		rec, keys := mapping.Facility(f)
 		doc, err := mapping.NewDocument(f.CCN, rec, prov, keys)
 		return doc, true, err
@@ -92,7 +87,7 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 		newReader := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
 			return carecompare.NewReader(t.Kind, r, name, opts...)
 		}
-		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
+		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
 			var star *float64
 			if t.Kind == carecompare.Hospice {
 				star = hospiceStars[f.CCN]

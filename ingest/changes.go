@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
-
-// ChangeKind is the store record kind of change-set chunks, read by the webhook worker.
-const ChangeKind = "changeset"
 
 // changeChunk bounds the ids per change-set record, keeping records small on every backend.
 const changeChunk = 5000
@@ -29,16 +27,6 @@ type ChangeSummary struct {
 	Chunks  int  `json:"chunks"`
 }
 
-// ChangeSet is one stored chunk of the ids that changed in one collection at one ingest.
-type ChangeSet struct {
-	Generation string   `json:"generation"`
-	Previous   string   `json:"previous_generation"`
-	Collection string   `json:"collection"`
-	Added      []string `json:"added,omitempty"`
-	Changed    []string `json:"changed,omitempty"`
-	Removed    []string `json:"removed,omitempty"`
-}
-
 // recordChanges diffs a collection between two generations by walking both in id order at once
 // (a merge join: two sequential scans, no per-document lookups) and stores the ids that differ.
 func recordChanges(ctx context.Context, st store.Store, collection, prevGen, newGen string) (ChangeSummary, error) {
@@ -47,7 +35,7 @@ func recordChanges(ctx context.Context, st store.Store, collection, prevGen, new
 		return ChangeSummary{Added: n, Initial: true}, err
 	}
 	sum := ChangeSummary{Previous: prevGen}
-	cur := ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection}
+	cur := catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection}
 	flush := func(force bool) error {
 		n := len(cur.Added) + len(cur.Changed) + len(cur.Removed)
 		if n == 0 || (!force && n < changeChunk) {
@@ -58,7 +46,7 @@ func recordChanges(ctx context.Context, st store.Store, collection, prevGen, new
 			return err
 		}
 		id := fmt.Sprintf("%s.%s.%06d", newGen, collection, sum.Chunks)
-		if _, err := st.PutRecord(ctx, store.Record{Kind: ChangeKind, ID: id, Body: body}); err != nil {
+		if _, err := st.PutRecord(ctx, store.Record{Kind: catalog.ChangeKind, ID: id, Body: body}); err != nil {
 			return err
 		}
 		sum.Chunks++

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source"
 	"providerdir/store"
@@ -83,7 +84,7 @@ type foundFamily struct {
 	bytes  int64
 	// described lists the files with their sizes, and their checksums if they were computed
 	// before the load.
-	described []File
+	described []catalog.File
 }
 
 // findFamilies lists the families present in roots (and their immediate subdirectories, where
@@ -210,7 +211,7 @@ func dateInName(name string) string {
 // and the run it belongs to.
 type familyLoad struct {
 	run      *runState
-	manifest *Manifest
+	manifest *catalog.Manifest
 	datasets map[string]bool
 }
 
@@ -239,12 +240,12 @@ var programYear = regexp.MustCompile(`(?i)PGYR?((19|20)\d\d)`)
 // that it is known before the first record is stamped: Open Payments files cover their program
 // year; NPPES names its full file by the first and last enumeration dates it spans
 // (npidata_pfile_20050523-20250608); a file dated once covers the state of things on that date.
-func coverageOf(files []sourceFile, snapshot string) Coverage {
-	c := Coverage{Start: snapshot, End: snapshot}
+func coverageOf(files []sourceFile, snapshot string) catalog.Coverage {
+	c := catalog.Coverage{Start: snapshot, End: snapshot}
 	for _, f := range files {
 		name := f.base()
 		if m := programYear.FindStringSubmatch(name); m != nil {
-			return Coverage{Start: m[1] + "-01-01", End: m[1] + "-12-31"}
+			return catalog.Coverage{Start: m[1] + "-01-01", End: m[1] + "-12-31"}
 		}
 		for _, d := range dateYMD.FindAllString(name, -1) {
 			c.Start = min(c.Start, d[:4]+"-"+d[4:6]+"-"+d[6:])
@@ -318,12 +319,12 @@ func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], ea
 	l.run.bytesDone = base + rep.Bytes
 	l.manifest.Rows += rep.Rows
 	l.manifest.Rejected += rep.Rejected
-	i := slices.IndexFunc(l.manifest.Files, func(f File) bool { return f.Name == rep.File })
+	i := slices.IndexFunc(l.manifest.Files, func(f catalog.File) bool { return f.Name == rep.File })
 	if i >= 0 {
 		f := &l.manifest.Files[i]
 		f.Rows, f.Rejected = rep.Rows, rep.Rejected
 		for _, e := range rep.Errors[:min(len(rep.Errors), maxManifestErrors)] {
-			f.Errors = append(f.Errors, RowError{Line: e.Line, Column: e.Column, Reason: e.Reason, Value: e.Value})
+			f.Errors = append(f.Errors, catalog.RowError{Line: e.Line, Column: e.Column, Reason: e.Reason, Value: e.Value})
 		}
 	}
 	if rep.Rejected > 0 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nucc"
@@ -19,11 +20,11 @@ import (
 // FHIRCollections are the collections of the FHIR resources, one per resource type
 // (fhir_Practitioner, ...). They are derived from the source collections by the "fhir"
 // projection and switch with them, together with the tag sets the resources name
-// (fhirmap.TagCollection).
+// (catalog.FHIRTags).
 var FHIRCollections = func() []string {
 	out := make([]string, len(fhirmap.Types))
 	for i, t := range fhirmap.Types {
-		out[i] = fhirmap.Collection(t)
+		out[i] = catalog.FHIRCollection(t)
 	}
 	return out
 }()
@@ -31,9 +32,9 @@ var FHIRCollections = func() []string {
 func init() {
 	registerProjection(&projection{
 		name: "fhir",
-		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
-			Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs},
-		outputs: append(slices.Clip(FHIRCollections), fhirmap.TagCollection),
+		inputs: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints,
+			catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments, catalog.Facilities, catalog.NUCCTaxonomy, catalog.SandboxNPIs},
+		outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags),
 		run:     buildFHIR,
 	})
 }
@@ -50,7 +51,7 @@ const fhirPage = 256
 func buildFHIR(ctx context.Context, p *Projection) error {
 	start := time.Now()
 	j, err := newJoiner(ctx, p)
-	if err != nil || (j.gen[RegistryProviders] == "" && j.gen[Facilities] == "") {
+	if err != nil || (j.gen[catalog.RegistryProviders] == "" && j.gen[catalog.Facilities] == "") {
 		return err
 	}
 	for _, c := range FHIRCollections {
@@ -60,7 +61,7 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 	tags := map[string]store.Document{} // the tag sets the resources name, by id
 	emit := func(res []fhirmap.Resource) error {
 		for _, r := range res {
-			if err := p.Emit(ctx, fhirmap.Collection(r.Type), r.Doc); err != nil {
+			if err := p.Emit(ctx, catalog.FHIRCollection(r.Type), r.Doc); err != nil {
 				return err
 			}
 			stats[r.Type]++
@@ -69,18 +70,18 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 		}
 		return nil
 	}
-	if j.gen[RegistryProviders] != "" {
+	if j.gen[catalog.RegistryProviders] != "" {
 		if err := j.buildProviders(ctx, emit, stats); err != nil {
 			return err
 		}
 	}
-	if j.gen[Facilities] != "" {
+	if j.gen[catalog.Facilities] != "" {
 		if err := j.buildFacilities(ctx, emit, stats); err != nil {
 			return err
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(tags)) {
-		if err := p.Emit(ctx, fhirmap.TagCollection, tags[id]); err != nil {
+		if err := p.Emit(ctx, catalog.FHIRTags, tags[id]); err != nil {
 			return err
 		}
 	}
@@ -134,10 +135,10 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 	}
 	go func() {
 		defer close(pages)
-		sc := newScan(j.st, RegistryProviders, j.gen[RegistryProviders])
-		locations := newNPIGroups(j.st, RegistryLocations, j.gen[RegistryLocations])
-		otherNames := newNPIGroups(j.st, RegistryOtherNames, j.gen[RegistryOtherNames])
-		endpoints := newNPIGroups(j.st, RegistryEndpoints, j.gen[RegistryEndpoints])
+		sc := newScan(j.st, catalog.RegistryProviders, j.gen[catalog.RegistryProviders])
+		locations := newNPIGroups(j.st, catalog.RegistryLocations, j.gen[catalog.RegistryLocations])
+		otherNames := newNPIGroups(j.st, catalog.RegistryOtherNames, j.gen[catalog.RegistryOtherNames])
+		endpoints := newNPIGroups(j.st, catalog.RegistryEndpoints, j.gen[catalog.RegistryEndpoints])
 		page := make([]providerInput, 0, fhirPage)
 		pageNo := 0
 		for {
@@ -205,7 +206,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 // buildFacilities builds the Provider of Services facilities that are not merged into an
 // organization NPI.
 func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
-	sc := newScan(j.st, Facilities, j.gen[Facilities])
+	sc := newScan(j.st, catalog.Facilities, j.gen[catalog.Facilities])
 	for {
 		d, err := sc.next(ctx)
 		if err != nil || d == nil {
@@ -243,7 +244,7 @@ func taxonomies(ctx context.Context, st store.Store, gen string) (fhirmap.Taxono
 	if gen == "" {
 		return out, nil
 	}
-	sc := newScan(st, NUCCTaxonomy, gen)
+	sc := newScan(st, catalog.NUCCTaxonomy, gen)
 	for {
 		d, err := sc.next(ctx)
 		if err != nil || d == nil {

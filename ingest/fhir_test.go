@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/ingest"
 	"providerdir/mapping"
@@ -44,7 +45,7 @@ func TestFHIRSnapshot(t *testing.T) {
 	refs := map[string][]string{} // reference -> resources making it
 	docs := map[string]store.Document{}
 	for _, typ := range fhirmap.Types {
-		coll := fhirmap.Collection(typ)
+		coll := catalog.FHIRCollection(typ)
 		q := store.Query{Collection: coll, Generation: snap.Generation(coll), Limit: 1000}
 		for {
 			page, err := s.Find(ctx, q)
@@ -55,7 +56,7 @@ func TestFHIRSnapshot(t *testing.T) {
 				ref := fhirmap.Ref(typ, d.ID)
 				ids[ref] = true
 				docs[ref] = d
-				resource, err := fhirtest.Stored(ctx, s, snap.Generation(fhirmap.TagCollection), d)
+				resource, err := fhirtest.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
@@ -85,7 +86,7 @@ func TestFHIRSnapshot(t *testing.T) {
 	// Every registry individual with a family name is a Practitioner, every named organization
 	// an Organization, and the counts of the projection say so.
 	var individuals, organizations int
-	q := store.Query{Collection: ingest.RegistryProviders, Generation: snap.Generation(ingest.RegistryProviders), Limit: 1000}
+	q := store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders), Limit: 1000}
 	page, err := s.Find(ctx, q)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +194,7 @@ func TestFHIRSnapshot(t *testing.T) {
 	sandbox := count(func(ref string, d store.Document) bool {
 		return strings.HasPrefix(ref, "Practitioner/") && has(d, fhirmap.KeySandbox, "1")
 	})
-	if want := min(ingest.SandboxSize, individuals); sandbox > want {
+	if want := min(catalog.SandboxSize, individuals); sandbox > want {
 		t.Errorf("%d sandbox practitioners, at most %d", sandbox, want)
 	}
 }
@@ -251,11 +252,11 @@ func TestFHIRPartOf(t *testing.T) {
 	snap, _ := store.Serving(ctx, s)
 	read := func(typ, id string) map[string]any {
 		t.Helper()
-		d, err := s.Get(ctx, snap.Generation(fhirmap.Collection(typ)), fhirmap.Collection(typ), id)
+		d, err := s.Get(ctx, snap.Generation(catalog.FHIRCollection(typ)), catalog.FHIRCollection(typ), id)
 		if err != nil {
 			t.Fatalf("%s/%s: %v", typ, id, err)
 		}
-		resource, err := fhirtest.Stored(ctx, s, snap.Generation(fhirmap.TagCollection), d)
+		resource, err := fhirtest.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
 		if err != nil {
 			t.Fatal(err)
 		}

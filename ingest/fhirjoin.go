@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
@@ -57,8 +58,8 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 	j := &joiner{st: p.Store(), gen: map[string]string{}, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
 		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
 		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
-	for _, c := range []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
-		Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs} {
+	for _, c := range []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints,
+		catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments, catalog.Facilities, catalog.NUCCTaxonomy, catalog.SandboxNPIs} {
 		g, err := p.Generation(ctx, c)
 		if err != nil {
 			return nil, err
@@ -66,17 +67,17 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 		j.gen[c] = g
 	}
 	var err error
-	if j.tax, err = taxonomies(ctx, j.st, j.gen[NUCCTaxonomy]); err != nil {
+	if j.tax, err = taxonomies(ctx, j.st, j.gen[catalog.NUCCTaxonomy]); err != nil {
 		return nil, err
 	}
 	if j.emp, err = loadPECOSJoin(ctx, j); err != nil {
 		return nil, err
 	}
-	err = j.each(ctx, SandboxNPIs, nil, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
+	err = j.each(ctx, catalog.SandboxNPIs, nil, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
 	if err != nil {
 		return nil, err
 	}
-	err = j.each(ctx, HospitalEnrollments, nil, func(d *store.Document) error {
+	err = j.each(ctx, catalog.HospitalEnrollments, nil, func(d *store.Document) error {
 		b, err := mapping.DecodeBody[mapping.HospitalEnrollmentRecord](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: hospital enrollment %s: %w", d.ID, err)
@@ -334,13 +335,13 @@ func npiString(n uint32) string { return fmt.Sprintf("%010d", n) }
 
 func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	pj := &pecosJoin{links: map[uint32][]pecosLink{}}
-	if j.gen[Enrollments] == "" || j.gen[Reassignments] == "" {
+	if j.gen[catalog.Enrollments] == "" || j.gen[catalog.Reassignments] == "" {
 		return pj, nil
 	}
 	// Enrollment id -> NPI; an enrollment id under several NPIs keeps the others in more.
 	first := map[string]uint32{}
 	more := map[string][]uint32{}
-	sc := newScan(j.st, Enrollments, j.gen[Enrollments])
+	sc := newScan(j.st, catalog.Enrollments, j.gen[catalog.Enrollments])
 	for {
 		d, err := sc.next(ctx)
 		if err != nil {
@@ -377,7 +378,7 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	}
 	provIndex := map[string]uint32{}
 	var from, to []uint32
-	sc = newScan(j.st, Reassignments, j.gen[Reassignments])
+	sc = newScan(j.st, catalog.Reassignments, j.gen[catalog.Reassignments])
 	for {
 		d, err := sc.next(ctx)
 		if err != nil {
@@ -457,8 +458,8 @@ func (j *joiner) org(ctx context.Context, npi string) (orgInfo, error) {
 	if ok {
 		return info, nil
 	}
-	if g := j.gen[RegistryProviders]; g != "" {
-		d, err := j.st.Get(ctx, g, RegistryProviders, npi)
+	if g := j.gen[catalog.RegistryProviders]; g != "" {
+		d, err := j.st.Get(ctx, g, catalog.RegistryProviders, npi)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
@@ -487,8 +488,8 @@ func (j *joiner) facility(ctx context.Context, ccn string) (facInfo, error) {
 	if ok {
 		return info, nil
 	}
-	if g := j.gen[Facilities]; g != "" && ccn != "" {
-		d, err := j.st.Get(ctx, g, Facilities, ccn)
+	if g := j.gen[catalog.Facilities]; g != "" && ccn != "" {
+		d, err := j.st.Get(ctx, g, catalog.Facilities, ccn)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:

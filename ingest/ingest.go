@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
 
@@ -55,7 +56,7 @@ type Result struct {
 
 // FamilyResult is one family's part of an ingest.
 type FamilyResult struct {
-	Manifest Manifest
+	Manifest catalog.Manifest
 	// Unchanged is true when the family's files matched the serving manifest and were skipped.
 	Unchanged bool
 	// Changes summarises the difference to the previous generation, per collection.
@@ -107,11 +108,11 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	current, err := manifestsAt(ctx, opts.Store, serving.Generation(ManifestCollection))
+	current, err := catalog.ManifestsAt(ctx, opts.Store, serving.Generation(catalog.ManifestCollection))
 	if err != nil {
 		return Result{}, err
 	}
-	currentByFamily := map[string]Manifest{}
+	currentByFamily := map[string]catalog.Manifest{}
 	for _, m := range current {
 		currentByFamily[m.Family] = m
 	}
@@ -176,7 +177,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 
 	changes := map[string]string{}
-	var manifests []Manifest
+	var manifests []catalog.Manifest
 	for _, f := range todo {
 		began := time.Now()
 		m, err := run.loadFamily(ctx, f)
@@ -221,11 +222,11 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		if err != nil {
 			return abort(err)
 		}
-		if err := run.writer.add(ctx, ManifestCollection, doc); err != nil {
+		if err := run.writer.add(ctx, catalog.ManifestCollection, doc); err != nil {
 			return abort(err)
 		}
 	}
-	changes[ManifestCollection] = run.gen
+	changes[catalog.ManifestCollection] = run.gen
 	if err := run.writer.finish(ctx); err != nil {
 		return abort(err)
 	}
@@ -305,8 +306,8 @@ func (r *runState) readGeneration(ctx context.Context, collection string) (strin
 	return r.serving.Generation(collection), nil
 }
 
-func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, error) {
-	m := Manifest{
+func (r *runState) loadFamily(ctx context.Context, f foundFamily) (catalog.Manifest, error) {
+	m := catalog.Manifest{
 		Family:      f.family.name,
 		DatasetID:   f.family.dataset.ID,
 		Source:      f.family.dataset.Source,
@@ -334,7 +335,7 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 	hashCtx, stopHashing := context.WithCancel(ctx)
 	defer stopHashing()
 	checked := slices.Clone(m.Files)
-	if slices.ContainsFunc(checked, func(f File) bool { return f.SHA256 == "" }) {
+	if slices.ContainsFunc(checked, func(f catalog.File) bool { return f.SHA256 == "" }) {
 		go func() { sums <- hashFiles(hashCtx, f.files, checked) }()
 	} else {
 		sums <- nil
@@ -348,7 +349,7 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 		err = sumErr
 	}
 	if err != nil {
-		return Manifest{}, err
+		return catalog.Manifest{}, err
 	}
 	for i := range checked {
 		m.Files[i].SHA256, m.Files[i].Bytes = checked[i].SHA256, checked[i].Bytes
@@ -359,21 +360,21 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (Manifest, err
 }
 
 // describeFiles lists the files of a family with their sizes; hashFiles adds their checksums.
-func describeFiles(files []sourceFile) ([]File, error) {
-	out := make([]File, 0, len(files))
+func describeFiles(files []sourceFile) ([]catalog.File, error) {
+	out := make([]catalog.File, 0, len(files))
 	for _, f := range files {
 		info, err := fs.Stat(f.fsys, f.name)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)
 		}
-		out = append(out, File{Name: f.base(), Bytes: info.Size()})
+		out = append(out, catalog.File{Name: f.base(), Bytes: info.Size()})
 	}
 	return out, nil
 }
 
 // hashFiles sets the SHA-256 checksum of each file (files[i] describes sources[i]), and its
 // size as read.
-func hashFiles(ctx context.Context, sources []sourceFile, files []File) error {
+func hashFiles(ctx context.Context, sources []sourceFile, files []catalog.File) error {
 	for i, src := range sources {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -408,10 +409,10 @@ func (c contextReader) Read(p []byte) (int, error) {
 }
 
 // sameSizes reports whether two lists of files have the same names and sizes.
-func sameSizes(a, b []File) bool {
-	return slices.EqualFunc(a, b, func(x, y File) bool { return x.Name == y.Name && x.Bytes == y.Bytes })
+func sameSizes(a, b []catalog.File) bool {
+	return slices.EqualFunc(a, b, func(x, y catalog.File) bool { return x.Name == y.Name && x.Bytes == y.Bytes })
 }
 
-func sameFiles(a, b []File) bool {
-	return slices.EqualFunc(a, b, func(x, y File) bool { return x.Name == y.Name && x.SHA256 == y.SHA256 })
+func sameFiles(a, b []catalog.File) bool {
+	return slices.EqualFunc(a, b, func(x, y catalog.File) bool { return x.Name == y.Name && x.SHA256 == y.SHA256 })
 }

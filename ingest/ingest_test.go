@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
@@ -134,24 +135,24 @@ func TestIngestDemoDrop(t *testing.T) {
 		t.Errorf("nppes coverage %+v", c)
 	}
 	providers := man.Counts.Individuals + man.Counts.Organizations
-	if got := count(t, s, ingest.RegistryProviders); got != providers {
+	if got := count(t, s, catalog.RegistryProviders); got != providers {
 		t.Errorf("stored %d registry providers, drop has %d", got, providers)
 	}
-	if got := count(t, s, ingest.RegistryLocations); got != man.Counts.SecondaryLocations {
+	if got := count(t, s, catalog.RegistryLocations); got != man.Counts.SecondaryLocations {
 		t.Errorf("stored %d secondary locations, drop has %d", got, man.Counts.SecondaryLocations)
 	}
-	if got := count(t, s, ingest.RegistryOtherNames); got != man.Counts.OtherNames {
+	if got := count(t, s, catalog.RegistryOtherNames); got != man.Counts.OtherNames {
 		t.Errorf("stored %d other names, drop has %d", got, man.Counts.OtherNames)
 	}
-	if got := count(t, s, ingest.RegistryEndpoints); got != man.Counts.Endpoints || got == 0 {
+	if got := count(t, s, catalog.RegistryEndpoints); got != man.Counts.Endpoints || got == 0 {
 		t.Errorf("stored %d endpoints, drop has %d", got, man.Counts.Endpoints)
 	}
-	active := count(t, s, ingest.RegistryProviders, store.Condition{Param: mapping.KeyActive, Values: []string{"false"}})
+	active := count(t, s, catalog.RegistryProviders, store.Condition{Param: mapping.KeyActive, Values: []string{"false"}})
 	if active != man.Counts.Deactivated {
 		t.Errorf("%d inactive providers stored, drop has %d deactivated", active, man.Counts.Deactivated)
 	}
 	for code, tc := range man.Counts.Taxonomies {
-		got := count(t, s, ingest.RegistryProviders,
+		got := count(t, s, catalog.RegistryProviders,
 			store.Condition{Param: mapping.KeyTaxonomy, Values: []string{code}},
 			store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
 			store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}})
@@ -159,18 +160,18 @@ func TestIngestDemoDrop(t *testing.T) {
 			t.Errorf("taxonomy %s: %d active individuals stored, drop has %d", code, got, tc.AnySlot)
 		}
 	}
-	if got := count(t, s, ingest.CensusStates); got != 52 {
+	if got := count(t, s, catalog.CensusStates); got != 52 {
 		t.Errorf("%d census states stored, want 52 (the 51 and Puerto Rico)", got)
 	}
-	if got := count(t, s, ingest.CensusCounties); got != 3144 {
+	if got := count(t, s, catalog.CensusCounties); got != 3144 {
 		t.Errorf("%d counties stored, want 3144", got)
 	}
-	if got := count(t, s, ingest.NUCCTaxonomy); got != 883 {
+	if got := count(t, s, catalog.NUCCTaxonomy); got != 883 {
 		t.Errorf("%d taxonomy codes stored, want 883", got)
 	}
 
-	if got := count(t, s, ingest.SandboxNPIs); got != ingest.SandboxSize {
-		t.Errorf("sandbox subset holds %d providers, want %d", got, ingest.SandboxSize)
+	if got := count(t, s, catalog.SandboxNPIs); got != catalog.SandboxSize {
+		t.Errorf("sandbox subset holds %d providers, want %d", got, catalog.SandboxSize)
 	}
 	// Every other family: what was stored is what the drop holds, less its bad rows.
 	var facilities, rated int64
@@ -182,12 +183,12 @@ func TestIngestDemoDrop(t *testing.T) {
 		collection string
 		want       int64
 	}{
-		{ingest.Exclusions, man.Counts.ExcludedWithNPI + man.Counts.ExcludedWithoutNPI},
-		{ingest.Enrollments, man.Counts.PECOSEnrollments},
-		{ingest.HospitalEnrollments, man.Counts.HospitalEnrollments},
-		{ingest.Facilities, facilities},
-		{ingest.Quality, rated},
-		{ingest.Payments, man.Counts.PaymentRows + man.Counts.LegacyPaymentRows},
+		{catalog.Exclusions, man.Counts.ExcludedWithNPI + man.Counts.ExcludedWithoutNPI},
+		{catalog.Enrollments, man.Counts.PECOSEnrollments},
+		{catalog.HospitalEnrollments, man.Counts.HospitalEnrollments},
+		{catalog.Facilities, facilities},
+		{catalog.Quality, rated},
+		{catalog.Payments, man.Counts.PaymentRows + man.Counts.LegacyPaymentRows},
 	} {
 		if got := count(t, s, c.collection); got != c.want {
 			t.Errorf("%s: stored %d, drop has %d", c.collection, got, c.want)
@@ -205,19 +206,19 @@ func TestIngestDemoDrop(t *testing.T) {
 	}
 	for _, qt := range mapping.QualityTypes {
 		want := man.Counts.Facilities[qt.Slug].Total - man.Counts.Facilities[qt.Slug].Terminated
-		if got := count(t, s, ingest.Quality, store.Condition{Param: mapping.KeyType, Values: []string{qt.Slug}}); got != want {
+		if got := count(t, s, catalog.Quality, store.Condition{Param: mapping.KeyType, Values: []string{qt.Slug}}); got != want {
 			t.Errorf("quality %s: stored %d, drop has %d", qt.Slug, got, want)
 		}
 	}
 	// Payments with a published NPI agree with the registry's last name; legacy rows without an
 	// NPI are matched by name and address where one registry individual fits.
-	strong := count(t, s, ingest.Payments, store.Condition{Param: mapping.KeyProgramYear, Values: []string{"2023"}})
+	strong := count(t, s, catalog.Payments, store.Condition{Param: mapping.KeyProgramYear, Values: []string{"2023"}})
 	if strong == 0 {
 		t.Error("no 2023 payments stored")
 	}
 	snapNow, _ := store.Serving(ctx, s)
 	methods := map[string]int{}
-	q := store.Query{Collection: ingest.Payments, Generation: snapNow.Generation(ingest.Payments), Limit: 1000}
+	q := store.Query{Collection: catalog.Payments, Generation: snapNow.Generation(catalog.Payments), Limit: 1000}
 	for {
 		page, err := s.Find(ctx, q)
 		if err != nil {
@@ -245,7 +246,7 @@ func TestIngestDemoDrop(t *testing.T) {
 
 	// A stored registry document carries the full provenance record.
 	snap, _ := store.Serving(ctx, s)
-	page, err := s.Find(ctx, store.Query{Collection: ingest.RegistryProviders, Generation: snap.Generation(ingest.RegistryProviders), Limit: 1})
+	page, err := s.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders), Limit: 1})
 	if err != nil || len(page.Docs) != 1 {
 		t.Fatalf("find one provider: %v", err)
 	}
@@ -260,7 +261,7 @@ func TestIngestDemoDrop(t *testing.T) {
 	}
 
 	// The manifests served describe what was loaded.
-	ms, err := ingest.Manifests(ctx, s)
+	ms, err := catalog.Manifests(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	serving, _ := store.Serving(ctx, s)
-	older, err := store.Switch(ctx, s, serving, map[string]string{fhirmap.TagCollection: ""}, "as an earlier version left it")
+	older, err := store.Switch(ctx, s, serving, map[string]string{catalog.FHIRTags: ""}, "as an earlier version left it")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,10 +351,10 @@ func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 		}
 	}
 	after, _ := store.Serving(ctx, s)
-	if after.Generation(fhirmap.TagCollection) == "" || after.Generation(fhirmap.TagCollection) != after.Generation(fhirmap.Collection(fhirmap.TypePractitioner)) {
-		t.Errorf("tag sets at %q, practitioners at %q", after.Generation(fhirmap.TagCollection), after.Generation(fhirmap.Collection(fhirmap.TypePractitioner)))
+	if after.Generation(catalog.FHIRTags) == "" || after.Generation(catalog.FHIRTags) != after.Generation(catalog.FHIRCollection(fhirmap.TypePractitioner)) {
+		t.Errorf("tag sets at %q, practitioners at %q", after.Generation(catalog.FHIRTags), after.Generation(catalog.FHIRCollection(fhirmap.TypePractitioner)))
 	}
-	if after.Generation(ingest.RegistryProviders) != older.Generation(ingest.RegistryProviders) {
+	if after.Generation(catalog.RegistryProviders) != older.Generation(catalog.RegistryProviders) {
 		t.Error("the registry moved to a new generation")
 	}
 	for _, c := range ingest.FHIRCollections {
@@ -361,7 +362,7 @@ func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 			t.Errorf("rebuilding %s changed records: %+v", c, sum)
 		}
 	}
-	if sum := res.Projections[fhirmap.TagCollection]; sum.Added == 0 {
+	if sum := res.Projections[catalog.FHIRTags]; sum.Added == 0 {
 		t.Errorf("no tag sets added: %+v", sum)
 	}
 
@@ -440,7 +441,7 @@ func TestChangeSetOfEvolvedDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := family(t, res, "nppes").Changes[ingest.RegistryProviders]
+	sum := family(t, res, "nppes").Changes[catalog.RegistryProviders]
 	if sum.Added != int64(len(man.Changes.NewProviders)) {
 		t.Errorf("added %d providers, drop lists %d new", sum.Added, len(man.Changes.NewProviders))
 	}
@@ -452,7 +453,7 @@ func TestChangeSetOfEvolvedDrop(t *testing.T) {
 			want[c.Key] = true
 		}
 	}
-	got := changedIDs(t, s, res.Generation, ingest.RegistryProviders)
+	got := changedIDs(t, s, res.Generation, catalog.RegistryProviders)
 	for id := range want {
 		if !got[id] {
 			t.Errorf("NPI %s changed in the drop but is not in the change set", id)
@@ -468,7 +469,7 @@ func TestChangeSetOfEvolvedDrop(t *testing.T) {
 func changedIDs(t *testing.T, s store.Store, gen, collection string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	recs, err := s.ListRecords(context.Background(), ingest.ChangeKind, gen+"."+collection+".", 1000)
+	recs, err := s.ListRecords(context.Background(), catalog.ChangeKind, gen+"."+collection+".", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,8 +488,8 @@ func changedIDs(t *testing.T, s store.Store, gen, collection string) map[string]
 	return out
 }
 
-func decodeChangeSet(b []byte) (ingest.ChangeSet, error) {
-	var cs ingest.ChangeSet
+func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
+	var cs catalog.ChangeSet
 	err := json.Unmarshal(b, &cs)
 	return cs, err
 }

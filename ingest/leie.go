@@ -4,18 +4,10 @@ import (
 	"context"
 	"regexp"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source/leie"
 	"providerdir/store"
-)
-
-// Collections of the LEIE family.
-const (
-	// Exclusions holds the current list (UPDATED.csv): everyone excluded as of the snapshot.
-	Exclusions = "leie_exclusions"
-	// ExclusionActions holds the monthly supplements (yymmEXCL.csv, yymmREIN.csv): who was added
-	// to or reinstated from the list that month, with the month's file as the source.
-	ExclusionActions = "leie_actions"
 )
 
 var (
@@ -29,7 +21,7 @@ func init() {
 		name:        "leie",
 		dataset:     mapping.LEIE,
 		patterns:    []*regexp.Regexp{leieUpdated, leieMonthly},
-		collections: []string{Exclusions, ExclusionActions},
+		collections: []string{catalog.Exclusions, catalog.ExclusionActions},
 		load:        loadLEIE,
 	})
 }
@@ -38,7 +30,7 @@ func init() {
 // list publishes: a direct field, so confidence is 1.
 func loadLEIE(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.LEIE).Provenance(1)
-	err := loadInto(ctx, l, files, leieUpdated, leie.NewReader, Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, leieUpdated, leie.NewReader, catalog.Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
 		id, rec, keys := mapping.Exclusion(e)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
@@ -51,7 +43,7 @@ func loadLEIE(ctx context.Context, l *familyLoad, files []sourceFile) error {
 		if leieRein.MatchString(f.base()) {
 			action = "reinstatement"
 		}
-		err := loadInto(ctx, l, []sourceFile{f}, leieMonthly, leie.NewReader, ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
+		err := loadInto(ctx, l, []sourceFile{f}, leieMonthly, leie.NewReader, catalog.ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
 			id, rec, keys := mapping.Exclusion(e)
 			keys.Add("action", action)
 			doc, err := mapping.NewDocument(action+"."+id, rec, prov, keys)

@@ -1,110 +1,17 @@
 package ingest
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
 
-// Manifest records one loaded snapshot of one source family: what was read, what was rejected,
-// and when. The serving manifests answer /v1/health and every data_freshness block.
-type Manifest struct {
-	Family      string    `json:"family"`      // source family, e.g. "nppes", "oig_leie"
-	DatasetID   string    `json:"dataset_id"`  // provenance _dataset_id of the family's main dataset
-	Datasets    []string  `json:"datasets"`    // every dataset id the family's files held
-	Source      string    `json:"source"`      // human name of the source
-	SourceURL   string    `json:"source_url"`  // landing page
-	Snapshot    string    `json:"snapshot"`    // snapshot date of the drop, YYYY-MM-DD
-	Generation  string    `json:"generation"`  // store generation holding it
-	Methodology string    `json:"methodology"` // <name>/<version>
-	Cadence     string    `json:"cadence"`     // monthly, quarterly, annual
-	License     string    `json:"license"`     // SPDX id
-	Coverage    Coverage  `json:"coverage"`
-	Files       []File    `json:"files"`
-	Rows        int64     `json:"rows"`
-	Rejected    int64     `json:"rejected"`
-	StartedAt   time.Time `json:"started_at"`
-	FinishedAt  time.Time `json:"finished_at"`
-}
-
-// Coverage is the period a snapshot covers; End is a date or "ongoing".
-type Coverage struct {
-	Start string `json:"start"`
-	End   string `json:"end"`
-}
-
-// File is one source file read into a snapshot.
-type File struct {
-	Name     string `json:"name"`
-	SHA256   string `json:"sha256"`
-	Bytes    int64  `json:"bytes"`
-	Rows     int64  `json:"rows"`
-	Rejected int64  `json:"rejected"`
-	// Errors are the first rejected rows of the file; Rejected counts them all.
-	Errors []RowError `json:"errors,omitempty"`
-}
-
-// RowError locates one rejected row of a file.
-type RowError struct {
-	Line   int    `json:"line"`
-	Column string `json:"column,omitempty"`
-	Reason string `json:"reason"`
-	Value  string `json:"value,omitempty"`
-}
-
-// ManifestCollection holds one document per source family, the family's manifest. It switches
-// together with the family's data collections, so the manifests served always describe the data
-// served, even when an ingest is interrupted between writing and switching.
-const ManifestCollection = "manifests"
-
 // manifestDocument is a manifest as a document of the manifests collection.
-func manifestDocument(m Manifest) (store.Document, error) {
+func manifestDocument(m catalog.Manifest) (store.Document, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return store.Document{}, err
 	}
 	return store.Document{ID: m.Family, Body: body, Keys: []store.Key{{Param: "family", Value: m.Family}}}, nil
-}
-
-// Manifests returns the manifests of the serving snapshot, ordered by family.
-func Manifests(ctx context.Context, s store.Store) ([]Manifest, error) {
-	snap, err := store.Serving(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return manifestsAt(ctx, s, snap.Generation(ManifestCollection))
-}
-
-// ManifestsAt returns the manifests stored in one generation of the manifests collection, for
-// a reader that already holds the serving pointer and must not read a newer one.
-func ManifestsAt(ctx context.Context, s store.Store, gen string) ([]Manifest, error) {
-	return manifestsAt(ctx, s, gen)
-}
-
-func manifestsAt(ctx context.Context, s store.Store, gen string) ([]Manifest, error) {
-	var out []Manifest
-	if gen == "" {
-		return out, nil
-	}
-	q := store.Query{Collection: ManifestCollection, Generation: gen, Limit: 1000}
-	for {
-		page, err := s.Find(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range page.Docs {
-			var m Manifest
-			if err := json.Unmarshal(d.Body, &m); err != nil {
-				return nil, fmt.Errorf("ingest: decode manifest %q: %w", d.ID, err)
-			}
-			out = append(out, m)
-		}
-		if page.Next == "" {
-			return out, nil
-		}
-		q.After = page.Next
-	}
 }

@@ -4,17 +4,10 @@ import (
 	"context"
 	"regexp"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source/nppes"
 	"providerdir/store"
-)
-
-// Collections of the NPPES family.
-const (
-	RegistryProviders  = "nppes_providers"
-	RegistryLocations  = "nppes_locations"
-	RegistryOtherNames = "nppes_othernames"
-	RegistryEndpoints  = "nppes_endpoints"
 )
 
 // NPPES monthly full files. The *_fileheader.csv files that ship beside them hold only a header
@@ -31,7 +24,7 @@ func init() {
 		name:        "nppes",
 		dataset:     mapping.NPPES,
 		patterns:    []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
-		collections: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints},
+		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints},
 		load:        loadNPPES,
 	})
 }
@@ -39,7 +32,7 @@ func init() {
 // loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
 func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NPPES).Provenance(1)
-	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, catalog.RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
 		rec, keys := mapping.Registry(p)
 		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
 		return doc, true, err
@@ -47,7 +40,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	if err != nil {
 		return err
 	}
-	err = loadInto(ctx, l, files, plFile, nppes.NewLocationReader, RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, plFile, nppes.NewLocationReader, catalog.RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryLocation(loc)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
@@ -55,7 +48,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	if err != nil {
 		return err
 	}
-	err = loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, catalog.RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryOtherName(o)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
@@ -65,7 +58,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	}
 	// A drop without an endpoint file (releases before the file existed) leaves the collection
 	// empty: the resources then have no endpoints.
-	return loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, catalog.RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryEndpoint(e)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err

@@ -6,13 +6,11 @@ import (
 	"regexp"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source/openpayments"
 	"providerdir/store"
 )
-
-// Payments is the collection of the Open Payments family.
-const Payments = "open_payments"
 
 var generalPayments = pattern(`OP_DTL_GNRL_PGY\d{4}_P\d{8}\.csv`)
 
@@ -21,7 +19,7 @@ func init() {
 		name:        "openpayments",
 		dataset:     mapping.OpenPayments,
 		patterns:    []*regexp.Regexp{generalPayments},
-		collections: []string{Payments},
+		collections: []string{catalog.Payments},
 		load:        loadOpenPayments,
 	})
 }
@@ -29,14 +27,14 @@ func init() {
 // loadOpenPayments stores general payments, each tied to a registry NPI as strongly as the
 // evidence allows (see mapping.MatchConfidence); the match strength is the record's confidence.
 func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	gen, err := l.run.readGeneration(ctx, RegistryProviders)
+	gen, err := l.run.readGeneration(ctx, catalog.RegistryProviders)
 	if err != nil {
 		return err
 	}
 	m := &registryMatcher{st: l.run.opts.Store, gen: gen, byNPI: map[string]string{}, byName: map[nameKey][2]string{}}
 	for _, f := range filesMatching(files, generalPayments) {
 		snap := l.snapshotOfFiles(mapping.OpenPayments, []sourceFile{f})
-		err := loadInto(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
+		err := loadInto(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, catalog.Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
 			npi, method, err := m.match(ctx, p)
 			if err != nil {
 				return store.Document{}, false, err
@@ -117,7 +115,7 @@ func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (n
 // registryLastName returns the normalized last name the registry holds for an NPI, or "\x00"
 // when the NPI is not in the registry.
 func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (string, error) {
-	doc, err := m.st.Get(ctx, m.gen, RegistryProviders, npi)
+	doc, err := m.st.Get(ctx, m.gen, catalog.RegistryProviders, npi)
 	if errors.Is(err, store.ErrNotFound) {
 		return "\x00", nil
 	}
@@ -140,7 +138,7 @@ func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (str
 // status keys (whose lists grow with the registry).
 func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, string, error) {
 	if m.matchKeys == 0 {
-		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 1,
+		page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 1,
 			Where: []store.Condition{{Param: mapping.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
 		if err != nil {
 			return "", "", err
@@ -161,7 +159,7 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 		{Param: mapping.KeyActive, Values: []string{"true"}},
 	}
 	if k.zip != "" {
-		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2,
+		page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 2,
 			Where: append(where, store.Condition{Param: mapping.KeyPostal, Values: []string{k.zip}})})
 		if err != nil {
 			return "", "", err
@@ -170,7 +168,7 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 			return page.Docs[0].ID, mapping.MatchNameAddress, nil
 		}
 	}
-	page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2, Where: where})
+	page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 2, Where: where})
 	if err != nil {
 		return "", "", err
 	}
@@ -183,7 +181,7 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 // byMatchKey is byNameLookup on a registry that carries the matching keys.
 func (m *registryMatcher) byMatchKey(ctx context.Context, k nameKey) (string, string, error) {
 	one := func(param, value string) (string, error) {
-		page, err := m.st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: m.gen, Limit: 2,
+		page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 2,
 			Where: []store.Condition{{Param: param, Values: []string{value}}}})
 		if err != nil || len(page.Docs) != 1 {
 			return "", err

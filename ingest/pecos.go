@@ -4,16 +4,10 @@ import (
 	"context"
 	"regexp"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source/pecos"
 	"providerdir/store"
-)
-
-// Collections of the PECOS family.
-const (
-	Enrollments         = "pecos_enrollments"
-	HospitalEnrollments = "pecos_hospital_enrollments"
-	Reassignments       = "pecos_reassignments"
 )
 
 var (
@@ -27,7 +21,7 @@ func init() {
 		name:        "pecos",
 		dataset:     mapping.PECOS,
 		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
-		collections: []string{Enrollments, HospitalEnrollments, Reassignments},
+		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments},
 		load:        loadPECOS,
 	})
 }
@@ -36,7 +30,7 @@ func init() {
 // confidence is 1.
 func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.PECOS).Provenance(1)
-	err := loadInto(ctx, l, files, ppefEnrollment, pecos.NewReader, Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, ppefEnrollment, pecos.NewReader, catalog.Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
 		rec, keys := mapping.Enrollment(e)
 		doc, err := mapping.NewDocument(e.EnrollmentID+"."+e.NPI, rec, prov, keys)
 		return doc, true, err
@@ -45,7 +39,7 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 		return err
 	}
 	hprov := l.snapshot(mapping.HospitalEnrollments).Provenance(1)
-	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.NewHospitalReader, HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.NewHospitalReader, catalog.HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
 		id, rec, keys := mapping.HospitalEnrollment(h)
 		doc, err := mapping.NewDocument(id, rec, hprov, keys)
 		return doc, true, err
@@ -55,7 +49,7 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	}
 	// Reassignments of benefits link an individual's enrollment to the organization that bills
 	// for their work: the PractitionerRole.organization join.
-	return loadInto(ctx, l, files, ppefReassignment, pecos.NewReassignmentReader, Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, ppefReassignment, pecos.NewReassignmentReader, catalog.Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
 		id, rec, keys := mapping.Reassignment(r)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err

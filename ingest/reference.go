@@ -4,17 +4,11 @@ import (
 	"context"
 	"regexp"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/source/census"
 	"providerdir/source/nucc"
 	"providerdir/store"
-)
-
-// Collections of the reference families.
-const (
-	CensusStates   = "census_states"
-	CensusCounties = "census_counties"
-	NUCCTaxonomy   = "nucc_taxonomy"
 )
 
 var (
@@ -28,7 +22,7 @@ func init() {
 		name:        "census",
 		dataset:     mapping.Census,
 		patterns:    []*regexp.Regexp{censusStatesFile, censusCountiesFile},
-		collections: []string{CensusStates, CensusCounties},
+		collections: []string{catalog.CensusStates, catalog.CensusCounties},
 		load:        loadCensus,
 		snapshotOf:  censusVintageDate,
 	})
@@ -36,7 +30,7 @@ func init() {
 		name:        "nucc",
 		dataset:     mapping.NUCC,
 		patterns:    []*regexp.Regexp{nuccFile},
-		collections: []string{NUCCTaxonomy},
+		collections: []string{catalog.NUCCTaxonomy},
 		load:        loadNUCC,
 		snapshotOf:  nuccReleaseDate,
 	})
@@ -47,7 +41,7 @@ func init() {
 // computation's business, not the loader's.
 func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.Census).Provenance(1)
-	err := loadInto(ctx, l, files, censusStatesFile, census.NewStateReader, CensusStates, func(s *census.State) (store.Document, bool, error) {
+	err := loadInto(ctx, l, files, censusStatesFile, census.NewStateReader, catalog.CensusStates, func(s *census.State) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("state", s.Code)
 		k.Add("fips", s.FIPS)
@@ -57,7 +51,7 @@ func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	if err != nil {
 		return err
 	}
-	return loadInto(ctx, l, files, censusCountiesFile, census.NewCountyReader, CensusCounties, func(c *census.County) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, censusCountiesFile, census.NewCountyReader, catalog.CensusCounties, func(c *census.County) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("state", c.StateCode)
 		k.Add("fips", c.FIPS)
@@ -70,7 +64,7 @@ func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
 // loadNUCC stores the taxonomy code set, so display names are served as published.
 func loadNUCC(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NUCC).Provenance(1)
-	return loadInto(ctx, l, files, nuccFile, nucc.NewReader, NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
+	return loadInto(ctx, l, files, nuccFile, nucc.NewReader, catalog.NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
 		var k mapping.Keys
 		k.Add("code", t.Code)
 		k.AddText("classification", t.Classification)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/source/reference"
 )
@@ -142,7 +143,7 @@ func TestReferenceOverride(t *testing.T) {
 		t.Errorf("census unchanged %v; nucc unchanged %v, snapshot %s, %d rows", census.Unchanged,
 			nucc.Unchanged, nucc.Manifest.Snapshot, nucc.Manifest.Rows)
 	}
-	if got := count(t, s, ingest.NUCCTaxonomy); got != 884 {
+	if got := count(t, s, catalog.NUCCTaxonomy); got != 884 {
 		t.Errorf("%d taxonomy codes served, want 884", got)
 	}
 }

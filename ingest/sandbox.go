@@ -3,22 +3,16 @@ package ingest
 import (
 	"context"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/store"
 )
 
-// SandboxNPIs holds the fixed provider subset that sandbox credentials may see: one document per
-// NPI, no body of note. Read-only sandbox access serves 200 provider records.
-const SandboxNPIs = "sandbox_npis"
-
-// SandboxSize is the number of providers in the sandbox subset.
-const SandboxSize = 200
-
 func init() {
 	registerProjection(&projection{
 		name:    "sandbox",
-		inputs:  []string{RegistryProviders},
-		outputs: []string{SandboxNPIs},
+		inputs:  []string{catalog.RegistryProviders},
+		outputs: []string{catalog.SandboxNPIs},
 		run:     buildSandbox,
 	})
 }
@@ -27,11 +21,11 @@ func init() {
 // The rule is deterministic, so the subset only moves when the registry itself changes there,
 // and individuals with the richest records (taxonomies, licenses) are the ones a newcomer tries.
 func buildSandbox(ctx context.Context, p *Projection) error {
-	gen, err := p.Generation(ctx, RegistryProviders)
+	gen, err := p.Generation(ctx, catalog.RegistryProviders)
 	if err != nil || gen == "" {
 		return err
 	}
-	page, err := p.Store().Find(ctx, store.Query{Collection: RegistryProviders, Generation: gen, Limit: SandboxSize,
+	page, err := p.Store().Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: gen, Limit: catalog.SandboxSize,
 		Where: []store.Condition{
 			{Param: mapping.KeyEntity, Values: []string{"individual"}},
 			{Param: mapping.KeyActive, Values: []string{"true"}},
@@ -41,7 +35,7 @@ func buildSandbox(ctx context.Context, p *Projection) error {
 	}
 	for _, d := range page.Docs {
 		doc := store.Document{ID: d.ID, Body: []byte(`{}`), Keys: []store.Key{{Param: mapping.KeyNPI, Value: d.ID}}}
-		if err := p.Emit(ctx, SandboxNPIs, doc); err != nil {
+		if err := p.Emit(ctx, catalog.SandboxNPIs, doc); err != nil {
 			return err
 		}
 	}

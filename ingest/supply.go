@@ -6,20 +6,14 @@ import (
 	"errors"
 	"fmt"
 
+	"providerdir/catalog"
 	"providerdir/mapping"
-	"providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/source/census"
 	"providerdir/source/nppes"
 	"providerdir/source/nucc"
 	"providerdir/store"
 )
-
-// SupplyStudies holds the specialty supply studies of the supply API: one document per
-// specialty (id "cardiology") and one per specialty and registered code (id
-// "dermatology.207ND0900X", the subspecialty filter), each with the 51 state rows. They are
-// computed here, once per registry, Census or NUCC snapshot, so that a request reads one
-// document and switches with the data it was computed from.
-const SupplyStudies = "supply_by_state"
 
 // Search-key params of study documents.
 const (
@@ -30,8 +24,8 @@ const (
 func init() {
 	registerProjection(&projection{
 		name:     "supply",
-		inputs:   []string{RegistryProviders, CensusStates, NUCCTaxonomy},
-		outputs:  []string{SupplyStudies},
+		inputs:   []string{catalog.RegistryProviders, catalog.CensusStates, catalog.NUCCTaxonomy},
+		outputs:  []string{catalog.SupplyStudies},
 		run:      buildSupply,
 		outdated: studiesOutdated,
 	})
@@ -40,11 +34,11 @@ func init() {
 // studiesOutdated reports whether the serving studies were computed with another methodology
 // version than this build's. All studies of a generation share one version, so one is read.
 func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error) {
-	gen := serving.Generation(SupplyStudies)
+	gen := serving.Generation(catalog.SupplyStudies)
 	if gen == "" {
 		return false, nil
 	}
-	d, err := st.Get(ctx, gen, SupplyStudies, supply.ID(supply.Specialties()[0].Slug, ""))
+	d, err := st.Get(ctx, gen, catalog.SupplyStudies, study.ID(study.Specialties()[0].Slug, ""))
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -57,7 +51,7 @@ func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot
 	if err := json.Unmarshal(d.Body, &v); err != nil {
 		return false, fmt.Errorf("supply: decode study %s: %w", d.ID, err)
 	}
-	return v.MethodologyVersion != supply.MethodologyVersion, nil
+	return v.MethodologyVersion != study.MethodologyVersion, nil
 }
 
 // registryView is the part of a stored registry document the studies read: decoding only it
@@ -81,11 +75,11 @@ type registryView struct {
 // compute and the collection is left empty (the API then answers that no study exists); a
 // Census file without all of the 51 fails the ingest, since every study would be wrong.
 func buildSupply(ctx context.Context, p *Projection) error {
-	regGen, err := p.Generation(ctx, RegistryProviders)
+	regGen, err := p.Generation(ctx, catalog.RegistryProviders)
 	if err != nil {
 		return err
 	}
-	censusGen, err := p.Generation(ctx, CensusStates)
+	censusGen, err := p.Generation(ctx, catalog.CensusStates)
 	if err != nil {
 		return err
 	}
@@ -97,15 +91,15 @@ func buildSupply(ctx context.Context, p *Projection) error {
 	if err != nil {
 		return err
 	}
-	in := supply.Inputs{States: states, Census: censusProv}
+	in := study.Inputs{States: states, Census: censusProv}
 	if in.Names, in.Taxonomy, err = readDisplayNames(ctx, p); err != nil {
 		return err
 	}
-	tally := supply.NewTally()
+	tally := study.NewTally()
 	if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
 		return err
 	}
-	for _, st := range supply.Build(tally, in) {
+	for _, st := range study.Build(tally, in) {
 		code := ""
 		if st.Filter != nil {
 			code = st.Filter.Code
@@ -117,7 +111,7 @@ func buildSupply(ctx context.Context, p *Projection) error {
 		var k mapping.Keys
 		k.Add(KeySpecialty, st.Specialty)
 		k.Add(KeyCode, code)
-		if err := p.Emit(ctx, SupplyStudies, store.Document{ID: supply.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
+		if err := p.Emit(ctx, catalog.SupplyStudies, store.Document{ID: study.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
 			return err
 		}
 	}
@@ -125,12 +119,12 @@ func buildSupply(ctx context.Context, p *Projection) error {
 }
 
 // readThe51 reads the state populations of the 51 and the Census provenance.
-func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StatePopulation, mapping.Provenance, error) {
-	page, err := st.Find(ctx, store.Query{Collection: CensusStates, Generation: gen, Limit: 1000})
+func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePopulation, mapping.Provenance, error) {
+	page, err := st.Find(ctx, store.Query{Collection: catalog.CensusStates, Generation: gen, Limit: 1000})
 	if err != nil {
 		return nil, mapping.Provenance{}, err
 	}
-	var out []supply.StatePopulation
+	var out []study.StatePopulation
 	var prov mapping.Provenance
 	for _, d := range page.Docs {
 		b, err := mapping.DecodeBody[census.State](d)
@@ -140,7 +134,7 @@ func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StateP
 		if !b.Record.InThe51 {
 			continue
 		}
-		out = append(out, supply.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
+		out = append(out, study.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
 		prov = b.Provenance
 	}
 	if len(out) != 51 {
@@ -152,14 +146,14 @@ func readThe51(ctx context.Context, st store.Store, gen string) ([]supply.StateP
 // readDisplayNames reads the NUCC display names of the registered codes; without a NUCC code
 // set it returns no names (the studies then show the codes).
 func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *mapping.Provenance, error) {
-	gen, err := p.Generation(ctx, NUCCTaxonomy)
+	gen, err := p.Generation(ctx, catalog.NUCCTaxonomy)
 	if err != nil || gen == "" {
 		return nil, nil, err
 	}
 	names := map[string]string{}
 	var prov *mapping.Provenance
-	for _, code := range supply.AllCodes() {
-		d, err := p.Store().Get(ctx, gen, NUCCTaxonomy, code)
+	for _, code := range study.AllCodes() {
+		d, err := p.Store().Get(ctx, gen, catalog.NUCCTaxonomy, code)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -179,9 +173,9 @@ func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *m
 // tallyRegistry counts every registry record holding a registered code, found through the
 // taxonomy search key so that the rest of the registry is never read, and returns the registry
 // snapshot's provenance.
-func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Tally) (mapping.Provenance, error) {
-	q := store.Query{Collection: RegistryProviders, Generation: gen, Limit: 2000,
-		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: supply.AllCodes()}}}
+func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tally) (mapping.Provenance, error) {
+	q := store.Query{Collection: catalog.RegistryProviders, Generation: gen, Limit: 2000,
+		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: study.AllCodes()}}}
 	var prov mapping.Provenance
 	seen := false
 	for {
@@ -198,7 +192,7 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Ta
 			for i, tx := range v.Record.Taxonomies {
 				codes[i] = tx.Code
 			}
-			t.Add(supply.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
+			t.Add(study.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
 				Organization: v.Record.EntityType == nppes.EntityOrganization.String()})
 			if !seen {
 				prov, seen = v.Provenance, true
@@ -214,7 +208,7 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *supply.Ta
 	}
 	// No record holds a registered code: the studies are all zeros, stamped with the registry
 	// snapshot all the same.
-	page, err := st.Find(ctx, store.Query{Collection: RegistryProviders, Generation: gen, Limit: 1})
+	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: gen, Limit: 1})
 	if err != nil || len(page.Docs) == 0 {
 		return prov, err
 	}

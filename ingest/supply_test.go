@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/mapping"
-	"providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/source/reference"
 	"providerdir/store"
 )
@@ -22,31 +23,31 @@ func TestSupplyStudies(t *testing.T) {
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
-	want := int64(len(supply.Specialties()) + len(supply.AllCodes()))
-	if got := count(t, s, ingest.SupplyStudies); got != want {
+	want := int64(len(study.Specialties()) + len(study.AllCodes()))
+	if got := count(t, s, catalog.SupplyStudies); got != want {
 		t.Fatalf("%d studies stored, want %d", got, want)
 	}
 	snap, err := store.Serving(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := snap.Generation(ingest.SupplyStudies)
+	gen := snap.Generation(catalog.SupplyStudies)
 	tests := []struct{ specialty, code string }{
 		{"cardiology", ""}, {"dermatology", ""}, {"dermatology", "207ND0900X"}, {"pediatrics", "2080P0204X"},
 		{"psychiatry", "2084P0800X"},
 	}
 	for _, tt := range tests {
-		d, err := s.Get(ctx, gen, ingest.SupplyStudies, supply.ID(tt.specialty, tt.code))
+		d, err := s.Get(ctx, gen, catalog.SupplyStudies, study.ID(tt.specialty, tt.code))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.specialty, tt.code, err)
 		}
 		b := decodeStudy(t, d)
-		sp, _ := supply.Lookup(tt.specialty)
+		sp, _ := study.Lookup(tt.specialty)
 		codes := sp.Codes
 		if tt.code != "" {
 			codes = []string{tt.code}
 		}
-		if len(b.Rows) != 51 || b.National.Population != 340110988 || b.MethodologyVersion != supply.MethodologyVersion {
+		if len(b.Rows) != 51 || b.National.Population != 340110988 || b.MethodologyVersion != study.MethodologyVersion {
 			t.Fatalf("%s: %d rows, population %d, version %s", d.ID, len(b.Rows), b.National.Population, b.MethodologyVersion)
 		}
 		if b.Registry.DatasetID != "nppes" || b.Census.DatasetID != "census_pep_v2024" || b.Taxonomy == nil || b.ReleaseDate != b.Registry.Snapshot {
@@ -54,7 +55,7 @@ func TestSupplyStudies(t *testing.T) {
 		}
 		var total int64
 		for _, r := range b.Rows {
-			n := count(t, s, ingest.RegistryProviders,
+			n := count(t, s, catalog.RegistryProviders,
 				store.Condition{Param: mapping.KeyTaxonomy, Values: codes},
 				store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
 				store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}},
@@ -73,9 +74,9 @@ func TestSupplyStudies(t *testing.T) {
 	}
 }
 
-func decodeStudy(t *testing.T, d store.Document) supply.Study {
+func decodeStudy(t *testing.T, d store.Document) study.Study {
 	t.Helper()
-	var st supply.Study
+	var st study.Study
 	if err := json.Unmarshal(d.Body, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -93,18 +94,18 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		t.Fatal(err)
 	}
 	serving, _ := store.Serving(ctx, s)
-	gen := serving.Generation(ingest.SupplyStudies)
-	id := supply.ID(supply.Specialties()[0].Slug, "")
-	d, err := s.Get(ctx, gen, ingest.SupplyStudies, id)
+	gen := serving.Generation(catalog.SupplyStudies)
+	id := study.ID(study.Specialties()[0].Slug, "")
+	d, err := s.Get(ctx, gen, catalog.SupplyStudies, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := bytes.Replace(d.Body, []byte(`"methodology_version":"`+supply.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
+	old := bytes.Replace(d.Body, []byte(`"methodology_version":"`+study.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
 	if bytes.Equal(old, d.Body) {
 		t.Fatal("the stored study does not carry the methodology version")
 	}
 	d.Body = old
-	if err := s.Put(ctx, gen, ingest.SupplyStudies, []store.Document{d}); err != nil {
+	if err := s.Put(ctx, gen, catalog.SupplyStudies, []store.Document{d}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -118,8 +119,8 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		}
 	}
 	after, _ := store.Serving(ctx, s)
-	d, err = s.Get(ctx, after.Generation(ingest.SupplyStudies), ingest.SupplyStudies, id)
-	if err != nil || decodeStudy(t, d).MethodologyVersion != supply.MethodologyVersion {
+	d, err = s.Get(ctx, after.Generation(catalog.SupplyStudies), catalog.SupplyStudies, id)
+	if err != nil || decodeStudy(t, d).MethodologyVersion != study.MethodologyVersion {
 		t.Fatalf("rebuilt study: %v", err)
 	}
 	if again, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil || again.Switched {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/rest/quota"
 	"providerdir/smart"
 )
@@ -55,7 +56,7 @@ func BenchmarkProtect(b *testing.B) {
 	k := ecKey(b, "bench")
 	tok := e.token(b, e.addClient(b, k), k, "system/*.read").AccessToken
 	h := e.svc.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g, ok := smart.GrantFrom(r.Context()); !ok || !g.Allows("Practitioner", smart.Read) {
+		if g, ok := smart.GrantFrom(r.Context()); !ok || !g.Allows("Practitioner", catalog.Read) {
 			w.WriteHeader(http.StatusForbidden)
 		}
 	}))

@@ -26,6 +26,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/lestrrat-go/jwx/v3/jws"
 
+	"providerdir/catalog"
 	"providerdir/httpserver"
 	"providerdir/smart"
 	"providerdir/store"
@@ -145,7 +146,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v := mux.Vars(r)
 		g, ok := smart.GrantFrom(r.Context())
-		if !ok || !g.Allows(v["type"], smart.Read) {
+		if !ok || !g.Allows(v["type"], catalog.Read) {
 			outcome(w, r, http.StatusForbidden, "forbidden", "scope does not allow reading "+v["type"])
 			return
 		}
@@ -162,7 +163,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 
 func stubSearch(w http.ResponseWriter, r *http.Request) {
 	g, ok := smart.GrantFrom(r.Context())
-	if !ok || !g.Allows(mux.Vars(r)["type"], smart.Search) {
+	if !ok || !g.Allows(mux.Vars(r)["type"], catalog.Search) {
 		outcome(w, r, http.StatusForbidden, "forbidden", "scope does not allow search")
 		return
 	}
@@ -364,14 +365,14 @@ func serveSandbox(t testing.TB, st store.Store, npis []string) {
 	for i, n := range npis {
 		docs[i] = store.Document{ID: n, Body: []byte(`{}`)}
 	}
-	if err := st.Put(ctx, gen, smart.SandboxCollection, docs); err != nil {
+	if err := st.Put(ctx, gen, catalog.SandboxNPIs, docs); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := store.Serving(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Switch(ctx, st, snap, map[string]string{smart.SandboxCollection: gen}, "test sandbox"); err != nil {
+	if _, err := store.Switch(ctx, st, snap, map[string]string{catalog.SandboxNPIs: gen}, "test sandbox"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"providerdir/catalog"
 )
 
 func TestParseTokenForm(t *testing.T) {
@@ -99,7 +101,7 @@ func FuzzParseScope(f *testing.F) {
 			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, sc, sc.String(), again, err)
 		}
 		g := Grant{Scopes: []string{s}}
-		_ = g.Allows(sc.Type, Read)
+		_ = g.Allows(sc.Type, catalog.Read)
 	})
 }
 

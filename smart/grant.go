@@ -3,20 +3,14 @@ package smart
 import (
 	"context"
 	"time"
-)
 
-// Interaction is what a FHIR request does with a resource type.
-type Interaction string
-
-const (
-	Read   Interaction = "read"
-	Search Interaction = "search"
+	"providerdir/catalog"
 )
 
 // Grant is what a request may do: the client, its granted scopes, whether it is confined to the
 // sandbox subset, and whether it came in without a token under public read mode. The FHIR
-// handlers read it with GrantFrom, answer 403 when Allows says no, and restrict sandbox grants
-// to SandboxNPIs.
+// surface sees it through its own Grant interface (Allows, Sandboxed), found with GrantFrom: it
+// answers 403 when Allows says no and restricts sandbox grants to the sandbox subset.
 type Grant struct {
 	ClientID string
 	// Scopes are the granted scopes in SMART syntax, as the token response listed them.
@@ -32,9 +26,9 @@ type Grant struct {
 // Allows reports whether the grant permits interaction i on resourceType. A public grant allows
 // read and search of every type. Scopes are parsed on each call (a few string cuts, no
 // allocation), so a Grant built by hand in a test behaves exactly like one from a token.
-func (g Grant) Allows(resourceType string, i Interaction) bool {
+func (g Grant) Allows(resourceType string, i catalog.Interaction) bool {
 	if g.Public {
-		return i == Read || i == Search
+		return i == catalog.Read || i == catalog.Search
 	}
 	for _, s := range g.Scopes {
 		sc, err := ParseScope(s)
@@ -44,6 +38,9 @@ func (g Grant) Allows(resourceType string, i Interaction) bool {
 	}
 	return false
 }
+
+// Sandboxed reports whether the grant sees only the sandbox subset.
+func (g Grant) Sandboxed() bool { return g.Sandbox }
 
 type grantKey struct{}
 

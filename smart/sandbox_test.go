@@ -3,18 +3,15 @@ package smart_test
 import (
 	"context"
 	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"net/http"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
+	"providerdir/catalog"
 	"providerdir/smart"
 )
 
@@ -70,13 +67,13 @@ func TestSandboxNPIs(t *testing.T) {
 	if got, err := smart.SandboxNPIs(ctx, e.st); err != nil || len(got) != 0 {
 		t.Fatalf("before any ingest: %v %v", got, err)
 	}
-	npis := make([]string, sandboxSize)
+	npis := make([]string, catalog.SandboxSize)
 	for i := range npis {
 		npis[i] = string(rune('a'+i%26)) + randHex(5) // ids only; the store does not care
 	}
 	serveSandbox(t, e.st, npis)
 	first, err := smart.SandboxNPIs(ctx, e.st)
-	if err != nil || len(first) != sandboxSize || !first[npis[137]] {
+	if err != nil || len(first) != catalog.SandboxSize || !first[npis[137]] {
 		t.Fatalf("%d NPIs, %v", len(first), err)
 	}
 	second, _ := smart.SandboxNPIs(ctx, e.st)
@@ -87,31 +84,6 @@ func TestSandboxNPIs(t *testing.T) {
 	third, _ := smart.SandboxNPIs(ctx, e.st)
 	if len(third) != 1 || !third["1234567893"] {
 		t.Errorf("after a switch: %v", third)
-	}
-}
-
-// sandboxSize is ingest.SandboxSize: read-only sandbox access serves 200 provider records.
-const sandboxSize = 200
-
-// TestSandboxCollectionName keeps the collection smart reads equal to the one ingest writes. It
-// reads ingest's source rather than importing it, so this package's tests do not need the whole
-// ingest pipeline to compile.
-func TestSandboxCollectionName(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../ingest/sandbox.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := ""
-	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == "SandboxNPIs" && len(vs.Values) == 1 {
-			if lit, ok := vs.Values[0].(*ast.BasicLit); ok {
-				found, _ = strconv.Unquote(lit.Value)
-			}
-		}
-		return true
-	})
-	if found != smart.SandboxCollection {
-		t.Fatalf("smart reads %q, ingest writes %q", smart.SandboxCollection, found)
 	}
 }
 

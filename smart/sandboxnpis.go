@@ -5,13 +5,9 @@ import (
 	"reflect"
 	"sync"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
-
-// SandboxCollection is the serving collection of the sandbox subset, one document per NPI. It
-// is ingest.SandboxNPIs; the name is repeated here (and a test keeps the two equal) so that this
-// package does not pull in the ingest pipeline.
-const SandboxCollection = "sandbox_npis"
 
 // sandboxCache keeps the subset of the latest generation seen per store: the set changes only
 // when an ingest switches the collection, so each FHIR request costs one read of the serving
@@ -34,7 +30,7 @@ func SandboxNPIs(ctx context.Context, st store.Store) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen := snap.Generation(SandboxCollection)
+	gen := snap.Generation(catalog.SandboxNPIs)
 	if gen == "" {
 		return map[string]bool{}, nil
 	}
@@ -49,7 +45,7 @@ func SandboxNPIs(ctx context.Context, st store.Store) (map[string]bool, error) {
 		}
 	}
 	npis := map[string]bool{}
-	q := store.Query{Collection: SandboxCollection, Generation: gen, Limit: 1000}
+	q := store.Query{Collection: catalog.SandboxNPIs, Generation: gen, Limit: 1000}
 	for {
 		page, err := st.Find(ctx, q)
 		if err != nil {

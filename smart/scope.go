@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/internal/safetext"
 )
 
@@ -161,14 +162,14 @@ func (sc Scope) String() string {
 
 // allows reports whether a granted scope lets a client perform i on resourceType. Narrowed and
 // non-system scopes never allow anything: they are not issued.
-func (sc Scope) allows(resourceType string, i Interaction) bool {
+func (sc Scope) allows(resourceType string, i catalog.Interaction) bool {
 	if sc.Context != "system" || sc.Query != "" || (sc.Type != "*" && sc.Type != resourceType) {
 		return false
 	}
 	switch i {
-	case Read:
+	case catalog.Read:
 		return sc.Rights&RightRead != 0
-	case Search:
+	case catalog.Search:
 		return sc.Rights&RightSearch != 0
 	}
 	return false

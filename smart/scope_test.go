@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"providerdir/catalog"
 )
 
 func TestParseScope(t *testing.T) {
@@ -127,22 +129,22 @@ func TestAllows(t *testing.T) {
 		scopes []string
 		public bool
 		typ    string
-		i      Interaction
+		i      catalog.Interaction
 		want   bool
 	}{
-		{[]string{"system/Practitioner.read"}, false, "Practitioner", Read, true},
-		{[]string{"system/Practitioner.read"}, false, "Practitioner", Search, true},
-		{[]string{"system/Practitioner.read"}, false, "Organization", Read, false},
-		{[]string{"system/Practitioner.r"}, false, "Practitioner", Search, false},
-		{[]string{"system/Practitioner.s"}, false, "Practitioner", Read, false},
-		{[]string{"system/*.rs"}, false, "HealthcareService", Search, true},
-		{[]string{"system/*.read"}, false, "PractitionerRole", Read, true},
-		{[]string{"user/*.read"}, false, "Practitioner", Read, false},
-		{[]string{"system/Practitioner.rs?identifier=x"}, false, "Practitioner", Read, false},
-		{[]string{"garbage", "system/Location.r"}, false, "Location", Read, true},
-		{nil, false, "Practitioner", Read, false},
-		{nil, true, "Location", Search, true},
-		{nil, true, "Location", Interaction("create"), false},
+		{[]string{"system/Practitioner.read"}, false, "Practitioner", catalog.Read, true},
+		{[]string{"system/Practitioner.read"}, false, "Practitioner", catalog.Search, true},
+		{[]string{"system/Practitioner.read"}, false, "Organization", catalog.Read, false},
+		{[]string{"system/Practitioner.r"}, false, "Practitioner", catalog.Search, false},
+		{[]string{"system/Practitioner.s"}, false, "Practitioner", catalog.Read, false},
+		{[]string{"system/*.rs"}, false, "HealthcareService", catalog.Search, true},
+		{[]string{"system/*.read"}, false, "PractitionerRole", catalog.Read, true},
+		{[]string{"user/*.read"}, false, "Practitioner", catalog.Read, false},
+		{[]string{"system/Practitioner.rs?identifier=x"}, false, "Practitioner", catalog.Read, false},
+		{[]string{"garbage", "system/Location.r"}, false, "Location", catalog.Read, true},
+		{nil, false, "Practitioner", catalog.Read, false},
+		{nil, true, "Location", catalog.Search, true},
+		{nil, true, "Location", catalog.Interaction("create"), false},
 	}
 	for _, tt := range tests {
 		g := Grant{Scopes: tt.scopes, Public: tt.public}
@@ -167,7 +169,7 @@ func TestValidateAllowed(t *testing.T) {
 func BenchmarkAllows(b *testing.B) {
 	g := Grant{Scopes: []string{"system/Organization.read", "system/Practitioner.rs"}}
 	for b.Loop() {
-		if !g.Allows("Practitioner", Search) {
+		if !g.Allows("Practitioner", catalog.Search) {
 			b.Fatal("denied")
 		}
 	}

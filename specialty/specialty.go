@@ -1,6 +1,6 @@
 // Package specialty holds the registered specialties of the supply data API (seeds/000 section
 // 2): the twelve slugs and the NUCC taxonomy codes each one counts. It is a leaf of domain facts
-// that the supply studies (mapping/supply) and the synthetic generator (source/synth) both read,
+// that the supply studies (mapping/study) and the synthetic generator (source/synth) both read,
 // so the list exists once.
 package specialty
 

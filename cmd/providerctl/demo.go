@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/config"
-	"providerdir/ingest"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
@@ -54,14 +54,14 @@ func init() {
 // where providerd also writes the sandbox key; else, for a MongoDB store, which has no local
 // directory, where the default embedded store keeps them (data), so `make run` prints the same
 // paths on either store.
-func demoDir(dir string, spec config.StoreSpec) string {
+func demoDir(dir string, spec storeopen.Spec) string {
 	if dir != "" {
 		return dir
 	}
 	if d := spec.LocalDir(); d != "" {
 		return d
 	}
-	def, err := config.ParseStore(config.DefaultStore)
+	def, err := storeopen.Parse(config.DefaultStore)
 	if err != nil {
 		panic("config.DefaultStore does not parse: " + err.Error())
 	}
@@ -153,11 +153,11 @@ func firstSandboxNPI(ctx context.Context, s store.Store) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	gen := snap.Generation(ingest.SandboxNPIs)
+	gen := snap.Generation(catalog.SandboxNPIs)
 	if gen == "" {
 		return "", errors.New("no data loaded yet: run providerctl ingest first")
 	}
-	page, err := s.Find(ctx, store.Query{Collection: ingest.SandboxNPIs, Generation: gen, Limit: 1})
+	page, err := s.Find(ctx, store.Query{Collection: catalog.SandboxNPIs, Generation: gen, Limit: 1})
 	if err != nil || len(page.Docs) == 0 {
 		return "", fmt.Errorf("the sandbox subset is empty: %v", err)
 	}

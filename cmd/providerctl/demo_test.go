@@ -20,6 +20,7 @@ import (
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store/embedded"
+	"providerdir/store/storeopen"
 )
 
 // The demo command issues working credentials once and prints the same ones on every run.
@@ -108,7 +109,7 @@ func TestDemoDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, err := config.ParseStore(tt.store)
+			spec, err := storeopen.Parse(tt.store)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,7 +81,7 @@ func init() {
 // keysCmd is what a keys subcommand runs with.
 type keysCmd struct {
 	*env
-	outerStore func() (config.StoreSpec, error)
+	outerStore func() (storeopen.Spec, error)
 	store      *string
 }
 
@@ -90,7 +90,7 @@ type keysCmd struct {
 func (k *keysCmd) open(ctx context.Context) (store.Store, func(), error) {
 	spec, err := k.outerStore()
 	if *k.store != "" {
-		spec, err = config.ParseStore(*k.store)
+		spec, err = storeopen.Parse(*k.store)
 	}
 	if err != nil {
 		return nil, nil, usageError{err}

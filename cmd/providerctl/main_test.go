@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"providerdir/buildinfo"
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )
@@ -100,18 +100,18 @@ func TestStatusServingSnapshot(t *testing.T) {
 	}
 	finished := time.Date(2025, 6, 8, 14, 30, 0, 0, time.UTC)
 	var docs []store.Document
-	for _, m := range []ingest.Manifest{
+	for _, m := range []catalog.Manifest{
 		{Family: "nppes", DatasetID: "nppes", Snapshot: "2025-06-08", Generation: "g0000000001", Rows: 2000, Rejected: 3, FinishedAt: finished},
 		{Family: "leie", DatasetID: "oig_leie_exclusions", Snapshot: "2025-05-31", Generation: "g0000000001", Rows: 50, FinishedAt: finished},
 	} {
 		body, _ := json.Marshal(m)
 		docs = append(docs, store.Document{ID: m.Family, Body: body})
 	}
-	if err := s.Put(ctx, "g0000000001", ingest.ManifestCollection, docs); err != nil {
+	if err := s.Put(ctx, "g0000000001", catalog.ManifestCollection, docs); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := store.Switch(ctx, s, store.Snapshot{}, map[string]string{
-		"practitioner": "g0000000001", "organization": "g0000000001", ingest.ManifestCollection: "g0000000001",
+		"practitioner": "g0000000001", "organization": "g0000000001", catalog.ManifestCollection: "g0000000001",
 	}, "ingest nppes 2025-06-08")
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/rest"
 	"providerdir/store"
 )
@@ -27,7 +27,7 @@ func status(ctx context.Context, w io.Writer, s store.Store) error {
 	if err != nil {
 		return fmt.Errorf("read serving snapshot: %w", err)
 	}
-	ms, err := ingest.Manifests(ctx, s)
+	ms, err := catalog.Manifests(ctx, s)
 	if err != nil {
 		return fmt.Errorf("read manifests: %w", err)
 	}

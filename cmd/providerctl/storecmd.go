@@ -15,7 +15,7 @@ import (
 // withStore opens the store named by --store for one operation bounded by timeout, so that an
 // operator gets an answer or an error, not a hang on an unreachable MongoDB. A --store value that
 // does not parse is a usage error.
-func withStore(ctx context.Context, timeout time.Duration, spec func() (config.StoreSpec, error), f func(context.Context, store.Store) error, opts ...storeopen.Option) error {
+func withStore(ctx context.Context, timeout time.Duration, spec func() (storeopen.Spec, error), f func(context.Context, store.Store) error, opts ...storeopen.Option) error {
 	sp, err := spec()
 	if err != nil {
 		return usageError{err}

@@ -134,7 +134,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	}
 	defer auth.Close() // before the store closes
 
-	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins, Log: log})
+	fsrv := fhir.New(fhirConfig(cfg, st, log))
 
 	h, err := httpserver.New(httpserver.Options{
 		Logger:         log,
@@ -159,7 +159,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Store.Backend == config.BackendEmbedded {
+	if cfg.Store.Backend == storeopen.BackendEmbedded {
 		// Operator commands reach the store through this process while it holds it.
 		admin, err := remote.Listen(remote.SocketPath(cfg.Store.Dir))
 		if err != nil {
@@ -197,6 +197,13 @@ func serve(cfg config.Config, log *slog.Logger) error {
 
 // serveMetrics serves the metrics on their own listener at addr until the returned function is
 // called.
+// fhirConfig configures the FHIR surface behind SMART: the grant of a request is the one
+// SMART's Protect put into its context.
+func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger) fhir.Config {
+	return fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins,
+		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log}
+}
+
 func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -13,9 +13,6 @@ const (
 // Types lists the served resource types in CapabilityStatement order.
 var Types = []string{TypePractitioner, TypePractitionerRole, TypeOrganization, TypeLocation, TypeHealthcareService, TypeEndpoint}
 
-// Collection returns the store collection of a resource type's documents.
-func Collection(resourceType string) string { return "fhir_" + resourceType }
-
 // Profiles claimed in meta.profile, one per type: the US Core 6.1.0 profiles for the four types
 // US Core defines, Plan-Net 1.2.0 for HealthcareService and Endpoint, which US Core does not
 // profile.

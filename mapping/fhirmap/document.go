@@ -17,7 +17,7 @@ import (
 //	{"record":"<16 hex>","etag":"<16 hex>","tags":"<16 hex>","tagAt":"<8 hex>","resource":<JSON>}
 //
 // with a fixed-length head, so that serving it is slicing, not decoding. "resource" is the
-// resource JSON without its meta.tag: "tags" names the resource's TagSet in TagCollection, and
+// resource JSON without its meta.tag: "tags" names the resource's TagSet in catalog.FHIRTags, and
 // "tagAt" is the offset in the resource JSON of the closing brace of its meta, where the served
 // resource has the tags (Stored.AppendServed). "record" digests the resource without its meta:
 // ingest's change sets compare the record member, so a resource whose only change is a fresh
@@ -38,7 +38,7 @@ const (
 )
 
 // Resource is one built resource: its type and id, the stored document, and the tag set the
-// document names, which the snapshot must hold in TagCollection.
+// document names, which the snapshot must hold in catalog.FHIRTags.
 type Resource struct {
 	Type string
 	ID   string
@@ -137,7 +137,7 @@ type Stored struct {
 	Resource []byte
 	// ETag is the digest of the served resource, for an HTTP entity tag.
 	ETag string
-	// Tags is the id of the resource's tag set in TagCollection.
+	// Tags is the id of the resource's tag set in catalog.FHIRTags.
 	Tags string
 	// tagAt is the offset in Resource of the closing brace of the meta.
 	tagAt int

@@ -51,7 +51,7 @@ const (
 	KeyConnectionType = "connection-type"
 	KeyPayloadType    = "payload-type"
 	KeyMimeType       = "mime-type"
-	// KeyTag is the id of a resource's provenance tag set (TagCollection): a _tag search finds
+	// KeyTag is the id of a resource's provenance tag set (catalog.FHIRTags): a _tag search finds
 	// the sets that hold the tag, then the resources that name one.
 	KeyTag = "_tag"
 )

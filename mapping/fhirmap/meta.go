@@ -131,7 +131,7 @@ func plainJSON(s string) bool {
 }
 
 // TagSet is the meta.tag of every resource stamped with one provenance: its fourteen codings,
-// stored once per snapshot as a document of TagCollection, which each stored resource names
+// stored once per snapshot as a document of catalog.FHIRTags, which each stored resource names
 // instead of carrying them. Carried, they would be about 1.3 KB of a registry resource's meta,
 // about half the bytes a national ingest builds, sorts, compresses and writes, all identical
 // across a dataset's records. The id is the digest of the JSON, so a set's id means the same
@@ -142,14 +142,10 @@ type TagSet struct {
 	sum  [sha256.Size]byte
 }
 
-// Document is the tag set as stored in TagCollection.
+// Document is the tag set as stored in catalog.FHIRTags.
 func (t *TagSet) Document() store.Document { return store.Document{ID: t.id, Body: t.json} }
 
-// TagCollection holds the snapshot's tag sets, written by the projection that writes the
-// resources that name them, into the same generation.
-const TagCollection = "fhir_tags"
-
-// RenderTags turns a stored tag set (a TagCollection document's body) into the meta member a
+// RenderTags turns a stored tag set (a catalog.FHIRTags document's body) into the meta member a
 // resource is served with, `"tag":[...]`, the systems under tagBase, the configured
 // "<fhir base>/provenance/". It fails on a body that is not a list of codings whose systems are
 // all provenance keys. Only the text of the systems changes, so that the codes are served in the

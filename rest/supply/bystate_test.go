@@ -8,7 +8,7 @@ import (
 
 	"providerdir/ident"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
 )
 

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/ingest"
 	"providerdir/internal/safetext"
 	"providerdir/mapping"
 	"providerdir/rest"
@@ -108,11 +108,11 @@ func (v view) county(ctx context.Context, fips string) (census.County, mapping.P
 	if ident.ValidateCountyFIPS(fips) != nil {
 		return census.County{}, mapping.Provenance{}, store.ErrNotFound
 	}
-	gen := v.snap.Generation(ingest.CensusCounties)
+	gen := v.snap.Generation(catalog.CensusCounties)
 	if gen == "" {
 		return census.County{}, mapping.Provenance{}, store.ErrNotFound
 	}
-	d, err := v.api.store.Get(ctx, gen, ingest.CensusCounties, fips)
+	d, err := v.api.store.Get(ctx, gen, catalog.CensusCounties, fips)
 	if err != nil {
 		return census.County{}, mapping.Provenance{}, err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/ident"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
 )
 

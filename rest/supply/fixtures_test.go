@@ -6,10 +6,10 @@ import (
 	"errors"
 	"testing"
 
+	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/ingest"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/store"
 )
 
@@ -33,7 +33,7 @@ func demoFixtures(t testing.TB) fixtures {
 		t.Fatal(err)
 	}
 	registry := func(where ...store.Condition) []mapping.Body[mapping.RegistryRecord] {
-		page, err := st.Find(ctx, store.Query{Collection: ingest.RegistryProviders, Generation: snap.Generation(ingest.RegistryProviders), Where: where, Limit: 500})
+		page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders), Where: where, Limit: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func demoFixtures(t testing.TB) fixtures {
 		return out
 	}
 	inRegistry := func(npi string) bool {
-		_, err := st.Get(ctx, snap.Generation(ingest.RegistryProviders), ingest.RegistryProviders, npi)
+		_, err := st.Get(ctx, snap.Generation(catalog.RegistryProviders), catalog.RegistryProviders, npi)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			t.Fatal(err)
 		}
@@ -107,9 +107,9 @@ func demoFixtures(t testing.TB) fixtures {
 		}
 		return ""
 	}
-	f.excluded = first(ingest.Exclusions, inRegistry)
-	f.enrolled = first(ingest.Enrollments, inRegistry)
-	f.paid = first(ingest.Payments, inRegistry)
+	f.excluded = first(catalog.Exclusions, inRegistry)
+	f.enrolled = first(catalog.Enrollments, inRegistry)
+	f.paid = first(catalog.Payments, inRegistry)
 	for name, v := range map[string]string{"dermatologist": f.dermatologist, "not studied": f.notStudied, "deactivated": f.deactivated,
 		"excluded": f.excluded, "enrolled": f.enrolled, "paid": f.paid} {
 		if v == "" {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/logging"
 	"providerdir/rest"
 	"providerdir/store"
@@ -63,7 +63,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	rest.WriteV1(w, r, code, data, meta)
 }
 
-func healthSources(ms []ingest.Manifest) []HealthSource {
+func healthSources(ms []catalog.Manifest) []HealthSource {
 	out := make([]HealthSource, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, HealthSource{

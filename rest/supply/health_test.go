@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/httpserver"
-	"providerdir/ingest"
 	"providerdir/rest"
 	"providerdir/rest/supply"
 	"providerdir/store"
@@ -102,7 +102,7 @@ func TestHealthWithoutManifests(t *testing.T) {
 func TestHealthListsEveryManifest(t *testing.T) {
 	s := openStore(t)
 	finished := time.Date(2025, 6, 8, 14, 30, 0, 123456789, time.UTC)
-	serveManifests(t, s, []ingest.Manifest{
+	serveManifests(t, s, []catalog.Manifest{
 		{Family: "nppes", DatasetID: "nppes", Source: "CMS NPPES NPI Registry", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html",
 			Snapshot: "2025-06-08", Cadence: "monthly", Rows: 2000, Rejected: 3, FinishedAt: finished},
 		{Family: "leie", DatasetID: "oig_leie_exclusions", Source: "HHS OIG LEIE",
@@ -179,7 +179,7 @@ func TestMethodologyURL(t *testing.T) {
 
 // serveManifests makes ms the serving manifests the way an ingest leaves them: one document per
 // family in the manifests collection of a generation, switched to.
-func serveManifests(t *testing.T, s store.Store, ms []ingest.Manifest) {
+func serveManifests(t *testing.T, s store.Store, ms []catalog.Manifest) {
 	t.Helper()
 	ctx := context.Background()
 	gen, err := store.NewGeneration(ctx, s)
@@ -194,14 +194,14 @@ func serveManifests(t *testing.T, s store.Store, ms []ingest.Manifest) {
 		}
 		docs = append(docs, store.Document{ID: m.Family, Body: body})
 	}
-	if err := s.Put(ctx, gen, ingest.ManifestCollection, docs); err != nil {
+	if err := s.Put(ctx, gen, catalog.ManifestCollection, docs); err != nil {
 		t.Fatal(err)
 	}
 	cur, err := store.Serving(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Switch(ctx, s, cur, map[string]string{ingest.ManifestCollection: gen}, "test"); err != nil {
+	if _, err := store.Switch(ctx, s, cur, map[string]string{catalog.ManifestCollection: gen}, "test"); err != nil {
 		t.Fatal(err)
 	}
 }

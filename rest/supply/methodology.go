@@ -7,9 +7,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 
@@ -59,18 +59,18 @@ type LeftOut struct {
 // DatasetMethodology is the data of /v1/methodology/{dataset_id} for a source dataset: the
 // fixed facts of the dataset and the serving snapshot of its family.
 type DatasetMethodology struct {
-	Dataset       string           `json:"dataset"`
-	Kind          string           `json:"kind"`
-	Family        string           `json:"family"`
-	Source        string           `json:"source"`
-	SourceURL     string           `json:"source_url"`
-	Methodology   string           `json:"methodology"`
-	License       string           `json:"license"`
-	Cadence       string           `json:"cadence"`
-	Loaded        bool             `json:"loaded"`
-	Snapshot      *string          `json:"snapshot"`
-	LastRefreshed *string          `json:"last_refreshed"`
-	Coverage      *ingest.Coverage `json:"coverage"`
+	Dataset       string            `json:"dataset"`
+	Kind          string            `json:"kind"`
+	Family        string            `json:"family"`
+	Source        string            `json:"source"`
+	SourceURL     string            `json:"source_url"`
+	Methodology   string            `json:"methodology"`
+	License       string            `json:"license"`
+	Cadence       string            `json:"cadence"`
+	Loaded        bool              `json:"loaded"`
+	Snapshot      *string           `json:"snapshot"`
+	LastRefreshed *string           `json:"last_refreshed"`
+	Coverage      *catalog.Coverage `json:"coverage"`
 }
 
 // methodology serves GET /v1/methodology/{dataset}: a specialty study ("cardiology-supply") or
@@ -150,7 +150,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	return out, nil
 }
 
-func datasetMethodology(d mapping.Dataset, m ingest.Manifest, loaded bool) DatasetMethodology {
+func datasetMethodology(d mapping.Dataset, m catalog.Manifest, loaded bool) DatasetMethodology {
 	out := DatasetMethodology{Dataset: d.ID, Kind: "source_dataset", Family: d.Family, Source: d.Source,
 		SourceURL: d.SourceURL, Methodology: d.Methodology, License: d.License, Cadence: d.Cadence, Loaded: loaded}
 	if loaded && (m.DatasetID == d.ID || slices.Contains(m.Datasets, d.ID)) {

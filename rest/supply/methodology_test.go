@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
 )
 

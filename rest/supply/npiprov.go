@@ -2,7 +2,7 @@ package supply
 
 import (
 	"providerdir/buildinfo"
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/rest"
 )
@@ -50,7 +50,7 @@ func fromRecord(p mapping.Provenance) BlockProvenance {
 // searched is the provenance of a search that found nothing in an ingested snapshot: the
 // snapshot's facts from its manifest, checked when the file had been read whole, with
 // confidence 1 since the lookup is by the NPI the source publishes.
-func searched(m ingest.Manifest) BlockProvenance {
+func searched(m catalog.Manifest) BlockProvenance {
 	one := 1.0
 	checked := rest.Timestamp(m.FinishedAt)
 	return BlockProvenance{

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/mapping"
 	"providerdir/store"
 )
@@ -38,7 +38,7 @@ const MaxPaymentRecords = 100
 
 // exclusions answers the oig_leie block from the current exclusion list.
 func (v view) exclusions(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, ingest.Exclusions, "leie", mapping.LEIE, npi)
+	docs, block, err := v.byNPI(ctx, catalog.Exclusions, "leie", mapping.LEIE, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}
@@ -57,7 +57,7 @@ func (v view) exclusions(ctx context.Context, npi string) (SourceBlock, error) {
 
 // enrollments answers the pecos block from the base enrollment file.
 func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, ingest.Enrollments, "pecos", mapping.PECOS, npi)
+	docs, block, err := v.byNPI(ctx, catalog.Enrollments, "pecos", mapping.PECOS, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}
@@ -78,7 +78,7 @@ func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) 
 // is each record's confidence; the block's provenance is that of its least confident record, so
 // the block never claims more than its weakest match.
 func (v view) payments(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, ingest.Payments, "openpayments", mapping.OpenPayments, npi)
+	docs, block, err := v.byNPI(ctx, catalog.Payments, "openpayments", mapping.OpenPayments, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}

@@ -8,11 +8,11 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/ingest"
 	"providerdir/internal/safetext"
 	"providerdir/mapping"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
 )
@@ -87,7 +87,7 @@ func (a *API) provider(w http.ResponseWriter, r *http.Request) {
 }
 
 // studied reports whether a registry record is counted by a specialty study, and under which
-// specialty it is reported. The test is the studies' own (mapping/supply.Tally).
+// specialty it is reported. The test is the studies' own (mapping/study.Tally).
 func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
 	p := study.FromRecord(rec)
 	if !study.Counted(p) {
@@ -122,11 +122,11 @@ func validNPI(w http.ResponseWriter, r *http.Request) (npi string, checkDigitHin
 
 // registryRecord reads one registry record of the serving snapshot.
 func (v view) registryRecord(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
-	gen := v.snap.Generation(ingest.RegistryProviders)
+	gen := v.snap.Generation(catalog.RegistryProviders)
 	if gen == "" {
 		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
 	}
-	d, err := v.api.store.Get(ctx, gen, ingest.RegistryProviders, npi)
+	d, err := v.api.store.Get(ctx, gen, catalog.RegistryProviders, npi)
 	if err != nil {
 		return mapping.RegistryRecord{}, mapping.Provenance{}, err
 	}

@@ -3,7 +3,7 @@ package supply
 import (
 	"fmt"
 
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 )
 
 // StateRow is the contract's SpecialtyStateRow: every field a ProvenanceField.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/ingest"
+	"providerdir/catalog"
 	"providerdir/internal/safetext"
-	study "providerdir/mapping/supply"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 )
 
@@ -132,7 +132,7 @@ func (a *API) byState(w http.ResponseWriter, r *http.Request) {
 // encodedRows returns the study's rows wrapped and encoded, once per generation: they are the
 // same for every request, and encoding some 200 KB of provenance is most of a request's cost.
 func (a *API) encodedRows(q studyRequest) (json.RawMessage, error) {
-	key := q.v.snap.Generation(ingest.SupplyStudies) + "/" + study.ID(q.st.Specialty, filterCode(q.st))
+	key := q.v.snap.Generation(catalog.SupplyStudies) + "/" + study.ID(q.st.Specialty, filterCode(q.st))
 	if raw, ok := a.encoded.get(key); ok {
 		return raw, nil
 	}

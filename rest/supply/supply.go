@@ -1,6 +1,6 @@
 // Package supply owns the supply data API (/v1, seeds/000): its routes, handlers and the
 // ResponseMeta each response carries. It reads the serving snapshot of the store: the manifests,
-// the supply studies the ingest computed (mapping/supply), and the source records of the
+// the supply studies the ingest computed (mapping/study), and the source records of the
 // registry, exclusion list, enrollment and payment files; the envelopes themselves come from
 // package rest, and keys and quotas from the gate mounted around the routes.
 package supply
@@ -13,8 +13,8 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/ingest"
-	study "providerdir/mapping/supply"
+	"providerdir/catalog"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
 )
@@ -26,7 +26,7 @@ type API struct {
 
 	studies       cache[*study.Study]
 	encoded       cache[json.RawMessage]
-	manifestCache cache[[]ingest.Manifest]
+	manifestCache cache[[]catalog.Manifest]
 	openapi       openAPIDoc
 }
 
@@ -69,7 +69,7 @@ func (a *API) studyURL(slug string) string {
 }
 
 // freshness returns one DataFreshness entry per stored manifest (one per source family).
-func freshness(ms []ingest.Manifest) []rest.DataFreshness {
+func freshness(ms []catalog.Manifest) []rest.DataFreshness {
 	out := make([]rest.DataFreshness, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, rest.Freshness(sourceName(m), m.FinishedAt, m.Cadence))
@@ -78,7 +78,7 @@ func freshness(ms []ingest.Manifest) []rest.DataFreshness {
 }
 
 // sourceName is the manifest's human source name, or its family when a manifest lacks one.
-func sourceName(m ingest.Manifest) string {
+func sourceName(m catalog.Manifest) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -86,6 +86,6 @@ func sourceName(m ingest.Manifest) string {
 }
 
 // manifests reads the manifests with the request's context.
-func (a *API) manifests(ctx context.Context) ([]ingest.Manifest, error) {
-	return ingest.Manifests(ctx, a.store)
+func (a *API) manifests(ctx context.Context) ([]catalog.Manifest, error) {
+	return catalog.Manifests(ctx, a.store)
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sync"
 
-	"providerdir/ingest"
-	study "providerdir/mapping/supply"
+	"providerdir/catalog"
+	"providerdir/mapping/study"
 	"providerdir/store"
 )
 
@@ -30,7 +30,7 @@ func (a *API) view(ctx context.Context) (view, error) {
 // study returns a computed study, decoded once per generation: generations never change once
 // served, so the decoded study can be shared by every request reading that generation.
 func (v view) study(ctx context.Context, slug, code string) (*study.Study, error) {
-	gen := v.snap.Generation(ingest.SupplyStudies)
+	gen := v.snap.Generation(catalog.SupplyStudies)
 	if gen == "" {
 		return nil, errNoStudy
 	}
@@ -39,7 +39,7 @@ func (v view) study(ctx context.Context, slug, code string) (*study.Study, error
 	if st, ok := v.api.studies.get(key); ok {
 		return st, nil
 	}
-	d, err := v.api.store.Get(ctx, gen, ingest.SupplyStudies, id)
+	d, err := v.api.store.Get(ctx, gen, catalog.SupplyStudies, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errNoStudy
 	}
@@ -55,15 +55,15 @@ func (v view) study(ctx context.Context, slug, code string) (*study.Study, error
 }
 
 // manifests returns the serving manifests, decoded once per generation.
-func (v view) manifests(ctx context.Context) ([]ingest.Manifest, error) {
-	gen := v.snap.Generation(ingest.ManifestCollection)
+func (v view) manifests(ctx context.Context) ([]catalog.Manifest, error) {
+	gen := v.snap.Generation(catalog.ManifestCollection)
 	if gen == "" {
 		return nil, nil
 	}
 	if ms, ok := v.api.manifestCache.get(gen); ok {
 		return ms, nil
 	}
-	ms, err := ingest.ManifestsAt(ctx, v.api.store, gen)
+	ms, err := catalog.ManifestsAt(ctx, v.api.store, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +72,17 @@ func (v view) manifests(ctx context.Context) ([]ingest.Manifest, error) {
 }
 
 // manifest returns the serving manifest of one source family.
-func (v view) manifest(ctx context.Context, family string) (ingest.Manifest, bool, error) {
+func (v view) manifest(ctx context.Context, family string) (catalog.Manifest, bool, error) {
 	ms, err := v.manifests(ctx)
 	if err != nil {
-		return ingest.Manifest{}, false, err
+		return catalog.Manifest{}, false, err
 	}
 	for _, m := range ms {
 		if m.Family == family {
 			return m, true, nil
 		}
 	}
-	return ingest.Manifest{}, false, nil
+	return catalog.Manifest{}, false, nil
 }
 
 // cache holds values decoded from immutable generations. It is cleared whole when it grows past

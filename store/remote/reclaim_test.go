@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -81,7 +82,7 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := snap.Generation(ingest.ManifestCollection); got != gens[1] {
+	if got := snap.Generation(catalog.ManifestCollection); got != gens[1] {
 		t.Errorf("rollback serves %s, want %s", got, gens[1])
 	}
 

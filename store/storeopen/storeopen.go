@@ -1,4 +1,4 @@
-// Package storeopen maps a --store value to a backend and opens it. It is the one place that
+// Package storeopen parses a --store value (Spec) and opens the backend it names. It is the one place that
 // imports the backends, so that package store stays free of them and providerd and providerctl
 // cannot open a store differently.
 package storeopen
@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"providerdir/config"
 	"providerdir/store"
 	"providerdir/store/embedded"
 	"providerdir/store/mongo"
@@ -38,13 +37,13 @@ func CacheSize(bytes int64) Option {
 }
 
 // Open opens the store spec names.
-func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Store, error) {
+func Open(ctx context.Context, spec Spec, opts ...Option) (store.Store, error) {
 	var o options
 	for _, f := range opts {
 		f(&o)
 	}
 	switch spec.Backend {
-	case config.BackendEmbedded:
+	case BackendEmbedded:
 		if o.mustExist {
 			if _, err := os.Stat(spec.Dir); errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("no store at %s", spec.Dir)
@@ -63,7 +62,7 @@ func Open(ctx context.Context, spec config.StoreSpec, opts ...Option) (store.Sto
 			return nil, err
 		}
 		return s, nil
-	case config.BackendMongo:
+	case BackendMongo:
 		return mongo.Open(ctx, spec.URI)
 	}
 	return nil, fmt.Errorf("storeopen: unknown backend %q", spec.Backend)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/config"
 	"providerdir/store"
 	"providerdir/store/remote"
 )
@@ -16,7 +15,7 @@ import (
 func TestOpenEmbedded(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir() + "/db"
-	spec := config.StoreSpec{Backend: config.BackendEmbedded, Dir: dir}
+	spec := Spec{Backend: BackendEmbedded, Dir: dir}
 
 	if _, err := Open(ctx, spec, MustExist()); err == nil || !strings.Contains(err.Error(), "no store at") {
 		t.Fatalf("MustExist on a missing directory: %v", err)
@@ -51,7 +50,7 @@ func TestOpenEmbeddedFailureIsANilStore(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), config.StoreSpec{Backend: config.BackendEmbedded, Dir: file})
+	s, err := Open(context.Background(), Spec{Backend: BackendEmbedded, Dir: file})
 	if err == nil || s != nil {
 		t.Fatalf("Open on a file = %v, %v; want nil store and an error", s, err)
 	}
@@ -62,7 +61,7 @@ func TestOpenMongo(t *testing.T) {
 	if uri == "" {
 		t.Skip("MONGODB_URI not set (scripts/with-mongotest.sh sets it)")
 	}
-	spec, err := config.ParseStore(uri)
+	spec, err := Parse(uri)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestOpenMongo(t *testing.T) {
 }
 
 func TestOpenUnknownBackend(t *testing.T) {
-	if _, err := Open(context.Background(), config.StoreSpec{Backend: "sqlite"}); err == nil {
+	if _, err := Open(context.Background(), Spec{Backend: "sqlite"}); err == nil {
 		t.Fatal("unknown backend opened")
 	}
 }
@@ -91,7 +90,7 @@ func TestOpenHeldStoreThroughSocket(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	dbDir := filepath.Join(dir, "db")
-	spec := config.StoreSpec{Backend: config.BackendEmbedded, Dir: dbDir}
+	spec := Spec{Backend: BackendEmbedded, Dir: dbDir}
 	ctx := context.Background()
 	holder, err := Open(ctx, spec)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/fhir/go/fhirversion"
 	"github.com/google/fhir/go/jsonformat"
 
+	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
@@ -214,7 +215,7 @@ func Stored(ctx context.Context, st store.Store, tagGen string, d store.Document
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.ID, err)
 	}
-	set, err := st.Get(ctx, tagGen, fhirmap.TagCollection, s.Tags)
+	set, err := st.Get(ctx, tagGen, catalog.FHIRTags, s.Tags)
 	if err != nil {
 		return nil, fmt.Errorf("%s: tag set %s: %w", d.ID, s.Tags, err)
 	}

@@ -1,4 +1,4 @@
-package supply
+package study
 
 import (
 	"errors"

@@ -1,0 +1,11 @@
+package catalog
+
+// Interaction is what a FHIR request does with a resource type. The FHIR surface asks a grant
+// whether it allows one; the SMART layer answers from the scopes it granted.
+type Interaction string
+
+// The interactions of the read-only FHIR surface.
+const (
+	Read   Interaction = "read"
+	Search Interaction = "search"
+)
