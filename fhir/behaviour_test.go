@@ -12,7 +12,6 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -269,10 +268,19 @@ func TestSandbox(t *testing.T) {
 			t.Errorf("%d sandbox practitioners, want %d", want, ingest.SandboxSize)
 		}
 	}
-	// The subset is SMART's: the practitioners of the sandbox NPIs.
-	npis, err := smart.SandboxNPIs(context.Background(), e.st)
+	// The subset is the ingest's: the practitioners of the sandbox NPIs.
+	snap, err := store.Serving(context.Background(), e.st)
 	if err != nil {
 		t.Fatal(err)
+	}
+	page, err := e.st.Find(context.Background(), store.Query{Collection: ingest.SandboxNPIs,
+		Generation: snap.Generation(ingest.SandboxNPIs), Limit: store.MaxLimit})
+	if err != nil || len(page.Docs) != ingest.SandboxSize {
+		t.Fatalf("%d sandbox NPIs stored, want %d: %v", len(page.Docs), ingest.SandboxSize, err)
+	}
+	npis := map[string]bool{}
+	for _, d := range page.Docs {
+		npis[d.ID] = true
 	}
 	for id, r := range all["Practitioner"] {
 		if npis[id] != (r["__sandbox"] == true) {

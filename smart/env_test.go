@@ -150,8 +150,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 			return
 		}
 		if g.Sandbox {
-			npis, err := smart.SandboxNPIs(r.Context(), st)
-			if err != nil || !npis[v["id"]] {
+			if !inSandbox(r.Context(), st, v["id"]) {
 				outcome(w, r, http.StatusNotFound, "not_found", "no such resource")
 				return
 			}
@@ -352,6 +351,20 @@ func (e *testEnv) token(t testing.TB, id string, k testKey, scope string) smart.
 	return r.TokenResponse
 }
 
+// inSandbox reports whether id is one of the serving sandbox subset's NPIs.
+func inSandbox(ctx context.Context, st store.Store, id string) bool {
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		return false
+	}
+	gen := snap.Generation(sandboxCollection)
+	if gen == "" {
+		return false
+	}
+	_, err = st.Get(ctx, gen, sandboxCollection, id)
+	return err == nil
+}
+
 // serveSandbox makes npis the serving sandbox subset.
 func serveSandbox(t testing.TB, st store.Store, npis []string) {
 	t.Helper()
@@ -364,14 +377,14 @@ func serveSandbox(t testing.TB, st store.Store, npis []string) {
 	for i, n := range npis {
 		docs[i] = store.Document{ID: n, Body: []byte(`{}`)}
 	}
-	if err := st.Put(ctx, gen, smart.SandboxCollection, docs); err != nil {
+	if err := st.Put(ctx, gen, sandboxCollection, docs); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := store.Serving(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Switch(ctx, st, snap, map[string]string{smart.SandboxCollection: gen}, "test sandbox"); err != nil {
+	if _, err := store.Switch(ctx, st, snap, map[string]string{sandboxCollection: gen}, "test sandbox"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,7 +16,7 @@ const (
 // Grant is what a request may do: the client, its granted scopes, whether it is confined to the
 // sandbox subset, and whether it came in without a token under public read mode. The FHIR
 // handlers read it with GrantFrom, answer 403 when Allows says no, and restrict sandbox grants
-// to SandboxNPIs.
+// to the sandbox subset (the documents ingest marked as the sandbox's).
 type Grant struct {
 	ClientID string
 	// Scopes are the granted scopes in SMART syntax, as the token response listed them.

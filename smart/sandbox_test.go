@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"net/http"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,36 +63,14 @@ func TestSandboxClient(t *testing.T) {
 	}
 }
 
-func TestSandboxNPIs(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	if got, err := smart.SandboxNPIs(ctx, e.st); err != nil || len(got) != 0 {
-		t.Fatalf("before any ingest: %v %v", got, err)
-	}
-	npis := make([]string, sandboxSize)
-	for i := range npis {
-		npis[i] = string(rune('a'+i%26)) + randHex(5) // ids only; the store does not care
-	}
-	serveSandbox(t, e.st, npis)
-	first, err := smart.SandboxNPIs(ctx, e.st)
-	if err != nil || len(first) != sandboxSize || !first[npis[137]] {
-		t.Fatalf("%d NPIs, %v", len(first), err)
-	}
-	second, _ := smart.SandboxNPIs(ctx, e.st)
-	if reflect.ValueOf(first).Pointer() != reflect.ValueOf(second).Pointer() {
-		t.Error("the same generation was read twice")
-	}
-	serveSandbox(t, e.st, []string{"1234567893"})
-	third, _ := smart.SandboxNPIs(ctx, e.st)
-	if len(third) != 1 || !third["1234567893"] {
-		t.Errorf("after a switch: %v", third)
-	}
-}
-
 // sandboxSize is ingest.SandboxSize: read-only sandbox access serves 200 provider records.
 const sandboxSize = 200
 
-// TestSandboxCollectionName keeps the collection smart reads equal to the one ingest writes. It
+// sandboxCollection is ingest.SandboxNPIs, the serving collection of the sandbox subset, which
+// the stand-in FHIR read of these tests consults.
+const sandboxCollection = "sandbox_npis"
+
+// TestSandboxCollectionName keeps the collection these tests read equal to the one ingest writes. It
 // reads ingest's source rather than importing it, so this package's tests do not need the whole
 // ingest pipeline to compile.
 func TestSandboxCollectionName(t *testing.T) {
@@ -110,8 +87,8 @@ func TestSandboxCollectionName(t *testing.T) {
 		}
 		return true
 	})
-	if found != smart.SandboxCollection {
-		t.Fatalf("smart reads %q, ingest writes %q", smart.SandboxCollection, found)
+	if found != sandboxCollection {
+		t.Fatalf("the tests read %q, ingest writes %q", sandboxCollection, found)
 	}
 }
 
