@@ -63,9 +63,6 @@ func TestSandboxClient(t *testing.T) {
 	}
 }
 
-// sandboxSize is ingest.SandboxSize: read-only sandbox access serves 200 provider records.
-const sandboxSize = 200
-
 // sandboxCollection is ingest.SandboxNPIs, the serving collection of the sandbox subset, which
 // the stand-in FHIR read of these tests consults.
 const sandboxCollection = "sandbox_npis"
