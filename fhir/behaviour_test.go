@@ -13,7 +13,6 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/mapping/fhirmap"
-	"providerdir/smart"
 	"providerdir/store"
 )
 
@@ -270,10 +269,19 @@ func TestSandbox(t *testing.T) {
 			t.Errorf("%d sandbox practitioners, want %d", want, catalog.SandboxSize)
 		}
 	}
-	// The subset is SMART's: the practitioners of the sandbox NPIs.
-	npis, err := smart.SandboxNPIs(context.Background(), e.st)
+	// The subset is the ingest's: the practitioners of the sandbox NPIs.
+	snap, err := store.Serving(context.Background(), e.st)
 	if err != nil {
 		t.Fatal(err)
+	}
+	page, err := e.st.Find(context.Background(), store.Query{Collection: catalog.SandboxNPIs,
+		Generation: snap.Generation(catalog.SandboxNPIs), Limit: store.MaxLimit})
+	if err != nil || len(page.Docs) != catalog.SandboxSize {
+		t.Fatalf("%d sandbox NPIs stored, want %d: %v", len(page.Docs), catalog.SandboxSize, err)
+	}
+	npis := map[string]bool{}
+	for _, d := range page.Docs {
+		npis[d.ID] = true
 	}
 	for id, r := range all["Practitioner"] {
 		if npis[id] != (r["__sandbox"] == true) {

@@ -42,30 +42,21 @@ type tokenKey struct {
 // loadTokenKey reads the shared secret, creating it on the very first start. Two replicas that
 // start together both try the create; the store lets exactly one win and the other reads it.
 func loadTokenKey(ctx context.Context, st store.Store) (*tokenKey, error) {
-	for range 3 {
-		rec, err := st.GetRecord(ctx, TokenKeyKind, tokenKeyID)
-		if err == nil {
-			return decodeTokenKey(rec.Body)
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("read access-token key: %w", err)
+	rec, err := store.Update(ctx, st, TokenKeyKind, tokenKeyID, func(old store.Record) (store.Record, error) {
+		if old.Version != 0 {
+			return old, store.SkipWrite
 		}
 		k := tokenKey{Secret: make([]byte, 32), CreatedAt: time.Now().UTC()}
 		_, _ = rand.Read(k.Secret)
 		k.KID = hex.EncodeToString(k.Secret[:4]) + "-" + k.CreatedAt.Format("20060102")
 		body, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		_, err = st.PutRecord(ctx, store.Record{Kind: TokenKeyKind, ID: tokenKeyID, Body: body})
-		if err == nil {
-			return decodeTokenKey(body)
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			return nil, fmt.Errorf("create access-token key: %w", err)
-		}
+		old.Body = body
+		return old, err
+	}, store.CreateIfAbsent())
+	if err != nil {
+		return nil, fmt.Errorf("access-token key: %w", err)
 	}
-	return nil, errors.New("access-token key: lost the create race three times")
+	return decodeTokenKey(rec.Body)
 }
 
 func decodeTokenKey(body []byte) (*tokenKey, error) {

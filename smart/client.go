@@ -107,17 +107,25 @@ func newClientID() string {
 
 // GetClient reads a client.
 func GetClient(ctx context.Context, st store.Store, id string) (Client, error) {
-	if id == "" || len(id) > 128 {
+	if !plausibleClientID(id) {
 		return Client{}, ErrClientNotFound
 	}
 	rec, err := st.GetRecord(ctx, ClientKind, id)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
-		return Client{}, fmt.Errorf("%w: %q", ErrClientNotFound, id)
-	}
 	if err != nil {
-		return Client{}, err
+		return Client{}, clientError(id, err)
 	}
 	return decodeClient(rec)
+}
+
+// plausibleClientID rules out ids no client can have before they reach the store.
+func plausibleClientID(id string) bool { return id != "" && len(id) <= 128 }
+
+// clientError turns the store's word for an id with no client into ErrClientNotFound.
+func clientError(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+		return fmt.Errorf("%w: %q", ErrClientNotFound, id)
+	}
+	return err
 }
 
 func decodeClient(rec store.Record) (Client, error) {
@@ -191,22 +199,30 @@ func RotateClient(ctx context.Context, st store.Store, id string, jwks []byte, j
 	})
 }
 
-// updateClient is a read-modify-write retried on a lost compare-and-swap.
+// updateClient applies change to the stored client through store.Update, so a concurrent
+// update is never lost; change may run more than once and must only edit the client.
 func updateClient(ctx context.Context, st store.Store, id string, change func(*Client) error) (Client, error) {
-	for {
-		c, err := GetClient(ctx, st, id)
-		if err != nil {
-			return Client{}, err
-		}
-		if err := change(&c); err != nil {
-			return Client{}, err
-		}
-		c, err = putClient(ctx, st, c)
-		if !errors.Is(err, store.ErrConflict) {
-			return c, err
-		}
-		if err := ctx.Err(); err != nil {
-			return Client{}, err
-		}
+	if !plausibleClientID(id) {
+		return Client{}, ErrClientNotFound
 	}
+	var c Client
+	rec, err := store.Update(ctx, st, ClientKind, id, func(old store.Record) (store.Record, error) {
+		cur, err := decodeClient(old)
+		if err != nil {
+			return old, err
+		}
+		if err := change(&cur); err != nil {
+			return old, err
+		}
+		if old.Body, err = json.Marshal(cur); err != nil {
+			return old, err
+		}
+		c = cur
+		return old, nil
+	})
+	if err != nil {
+		return Client{}, clientError(id, err)
+	}
+	c.Version = rec.Version
+	return c, nil
 }

@@ -151,8 +151,7 @@ func stubRead(st store.Store) http.HandlerFunc {
 			return
 		}
 		if g.Sandbox {
-			npis, err := smart.SandboxNPIs(r.Context(), st)
-			if err != nil || !npis[v["id"]] {
+			if !inSandbox(r.Context(), st, v["id"]) {
 				outcome(w, r, http.StatusNotFound, "not_found", "no such resource")
 				return
 			}
@@ -351,6 +350,20 @@ func (e *testEnv) token(t testing.TB, id string, k testKey, scope string) smart.
 		t.Fatalf("token request: %d %s %s", r.status, r.Error, r.Description)
 	}
 	return r.TokenResponse
+}
+
+// inSandbox reports whether id is one of the serving sandbox subset's NPIs.
+func inSandbox(ctx context.Context, st store.Store, id string) bool {
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		return false
+	}
+	gen := snap.Generation(catalog.SandboxNPIs)
+	if gen == "" {
+		return false
+	}
+	_, err = st.Get(ctx, gen, catalog.SandboxNPIs, id)
+	return err == nil
 }
 
 // serveSandbox makes npis the serving sandbox subset.

@@ -10,7 +10,8 @@ import (
 // Grant is what a request may do: the client, its granted scopes, whether it is confined to the
 // sandbox subset, and whether it came in without a token under public read mode. The FHIR
 // surface sees it through its own Grant interface (Allows, Sandboxed), found with GrantFrom: it
-// answers 403 when Allows says no and restricts sandbox grants to the sandbox subset.
+// answers 403 when Allows says no and restricts sandbox grants to the sandbox subset (the
+// documents ingest marked as the sandbox's).
 type Grant struct {
 	ClientID string
 	// Scopes are the granted scopes in SMART syntax, as the token response listed them.

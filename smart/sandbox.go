@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -38,27 +37,25 @@ func ensureSandbox(ctx context.Context, st store.Store, keyFile string, log *slo
 	if err != nil {
 		return err
 	}
-	if _, err := GetClient(ctx, st, SandboxClientID); errors.Is(err, ErrClientNotFound) {
-		pub, err := priv.PublicKey()
-		if err != nil {
-			return err
+	created := false
+	_, err = store.Update(ctx, st, ClientKind, SandboxClientID, func(old store.Record) (store.Record, error) {
+		if created = old.Version == 0; !created {
+			return old, store.SkipWrite
 		}
-		set := jwk.NewSet()
-		if err := set.AddKey(pub); err != nil {
-			return err
-		}
-		jwks, err := json.Marshal(set)
+		jwks, err := publicJWKS(priv)
 		if err != nil {
-			return err
+			return old, err
 		}
 		c := Client{ID: SandboxClientID, Name: "Sandbox (read-only, 200 providers)", JWKS: jwks,
 			Scopes: []string{sandboxScope}, Enabled: true, Sandbox: true, CreatedAt: time.Now().UTC()}
-		if _, err := putClient(ctx, st, c); err != nil && !errors.Is(err, store.ErrConflict) {
-			return err
-		}
+		old.Body, err = json.Marshal(c)
+		return old, err
+	}, store.CreateIfAbsent())
+	if err != nil {
+		return fmt.Errorf("sandbox client: %w", err)
+	}
+	if created {
 		log.Info("sandbox client created", slog.String("client_id", SandboxClientID))
-	} else if err != nil {
-		return err
 	}
 	if keyFile == "" {
 		return nil
@@ -72,23 +69,31 @@ func ensureSandbox(ctx context.Context, st store.Store, keyFile string, log *slo
 
 // sandboxKey reads the sandbox private key, generating it (RSA 2048, for RS384) the first time.
 func sandboxKey(ctx context.Context, st store.Store) (jwk.Key, error) {
-	rec, err := st.GetRecord(ctx, SandboxKeyKind, SandboxClientID)
-	if errors.Is(err, store.ErrNotFound) {
-		body, gerr := newSandboxKey()
-		if gerr != nil {
-			return nil, gerr
+	rec, err := store.Update(ctx, st, SandboxKeyKind, SandboxClientID, func(old store.Record) (store.Record, error) {
+		if old.Version != 0 {
+			return old, store.SkipWrite
 		}
-		rec, err = st.PutRecord(ctx, store.Record{Kind: SandboxKeyKind, ID: SandboxClientID, Body: body})
-		if errors.Is(err, store.ErrConflict) {
-			rec, err = st.GetRecord(ctx, SandboxKeyKind, SandboxClientID)
-		} else if err == nil {
-			rec.Body = body
-		}
-	}
+		body, err := newSandboxKey()
+		old.Body = body
+		return old, err
+	}, store.CreateIfAbsent())
 	if err != nil {
 		return nil, fmt.Errorf("sandbox key: %w", err)
 	}
 	return jwk.ParseKey(rec.Body)
+}
+
+// publicJWKS is the JWK set of priv's public half.
+func publicJWKS(priv jwk.Key) ([]byte, error) {
+	pub, err := priv.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	set := jwk.NewSet()
+	if err := set.AddKey(pub); err != nil {
+		return nil, err
+	}
+	return json.Marshal(set)
 }
 
 func newSandboxKey() ([]byte, error) {

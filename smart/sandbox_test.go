@@ -5,13 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/catalog"
 	"providerdir/smart"
 )
 
@@ -58,32 +56,6 @@ func TestSandboxClient(t *testing.T) {
 	b, _ := os.ReadFile(again.keyFile)
 	if string(a) != string(b) {
 		t.Error("a restart changed the sandbox key")
-	}
-}
-
-func TestSandboxNPIs(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	if got, err := smart.SandboxNPIs(ctx, e.st); err != nil || len(got) != 0 {
-		t.Fatalf("before any ingest: %v %v", got, err)
-	}
-	npis := make([]string, catalog.SandboxSize)
-	for i := range npis {
-		npis[i] = string(rune('a'+i%26)) + randHex(5) // ids only; the store does not care
-	}
-	serveSandbox(t, e.st, npis)
-	first, err := smart.SandboxNPIs(ctx, e.st)
-	if err != nil || len(first) != catalog.SandboxSize || !first[npis[137]] {
-		t.Fatalf("%d NPIs, %v", len(first), err)
-	}
-	second, _ := smart.SandboxNPIs(ctx, e.st)
-	if reflect.ValueOf(first).Pointer() != reflect.ValueOf(second).Pointer() {
-		t.Error("the same generation was read twice")
-	}
-	serveSandbox(t, e.st, []string{"1234567893"})
-	third, _ := smart.SandboxNPIs(ctx, e.st)
-	if len(third) != 1 || !third["1234567893"] {
-		t.Errorf("after a switch: %v", third)
 	}
 }
 

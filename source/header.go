@@ -61,9 +61,6 @@ func (s *Schema) placeholder(v string) bool {
 	return false
 }
 
-// What returns the kind of file the schema describes.
-func (s *Schema) What() string { return s.what }
-
 // Required declares a column the file must have, under its name or one of its aliases.
 func (s *Schema) Required(name string, aliases ...string) Col { return s.add(true, name, aliases) }
 

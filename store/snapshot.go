@@ -46,7 +46,16 @@ func Serving(ctx context.Context, s Store) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	var snap Snapshot
+	return decodeServing(rec)
+}
+
+// decodeServing reads the serving pointer out of its record; a bare record (Version 0) is the
+// empty Snapshot served before the first switch.
+func decodeServing(rec Record) (Snapshot, error) {
+	snap := Snapshot{Collections: map[string]string{}}
+	if rec.Version == 0 {
+		return snap, nil
+	}
 	if err := json.Unmarshal(rec.Body, &snap); err != nil {
 		return Snapshot{}, fmt.Errorf("store: decode serving pointer: %w", err)
 	}
@@ -84,23 +93,20 @@ func Switch(ctx context.Context, s Store, from Snapshot, changes map[string]stri
 }
 
 // Rollback restores the mapping that served before the last switch. Rolling back twice returns to
-// where it started. It fails with ErrNotFound when there is nothing to roll back to.
+// where it started. It fails with ErrNotFound when there is nothing to roll back to, and with
+// ErrConflict when the pointer moves while it rolls back: it never undoes a switch it did not see.
 func Rollback(ctx context.Context, s Store) (Snapshot, error) {
-	cur, err := Serving(ctx, s)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	if cur.Version == 0 || cur.Previous == nil {
-		return Snapshot{}, fmt.Errorf("store: no previous snapshot to roll back to: %w", ErrNotFound)
-	}
-	next := Snapshot{
-		Version:     cur.Version,
-		Collections: cur.Previous,
-		Previous:    cur.Collections,
-		SwitchedAt:  time.Now().UTC(),
-		Label:       "rollback",
-	}
-	return putServing(ctx, s, next)
+	return updateServing(ctx, s, func(cur Snapshot) (Snapshot, error) {
+		if cur.Version == 0 || cur.Previous == nil {
+			return cur, fmt.Errorf("store: no previous snapshot to roll back to: %w", ErrNotFound)
+		}
+		return Snapshot{
+			Collections: cur.Previous,
+			Previous:    cur.Collections,
+			SwitchedAt:  time.Now().UTC(),
+			Label:       "rollback",
+		}, nil
+	})
 }
 
 func putServing(ctx context.Context, s Store, snap Snapshot) (Snapshot, error) {
@@ -116,25 +122,47 @@ func putServing(ctx context.Context, s Store, snap Snapshot) (Snapshot, error) {
 	return snap, nil
 }
 
+// updateServing is one read-modify-write of the serving pointer through Update, in a single
+// attempt: a pointer that moved meanwhile is ErrConflict, for the caller to decide on, because
+// a change decided on one snapshot is not to be applied to another. change returning
+// SkipWrite leaves the pointer as it is.
+func updateServing(ctx context.Context, s Store, change func(cur Snapshot) (Snapshot, error)) (Snapshot, error) {
+	rec, err := Update(ctx, s, systemKind, servingID, func(old Record) (Record, error) {
+		cur, err := decodeServing(old)
+		if err != nil {
+			return old, err
+		}
+		next, err := change(cur)
+		if err != nil {
+			return old, err
+		}
+		old.Body, err = json.Marshal(next)
+		return old, err
+	}, CreateIfAbsent(), UpdateAttempts(1))
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return decodeServing(rec)
+}
+
 // ReleasePrevious forgets the previous mapping once the last switch is at least window old, so
 // that the generations only it referenced can be collected: the previous snapshot serves a
 // rollback and the FHIR pages of searches begun before the switch for that long, and then stops
 // holding a whole generation's disk. It reports whether it released a mapping; a pointer that
 // moved meanwhile is left as it is (ErrConflict is not an error here: the next call decides).
 func ReleasePrevious(ctx context.Context, s Store, window time.Duration, now time.Time) (bool, error) {
-	cur, err := Serving(ctx, s)
-	if err != nil || cur.Previous == nil || now.Sub(cur.SwitchedAt) < window {
-		return false, err
-	}
-	next := cur
-	next.Previous = nil
-	if _, err := putServing(ctx, s, next); err != nil {
-		if errors.Is(err, ErrConflict) {
-			return false, nil
+	released := false
+	_, err := updateServing(ctx, s, func(cur Snapshot) (Snapshot, error) {
+		if released = cur.Previous != nil && now.Sub(cur.SwitchedAt) >= window; !released {
+			return cur, SkipWrite
 		}
-		return false, err
+		cur.Previous = nil
+		return cur, nil
+	})
+	if errors.Is(err, ErrConflict) {
+		return false, nil
 	}
-	return true, nil
+	return released && err == nil, err
 }
 
 // Reclaim releases a previous mapping older than window (ReleasePrevious) and collects the

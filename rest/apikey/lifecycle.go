@@ -132,23 +132,28 @@ func (m *Manager) Revoke(ctx context.Context, ref string) (k Key, changed bool, 
 	return m.revoke(ctx, k)
 }
 
+// revoke sets the key's revocation time unless it is revoked already, reporting whether it did.
 func (m *Manager) revoke(ctx context.Context, k Key) (Key, bool, error) {
-	for {
-		if k.RevokedAt != nil {
-			return k, false, nil
+	var changed bool
+	rec, err := store.Update(ctx, m.st, keyKind, k.Hash, func(old store.Record) (store.Record, error) {
+		cur, err := decodeKey(old)
+		if err != nil {
+			return old, err
+		}
+		k, changed = cur, cur.RevokedAt == nil
+		if !changed {
+			return old, store.SkipWrite
 		}
 		now := m.now().UTC()
 		k.RevokedAt = &now
-		rec, err := m.st.PutRecord(ctx, k.record())
-		if err == nil {
-			k.version = rec.Version
-			return k, true, nil
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			return Key{}, false, fmt.Errorf("apikey: revoke %s: %w", k.ID, err)
-		}
-		if k, err = m.get(ctx, k.Hash); err != nil { // changed meanwhile: read again
-			return Key{}, false, err
-		}
+		return k.record(), nil
+	})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Key{}, false, ErrNotFound
+	case err != nil:
+		return Key{}, false, fmt.Errorf("apikey: revoke %s: %w", k.ID, err)
 	}
+	k.version = rec.Version
+	return k, changed, nil
 }

@@ -43,15 +43,14 @@ func (m *Manager) loadPepper(ctx context.Context) ([]byte, error) {
 	if m.pepper != nil {
 		return m.pepper, nil
 	}
-	rec, err := m.st.GetRecord(ctx, secretKind, pepperID)
-	if errors.Is(err, store.ErrNotFound) {
-		fresh := make([]byte, pepperLen)
-		_, _ = rand.Read(fresh)
-		rec, err = m.st.PutRecord(ctx, store.Record{Kind: secretKind, ID: pepperID, Body: fresh})
-		if errors.Is(err, store.ErrConflict) {
-			rec, err = m.st.GetRecord(ctx, secretKind, pepperID)
+	rec, err := store.Update(ctx, m.st, secretKind, pepperID, func(old store.Record) (store.Record, error) {
+		if old.Version != 0 {
+			return old, store.SkipWrite
 		}
-	}
+		old.Body = make([]byte, pepperLen)
+		_, _ = rand.Read(old.Body)
+		return old, nil
+	}, store.CreateIfAbsent())
 	if err != nil {
 		return nil, fmt.Errorf("apikey: pepper: %w", err)
 	}

@@ -3,6 +3,7 @@ package apikey
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -298,6 +299,23 @@ func TestSandbox(t *testing.T) {
 		}
 		if cur, _, err := m.Sandbox(ctx); err != nil || cur.Reveal() != rotated.Reveal() {
 			t.Fatalf("published after rotation: %v", err)
+		}
+		// Operators rotating at once leave one of their keys published and the old one out;
+		// every other key minted meanwhile is withdrawn (one active sandbox key, checked below).
+		racing := make([]string, 4)
+		for i := range racing {
+			wg.Go(func() {
+				sec, _, err := NewManager([]store.Store{s, replica()}[i%2], nil).RotateSandbox(ctx, "")
+				if err != nil {
+					t.Errorf("concurrent rotate: %v", err)
+				}
+				racing[i] = sec.Reveal()
+			})
+		}
+		wg.Wait()
+		cur, _, err := m.Sandbox(ctx)
+		if err != nil || !slices.Contains(racing, cur.Reveal()) || slices.Contains(racing, rotated.Reveal()) {
+			t.Fatalf("published after concurrent rotations: not one of theirs, or the old key: %v", err)
 		}
 		active := 0
 		all, _ := m.List(ctx)

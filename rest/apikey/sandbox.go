@@ -43,56 +43,91 @@ func (m *Manager) RotateSandbox(ctx context.Context, name string) (Secret, Key, 
 	return m.publishSandbox(ctx, name, true)
 }
 
+// publishSandbox mints a key and publishes it unless a working key is published already (and
+// rotate is false). The key to replace is decided on one read; minting happens outside the
+// compare-and-swap, which then publishes ours only over that key (or over a key that no longer
+// works), and otherwise takes the working key another process published meanwhile and
+// withdraws ours.
 func (m *Manager) publishSandbox(ctx context.Context, name string, rotate bool) (Secret, Key, error) {
 	if name == "" {
 		name = SandboxName
 	}
-	for attempt := 0; attempt < 10; attempt++ {
-		rec, err := m.st.GetRecord(ctx, publishedKind, sandboxID)
-		var old *Key
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			rec = store.Record{Kind: publishedKind, ID: sandboxID}
-		case err != nil:
-			return Secret{}, Key{}, fmt.Errorf("apikey: read published sandbox key: %w", err)
-		default:
-			var p published
-			if err := json.Unmarshal(rec.Body, &p); err != nil {
-				return Secret{}, Key{}, fmt.Errorf("apikey: published sandbox key: %w", err)
-			}
-			k, err := m.Find(ctx, p.Key)
-			switch {
-			case err == nil && !rotate && k.Status(m.now()) == StatusActive:
-				return Secret{s: p.Key}, k, nil
-			case err == nil:
-				old = &k
-			case !errors.Is(err, ErrNotFound):
-				return Secret{}, Key{}, err
-			}
-		}
-
-		secret, k, err := m.create(ctx, TierSandbox, name, CreateOptions{})
+	stale := "" // the id of the published key ours replaces
+	rec, err := m.st.GetRecord(ctx, publishedKind, sandboxID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return Secret{}, Key{}, fmt.Errorf("apikey: read published sandbox key: %w", err)
+	default:
+		p, cur, err := m.publishedKey(ctx, rec)
 		if err != nil {
 			return Secret{}, Key{}, err
 		}
-		rec.Body, _ = json.Marshal(published{Key: secret.Reveal(), KeyID: k.ID, PublishedAt: m.now().UTC()})
-		_, err = m.st.PutRecord(ctx, rec)
-		if err == nil {
-			if old != nil {
-				if _, _, err := m.revoke(ctx, *old); err != nil {
-					return Secret{}, Key{}, err
-				}
-			}
-			return secret, k, nil
+		if cur != nil && !rotate && m.works(*cur) {
+			return Secret{s: p.Key}, *cur, nil
 		}
-		// Another process published first: withdraw ours and take theirs.
-		if _, _, rerr := m.revoke(ctx, k); rerr != nil {
-			return Secret{}, Key{}, rerr
+		if cur != nil {
+			stale = cur.ID
 		}
-		if !errors.Is(err, store.ErrConflict) {
-			return Secret{}, Key{}, fmt.Errorf("apikey: publish sandbox key: %w", err)
-		}
-		rotate = false
 	}
-	return Secret{}, Key{}, errors.New("apikey: the published sandbox key keeps changing under us")
+
+	secret, k, err := m.create(ctx, TierSandbox, name, CreateOptions{})
+	if err != nil {
+		return Secret{}, Key{}, err
+	}
+	var theirs *published
+	var theirKey, replaced *Key
+	_, err = store.Update(ctx, m.st, publishedKind, sandboxID, func(old store.Record) (store.Record, error) {
+		theirs, theirKey, replaced = nil, nil, nil
+		if old.Version != 0 {
+			p, cur, err := m.publishedKey(ctx, old)
+			if err != nil {
+				return old, err
+			}
+			if cur != nil && cur.ID != stale && m.works(*cur) {
+				theirs, theirKey = &p, cur
+				return old, store.SkipWrite
+			}
+			replaced = cur
+		}
+		old.Body, _ = json.Marshal(published{Key: secret.Reveal(), KeyID: k.ID, PublishedAt: m.now().UTC()})
+		return old, nil
+	}, store.CreateIfAbsent())
+	if err != nil || theirs != nil {
+		// Not published: withdraw ours.
+		if _, _, rerr := m.revoke(ctx, k); rerr != nil {
+			return Secret{}, Key{}, errors.Join(err, rerr)
+		}
+	}
+	switch {
+	case err != nil:
+		return Secret{}, Key{}, fmt.Errorf("apikey: publish sandbox key: %w", err)
+	case theirs != nil:
+		return Secret{s: theirs.Key}, *theirKey, nil
+	case replaced != nil:
+		if _, _, err := m.revoke(ctx, *replaced); err != nil {
+			return Secret{}, Key{}, err
+		}
+	}
+	return secret, k, nil
 }
+
+// publishedKey decodes a published sandbox key record and finds the key it names; the key is
+// nil when it is no longer stored.
+func (m *Manager) publishedKey(ctx context.Context, rec store.Record) (published, *Key, error) {
+	var p published
+	if err := json.Unmarshal(rec.Body, &p); err != nil {
+		return published{}, nil, fmt.Errorf("apikey: published sandbox key: %w", err)
+	}
+	k, err := m.Find(ctx, p.Key)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return p, nil, nil
+	case err != nil:
+		return published{}, nil, err
+	}
+	return p, &k, nil
+}
+
+// works reports whether k opens the API now: neither revoked nor expired.
+func (m *Manager) works(k Key) bool { return k.Status(m.now()) == StatusActive }

@@ -43,7 +43,6 @@ package gate
 
 import (
 	"context"
-	"net/http"
 	"net/netip"
 	"time"
 
@@ -81,12 +80,6 @@ func New(st store.Store, o Options) *Gate {
 
 // Keys is the key manager the gate authenticates with.
 func (g *Gate) Keys() *apikey.Manager { return g.keys }
-
-// Limiter is the gate's quota limiter, for surfaces that meter something of their own.
-func (g *Gate) Limiter() *quota.Limiter { return g.limiter }
-
-// ClientIP is the client address of r as the gate sees it (trusted proxies applied).
-func (g *Gate) ClientIP(r *http.Request) netip.Addr { return g.ips.ClientIP(r) }
 
 // Start prepares what the gate relies on before serving: the published sandbox key exists
 // from the first start on. Call it once at startup.

@@ -142,28 +142,43 @@ func (s *Service) Approve(ctx context.Context, id string, o apikey.CreateOptions
 	if err != nil {
 		return apikey.Secret{}, Request{}, err
 	}
-	if req.Status != StatusPending {
-		return apikey.Secret{}, Request{}, fmt.Errorf("access request %s is already %s (key %s)", id, req.Status, req.KeyID)
+	if err := req.pending(); err != nil {
+		return apikey.Secret{}, Request{}, err
 	}
 	o.AccessRequest = id
 	secret, k, err := s.keys.Create(ctx, apikey.TierPilot, req.Organization, o)
 	if err != nil {
 		return apikey.Secret{}, Request{}, err
 	}
-	now := s.now().UTC()
-	req.Status, req.DecidedAt, req.KeyID = StatusApproved, &now, k.ID
-	rec, err := s.st.PutRecord(ctx, req.record())
+	rec, err := store.Update(ctx, s.st, RecordKind, id, func(old store.Record) (store.Record, error) {
+		cur, err := decode(old)
+		if err != nil {
+			return old, err
+		}
+		if err := cur.pending(); err != nil {
+			return old, err
+		}
+		now := s.now().UTC()
+		cur.Status, cur.DecidedAt, cur.KeyID = StatusApproved, &now, k.ID
+		req = cur
+		return cur.record(), nil
+	})
 	if err != nil {
 		if _, _, rerr := s.keys.Revoke(ctx, k.ID); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("and revoking the unused key %s failed: %w", k.ID, rerr))
-		}
-		if errors.Is(err, store.ErrConflict) {
-			return apikey.Secret{}, Request{}, fmt.Errorf("access request %s changed while approving it; look again: %w", id, err)
 		}
 		return apikey.Secret{}, Request{}, fmt.Errorf("intake: approve %s: %w", id, err)
 	}
 	req.version = rec.Version
 	return secret, req, nil
+}
+
+// pending refuses a request that has been decided already.
+func (r Request) pending() error {
+	if r.Status != StatusPending {
+		return fmt.Errorf("access request %s is already %s (key %s)", r.ID, r.Status, r.KeyID)
+	}
+	return nil
 }
 
 func (r Request) record() store.Record {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"time"
 
 	"providerdir/store"
@@ -70,15 +69,15 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, subject string) (Decision
 		return Decision{}, err
 	}
 	defer done()
-	for attempt := range maxAttempts {
-		rec, states, err := l.read(ctx, p, id)
+	var d Decision
+	_, err = store.Update(ctx, l.st, RecordKind, id, func(rec store.Record) (store.Record, error) {
+		states, err := decode(rec.Body, p)
 		if err != nil {
-			return Decision{}, err
+			return rec, err
 		}
 		now := l.now()
-		d := evaluate(states, now)
-		if !d.Allowed {
-			return d, nil
+		if d = evaluate(states, now); !d.Allowed {
+			return rec, store.SkipWrite
 		}
 		var expires time.Time
 		for i := range states {
@@ -88,18 +87,16 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, subject string) (Decision
 			}
 		}
 		rec.Body, rec.ExpiresAt = encode(states), expires
-		_, err = l.st.PutRecord(ctx, rec)
-		if err == nil {
-			return evaluate(states, now).admitted(), nil
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			return Decision{}, fmt.Errorf("quota: write %s: %w", id, err)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return Decision{}, err
-		}
+		d = evaluate(states, now).admitted()
+		return rec, nil
+	}, store.CreateIfAbsent(), store.UpdateAttempts(maxAttempts))
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return Decision{}, fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
+	case err != nil:
+		return Decision{}, fmt.Errorf("quota: %s: %w", id, err)
 	}
-	return Decision{}, fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
+	return d, nil
 }
 
 // Peek reports what Allow would decide, counting nothing. Responses that must describe a
@@ -108,27 +105,24 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision,
 	if err := p.Validate(); err != nil {
 		return Decision{}, err
 	}
-	_, states, err := l.read(ctx, p, p.Name+"/"+subject)
+	states, err := l.read(ctx, p, p.Name+"/"+subject)
 	if err != nil {
 		return Decision{}, err
 	}
 	return evaluate(states, l.now()), nil
 }
 
-// read returns the record to write back (version 0 when there is none) and its windows.
-func (l *Limiter) read(ctx context.Context, p Policy, id string) (store.Record, []windowState, error) {
+// read returns the windows of the record id (none counted when there is no record).
+func (l *Limiter) read(ctx context.Context, p Policy, id string) ([]windowState, error) {
 	rec, err := l.st.GetRecord(ctx, RecordKind, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		rec = store.Record{Kind: RecordKind, ID: id}
-	case err != nil:
-		return store.Record{}, nil, fmt.Errorf("quota: read %s: %w", id, err)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("quota: read %s: %w", id, err)
 	}
 	states, err := decode(rec.Body, p)
 	if err != nil {
-		return store.Record{}, nil, fmt.Errorf("quota: %s: %w", id, err)
+		return nil, fmt.Errorf("quota: %s: %w", id, err)
 	}
-	return rec, states, nil
+	return states, nil
 }
 
 // evaluate prunes the windows to now and decides whether one more request fits in all of them.
@@ -149,18 +143,4 @@ func evaluate(states []windowState, now time.Time) Decision {
 func (d Decision) admitted() Decision {
 	d.Allowed = true
 	return d
-}
-
-// backoff waits a random time that grows with the attempt, so that racing writers spread out
-// instead of colliding again in step.
-func backoff(ctx context.Context, attempt int) error {
-	ceiling := 100 * time.Microsecond << min(attempt, 7) // up to 12.8 ms
-	t := time.NewTimer(rand.N(ceiling) + time.Microsecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -24,11 +24,6 @@ func decodeReassignment(r *source.Row) (Reassignment, bool) {
 	return Reassignment{Reassigning: r.Required(rReassigning), Receiving: r.Required(rReceiving)}, true
 }
 
-// OpenReassignments opens a reassignment file.
-func OpenReassignments(path string, opts ...source.Option) (*source.Reader[Reassignment], error) {
-	return source.Open(path, reasgnSchema, decodeReassignment, opts...)
-}
-
 // NewReassignmentReader reads a reassignment file from r, named name in reports.
 func NewReassignmentReader(r io.Reader, name string, opts ...source.Option) (*source.Reader[Reassignment], error) {
 	return source.NewReader(r, name, reasgnSchema, decodeReassignment, opts...)

@@ -87,10 +87,6 @@ func WithCacheSize(bytes int64) Option { return func(c *config) { c.cacheSize = 
 // memtables mean fewer, larger flushes during a bulk ingest.
 func WithMemTableSize(bytes uint64) Option { return func(c *config) { c.memTableSize = bytes } }
 
-// WithSweepInterval sets how often expired records and counters are reclaimed (default one
-// minute). Reclaiming is only about space: expired entries read as absent at once regardless.
-func WithSweepInterval(d time.Duration) Option { return func(c *config) { c.sweepInterval = d } }
-
 // Open opens (creating if needed) the store in directory dir. It refuses a store whose directory
 // other users may enter (CheckPrivate), makes an empty directory 0700, and creates the directory
 // 0700 and every file in it 0600.

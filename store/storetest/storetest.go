@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Expiry", expiryTests},
 		{"Counters", counterTests},
 		{"Concurrency", concurrencyTests},
+		{"Update", updateTests},
 		{"Snapshots", snapshotTests},
 		{"Loading", loadTests},
 		{"Closed", closedTests},
