@@ -28,15 +28,9 @@ var FHIRCollections = func() []string {
 	return out
 }()
 
-func init() {
-	registerProjection(&projection{
-		name: "fhir",
-		inputs: []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
-			Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs},
-		outputs: append(slices.Clip(FHIRCollections), fhirmap.TagCollection),
-		run:     buildFHIR,
-	})
-}
+// fhirInputs are the collections the FHIR resources are built from.
+var fhirInputs = []string{RegistryProviders, RegistryLocations, RegistryOtherNames, RegistryEndpoints, Enrollments, HospitalEnrollments,
+	Reassignments, Facilities, NUCCTaxonomy, SandboxNPIs}
 
 // fhirPage is how many registry documents a worker builds at a time.
 const fhirPage = 256

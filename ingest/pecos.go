@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"regexp"
 
 	"providerdir/mapping"
 	"providerdir/source/pecos"
@@ -21,16 +20,6 @@ var (
 	hospitalEnrollments = pattern(`Hospital_Enrollments[_0-9.-]*\.csv`)
 	ppefReassignment    = pattern(`PPEF_Reassignment_Extract[_0-9.-]*\.csv`)
 )
-
-func init() {
-	registerFamily(&family{
-		name:        "pecos",
-		dataset:     mapping.PECOS,
-		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
-		collections: []string{Enrollments, HospitalEnrollments, Reassignments},
-		load:        loadPECOS,
-	})
-}
 
 // loadPECOS stores enrollments and the hospital NPI-CCN bridge. Both files publish the NPI, so
 // confidence is 1.

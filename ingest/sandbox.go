@@ -14,15 +14,6 @@ const SandboxNPIs = "sandbox_npis"
 // SandboxSize is the number of providers in the sandbox subset.
 const SandboxSize = 200
 
-func init() {
-	registerProjection(&projection{
-		name:    "sandbox",
-		inputs:  []string{RegistryProviders},
-		outputs: []string{SandboxNPIs},
-		run:     buildSandbox,
-	})
-}
-
 // buildSandbox picks the sandbox subset: the active individual providers with the smallest NPIs.
 // The rule is deterministic, so the subset only moves when the registry itself changes there,
 // and individuals with the richest records (taxonomies, licenses) are the ones a newcomer tries.

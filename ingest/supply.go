@@ -27,16 +27,6 @@ const (
 	KeyCode      = "code"
 )
 
-func init() {
-	registerProjection(&projection{
-		name:     "supply",
-		inputs:   []string{RegistryProviders, CensusStates, NUCCTaxonomy},
-		outputs:  []string{SupplyStudies},
-		run:      buildSupply,
-		outdated: studiesOutdated,
-	})
-}
-
 // studiesOutdated reports whether the serving studies were computed with another methodology
 // version than this build's. All studies of a generation share one version, so one is read.
 func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error) {
