@@ -27,25 +27,14 @@ var (
 	hospiceCAHPS = pattern(`Provider_CAHPS_Hospice_Survey_Data[_A-Za-z0-9-]*\.csv`)
 )
 
-func init() {
-	registerFamily(&family{
-		name:        "pos",
-		dataset:     mapping.POS,
-		patterns:    []*regexp.Regexp{posFile},
-		collections: []string{catalog.Facilities},
-		load:        loadPOS,
-	})
+// careComparePatterns are the Care Compare family's file patterns: the hospice survey file, then
+// one per facility kind in the order the quality types are loaded.
+func careComparePatterns() []*regexp.Regexp {
 	patterns := []*regexp.Regexp{hospiceCAHPS}
 	for _, t := range mapping.QualityTypes {
 		patterns = append(patterns, careCompareFiles[t.Kind])
 	}
-	registerFamily(&family{
-		name:        "carecompare",
-		dataset:     mapping.CareCompareHospital,
-		patterns:    patterns,
-		collections: []string{catalog.Quality},
-		load:        loadCareCompare,
-	})
+	return patterns
 }
 
 // loadPOS stores the certification file, one facility per CCN.

@@ -32,30 +32,26 @@ type family struct {
 	snapshotOf func(files []sourceFile) string
 }
 
-// families is the registry; each family's file adds itself in init.
-var families []*family
-
-// loadOrder fixes the order families load in: a family may read what an earlier one wrote in
-// the same run (Open Payments matches recipients against the registry).
-var loadOrder = []string{"census", "nucc", "nppes", "pecos", "leie", "pos", "carecompare", "openpayments"}
-
-func registerFamily(f *family) {
-	if !slices.Contains(loadOrder, f.name) {
-		panic("ingest: family " + f.name + " has no place in loadOrder")
-	}
-	families = append(families, f)
-	slices.SortFunc(families, func(a, b *family) int {
-		return slices.Index(loadOrder, a.name) - slices.Index(loadOrder, b.name)
-	})
-}
-
-func familyByName(name string) *family {
-	for _, f := range families {
-		if f.name == name {
-			return f
-		}
-	}
-	return nil
+// families are the source families in the order they load: a family may read what an earlier
+// one wrote in the same run (Open Payments matches recipients against the registry). This table
+// is the one place a family is added.
+var families = []*family{
+	{name: "census", dataset: mapping.Census, patterns: []*regexp.Regexp{censusStatesFile, censusCountiesFile},
+		collections: []string{catalog.CensusStates, catalog.CensusCounties}, load: loadCensus, snapshotOf: censusVintageDate},
+	{name: "nucc", dataset: mapping.NUCC, patterns: []*regexp.Regexp{nuccFile},
+		collections: []string{catalog.NUCCTaxonomy}, load: loadNUCC, snapshotOf: nuccReleaseDate},
+	{name: "nppes", dataset: mapping.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
+		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}, load: loadNPPES},
+	{name: "pecos", dataset: mapping.PECOS, patterns: []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
+		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments}, load: loadPECOS},
+	{name: "leie", dataset: mapping.LEIE, patterns: []*regexp.Regexp{leieUpdated, leieMonthly},
+		collections: []string{catalog.Exclusions, catalog.ExclusionActions}, load: loadLEIE},
+	{name: "pos", dataset: mapping.POS, patterns: []*regexp.Regexp{posFile},
+		collections: []string{catalog.Facilities}, load: loadPOS},
+	{name: "carecompare", dataset: mapping.CareCompareHospital, patterns: careComparePatterns(),
+		collections: []string{catalog.Quality}, load: loadCareCompare},
+	{name: "openpayments", dataset: mapping.OpenPayments, patterns: []*regexp.Regexp{generalPayments},
+		collections: []string{catalog.Payments}, load: loadOpenPayments},
 }
 
 // pattern compiles a case-insensitive, whole-name file pattern.

@@ -29,15 +29,9 @@ var FHIRCollections = func() []string {
 	return out
 }()
 
-func init() {
-	registerProjection(&projection{
-		name: "fhir",
-		inputs: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints,
-			catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments, catalog.Facilities, catalog.NUCCTaxonomy, catalog.SandboxNPIs},
-		outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags),
-		run:     buildFHIR,
-	})
-}
+// fhirInputs are the collections the FHIR resources are built from.
+var fhirInputs = []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints, catalog.Enrollments, catalog.HospitalEnrollments,
+	catalog.Reassignments, catalog.Facilities, catalog.NUCCTaxonomy, catalog.SandboxNPIs}
 
 // fhirPage is how many registry documents a worker builds at a time.
 const fhirPage = 256

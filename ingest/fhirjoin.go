@@ -58,8 +58,7 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 	j := &joiner{st: p.Store(), gen: map[string]string{}, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
 		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
 		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
-	for _, c := range []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints,
-		catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments, catalog.Facilities, catalog.NUCCTaxonomy, catalog.SandboxNPIs} {
+	for _, c := range fhirInputs {
 		g, err := p.Generation(ctx, c)
 		if err != nil {
 			return nil, err

@@ -70,22 +70,128 @@ var ErrNoSourceFiles = errors.New("ingest: no source files of any known family i
 // a manifest per family and the change set against the serving generation, then switches the
 // serving snapshot in one step. On error or cancellation nothing is switched and the partial
 // generation is dropped: the serving snapshot stays whole.
+//
+// The steps are planRun (which families load, which are skipped unchanged), runState.load (the
+// families, then the projections derived from them), runState.record (the manifests and change
+// sets) and runState.switchServing.
 func Run(ctx context.Context, opts Options) (Result, error) {
 	start := time.Now()
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if err := opts.complete(); err != nil {
+		return Result{}, err
 	}
-	if opts.Progress == nil {
-		opts.Progress = discardProgress{}
+	p, err := planRun(ctx, opts)
+	if err != nil {
+		return Result{}, err
 	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
+	idle, err := p.idle(ctx, opts)
+	if err != nil {
+		return Result{}, err
 	}
-	if opts.SnapshotDate != "" {
-		if _, err := time.Parse(time.DateOnly, opts.SnapshotDate); err != nil {
-			return Result{}, fmt.Errorf("ingest: snapshot date %q is not YYYY-MM-DD", opts.SnapshotDate)
+	if idle {
+		return Result{Families: p.results(nil), Elapsed: time.Since(start)}, nil
+	}
+	run, err := newRunState(ctx, opts, p)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := run.load(ctx); err != nil {
+		return Result{}, run.abort(ctx, err)
+	}
+	res := Result{Families: p.results(run.loaded)}
+	if !opts.DryRun {
+		if res.Projections, err = run.record(ctx, res.Families); err == nil {
+			err = run.switchServing(ctx)
+		}
+		if err != nil {
+			return Result{}, run.abort(ctx, err)
+		}
+		res.Generation, res.Switched = run.gen, true
+	}
+	res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
+	opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
+	return res, nil
+}
+
+// complete fills in the defaults of unset options and checks the snapshot date.
+func (o *Options) complete() error {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Progress == nil {
+		o.Progress = discardProgress{}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.SnapshotDate != "" {
+		if _, err := time.Parse(time.DateOnly, o.SnapshotDate); err != nil {
+			return fmt.Errorf("ingest: snapshot date %q is not YYYY-MM-DD", o.SnapshotDate)
 		}
 	}
+	return nil
+}
+
+// plan is what an ingest is to do, decided before anything is written: the families found, in
+// load order, each either to load or skipped because its files are the serving ones.
+type plan struct {
+	serving store.Snapshot
+	// current are the serving manifests; those of families not loaded are carried into the new
+	// generation unchanged.
+	current  []catalog.Manifest
+	families []plannedFamily
+	// bytesTotal is the size of every file found; bytesSkipped of the skipped families' files.
+	bytesTotal, bytesSkipped int64
+}
+
+// plannedFamily is one family found in the drop: to load, or skipped with its serving manifest.
+type plannedFamily struct {
+	found foundFamily
+	// unchanged is set when the family's files match the serving manifest; it is that manifest.
+	unchanged *catalog.Manifest
+}
+
+// planRun finds the families of the drop and the reference files, and decides which of them
+// load: all of them on a dry run or with Force, else those whose files differ from the ones
+// serving.
+func planRun(ctx context.Context, opts Options) (plan, error) {
+	found, err := findDrop(opts)
+	if err != nil {
+		return plan{}, err
+	}
+	p := plan{}
+	if p.serving, err = store.Serving(ctx, opts.Store); err != nil {
+		return plan{}, err
+	}
+	if p.current, err = catalog.ManifestsAt(ctx, opts.Store, p.serving.Generation(catalog.ManifestCollection)); err != nil {
+		return plan{}, err
+	}
+	for _, f := range found {
+		p.bytesTotal += f.bytes
+		if f.described, err = describeFiles(f.files); err != nil {
+			return plan{}, err
+		}
+		var old *catalog.Manifest
+		if i := slices.IndexFunc(p.current, func(m catalog.Manifest) bool { return m.Family == f.family.name }); i >= 0 && !opts.Force && !opts.DryRun {
+			old = &p.current[i]
+		}
+		unchanged, err := sameAsServing(ctx, f, old)
+		if err != nil {
+			return plan{}, err
+		}
+		if !unchanged {
+			p.families = append(p.families, plannedFamily{found: f})
+			continue
+		}
+		opts.Log.Info("family unchanged, skipped", "family", f.family.name, "snapshot", old.Snapshot)
+		p.bytesSkipped += f.bytes
+		p.families = append(p.families, plannedFamily{found: f, unchanged: old})
+	}
+	return p, nil
+}
+
+// findDrop lists the families of the drop and the reference files, warning when the drop
+// itself holds none.
+func findDrop(opts Options) ([]foundFamily, error) {
 	var roots []fileRoot
 	if opts.Dir != "" {
 		roots = append(roots, fileRoot{os.DirFS(opts.Dir), opts.Dir})
@@ -95,7 +201,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	found, err := findFamilies(roots...)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if opts.Dir != "" && opts.Reference != nil {
 		// The reference files are always found; a drop of none of the families is most likely
@@ -104,185 +210,58 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			opts.Log.Warn("no source files of any known family in the drop; only the reference files are read", "dir", opts.Dir)
 		}
 	}
-	serving, err := store.Serving(ctx, opts.Store)
-	if err != nil {
-		return Result{}, err
-	}
-	current, err := catalog.ManifestsAt(ctx, opts.Store, serving.Generation(catalog.ManifestCollection))
-	if err != nil {
-		return Result{}, err
-	}
-	currentByFamily := map[string]catalog.Manifest{}
-	for _, m := range current {
-		currentByFamily[m.Family] = m
-	}
-
-	run := &runState{opts: opts, checkedAt: opts.Now().UTC(), serving: serving, written: map[string]bool{}}
-	for _, f := range found {
-		run.bytesTotal += f.bytes
-	}
-	var todo []foundFamily
-	var res Result
-	for _, f := range found {
-		files, err := describeFiles(f.files)
-		if err != nil {
-			return Result{}, err
-		}
-		// Files can only be unchanged if their names and sizes are: only then are they
-		// checksummed before loading. Otherwise (a first ingest, a new release) the checksums
-		// are computed while the family loads, rather than in a pass of their own on one core
-		// before it (some 10 seconds for a national registry).
-		if old, ok := currentByFamily[f.family.name]; ok && !opts.Force && !opts.DryRun && sameSizes(old.Files, files) {
-			if err := hashFiles(ctx, f.files, files); err != nil {
-				return Result{}, err
-			}
-			if sameFiles(old.Files, files) {
-				opts.Log.Info("family unchanged, skipped", "family", f.family.name, "snapshot", old.Snapshot)
-				res.Families = append(res.Families, FamilyResult{Manifest: old, Unchanged: true})
-				run.bytesDone += f.bytes
-				continue
-			}
-		}
-		f.described = files
-		todo = append(todo, f)
-	}
-	if len(todo) == 0 && (opts.DryRun || !incompleteProjection(serving)) {
-		outdated, err := outdatedProjection(ctx, opts.Store, serving)
-		if err != nil {
-			return Result{}, err
-		}
-		if opts.DryRun || !outdated {
-			res.Elapsed = time.Since(start)
-			return res, nil
-		}
-	}
-
-	if !opts.DryRun {
-		if run.gen, err = store.NewGeneration(ctx, opts.Store); err != nil {
-			return Result{}, err
-		}
-		run.writer = newBatchWriter(opts.Store, run.gen, opts.Log, opts.Progress.Phase)
-	}
-	abort := func(cause error) (Result, error) {
-		if run.writer != nil {
-			run.writer.close()
-			// The context may be the cancelled one; the cleanup must still run.
-			dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-			defer cancel()
-			if err := opts.Store.DropGeneration(dropCtx, run.gen); err != nil {
-				opts.Log.Warn("could not drop the partial generation; it is collected after the next switch", "generation", run.gen, "err", err)
-			}
-		}
-		return Result{}, cause
-	}
-
-	changes := map[string]string{}
-	var manifests []catalog.Manifest
-	for _, f := range todo {
-		began := time.Now()
-		m, err := run.loadFamily(ctx, f)
-		opts.Log.Info("family loaded", "family", f.family.name, "rows", m.Rows, "rejected", m.Rejected, "elapsed", time.Since(began).Round(time.Millisecond))
-		if err != nil {
-			return abort(fmt.Errorf("ingest %s: %w", f.family.name, err))
-		}
-		manifests = append(manifests, m)
-		res.Families = append(res.Families, FamilyResult{Manifest: m})
-		for _, c := range f.family.collections {
-			changes[c] = run.gen
-			run.written[c] = !opts.DryRun
-		}
-	}
-	var projected []string
-	if !opts.DryRun {
-		if projected, err = run.runProjections(ctx); err != nil {
-			return abort(fmt.Errorf("ingest: %w", err))
-		}
-		for _, c := range projected {
-			changes[c] = run.gen
-		}
-	}
-	if opts.DryRun {
-		res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
-		opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
-		return res, nil
-	}
-
-	// Manifests of the families not loaded now are carried into the new generation unchanged.
-	loaded := map[string]bool{}
-	for _, m := range manifests {
-		loaded[m.Family] = true
-	}
-	for _, m := range current {
-		if !loaded[m.Family] {
-			manifests = append(manifests, m)
-		}
-	}
-	for _, m := range manifests {
-		doc, err := manifestDocument(m)
-		if err != nil {
-			return abort(err)
-		}
-		if err := run.writer.add(ctx, catalog.ManifestCollection, doc); err != nil {
-			return abort(err)
-		}
-	}
-	changes[catalog.ManifestCollection] = run.gen
-	if err := run.writer.finish(ctx); err != nil {
-		return abort(err)
-	}
-
-	for i := range res.Families {
-		fr := &res.Families[i]
-		if fr.Unchanged {
-			continue
-		}
-		fam := familyByName(fr.Manifest.Family)
-		fr.Changes = map[string]ChangeSummary{}
-		for _, c := range fam.collections {
-			sum, err := recordChanges(ctx, opts.Store, c, serving.Generation(c), run.gen)
-			if err != nil {
-				return abort(err)
-			}
-			fr.Changes[c] = sum
-		}
-	}
-	began := time.Now()
-	res.Projections = map[string]ChangeSummary{}
-	for _, c := range projected {
-		sum, err := recordChanges(ctx, opts.Store, c, serving.Generation(c), run.gen)
-		if err != nil {
-			return abort(err)
-		}
-		res.Projections[c] = sum
-	}
-	opts.Log.Info("change sets recorded", "elapsed", time.Since(began).Round(time.Millisecond))
-	if err := ctx.Err(); err != nil {
-		return abort(err)
-	}
-	slices.SortFunc(res.Families, func(a, b FamilyResult) int {
-		return slices.Index(loadOrder, a.Manifest.Family) - slices.Index(loadOrder, b.Manifest.Family)
-	})
-	label := "ingest " + strings.Join(slices.Sorted(maps.Keys(loaded)), ",")
-	if len(loaded) == 0 {
-		label = "ingest: projections rebuilt"
-	}
-	if _, err := store.Switch(ctx, opts.Store, serving, changes, label); err != nil {
-		return abort(fmt.Errorf("ingest: switch the serving snapshot: %w", err))
-	}
-	if dropped, err := store.CollectGenerations(ctx, opts.Store); err != nil {
-		opts.Log.Warn("collecting old generations failed", "err", err)
-	} else if len(dropped) > 0 {
-		opts.Log.Info("collected old generations", "generations", dropped)
-	}
-	res.Generation, res.Switched = run.gen, true
-	res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
-	opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
-	return res, nil
+	return found, nil
 }
 
-// runState is what one ingest carries from file to file.
+// sameAsServing reports whether a family's files are byte for byte those of its serving
+// manifest old (nil when there is none to compare with). Files can only be unchanged if their
+// names and sizes are: only then are they checksummed before loading, and the checksums are
+// kept in f.described. Otherwise (a first ingest, a new release) the checksums are computed
+// while the family loads, rather than in a pass of their own on one core before it.
+func sameAsServing(ctx context.Context, f foundFamily, old *catalog.Manifest) (bool, error) {
+	if old == nil || !sameSizes(old.Files, f.described) {
+		return false, nil
+	}
+	if err := hashFiles(ctx, f.files, f.described); err != nil {
+		return false, err
+	}
+	return sameFiles(old.Files, f.described), nil
+}
+
+// idle reports whether the run has nothing to do: no family to load, and no projection whose
+// serving outputs are incomplete or outdated (a dry run only reads the families).
+func (p plan) idle(ctx context.Context, opts Options) (bool, error) {
+	if slices.ContainsFunc(p.families, func(f plannedFamily) bool { return f.unchanged == nil }) {
+		return false, nil
+	}
+	if !opts.DryRun && incompleteProjection(p.serving) {
+		return false, nil
+	}
+	outdated, err := outdatedProjection(ctx, opts.Store, p.serving)
+	if err != nil {
+		return false, err
+	}
+	return opts.DryRun || !outdated, nil
+}
+
+// results are the families' parts of the result in load order: the skipped ones with their
+// serving manifests, the others with the manifests loaded now, by family.
+func (p plan) results(loaded map[string]FamilyResult) []FamilyResult {
+	var out []FamilyResult
+	for _, f := range p.families {
+		if f.unchanged != nil {
+			out = append(out, FamilyResult{Manifest: *f.unchanged, Unchanged: true})
+		} else if r, ok := loaded[f.found.family.name]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runState is what one ingest carries from step to step.
 type runState struct {
 	opts       Options
+	plan       plan
 	gen        string
 	writer     *batchWriter
 	checkedAt  time.Time
@@ -292,6 +271,171 @@ type runState struct {
 	bytesTotal int64
 	serving    store.Snapshot
 	written    map[string]bool // collections an earlier family of this run wrote
+	// loaded are the families loaded in this run, by name; projected the collections the
+	// projections wrote; changes the collections to switch to the run's generation.
+	loaded    map[string]FamilyResult
+	projected []string
+	changes   map[string]string
+}
+
+// newRunState starts the run of a plan: a new generation and its batch writer, unless the run
+// is dry.
+func newRunState(ctx context.Context, opts Options, p plan) (*runState, error) {
+	r := &runState{opts: opts, plan: p, checkedAt: opts.Now().UTC(), serving: p.serving, written: map[string]bool{},
+		bytesDone: p.bytesSkipped, bytesTotal: p.bytesTotal, loaded: map[string]FamilyResult{}, changes: map[string]string{}}
+	if opts.DryRun {
+		return r, nil
+	}
+	var err error
+	if r.gen, err = store.NewGeneration(ctx, opts.Store); err != nil {
+		return nil, err
+	}
+	r.writer = newBatchWriter(opts.Store, r.gen, opts.Log, opts.Progress.Phase)
+	return r, nil
+}
+
+// load loads the planned families in order, then runs the projections whose inputs changed.
+func (r *runState) load(ctx context.Context) error {
+	for _, pf := range r.plan.families {
+		if pf.unchanged != nil {
+			continue
+		}
+		f := pf.found
+		began := time.Now()
+		m, err := r.loadFamily(ctx, f)
+		r.opts.Log.Info("family loaded", "family", f.family.name, "rows", m.Rows, "rejected", m.Rejected, "elapsed", time.Since(began).Round(time.Millisecond))
+		if err != nil {
+			return fmt.Errorf("ingest %s: %w", f.family.name, err)
+		}
+		r.loaded[f.family.name] = FamilyResult{Manifest: m}
+		for _, c := range f.family.collections {
+			r.changes[c] = r.gen
+			r.written[c] = !r.opts.DryRun
+		}
+	}
+	if r.opts.DryRun {
+		return nil
+	}
+	var err error
+	if r.projected, err = r.runProjections(ctx); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	for _, c := range r.projected {
+		r.changes[c] = r.gen
+	}
+	return nil
+}
+
+// record writes the manifests into the run's generation (the loaded families' new ones, the
+// others' carried over), commits every write, and records the change set of each collection
+// written against the serving generation: into families' Changes, and per projected
+// collection in the map it returns.
+func (r *runState) record(ctx context.Context, families []FamilyResult) (map[string]ChangeSummary, error) {
+	for _, m := range r.manifests() {
+		doc, err := manifestDocument(m)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.writer.add(ctx, catalog.ManifestCollection, doc); err != nil {
+			return nil, err
+		}
+	}
+	r.changes[catalog.ManifestCollection] = r.gen
+	if err := r.writer.finish(ctx); err != nil {
+		return nil, err
+	}
+	for i := range families {
+		fr := &families[i]
+		if fr.Unchanged {
+			continue
+		}
+		var err error
+		if fr.Changes, err = r.changeSets(ctx, r.familyCollections(fr.Manifest.Family)); err != nil {
+			return nil, err
+		}
+	}
+	began := time.Now()
+	projections, err := r.changeSets(ctx, r.projected)
+	if err != nil {
+		return nil, err
+	}
+	r.opts.Log.Info("change sets recorded", "elapsed", time.Since(began).Round(time.Millisecond))
+	return projections, ctx.Err()
+}
+
+// manifests are the manifests of the run's generation: those of the families loaded now, in load
+// order, then the serving ones of every other family.
+func (r *runState) manifests() []catalog.Manifest {
+	var out []catalog.Manifest
+	for _, pf := range r.plan.families {
+		if fr, ok := r.loaded[pf.found.family.name]; ok {
+			out = append(out, fr.Manifest)
+		}
+	}
+	for _, m := range r.plan.current {
+		if _, ok := r.loaded[m.Family]; !ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// familyCollections are the collections of a planned family.
+func (r *runState) familyCollections(name string) []string {
+	for _, pf := range r.plan.families {
+		if pf.found.family.name == name {
+			return pf.found.family.collections
+		}
+	}
+	return nil
+}
+
+// changeSets records the change set of each collection between the serving generation and the
+// run's.
+func (r *runState) changeSets(ctx context.Context, collections []string) (map[string]ChangeSummary, error) {
+	out := map[string]ChangeSummary{}
+	for _, c := range collections {
+		sum, err := recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
+		if err != nil {
+			return nil, err
+		}
+		out[c] = sum
+	}
+	return out, nil
+}
+
+// switchServing switches the serving snapshot to the run's generation for every collection it
+// wrote, in one step, then collects the generations nothing serves any more.
+func (r *runState) switchServing(ctx context.Context) error {
+	label := "ingest " + strings.Join(slices.Sorted(maps.Keys(r.loaded)), ",")
+	if len(r.loaded) == 0 {
+		label = "ingest: projections rebuilt"
+	}
+	if _, err := store.Switch(ctx, r.opts.Store, r.serving, r.changes, label); err != nil {
+		return fmt.Errorf("ingest: switch the serving snapshot: %w", err)
+	}
+	if dropped, err := store.CollectGenerations(ctx, r.opts.Store); err != nil {
+		r.opts.Log.Warn("collecting old generations failed", "err", err)
+	} else if len(dropped) > 0 {
+		r.opts.Log.Info("collected old generations", "generations", dropped)
+	}
+	return nil
+}
+
+// abort ends a failed run: it stops the writer and drops the partial generation, so that the
+// serving snapshot stays whole, and returns cause.
+func (r *runState) abort(ctx context.Context, cause error) error {
+	if r.writer == nil {
+		return cause
+	}
+	r.writer.close()
+	// The context may be the cancelled one; the cleanup must still run.
+	dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := r.opts.Store.DropGeneration(dropCtx, r.gen); err != nil {
+		r.opts.Log.Warn("could not drop the partial generation; it is collected after the next switch", "generation", r.gen, "err", err)
+	}
+	return cause
 }
 
 // readGeneration is the generation a family reads another family's collection from: this run's

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"regexp"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -15,16 +14,6 @@ var (
 	leieMonthly = pattern(`\d{4}(EXCL|REIN)\.csv`)
 	leieRein    = pattern(`\d{4}REIN\.csv`)
 )
-
-func init() {
-	registerFamily(&family{
-		name:        "leie",
-		dataset:     mapping.LEIE,
-		patterns:    []*regexp.Regexp{leieUpdated, leieMonthly},
-		collections: []string{catalog.Exclusions, catalog.ExclusionActions},
-		load:        loadLEIE,
-	})
-}
 
 // loadLEIE stores the exclusion list. Matching an exclusion to a provider is by the NPI the
 // list publishes: a direct field, so confidence is 1.

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"regexp"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -18,16 +17,6 @@ var (
 	othernameFile = pattern(`othername_pfile_[0-9-]+\.csv`)
 	endpointFile  = pattern(`endpoint_pfile_[0-9-]+\.csv`)
 )
-
-func init() {
-	registerFamily(&family{
-		name:        "nppes",
-		dataset:     mapping.NPPES,
-		patterns:    []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
-		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints},
-		load:        loadNPPES,
-	})
-}
 
 // loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
 func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {

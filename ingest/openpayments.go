@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 
 	"providerdir/catalog"
@@ -13,16 +12,6 @@ import (
 )
 
 var generalPayments = pattern(`OP_DTL_GNRL_PGY\d{4}_P\d{8}\.csv`)
-
-func init() {
-	registerFamily(&family{
-		name:        "openpayments",
-		dataset:     mapping.OpenPayments,
-		patterns:    []*regexp.Regexp{generalPayments},
-		collections: []string{catalog.Payments},
-		load:        loadOpenPayments,
-	})
-}
 
 // loadOpenPayments stores general payments, each tied to a registry NPI as strongly as the
 // evidence allows (see mapping.MatchConfidence); the match strength is the record's confidence.

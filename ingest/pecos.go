@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"regexp"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -15,16 +14,6 @@ var (
 	hospitalEnrollments = pattern(`Hospital_Enrollments[_0-9.-]*\.csv`)
 	ppefReassignment    = pattern(`PPEF_Reassignment_Extract[_0-9.-]*\.csv`)
 )
-
-func init() {
-	registerFamily(&family{
-		name:        "pecos",
-		dataset:     mapping.PECOS,
-		patterns:    []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
-		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments},
-		load:        loadPECOS,
-	})
-}
 
 // loadPECOS stores enrollments and the hospital NPI-CCN bridge. Both files publish the NPI, so
 // confidence is 1.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
 
@@ -25,20 +26,14 @@ type projection struct {
 	outdated func(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error)
 }
 
-var projections []*projection
-
-// registerProjection adds a projection; projections run in registration order, except that a
-// projection is placed before the first registered one that reads its outputs, so one may read
-// the outputs of another whatever order their files' init functions run in.
-func registerProjection(p *projection) {
-	at := slices.IndexFunc(projections, func(q *projection) bool {
-		return slices.ContainsFunc(q.inputs, func(c string) bool { return slices.Contains(p.outputs, c) })
-	})
-	if at < 0 {
-		projections = append(projections, p)
-		return
-	}
-	projections = slices.Insert(projections, at, p)
+// projections are the derived collections' builders in the order they run: a projection comes
+// after every projection whose outputs it reads (the FHIR resources mark the sandbox subset).
+// This table is the one place a projection is added.
+var projections = []*projection{
+	{name: "sandbox", inputs: []string{catalog.RegistryProviders}, outputs: []string{catalog.SandboxNPIs}, run: buildSandbox},
+	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR},
+	{name: "supply", inputs: []string{catalog.RegistryProviders, catalog.CensusStates, catalog.NUCCTaxonomy}, outputs: []string{catalog.SupplyStudies},
+		run: buildSupply, outdated: studiesOutdated},
 }
 
 // Projection is what a running projection may do: read any collection at the generation it

@@ -17,25 +17,6 @@ var (
 	nuccFile           = pattern(`nucc_taxonomy_\d+\.csv`)
 )
 
-func init() {
-	registerFamily(&family{
-		name:        "census",
-		dataset:     mapping.Census,
-		patterns:    []*regexp.Regexp{censusStatesFile, censusCountiesFile},
-		collections: []string{catalog.CensusStates, catalog.CensusCounties},
-		load:        loadCensus,
-		snapshotOf:  censusVintageDate,
-	})
-	registerFamily(&family{
-		name:        "nucc",
-		dataset:     mapping.NUCC,
-		patterns:    []*regexp.Regexp{nuccFile},
-		collections: []string{catalog.NUCCTaxonomy},
-		load:        loadNUCC,
-		snapshotOf:  nuccReleaseDate,
-	})
-}
-
 // loadCensus stores the state and county population estimates. Every state and county of the
 // files is stored (Puerto Rico included); which 51 make the national study is the supply
 // computation's business, not the loader's.

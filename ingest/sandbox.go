@@ -8,15 +8,6 @@ import (
 	"providerdir/store"
 )
 
-func init() {
-	registerProjection(&projection{
-		name:    "sandbox",
-		inputs:  []string{catalog.RegistryProviders},
-		outputs: []string{catalog.SandboxNPIs},
-		run:     buildSandbox,
-	})
-}
-
 // buildSandbox picks the sandbox subset: the active individual providers with the smallest NPIs.
 // The rule is deterministic, so the subset only moves when the registry itself changes there,
 // and individuals with the richest records (taxonomies, licenses) are the ones a newcomer tries.

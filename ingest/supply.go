@@ -21,16 +21,6 @@ const (
 	KeyCode      = "code"
 )
 
-func init() {
-	registerProjection(&projection{
-		name:     "supply",
-		inputs:   []string{catalog.RegistryProviders, catalog.CensusStates, catalog.NUCCTaxonomy},
-		outputs:  []string{catalog.SupplyStudies},
-		run:      buildSupply,
-		outdated: studiesOutdated,
-	})
-}
-
 // studiesOutdated reports whether the serving studies were computed with another methodology
 // version than this build's. All studies of a generation share one version, so one is read.
 func studiesOutdated(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error) {
