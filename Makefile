@@ -5,7 +5,7 @@ SHELL      := /bin/bash
 GO         ?= go
 # Outside a git checkout COMMIT is empty and the binaries report their commit as unknown.
 COMMIT     := $(shell git rev-parse --short=7 HEAD 2>/dev/null)
-LDFLAGS    := -X providerdir/buildinfo.Commit=$(COMMIT)
+LDFLAGS    := -X providerdir/internal/buildinfo.Commit=$(COMMIT)
 BIN        := bin
 # The reference files (Census, NUCC, ...) are built into the binaries; REFERENCE=DIR reads a
 # directory of newer releases instead.

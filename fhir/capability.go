@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"providerdir/buildinfo"
+	"providerdir/internal/buildinfo"
 	"providerdir/mapping/fhirmap"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/fhir"
-	"providerdir/httpserver"
 	"providerdir/ingest"
+	"providerdir/internal/httpserver"
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/smart"

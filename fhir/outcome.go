@@ -12,7 +12,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 // ContentType is the FHIR JSON media type.

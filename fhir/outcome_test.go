@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 func TestError(t *testing.T) {

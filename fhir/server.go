@@ -15,7 +15,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/catalog"
-	"providerdir/logging"
+	"providerdir/internal/logging"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 )

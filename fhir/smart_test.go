@@ -17,8 +17,8 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/fhir"
-	"providerdir/httpserver"
 	"providerdir/ingest"
+	"providerdir/internal/httpserver"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/store"

@@ -7,7 +7,7 @@ package mapping
 import (
 	"time"
 
-	"providerdir/buildinfo"
+	"providerdir/internal/buildinfo"
 )
 
 // Provenance is the 14-key provenance record of the resolver contract, carried by every stored

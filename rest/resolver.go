@@ -3,7 +3,7 @@ package rest
 import (
 	"net/http"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 // FlatErrorBody is the error envelope of the resolver API and of the service host: one error

@@ -13,8 +13,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"providerdir/logging"
-	"providerdir/requestid"
+	"providerdir/internal/logging"
+	"providerdir/internal/requestid"
 	"providerdir/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 func request(id string) *http.Request {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 // V1Response is the supply API's success envelope.

@@ -27,7 +27,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 
 	"providerdir/catalog"
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/store/embedded"

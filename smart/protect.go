@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strings"
 
-	"providerdir/logging"
-	"providerdir/requestid"
+	"providerdir/internal/logging"
+	"providerdir/internal/requestid"
 )
 
 // FHIR requests that need no token: the CapabilityStatement, the discovery document and the

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"providerdir/logging"
-	"providerdir/rest/clientip"
+	"providerdir/internal/clientip"
+	"providerdir/internal/logging"
 	"providerdir/rest/quota"
 )
 

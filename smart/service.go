@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/rest/clientip"
+	"providerdir/internal/clientip"
 	"providerdir/rest/quota"
 	"providerdir/store"
 )

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"providerdir/logging"
+	"providerdir/internal/logging"
 )
 
 // TokenResponse is a successful token endpoint answer (RFC 6749 section 5.1).

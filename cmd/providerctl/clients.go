@@ -14,7 +14,7 @@ import (
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/config"
+	"providerdir/internal/config"
 	"providerdir/rest"
 	"providerdir/smart"
 	"providerdir/store"

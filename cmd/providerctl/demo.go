@@ -12,12 +12,12 @@ import (
 	"strings"
 
 	"providerdir/catalog"
-	"providerdir/config"
+	"providerdir/internal/config"
+	"providerdir/internal/storeopen"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/store/embedded"
-	"providerdir/store/storeopen"
 )
 
 func init() {

@@ -14,13 +14,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"providerdir/config"
 	"providerdir/ingest"
+	"providerdir/internal/config"
+	"providerdir/internal/storeopen"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store/embedded"
-	"providerdir/store/storeopen"
 )
 
 // The demo command issues working credentials once and prints the same ones on every run.

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"providerdir/config"
+	"providerdir/internal/config"
 	"providerdir/source/synth"
 )
 

@@ -12,9 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"providerdir/config"
 	"providerdir/ingest"
-	"providerdir/store/storeopen"
+	"providerdir/internal/config"
+	"providerdir/internal/storeopen"
 )
 
 func init() {

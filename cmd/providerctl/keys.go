@@ -13,13 +13,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"providerdir/config"
+	"providerdir/internal/config"
 	"providerdir/internal/safetext"
+	"providerdir/internal/storeopen"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/intake"
 	"providerdir/store"
-	"providerdir/store/storeopen"
 )
 
 // keysTimeout bounds one keys command, as statusTimeout does status.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/buildinfo"
 	"providerdir/catalog"
+	"providerdir/internal/buildinfo"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )

@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
-	"providerdir/config"
+	"providerdir/internal/config"
+	"providerdir/internal/storeopen"
 	"providerdir/store"
-	"providerdir/store/storeopen"
 )
 
 // withStore opens the store named by --store for one operation bounded by timeout, so that an

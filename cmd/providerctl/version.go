@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"providerdir/buildinfo"
+	"providerdir/internal/buildinfo"
 )
 
 func init() {

@@ -20,13 +20,14 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/buildinfo"
-	"providerdir/config"
 	"providerdir/fhir"
-	"providerdir/httpserver"
 	"providerdir/ingest"
-	"providerdir/logging"
-	"providerdir/metrics"
+	"providerdir/internal/buildinfo"
+	"providerdir/internal/config"
+	"providerdir/internal/httpserver"
+	"providerdir/internal/logging"
+	"providerdir/internal/metrics"
+	"providerdir/internal/storeopen"
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
@@ -34,7 +35,6 @@ import (
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/store/remote"
-	"providerdir/store/storeopen"
 	"providerdir/web"
 )
 

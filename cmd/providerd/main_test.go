@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/config"
 	"providerdir/ingest"
+	"providerdir/internal/config"
 	"providerdir/smart"
 	"providerdir/store/embedded"
 )

@@ -7,10 +7,10 @@ import (
 	"net/netip"
 	"strconv"
 
-	"providerdir/logging"
+	"providerdir/internal/clientip"
+	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/clientip"
 	"providerdir/rest/quota"
 )
 

@@ -46,8 +46,8 @@ import (
 	"net/netip"
 	"time"
 
+	"providerdir/internal/clientip"
 	"providerdir/rest/apikey"
-	"providerdir/rest/clientip"
 	"providerdir/rest/quota"
 	"providerdir/store"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 )
 
 // Guard returns a surface's Routes function (httpserver.Surface.Routes) with mw around every

@@ -7,7 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"providerdir/logging"
+	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/quota"

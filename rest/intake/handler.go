@@ -15,8 +15,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"providerdir/internal/logging"
 	"providerdir/internal/safetext"
-	"providerdir/logging"
 	"providerdir/rest"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"providerdir/httpserver"
 	"providerdir/ingest"
+	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"

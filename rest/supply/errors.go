@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"providerdir/logging"
+	"providerdir/internal/logging"
 	"providerdir/rest"
 )
 

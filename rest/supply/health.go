@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/logging"
+	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/store"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/supply"
 	"providerdir/store"

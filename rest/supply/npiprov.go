@@ -1,8 +1,8 @@
 package supply
 
 import (
-	"providerdir/buildinfo"
 	"providerdir/catalog"
+	"providerdir/internal/buildinfo"
 	"providerdir/mapping"
 	"providerdir/rest"
 )

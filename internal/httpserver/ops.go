@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"providerdir/logging"
-	"providerdir/metrics"
+	"providerdir/internal/logging"
+	"providerdir/internal/metrics"
 	"providerdir/store"
 )
 

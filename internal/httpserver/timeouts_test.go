@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

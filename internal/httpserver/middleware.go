@@ -10,8 +10,8 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/logging"
-	"providerdir/requestid"
+	"providerdir/internal/logging"
+	"providerdir/internal/requestid"
 )
 
 // ServeHTTP runs every request through the middleware, outermost first: request id, security

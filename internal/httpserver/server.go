@@ -24,8 +24,8 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/metrics"
-	"providerdir/rest/clientip"
+	"providerdir/internal/clientip"
+	"providerdir/internal/metrics"
 )
 
 // ErrorWriter writes an error response in a surface's envelope. code is a machine-readable code

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"providerdir/requestid"
+	"providerdir/internal/requestid"
 )
 
 // Cross-origin resource sharing (the Fetch standard's CORS protocol) for the surfaces that ask for

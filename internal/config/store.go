@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"providerdir/store/storeopen"
+	"providerdir/internal/storeopen"
 )
 
 // SandboxKeyFile is the file name of the SMART sandbox client's private key in the store's

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"providerdir/rest/clientip"
+	"providerdir/internal/clientip"
 )
 
 // Request limits every surface shares. Per-endpoint limits (a form's fields, a batch's size) are

@@ -20,10 +20,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/fhir"
-	"providerdir/httpserver"
-	"providerdir/logging"
-	"providerdir/metrics"
-	"providerdir/requestid"
+	"providerdir/internal/httpserver"
+	"providerdir/internal/logging"
+	"providerdir/internal/metrics"
+	"providerdir/internal/requestid"
 	"providerdir/rest"
 	"providerdir/store/embedded"
 )

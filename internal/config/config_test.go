@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/store/storeopen"
+	"providerdir/internal/storeopen"
 )
 
 func env(kv ...string) func(string) string {

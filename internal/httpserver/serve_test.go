@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 )
 
 // slowServer serves a handler that signals when a request has arrived and then takes hold to

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/httpserver"
-	"providerdir/requestid"
+	"providerdir/internal/httpserver"
+	"providerdir/internal/requestid"
 	"providerdir/store/embedded"
 )
 

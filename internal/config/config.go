@@ -23,8 +23,8 @@ import (
 	"strings"
 	"time"
 
+	"providerdir/internal/storeopen"
 	"providerdir/source/reference"
-	"providerdir/store/storeopen"
 )
 
 // Defaults of the options that have one.

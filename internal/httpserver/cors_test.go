@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 )
 
 // withCORS marks the v1, resolver and fhir surfaces CORS and allows origins.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/httpserver"
+	"providerdir/internal/httpserver"
 )
 
 // holding adds a route /hold to every surface: it signals arrived, then answers "finished" once
