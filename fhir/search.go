@@ -106,54 +106,15 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 	}
 	coll := catalog.FHIRCollection(q.typ)
 	hash := queryHash(q.typ, q.canonical)
-	var tok pageToken
-	if q.cursor != "" {
-		var ok bool
-		if tok, ok = decodePageToken(q.cursor); !ok {
-			return nil, http.StatusBadRequest, invalid("_cursor", "not a cursor of this server; follow the Bundle's links")
-		}
-		if tok.Query != hash {
-			return nil, http.StatusBadRequest, invalid("_cursor", "the cursor belongs to another search; follow the Bundle's links")
-		}
-		switch tok.Generation {
-		case v.gens[coll]:
-		case v.prev[coll]:
-			v = view{gens: v.prev} // page on through the snapshot the search started on
-		default:
-			return nil, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
-		}
+	v, tok, status, err := pageStart(v, q.cursor, coll, hash)
+	if err != nil {
+		return nil, status, err
 	}
 	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
 
-	where := slices.Clone(q.where)
-	if g.Sandboxed() {
-		where = append(where, sandboxCond)
-	}
-	empty := q.empty
-	for _, t := range q.tags {
-		cond, err := s.tagCondition(ctx, v, t)
-		if err != nil {
-			return nil, 0, err
-		}
-		if cond == nil {
-			empty = true
-			break
-		}
-		where = append(where, *cond)
-	}
-	for _, c := range q.chains {
-		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
-		if _, ok := err.(*paramError); ok {
-			return nil, http.StatusBadRequest, err
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		if cond == nil {
-			empty = true
-			break
-		}
-		where = append(where, *cond)
+	where, empty, status, err := s.conditions(ctx, v, q, g)
+	if err != nil {
+		return nil, status, err
 	}
 	sq := store.Query{Collection: coll, Generation: v.gen(q.typ), Where: where, Limit: max(q.count, 1)}
 	if q.sort != "" {
@@ -198,32 +159,99 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 			return nil, 0, err
 		}
 	}
-	gen := v.gen(q.typ)
+	s.pageLinks(res, q, tok, pageToken{Generation: v.gen(q.typ), Total: res.total, Query: hash}, sq.OrderBy, page.Next)
+	if err := s.addIncludes(ctx, v, q, g, res); err != nil {
+		return nil, 0, err
+	}
+	return res, 0, nil
+}
+
+// pageStart reads a search's _cursor: the view to page through (the snapshot the search began
+// on, which may be the previous one) and the page token. A cursor of another search or server is
+// 400; one of a snapshot no longer served is 410.
+func pageStart(v view, cursor, coll, hash string) (view, pageToken, int, error) {
+	if cursor == "" {
+		return v, pageToken{}, 0, nil
+	}
+	tok, ok := decodePageToken(cursor)
+	switch {
+	case !ok:
+		return v, tok, http.StatusBadRequest, invalid("_cursor", "not a cursor of this server; follow the Bundle's links")
+	case tok.Query != hash:
+		return v, tok, http.StatusBadRequest, invalid("_cursor", "the cursor belongs to another search; follow the Bundle's links")
+	case tok.Generation == v.gens[coll]:
+		return v, tok, 0, nil
+	case tok.Generation == v.prev[coll]:
+		return view{gens: v.prev}, tok, 0, nil // page on through the snapshot the search started on
+	}
+	return v, tok, http.StatusGone, fmt.Errorf("the snapshot this search was paging through has been replaced; run the search again")
+}
+
+// conditions are a search's store conditions: its own, the sandbox's for a sandbox grant, and
+// those its _tag and chained parameters resolve to. empty is true when one of those can match
+// nothing, so the search has no match without asking the store.
+func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (where []store.Condition, empty bool, status int, err error) {
+	where = slices.Clone(q.where)
+	if g.Sandboxed() {
+		where = append(where, sandboxCond)
+	}
+	add := func(cond *store.Condition) bool {
+		if cond == nil {
+			empty = true
+			return false
+		}
+		where = append(where, *cond)
+		return true
+	}
+	for _, t := range q.tags {
+		cond, err := s.tagCondition(ctx, v, t)
+		if err != nil {
+			return nil, false, 0, err
+		}
+		if !add(cond) {
+			break
+		}
+	}
+	for _, c := range q.chains {
+		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
+		if _, ok := err.(*paramError); ok {
+			return nil, false, http.StatusBadRequest, err
+		}
+		if err != nil {
+			return nil, false, 0, err
+		}
+		if !add(cond) {
+			break
+		}
+	}
+	return where, q.empty || empty, 0, nil
+}
+
+// pageLinks sets a page's next and previous links. next is the token of the links, the store
+// cursor and direction set per link; storeNext is where the store says the page ended.
+func (s *Server) pageLinks(res *result, q *query, tok, next pageToken, orderBy, storeNext string) {
 	mk := func(cursor string, back bool) string {
-		t := pageToken{Generation: gen, Cursor: cursor, Back: back, Total: res.total, Query: hash}
+		t := next
+		t.Cursor, t.Back = cursor, back
 		return s.link(q.typ, withParam(q.canonical, "_cursor", t.encode()))
 	}
 	if tok.Back {
 		slices.Reverse(res.matches)
 		// Came back from a later page: there is always a next one.
 		if n := len(res.matches); n > 0 {
-			res.next = mk(cursorOf(res.matches[n-1], sq.OrderBy), false)
+			res.next = mk(cursorOf(res.matches[n-1], orderBy), false)
 		}
-		if page.Next != "" {
-			res.prev = mk(page.Next, true)
+		if storeNext != "" {
+			res.prev = mk(storeNext, true)
 		}
-	} else {
-		if page.Next != "" {
-			res.next = mk(page.Next, false)
-		}
-		if tok.Cursor != "" && len(res.matches) > 0 {
-			res.prev = mk(cursorOf(res.matches[0], sq.OrderBy), true)
-		}
+		return
 	}
-	if err := s.addIncludes(ctx, v, q, g, res); err != nil {
-		return nil, 0, err
+	if storeNext != "" {
+		res.next = mk(storeNext, false)
 	}
-	return res, 0, nil
+	if tok.Cursor != "" && len(res.matches) > 0 {
+		res.prev = mk(cursorOf(res.matches[0], orderBy), true)
+	}
 }
 
 // total counts a search's matches. A first page with no next page holds them all, so the

@@ -1,5 +1,7 @@
 package ident
 
+import "strings"
+
 // CCN forms, after the CMS State Operations Manual (Pub. 100-07) section 2779: the first two
 // characters are a state code from the CCN state table (SSA-style, not FIPS, with overflow codes
 // for states that ran out of numbers); what follows depends on the kind of provider.
@@ -40,23 +42,32 @@ func ValidateCCN(s string) error {
 	return nil
 }
 
+// Letters that may stand in the third character of a CCN (the first after the state code).
+const (
+	ccnSupplierLetters = "CDX"        // an eight-character tail: a supplier
+	ccnUnitLetters     = "ABEFGHJKLP" // a letter and three digits
+	ccnSubunitLetters  = "MRSTUWYZ"   // a letter, the parent's type, two digits
+	ccnParentTypes     = "0123456789ABCDEFGHJK"
+)
+
 func ccnTailOK(t string) bool {
 	if len(t) == 8 { // supplier
-		return (t[0] == 'C' || t[0] == 'D' || t[0] == 'X') && allDigits(t[1:])
+		return oneOf(ccnSupplierLetters, t[0]) && allDigits(t[1:])
 	}
 	switch c := t[0]; {
 	case isDigit(c):
 		// Medicare provider (four digits) or emergency hospital (three digits and E or F).
-		return isDigit(t[1]) && isDigit(t[2]) && (isDigit(t[3]) || t[3] == 'E' || t[3] == 'F')
-	case c == 'A' || c == 'B' || c == 'E' || c == 'F' || c == 'G' || c == 'H' || c == 'J' || c == 'K' || c == 'L' || c == 'P':
+		return allDigits(t[1:3]) && (isDigit(t[3]) || t[3] == 'E' || t[3] == 'F')
+	case oneOf(ccnUnitLetters, c):
 		return allDigits(t[1:])
-	case c == 'M' || c == 'R' || c == 'S' || c == 'T' || c == 'U' || c == 'W' || c == 'Y' || c == 'Z':
-		p := t[1]
-		parentOK := isDigit(p) || p >= 'A' && p <= 'H' || p == 'J' || p == 'K'
-		return parentOK && allDigits(t[2:])
+	case oneOf(ccnSubunitLetters, c):
+		return oneOf(ccnParentTypes, t[1]) && allDigits(t[2:])
 	}
 	return false
 }
+
+// oneOf reports whether c is one of the bytes of set.
+func oneOf(set string, c byte) bool { return strings.IndexByte(set, c) >= 0 }
 
 // CCNState returns the USPS code (or "CN", "MX", "FC" for Canada, Mexico and other foreign
 // countries) that a CCN state code stands for. Several codes can map to one state: 05, 55, 75,
