@@ -90,15 +90,30 @@ func Validate(body []byte, tagPrefix string) error {
 	if err := json.Unmarshal(body, &r); err != nil {
 		return err
 	}
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
 	want, ok := fhirmap.Profiles[r.ResourceType]
 	if !ok {
 		return fmt.Errorf("unexpected resource type %q", r.ResourceType)
 	}
-	if !slices.Contains(r.Meta.Profile, want) {
-		fail("meta.profile %v lacks %s", r.Meta.Profile, want)
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	checkMeta(&r, want, tagPrefix, fail)
+	checkIdentifiers(&r, fail)
+	if check := typeChecks[r.ResourceType]; check != nil {
+		check(&r, fail)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s/%s: %w", r.ResourceType, r.ID, errors.Join(errs...))
+	}
+	return nil
+}
+
+// failFunc records one broken rule of a resource.
+type failFunc func(format string, args ...any)
+
+// checkMeta checks meta: the profile, lastUpdated, source and the 14 provenance tags.
+func checkMeta(r *resource, profile, tagPrefix string, fail failFunc) {
+	if !slices.Contains(r.Meta.Profile, profile) {
+		fail("meta.profile %v lacks %s", r.Meta.Profile, profile)
 	}
 	if r.Meta.LastUpdated == "" {
 		fail("meta.lastUpdated missing")
@@ -118,6 +133,11 @@ func Validate(body []byte, tagPrefix string) error {
 	if !slices.Equal(keys, mapping.ProvenanceKeys) {
 		fail("provenance tags %v, want the 14 keys %v", keys, mapping.ProvenanceKeys)
 	}
+}
+
+// checkIdentifiers checks that every identifier has a system and a value, and NPIs their check
+// digit.
+func checkIdentifiers(r *resource, fail failFunc) {
 	for _, id := range r.Identifier {
 		if id.System == "" || id.Value == "" {
 			fail("identifier without system or value")
@@ -128,28 +148,31 @@ func Validate(body []byte, tagPrefix string) error {
 			}
 		}
 	}
-	hasNPI := slices.ContainsFunc(r.Identifier, func(i ident0) bool { return i.System == fhirmap.SystemNPI })
+}
 
-	switch r.ResourceType {
-	case fhirmap.TypePractitioner:
+// typeChecks are the US Core and Plan-Net rules of each resource type.
+var typeChecks = map[string]func(r *resource, fail failFunc){
+	fhirmap.TypePractitioner: func(r *resource, fail failFunc) {
 		var names []struct {
 			Family string `json:"family"`
 		}
 		_ = json.Unmarshal(r.Name, &names)
-		if len(r.Identifier) == 0 || !hasNPI {
+		if !slices.ContainsFunc(r.Identifier, func(i ident0) bool { return i.System == fhirmap.SystemNPI }) {
 			fail("Practitioner without an NPI identifier")
 		}
 		if len(names) == 0 || names[0].Family == "" {
 			fail("Practitioner without name.family")
 		}
-	case fhirmap.TypePractitionerRole:
+	},
+	fhirmap.TypePractitionerRole: func(r *resource, fail failFunc) {
 		if len(r.Telecom) == 0 && len(r.Endpoint) == 0 {
 			fail("pd-1: PractitionerRole without telecom or endpoint")
 		}
 		if r.Practitioner == nil && r.Organization == nil && len(r.Service) == 0 && len(r.Location) == 0 {
 			fail("us-core-13: PractitionerRole without practitioner, organization, healthcareService or location")
 		}
-	case fhirmap.TypeOrganization:
+	},
+	fhirmap.TypeOrganization: func(r *resource, fail failFunc) {
 		var name string
 		_ = json.Unmarshal(r.Name, &name)
 		if r.Active == nil {
@@ -158,20 +181,23 @@ func Validate(body []byte, tagPrefix string) error {
 		if name == "" {
 			fail("Organization without name")
 		}
-	case fhirmap.TypeLocation:
+	},
+	fhirmap.TypeLocation: func(r *resource, fail failFunc) {
 		var name string
 		_ = json.Unmarshal(r.Name, &name)
 		if name == "" {
 			fail("Location without name")
 		}
-	case fhirmap.TypeHealthcareService:
+	},
+	fhirmap.TypeHealthcareService: func(r *resource, fail failFunc) {
 		if r.Active == nil || !*r.Active {
 			fail("HealthcareService not active (Plan-Net fixes active to true)")
 		}
 		if len(r.Category) == 0 {
 			fail("HealthcareService without category")
 		}
-	case fhirmap.TypeEndpoint:
+	},
+	fhirmap.TypeEndpoint: func(r *resource, fail failFunc) {
 		var address string
 		_ = json.Unmarshal(r.Address, &address)
 		if r.Status == "" || address == "" || len(r.PayloadType) == 0 {
@@ -180,11 +206,7 @@ func Validate(body []byte, tagPrefix string) error {
 		if r.Connection == nil || r.Connection.System == "" || r.Connection.Code == "" {
 			fail("Endpoint without a coded connectionType")
 		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s/%s: %w", r.ResourceType, r.ID, errors.Join(errs...))
-	}
-	return nil
+	},
 }
 
 // References returns the "Type/id" references a resource makes, for checking that none dangles.
