@@ -101,3 +101,29 @@ func TestGrantFrom(t *testing.T) {
 		})
 	}
 }
+
+// Before any ingest a read is 404 and a search an empty Bundle, not a store error.
+func TestNothingIngested(t *testing.T) {
+	st, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	all := func(context.Context) (fhir.Grant, bool) { return readAll{}, true }
+	r := mux.NewRouter()
+	fhir.New(fhir.Config{Store: st, BaseURL: "http://directory.example/fhir", GrantFrom: all,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Routes(r.PathPrefix("/fhir").Subrouter())
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	for path, want := range map[string]int{"/fhir/Practitioner/1234567893": 404, "/fhir/Practitioner?name=x": 200, "/fhir/Endpoint/1.2": 404} {
+		if got := get(t, srv.URL+path); got.status != want {
+			t.Errorf("%s: %d, want %d: %.200s", path, got.status, want, got.body)
+		}
+	}
+}
+
+// readAll is a grant of every read and search.
+type readAll struct{}
+
+func (readAll) Allows(string, catalog.Interaction) bool { return true }
+func (readAll) Sandboxed() bool                         { return false }

@@ -42,7 +42,12 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	doc, err := s.st.Get(r.Context(), v.gen(typ), catalog.FHIRCollection(typ), id)
+	gen := v.gen(typ)
+	if gen == "" { // nothing of the type ingested yet: no resource can be there
+		s.notFound(w, r, v, typ, id, g.Sandboxed())
+		return
+	}
+	doc, err := s.st.Get(r.Context(), gen, catalog.FHIRCollection(typ), id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && g.Sandboxed() && !hasKey(doc, fhirmap.KeySandbox, "1")) {
 		s.notFound(w, r, v, typ, id, g.Sandboxed())
 		return
