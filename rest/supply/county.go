@@ -108,7 +108,7 @@ func (v view) county(ctx context.Context, fips string) (census.County, mapping.P
 	if ident.ValidateCountyFIPS(fips) != nil {
 		return census.County{}, mapping.Provenance{}, store.ErrNotFound
 	}
-	gen := v.snap.Generation(catalog.CensusCounties)
+	gen := v.Snap.Generation(catalog.CensusCounties)
 	if gen == "" {
 		return census.County{}, mapping.Provenance{}, store.ErrNotFound
 	}

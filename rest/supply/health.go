@@ -10,6 +10,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/internal/logging"
 	"providerdir/rest"
+	"providerdir/rest/internal/records"
 	"providerdir/store"
 )
 
@@ -68,7 +69,7 @@ func healthSources(ms []catalog.Manifest) []HealthSource {
 	for _, m := range ms {
 		out = append(out, HealthSource{
 			Family:        m.Family,
-			Source:        sourceName(m),
+			Source:        records.SourceName(m),
 			SourceURL:     m.SourceURL,
 			DatasetID:     m.DatasetID,
 			Snapshot:      m.Snapshot,

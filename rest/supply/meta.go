@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"providerdir/rest"
+	"providerdir/rest/internal/records"
 )
 
 // Source families each kind of response is drawn from; meta.data_freshness has one entry for
@@ -19,14 +20,14 @@ var (
 // meta builds a response's ResponseMeta: freshness of the families the response draws on,
 // links to its methodology, the limitations page and the interface description.
 func (a *API) meta(ctx context.Context, r *http.Request, v view, families []string, methodologyURL string) (rest.V1Meta, error) {
-	ms, err := v.manifests(ctx)
+	ms, err := v.Manifests(ctx)
 	if err != nil {
 		return rest.V1Meta{}, err
 	}
 	var fresh []rest.DataFreshness
 	for _, m := range ms {
 		if slices.Contains(families, m.Family) {
-			fresh = append(fresh, rest.Freshness(sourceName(m), m.FinishedAt, m.Cadence))
+			fresh = append(fresh, rest.Freshness(records.SourceName(m), m.FinishedAt, m.Cadence))
 		}
 	}
 	meta := rest.NewV1Meta(r, fresh, methodologyURL, a.limitationsPage())

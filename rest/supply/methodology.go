@@ -99,7 +99,7 @@ func (a *API) methodology(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		m, loaded, err := v.manifest(ctx, ds.Family)
+		m, loaded, err := v.Manifest(ctx, ds.Family)
 		if err != nil {
 			fail(w, r, "methodology: read the manifests", err)
 			return

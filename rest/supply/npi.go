@@ -67,7 +67,7 @@ func (a *API) resolveNPI(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "npi: read the serving snapshot", err)
 		return
 	}
-	rec, prov, err := v.registryRecord(ctx, npi)
+	rec, prov, err := v.Registry(ctx, npi)
 	if errors.Is(err, store.ErrNotFound) {
 		rest.WriteV1Error(w, r, http.StatusNotFound, CodeNPINotInRegistry, "NPI "+npi+" is not in the national registry.", nil)
 		return

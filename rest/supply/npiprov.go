@@ -4,7 +4,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/internal/buildinfo"
 	"providerdir/mapping"
-	"providerdir/rest"
+	"providerdir/rest/internal/records"
 )
 
 // BlockProvenance is the 14-key provenance record of a source block. For a source with a record
@@ -31,7 +31,7 @@ type BlockProvenance struct {
 // _data_availability flags of source blocks besides mapping.AvailabilityPresent.
 const (
 	// AvailabilityAbsent: the source was searched, by the NPI it publishes, and holds no record.
-	AvailabilityAbsent = "absent"
+	AvailabilityAbsent = records.AvailabilityAbsent
 	// AvailabilityNotIngested: the service does not load this source; nothing was searched.
 	AvailabilityNotIngested = "not_ingested"
 )
@@ -47,18 +47,9 @@ func fromRecord(p mapping.Provenance) BlockProvenance {
 	}
 }
 
-// searched is the provenance of a search that found nothing in an ingested snapshot: the
-// snapshot's facts from its manifest, checked when the file had been read whole, with
-// confidence 1 since the lookup is by the NPI the source publishes.
+// searched is the provenance of a search that found nothing in an ingested snapshot.
 func searched(m catalog.Manifest) BlockProvenance {
-	one := 1.0
-	checked := rest.Timestamp(m.FinishedAt)
-	return BlockProvenance{
-		Source: sourceName(m), SourceURL: m.SourceURL, DatasetID: m.DatasetID,
-		Snapshot: &m.Snapshot, Methodology: &m.Methodology, LastChecked: &checked, Confidence: &one,
-		DataAvailability: []string{AvailabilityAbsent}, PipelineVersion: buildinfo.PipelineVersion(),
-		License: m.License, CoverageStart: &m.Coverage.Start, CoverageEnd: &m.Coverage.End,
-	}
+	return fromRecord(records.Searched(m, records.SourceName(m)))
 }
 
 // Sources the service does not ingest: what is known of them is their publisher and landing page.

@@ -115,27 +115,16 @@ func (v view) payments(ctx context.Context, npi string) (SourceBlock, error) {
 // answer with when there is none: the searched snapshot's provenance, or, when the family is not
 // loaded, the dataset's description marked not ingested.
 func (v view) byNPI(ctx context.Context, collection, family string, d mapping.Dataset, npi string) ([]store.Document, SourceBlock, error) {
-	m, loaded, err := v.manifest(ctx, family)
+	m, loaded, err := v.Manifest(ctx, family)
 	if err != nil {
 		return nil, SourceBlock{}, err
 	}
-	gen := v.snap.Generation(collection)
-	if !loaded || gen == "" {
+	if !loaded || v.Snap.Generation(collection) == "" {
 		return nil, SourceBlock{Provenance: notIngested(d)}, nil
 	}
-	q := store.Query{Collection: collection, Generation: gen, Limit: 1000,
-		Where: []store.Condition{{Param: mapping.KeyNPI, Values: []string{npi}}}}
-	var docs []store.Document
-	for {
-		page, err := v.api.store.Find(ctx, q)
-		if err != nil {
-			return nil, SourceBlock{}, err
-		}
-		docs = append(docs, page.Docs...)
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+	docs, err := v.Keyed(ctx, collection, mapping.KeyNPI, npi)
+	if err != nil {
+		return nil, SourceBlock{}, err
 	}
 	return docs, SourceBlock{Provenance: searched(m)}, nil
 }

@@ -1,14 +1,11 @@
 package supply
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
-	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/internal/safetext"
 	"providerdir/mapping"
@@ -47,7 +44,7 @@ func (a *API) provider(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "provider: read the serving snapshot", err)
 		return
 	}
-	rec, prov, err := v.registryRecord(ctx, npi)
+	rec, prov, err := v.Registry(ctx, npi)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		fail(w, r, "provider: read the registry", err)
 		return
@@ -118,21 +115,4 @@ func validNPI(w http.ResponseWriter, r *http.Request) (npi string, checkDigitHin
 	rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, "An NPI is exactly 10 decimal digits.",
 		map[string]any{"npi": safetext.Echo(npi), "reason": reason})
 	return "", nil, false
-}
-
-// registryRecord reads one registry record of the serving snapshot.
-func (v view) registryRecord(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
-	gen := v.snap.Generation(catalog.RegistryProviders)
-	if gen == "" {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
-	}
-	d, err := v.api.store.Get(ctx, gen, catalog.RegistryProviders, npi)
-	if err != nil {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, err
-	}
-	b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
-	if err != nil {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, fmt.Errorf("decode registry record %s: %w", npi, err)
-	}
-	return b.Record, b.Provenance, nil
 }

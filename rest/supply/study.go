@@ -132,8 +132,8 @@ func (a *API) byState(w http.ResponseWriter, r *http.Request) {
 // encodedRows returns the study's rows wrapped and encoded, once per generation: they are the
 // same for every request, and encoding some 200 KB of provenance is most of a request's cost.
 func (a *API) encodedRows(q studyRequest) (json.RawMessage, error) {
-	key := q.v.snap.Generation(catalog.SupplyStudies) + "/" + study.ID(q.st.Specialty, filterCode(q.st))
-	if raw, ok := a.encoded.get(key); ok {
+	key := q.v.Snap.Generation(catalog.SupplyStudies) + "/" + study.ID(q.st.Specialty, filterCode(q.st))
+	if raw, ok := a.encoded.Get(key); ok {
 		return raw, nil
 	}
 	wrap := a.rowWrapper(q.st)
@@ -148,7 +148,7 @@ func (a *API) encodedRows(q studyRequest) (json.RawMessage, error) {
 		return nil, err
 	}
 	raw := json.RawMessage(bytes.TrimSpace(buf.Bytes()))
-	a.encoded.put(key, raw)
+	a.encoded.Put(key, raw)
 	return raw, nil
 }
 

@@ -16,24 +16,25 @@ import (
 	"providerdir/catalog"
 	"providerdir/mapping/study"
 	"providerdir/rest"
+	"providerdir/rest/internal/records"
 	"providerdir/store"
 )
 
 // API serves the supply data API.
 type API struct {
 	store   store.Store
+	records *records.Reader
 	baseURL string
 
-	studies       cache[*study.Study]
-	encoded       cache[json.RawMessage]
-	manifestCache cache[[]catalog.Manifest]
-	openapi       openAPIDoc
+	studies records.Cache[*study.Study]
+	encoded records.Cache[json.RawMessage]
+	openapi openAPIDoc
 }
 
 // New returns the API reading from s. baseURL is the public base URL (without /v1) that absolute
 // links in meta are built from; it comes from configuration, never from the request.
 func New(s store.Store, baseURL string) *API {
-	return &API{store: s, baseURL: strings.TrimRight(baseURL, "/")}
+	return &API{store: s, records: records.New(s), baseURL: strings.TrimRight(baseURL, "/")}
 }
 
 // Routes registers the API's handlers on the /v1 subrouter. Path variables take any value, so
@@ -72,17 +73,9 @@ func (a *API) studyURL(slug string) string {
 func freshness(ms []catalog.Manifest) []rest.DataFreshness {
 	out := make([]rest.DataFreshness, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, rest.Freshness(sourceName(m), m.FinishedAt, m.Cadence))
+		out = append(out, rest.Freshness(records.SourceName(m), m.FinishedAt, m.Cadence))
 	}
 	return out
-}
-
-// sourceName is the manifest's human source name, or its family when a manifest lacks one.
-func sourceName(m catalog.Manifest) string {
-	if m.Source != "" {
-		return m.Source
-	}
-	return m.Family
 }
 
 // manifests reads the manifests with the request's context.

@@ -1,0 +1,166 @@
+// Package records reads source records of the serving snapshot for the JSON APIs: the
+// manifests, a registry record by NPI, and every document of a source collection keyed by an
+// NPI or a CCN. The supply API and the resolver both read through it, so the two answer from the
+// same records in the same way.
+package records
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"providerdir/catalog"
+	"providerdir/internal/buildinfo"
+	"providerdir/mapping"
+	"providerdir/store"
+)
+
+// AvailabilityAbsent is the _data_availability flag of a search by an identifier the source
+// publishes that found no record.
+const AvailabilityAbsent = "absent"
+
+// Reader reads one store. The manifests it decodes are cached per generation.
+type Reader struct {
+	store     store.Store
+	manifests Cache[[]catalog.Manifest]
+}
+
+// New returns a Reader over s.
+func New(s store.Store) *Reader { return &Reader{store: s} }
+
+// Store is the store the reader reads.
+func (r *Reader) Store() store.Store { return r.store }
+
+// View is one request's reading of the serving snapshot: every read of the request goes to the
+// generations Snap names, so a response never mixes two snapshots.
+type View struct {
+	r    *Reader
+	Snap store.Snapshot
+}
+
+// Serving returns a view of the snapshot being served now.
+func (r *Reader) Serving(ctx context.Context) (View, error) {
+	snap, err := store.Serving(ctx, r.store)
+	return View{r: r, Snap: snap}, err
+}
+
+// Manifests returns the serving manifests, decoded once per generation.
+func (v View) Manifests(ctx context.Context) ([]catalog.Manifest, error) {
+	gen := v.Snap.Generation(catalog.ManifestCollection)
+	if gen == "" {
+		return nil, nil
+	}
+	if ms, ok := v.r.manifests.Get(gen); ok {
+		return ms, nil
+	}
+	ms, err := catalog.ManifestsAt(ctx, v.r.store, gen)
+	if err != nil {
+		return nil, err
+	}
+	v.r.manifests.Put(gen, ms)
+	return ms, nil
+}
+
+// Manifest returns the serving manifest of one source family; false when it is not loaded.
+func (v View) Manifest(ctx context.Context, family string) (catalog.Manifest, bool, error) {
+	ms, err := v.Manifests(ctx)
+	if err != nil {
+		return catalog.Manifest{}, false, err
+	}
+	for _, m := range ms {
+		if m.Family == family {
+			return m, true, nil
+		}
+	}
+	return catalog.Manifest{}, false, nil
+}
+
+// Registry reads one registry record. It is store.ErrNotFound when the registry holds no such
+// NPI or no registry is loaded.
+func (v View) Registry(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
+	gen := v.Snap.Generation(catalog.RegistryProviders)
+	if gen == "" {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
+	}
+	d, err := v.r.store.Get(ctx, gen, catalog.RegistryProviders, npi)
+	if err != nil {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, err
+	}
+	b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+	if err != nil {
+		return mapping.RegistryRecord{}, mapping.Provenance{}, fmt.Errorf("decode registry record %s: %w", npi, err)
+	}
+	return b.Record, b.Provenance, nil
+}
+
+// Keyed reads every document of a collection whose search key param has value. It is nil when
+// the collection is not in the serving snapshot.
+func (v View) Keyed(ctx context.Context, collection, param, value string) ([]store.Document, error) {
+	gen := v.Snap.Generation(collection)
+	if gen == "" {
+		return nil, nil
+	}
+	q := store.Query{Collection: collection, Generation: gen, Limit: 1000,
+		Where: []store.Condition{{Param: param, Values: []string{value}}}}
+	var docs []store.Document
+	for {
+		page, err := v.r.store.Find(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, page.Docs...)
+		if page.Next == "" {
+			return docs, nil
+		}
+		q.After = page.Next
+	}
+}
+
+// Searched is the provenance of a search by an identifier the source publishes that found
+// nothing in an ingested snapshot: the snapshot's facts from its manifest, checked when the file
+// had been read whole, with confidence 1 since the lookup is by the source's own key.
+func Searched(m catalog.Manifest, sourceName string) mapping.Provenance {
+	return mapping.Provenance{
+		Source: sourceName, SourceURL: m.SourceURL, DatasetID: m.DatasetID,
+		Snapshot: m.Snapshot, Methodology: m.Methodology, LastChecked: m.FinishedAt.UTC().Format(time.RFC3339),
+		Confidence: 1, DataAvailability: []string{AvailabilityAbsent}, PipelineVersion: buildinfo.PipelineVersion(),
+		License: m.License, CoverageStart: m.Coverage.Start, CoverageEnd: m.Coverage.End,
+	}
+}
+
+// Cache holds values decoded from immutable generations. It is cleared whole when it grows past
+// its bound: old generations stop being asked for after a switch, and the working set of one
+// generation (49 studies, one manifest list) is far below the bound.
+type Cache[T any] struct {
+	mu sync.RWMutex
+	m  map[string]T
+}
+
+const cacheBound = 512
+
+// Get returns the value cached under key.
+func (c *Cache[T]) Get(key string) (T, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+// Put caches v under key.
+func (c *Cache[T]) Put(key string, v T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= cacheBound {
+		c.m = map[string]T{}
+	}
+	c.m[key] = v
+}
+
+// SourceName is the manifest's human source name, or its family when a manifest lacks one.
+func SourceName(m catalog.Manifest) string {
+	if m.Source != "" {
+		return m.Source
+	}
+	return m.Family
+}
