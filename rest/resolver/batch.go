@@ -1,0 +1,93 @@
+package resolver
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"providerdir/ident"
+	"providerdir/rest"
+	"providerdir/store"
+)
+
+// MaxBatch is the most NPIs one POST /batch/npi resolves (seeds/001 section 8).
+const MaxBatch = 1000
+
+// MaxBatchBody bounds the request body: a full batch of NPIs written with generous whitespace
+// fits many times over, and nothing larger is read.
+const MaxBatchBody = 64 << 10
+
+// BatchRequest is the body of POST /batch/npi.
+type BatchRequest struct {
+	NPIs []string `json:"npis"`
+}
+
+// BatchResult answers POST /batch/npi: one entry per requested NPI, in request order, null for
+// one the registry does not hold (or that fails its check digit).
+type BatchResult struct {
+	Requested int         `json:"requested"`
+	Resolved  int         `json:"resolved"`
+	Results   []*Provider `json:"results"`
+}
+
+// batch serves POST /batch/npi. The whole body is checked before any lookup: more than MaxBatch
+// NPIs (or a body over MaxBatchBody) is 400 batch_too_large, a malformed NPI 400 invalid_npi
+// naming its position, a body that is not {"npis": [...]} 400 invalid_body.
+func (a *API) batch(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	req, code, msg := decodeBatch(w, r)
+	if code != "" {
+		rest.ResolverError(w, r, http.StatusBadRequest, code, msg)
+		return
+	}
+	v, err := a.records.Serving(ctx)
+	if err != nil {
+		fail(w, r, "batch: read the serving snapshot", err)
+		return
+	}
+	out := BatchResult{Requested: len(req.NPIs), Results: make([]*Provider, len(req.NPIs))}
+	for i, npi := range req.NPIs {
+		if ident.ValidateNPI(npi) != nil {
+			continue // a check-digit failure: no provider holds it
+		}
+		p, _, err := resolve(ctx, v, npi, false)
+		switch {
+		case errors.Is(err, errNoRegistry):
+			unavailable(w, r, "The provider registry is not loaded; retry later.")
+			return
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case err != nil:
+			fail(w, r, "batch: resolve", err)
+			return
+		}
+		out.Results[i] = &p
+		out.Resolved++
+	}
+	rest.WriteJSON(w, r, http.StatusOK, out)
+}
+
+// decodeBatch reads and checks the body; a non-empty code is the error to answer with.
+func decodeBatch(w http.ResponseWriter, r *http.Request) (BatchRequest, string, string) {
+	var req BatchRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBatchBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return req, CodeBatchTooLarge, "The body is over " + strconv.Itoa(MaxBatchBody) + " bytes; send at most " + strconv.Itoa(MaxBatch) + " NPIs per batch."
+	case err != nil || req.NPIs == nil || dec.More():
+		return req, CodeInvalidBody, `The body is one JSON object {"npis": ["<10-digit NPI>", ...]}.`
+	case len(req.NPIs) > MaxBatch:
+		return req, CodeBatchTooLarge, strconv.Itoa(len(req.NPIs)) + " NPIs sent; a batch holds at most " + strconv.Itoa(MaxBatch) + "."
+	}
+	for i, npi := range req.NPIs {
+		var ie *ident.Error
+		if err := ident.ValidateNPI(npi); err != nil && !(errors.As(err, &ie) && ie.Reason == ident.ReasonCheckDigit) {
+			return req, CodeInvalidNPI, "npis[" + strconv.Itoa(i) + "] is not an NPI: an NPI is exactly 10 decimal digits."
+		}
+	}
+	return req, "", ""
+}
