@@ -31,6 +31,7 @@ import (
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
+	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
 	"providerdir/smart"
 	"providerdir/store"
@@ -144,7 +145,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, nil)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)

@@ -1,37 +1,16 @@
 package supply_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"providerdir/rest/internal/testenv"
 )
-
-// Every response a black-box test receives is checked against the interface description the
-// server itself serves (GET /v1/openapi.json): status documented for the operation, required
-// headers present and well-formed, body valid against the schema. So the document is tested by
-// real traffic, and the traffic by the document.
-
-func init() {
-	// OpenAPI leaves "uri" unchecked by default; these responses promise absolute URLs.
-	openapi3.DefineStringFormatValidator("uri", openapi3.NewCallbackValidator(func(s string) error {
-		u, err := url.Parse(s)
-		if err != nil || !u.IsAbs() || u.Host == "" {
-			return errors.New("not an absolute URL")
-		}
-		return nil
-	}))
-}
 
 // response is what a test looks at.
 type response struct {
@@ -41,46 +20,10 @@ type response struct {
 	raw    []byte
 }
 
-// interfaceDoc is the served document of one env, loaded once.
-type interfaceDoc struct {
-	once   sync.Once
-	doc    *openapi3.T
-	router routers.Router
-	err    error
-}
-
-var docs sync.Map // env url -> *interfaceDoc
-
 // description loads, validates and routes the env's served interface description.
 func (e *env) description(tb testing.TB) (*openapi3.T, routers.Router) {
 	tb.Helper()
-	v, _ := docs.LoadOrStore(e.url, &interfaceDoc{})
-	d := v.(*interfaceDoc)
-	d.once.Do(func() {
-		resp, err := http.Get(e.url + "/v1/openapi.json")
-		if err != nil {
-			d.err = err
-			return
-		}
-		raw, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			d.err = err
-			return
-		}
-		loader := openapi3.NewLoader()
-		if d.doc, d.err = loader.LoadFromData(raw); d.err != nil {
-			return
-		}
-		if d.err = d.doc.Validate(context.Background()); d.err != nil {
-			return
-		}
-		d.router, d.err = gorillamux.NewRouter(d.doc)
-	})
-	if d.err != nil {
-		tb.Fatalf("interface description: %v", d.err)
-	}
-	return d.doc, d.router
+	return testenv.Description(tb, e.url)
 }
 
 // get sends a GET as the env's client; headers are name/value pairs.
@@ -121,21 +64,7 @@ func (e *env) do(tb testing.TB, method, path string, headers ...string) response
 
 func (e *env) validate(tb testing.TB, req *http.Request, r response) {
 	tb.Helper()
-	_, router := e.description(tb)
-	route, params, err := router.FindRoute(req)
-	if err != nil || route.Operation.Extensions["x-implementation-status"] != "served" {
-		return
-	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 r.status,
-		Header:                 r.header,
-		Body:                   io.NopCloser(bytes.NewReader(r.raw)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		tb.Errorf("%s %s: %d response does not match the interface description: %v\nbody: %.600s", req.Method, req.URL.Path, r.status, err, r.raw)
-	}
+	testenv.Validate(tb, e.url, req, r.status, r.header, r.raw)
 }
 
 func bearer(key string) []string { return []string{"Authorization", "Bearer " + key} }

@@ -9,75 +9,30 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 
-	"providerdir/ingest"
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/internal/testenv"
+	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
-	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
-
-// The demo snapshot: a synthetic drop of 2,000 providers in the real file formats, ingested with
-// the real Census and NUCC reference files into one embedded store shared by the black-box
-// tests. Tests never write data to it; each makes its own keys and plays its own client address,
-// so their quotas never meet.
-const (
-	demoProviders = 2000
-	demoSeed      = 20250608
-)
-
-var demo struct {
-	once  sync.Once
-	root  string // temporary directory holding the drop and the store
-	drop  string
-	man   *synth.Manifest
-	store store.Store
-	err   error
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if demo.store != nil {
-		_ = demo.store.Close()
-	}
-	if demo.root != "" {
-		_ = os.RemoveAll(demo.root)
-	}
+	testenv.CloseDemo()
 	os.Exit(code)
 }
 
-// demoSnapshot generates and ingests the demo drop once per test binary.
+// demoSnapshot is the shared demo snapshot: its store, source drop and generation manifest.
 func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
-	tb.Helper()
-	ref := reference.Embedded()
-	demo.once.Do(func() {
-		if demo.root, demo.err = os.MkdirTemp("", "supply-demo-"); demo.err != nil {
-			return
-		}
-		demo.drop = filepath.Join(demo.root, "drop")
-		ctx := context.Background()
-		demo.man, demo.err = synth.Generate(ctx, synth.Config{Providers: demoProviders, Seed: demoSeed, Out: demo.drop, Reference: ref})
-		if demo.err != nil {
-			return
-		}
-		if demo.store, demo.err = embedded.Open(filepath.Join(demo.root, "db")); demo.err != nil {
-			return
-		}
-		_, demo.err = ingest.Run(ctx, ingest.Options{Store: demo.store, Dir: demo.drop, Reference: ref})
-	})
-	if demo.err != nil {
-		tb.Fatalf("demo snapshot: %v", demo.err)
-	}
-	return demo.store, demo.drop, demo.man
+	d := testenv.DemoSnapshot(tb)
+	return d.Store, d.Drop, d.Manifest
 }
 
 // referenceDir is the repository's copy of the reference files, which the independent
@@ -135,7 +90,7 @@ func newEnv(tb testing.TB, st store.Store) *env {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), api.Routes)},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, nil)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
 		},
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"providerdir/rest/apikey"
 	"providerdir/rest/intake"
+	"providerdir/rest/resolver"
 )
 
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
@@ -29,9 +30,11 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatalf("servers %v, want the configured base URL %s", doc.Servers, e.base)
 	}
 
-	// Routes the supply API and the service host register, as METHOD /path templates.
+	// Routes the supply API, the resolver and the service host register, as METHOD /path
+	// templates.
 	root := mux.NewRouter()
 	e.api.Routes(root.PathPrefix("/v1").Subrouter())
+	resolver.New(e.store).Routes(root.PathPrefix("/resolver/v1").Subrouter())
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
@@ -66,9 +69,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("routes %v\ndescribed as served %v", routes, served)
 	}
 	wantPlanned := []string{
-		"GET /resolver/v1/ccn/{ccn}", "GET /resolver/v1/npi/{npi}", "GET /resolver/v1/payments/{npi}",
-		"GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search", "GET /v1/audit-pack",
-		"GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready", "POST /resolver/v1/batch/npi",
+		"GET /resolver/v1/payments/{npi}", "GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search",
+		"GET /v1/audit-pack", "GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready",
 		"POST /v1/evidence-query",
 	}
 	slices.Sort(planned)

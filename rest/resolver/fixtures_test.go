@@ -1,0 +1,138 @@
+package resolver_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"testing"
+
+	"providerdir/catalog"
+	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/store"
+)
+
+// fixtures are identifiers of the demo snapshot with the properties the tests need, found by
+// reading the stored source records directly.
+type fixtures struct {
+	excluded, enrolled, notEnrolled, notExcluded string // NPIs in the registry
+	absent                                       string // well-formed, valid check digit, not in the registry
+	badCheckDigit                                string // ten digits failing the check digit
+	rated                                        string // an NPI the hospital enrollment file ties to a rated CCN
+	ratedCCN                                     string
+	ratedStar                                    int
+	facility                                     mapping.Body[mapping.FacilityRecord] // a POS record with a rated Care Compare row
+	facilityStar                                 int
+	unknownCCN                                   string // a well-formed CCN the POS file does not hold
+}
+
+func demoFixtures(t testing.TB, st store.Store) fixtures {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(collection string, where ...store.Condition) []store.Document {
+		page, err := st.Find(ctx, store.Query{Collection: collection, Generation: snap.Generation(collection), Where: where, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Docs
+	}
+	has := func(collection, param, value string) bool {
+		return len(all(collection, store.Condition{Param: param, Values: []string{value}})) > 0
+	}
+	inRegistry := func(npi string) bool {
+		_, err := st.Get(ctx, snap.Generation(catalog.RegistryProviders), catalog.RegistryProviders, npi)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	decode := func(d store.Document, into any) {
+		if err := mapping.DecodeJSON(d.Body, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	npiOf := func(d store.Document) string {
+		var b mapping.Body[struct {
+			NPI string `json:"npi"`
+		}]
+		decode(d, &b)
+		return b.Record.NPI
+	}
+	var f fixtures
+	for _, d := range all(catalog.Exclusions) {
+		if npi := npiOf(d); npi != "" && inRegistry(npi) {
+			f.excluded = npi
+			break
+		}
+	}
+	for _, d := range all(catalog.Enrollments) {
+		if npi := npiOf(d); inRegistry(npi) {
+			f.enrolled = npi
+			break
+		}
+	}
+	for _, d := range all(catalog.RegistryProviders) {
+		npi := npiOf(d)
+		if f.notEnrolled == "" && !has(catalog.Enrollments, mapping.KeyNPI, npi) {
+			f.notEnrolled = npi
+		}
+		if f.notExcluded == "" && !has(catalog.Exclusions, mapping.KeyNPI, npi) {
+			f.notExcluded = npi
+		}
+	}
+	star := func(ccn string) (int, bool) {
+		for _, d := range all(catalog.Quality, store.Condition{Param: mapping.KeyCCN, Values: []string{ccn}}) {
+			var q mapping.Body[mapping.QualityRecord]
+			decode(d, &q)
+			if q.Record.OverallStar != nil {
+				return int(math.Round(*q.Record.OverallStar)), true
+			}
+		}
+		return 0, false
+	}
+	for _, d := range all(catalog.HospitalEnrollments) {
+		var h mapping.Body[mapping.HospitalEnrollmentRecord]
+		decode(d, &h)
+		if s, ok := star(h.Record.CCN); ok && h.Record.CCN != "" && inRegistry(h.Record.NPI) {
+			f.rated, f.ratedCCN, f.ratedStar = h.Record.NPI, h.Record.CCN, s
+			break
+		}
+	}
+	for _, d := range all(catalog.Facilities) {
+		var p mapping.Body[mapping.FacilityRecord]
+		decode(d, &p)
+		if s, ok := star(p.Record.CCN); ok && len(p.Record.CCN) == 6 {
+			f.facility, f.facilityStar = p, s
+			break
+		}
+	}
+	for n := 1; f.absent == ""; n++ {
+		nine := strconv.Itoa(123456780 + n)
+		c, _ := ident.NPICheckDigit(nine)
+		if npi := nine + string(c); !inRegistry(npi) {
+			f.absent = npi
+			f.badCheckDigit = nine + strconv.Itoa((int(c-'0')+1)%10)
+		}
+	}
+	for n := 9999; f.unknownCCN == ""; n-- {
+		ccn := "05" + strconv.Itoa(n)
+		if _, err := st.Get(ctx, snap.Generation(catalog.Facilities), catalog.Facilities, ccn); errors.Is(err, store.ErrNotFound) {
+			f.unknownCCN = ccn
+		}
+	}
+	for name, v := range map[string]string{"excluded": f.excluded, "enrolled": f.enrolled, "not enrolled": f.notEnrolled,
+		"not excluded": f.notExcluded, "rated": f.rated, "facility": f.facility.Record.CCN} {
+		if v == "" {
+			t.Fatalf("the demo snapshot has no %s fixture", name)
+		}
+	}
+	return f
+}
+
+// testCCNState is the state a CCN's two-character code names.
+func testCCNState(ccn string) (string, bool) { return ident.CCNState(ccn[:2]) }
