@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/rest"
 	"providerdir/store"
@@ -46,12 +47,23 @@ func (a *API) batch(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "batch: read the serving snapshot", err)
 		return
 	}
+	var valid []string
+	for _, npi := range req.NPIs {
+		if ident.ValidateNPI(npi) == nil { // else a check-digit failure: no provider holds it
+			valid = append(valid, npi)
+		}
+	}
+	enrolled, err := presence(ctx, v, familyPECOS, catalog.Enrollments, FactPECOSEnrolled, valid)
+	if err != nil {
+		fail(w, r, "batch: read enrollments", err)
+		return
+	}
 	out := BatchResult{Requested: len(req.NPIs), Results: make([]*Provider, len(req.NPIs))}
 	for i, npi := range req.NPIs {
 		if ident.ValidateNPI(npi) != nil {
-			continue // a check-digit failure: no provider holds it
+			continue
 		}
-		p, _, err := resolve(ctx, v, npi, false)
+		p, err := record(ctx, v, npi, enrolled[npi])
 		switch {
 		case errors.Is(err, errNoRegistry):
 			unavailable(w, r, "The provider registry is not loaded; retry later.")

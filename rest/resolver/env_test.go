@@ -34,9 +34,10 @@ func TestMain(m *testing.M) {
 // the gate's key check on /resolver/v1, and the supply API on /v1, which serves the interface
 // description the responses are validated against.
 type env struct {
-	url  string
-	gate *gate.Gate
-	ip   string // the client address this env plays (X-Forwarded-For from a trusted loopback)
+	url   string
+	gate  *gate.Gate
+	clock *testenv.Clock
+	ip    string // the client address this env plays (X-Forwarded-For from a trusted loopback)
 }
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
@@ -45,7 +46,8 @@ var clients atomic.Int64
 
 func newEnv(tb testing.TB, st store.Store) *env {
 	tb.Helper()
-	g := gate.New(st, gate.Options{TrustedProxies: loopback, Now: testenv.NewClock().Now})
+	clock := testenv.NewClock()
+	g := gate.New(st, gate.Options{TrustedProxies: loopback, Now: clock.Now})
 	if err := g.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func newEnv(tb testing.TB, st store.Store) *env {
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	n := clients.Add(1)
-	return &env{url: srv.URL, gate: g, ip: fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)}
+	return &env{url: srv.URL, gate: g, clock: clock, ip: fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)}
 }
 
 // key issues a real resolver key of the tier and returns its plaintext.

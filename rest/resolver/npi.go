@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -128,34 +127,20 @@ func validNPI(w http.ResponseWriter, r *http.Request, npi string) bool {
 // store.ErrNotFound when the registry does not hold the NPI, errNoRegistry when no registry is
 // loaded.
 func resolve(ctx context.Context, v records.View, npi string, withFacts bool) (Provider, []Fact, error) {
-	if v.Snap.Generation(catalog.RegistryProviders) == "" {
-		return Provider{}, nil, errNoRegistry
-	}
-	rec, prov, err := v.Registry(ctx, npi)
+	enrolled, err := presence(ctx, v, familyPECOS, catalog.Enrollments, FactPECOSEnrolled, []string{npi})
 	if err != nil {
 		return Provider{}, nil, err
 	}
-	p := Provider{NPI: rec.NPI, EntityType: rec.EntityType, OrganizationName: rec.OrganizationName, Name: rec.Name,
-		PrimaryTaxonomy: rec.PrimaryTaxonomy, EnumerationDate: rec.EnumerationDate,
-		Address:    Address{City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, PostalCode: rec.PracticeAddress.PostalCode},
-		Provenance: prov}
-	enrolled, err := presence(ctx, v, familyPECOS, catalog.Enrollments, npi, FactPECOSEnrolled)
+	p, err := record(ctx, v, npi, enrolled[npi])
+	if err != nil || !withFacts {
+		return p, nil, err
+	}
+	excluded, err := presence(ctx, v, familyLEIE, catalog.Exclusions, FactExclusion, []string{npi})
 	if err != nil {
 		return Provider{}, nil, err
-	}
-	if enrolled != nil {
-		b := enrolled.Value.(bool)
-		p.PecosEnrolled = &b
-	}
-	if !withFacts {
-		return p, nil, nil
 	}
 	facts := []Fact{}
-	excluded, err := presence(ctx, v, familyLEIE, catalog.Exclusions, npi, FactExclusion)
-	if err != nil {
-		return Provider{}, nil, err
-	}
-	for _, f := range []*Fact{excluded, enrolled} {
+	for _, f := range []*Fact{excluded[npi], enrolled[npi]} {
 		if f != nil {
 			facts = append(facts, *f)
 		}
@@ -167,26 +152,61 @@ func resolve(ctx context.Context, v records.View, npi string, withFacts bool) (P
 	return p, append(facts, stars...), nil
 }
 
-// presence is the boolean fact "the source lists the NPI": true with the provenance of a record
-// that lists it, false with that of the searched snapshot when the loaded file does not, and nil
-// (unknown) when the family is not loaded.
-func presence(ctx context.Context, v records.View, family, collection, npi, typ string) (*Fact, error) {
+// record reads the registry record of a well-formed NPI as a provider record; enrolled is its
+// pecos_enrolled fact, nil when unknown.
+func record(ctx context.Context, v records.View, npi string, enrolled *Fact) (Provider, error) {
+	if v.Snap.Generation(catalog.RegistryProviders) == "" {
+		return Provider{}, errNoRegistry
+	}
+	rec, prov, err := v.Registry(ctx, npi)
+	if err != nil {
+		return Provider{}, err
+	}
+	p := Provider{NPI: rec.NPI, EntityType: rec.EntityType, OrganizationName: rec.OrganizationName, Name: rec.Name,
+		PrimaryTaxonomy: rec.PrimaryTaxonomy, EnumerationDate: rec.EnumerationDate,
+		Address:    Address{City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, PostalCode: rec.PracticeAddress.PostalCode},
+		Provenance: prov}
+	if enrolled != nil {
+		b := enrolled.Value.(bool)
+		p.PecosEnrolled = &b
+	}
+	return p, nil
+}
+
+// presence is the boolean fact "the source lists the NPI" for each of npis, read in one query:
+// true with the provenance of a record that lists it, false with that of the searched snapshot
+// when the loaded file does not. The map is nil (every fact unknown) when the family is not
+// loaded.
+func presence(ctx context.Context, v records.View, family, collection, typ string, npis []string) (map[string]*Fact, error) {
 	m, loaded, err := v.Manifest(ctx, family)
 	if err != nil || !loaded || v.Snap.Generation(collection) == "" {
 		return nil, err
 	}
-	docs, err := v.Keyed(ctx, collection, mapping.KeyNPI, npi)
+	if len(npis) == 0 {
+		return map[string]*Fact{}, nil // the store refuses a condition without values
+	}
+	docs, err := v.Keyed(ctx, collection, mapping.KeyNPI, npis...)
 	if err != nil {
 		return nil, err
 	}
-	if len(docs) == 0 {
-		return &Fact{Type: typ, Value: false, Provenance: records.Searched(m, records.SourceName(m))}, nil
+	facts := make(map[string]*Fact, len(npis))
+	for _, d := range docs {
+		b, err := mapping.DecodeBody[struct {
+			NPI string `json:"npi"`
+		}](d)
+		if err != nil {
+			return nil, fmt.Errorf("decode %s %s: %w", collection, d.ID, err)
+		}
+		if facts[b.Record.NPI] == nil {
+			facts[b.Record.NPI] = &Fact{Type: typ, Value: true, Provenance: b.Provenance}
+		}
 	}
-	b, err := mapping.DecodeBody[json.RawMessage](docs[0])
-	if err != nil {
-		return nil, fmt.Errorf("decode %s %s: %w", collection, docs[0].ID, err)
+	for _, npi := range npis {
+		if facts[npi] == nil {
+			facts[npi] = &Fact{Type: typ, Value: false, Provenance: records.Searched(m, records.SourceName(m))}
+		}
 	}
-	return &Fact{Type: typ, Value: true, Provenance: b.Provenance}, nil
+	return facts, nil
 }
 
 // starFacts are the Care Compare overall stars of the facilities the NPI maps to: those whose

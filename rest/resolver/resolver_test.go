@@ -314,6 +314,10 @@ func TestBatchRefused(t *testing.T) {
 			rateLimitHeaders(t, tt.name, r)
 		})
 	}
+	empty := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, []byte(`{"npis":[]}`))
+	if empty.status != 200 || string(bytes.TrimSpace(empty.raw)) != `{"requested":0,"resolved":0,"results":[]}` {
+		t.Errorf("an empty batch: %d %s", empty.status, empty.raw)
+	}
 	full := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, batchOf(resolver.MaxBatch))
 	if full.status != 200 || full.body["resolved"] != float64(resolver.MaxBatch) {
 		t.Errorf("a batch of exactly %d: %d resolved %v", resolver.MaxBatch, full.status, full.body["resolved"])

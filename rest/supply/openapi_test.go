@@ -78,12 +78,14 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("planned %v\nwant %v", planned, wantPlanned)
 	}
 
-	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described.
+	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described, and the
+	// resolver's additions.
 	raw := e.get(t, "/v1/openapi.json").raw
 	for _, code := range []string{"invalid_npi", "missing_state", "missing_county_fips", "state_county_mismatch",
 		"invalid_subspecialty", "missing_api_key", "invalid_api_key", "specialty_not_found", "county_not_found",
 		"provider_not_found", "methodology_not_found", "state_not_found", "rate_limit_exceeded", "internal_error",
-		"batch_too_large", "invalid_key", "not_found", "rate_limited", "source_unavailable"} {
+		"batch_too_large", "invalid_key", "not_found", "rate_limited", "source_unavailable",
+		"invalid_ccn", "invalid_include", "invalid_body"} {
 		if !bytes.Contains(raw, []byte(`"`+code+`"`)) {
 			t.Errorf("error code %s is not described", code)
 		}

@@ -94,15 +94,15 @@ func (v View) Registry(ctx context.Context, npi string) (mapping.RegistryRecord,
 	return b.Record, b.Provenance, nil
 }
 
-// Keyed reads every document of a collection whose search key param has value. It is nil when
-// the collection is not in the serving snapshot.
-func (v View) Keyed(ctx context.Context, collection, param, value string) ([]store.Document, error) {
+// Keyed reads every document of a collection whose search key param has one of values. It is
+// nil when the collection is not in the serving snapshot.
+func (v View) Keyed(ctx context.Context, collection, param string, values ...string) ([]store.Document, error) {
 	gen := v.Snap.Generation(collection)
 	if gen == "" {
 		return nil, nil
 	}
 	q := store.Query{Collection: collection, Generation: gen, Limit: 1000,
-		Where: []store.Condition{{Param: param, Values: []string{value}}}}
+		Where: []store.Condition{{Param: param, Values: values}}}
 	var docs []store.Document
 	for {
 		page, err := v.r.store.Find(ctx, q)
