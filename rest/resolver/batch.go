@@ -96,8 +96,7 @@ func decodeBatch(w http.ResponseWriter, r *http.Request) (BatchRequest, string, 
 		return req, CodeBatchTooLarge, strconv.Itoa(len(req.NPIs)) + " NPIs sent; a batch holds at most " + strconv.Itoa(MaxBatch) + "."
 	}
 	for i, npi := range req.NPIs {
-		var ie *ident.Error
-		if err := ident.ValidateNPI(npi); err != nil && !(errors.As(err, &ie) && ie.Reason == ident.ReasonCheckDigit) {
+		if err := ident.ValidateNPI(npi); err != nil && !checkDigitOnly(err) {
 			return req, CodeInvalidNPI, "npis[" + strconv.Itoa(i) + "] is not an NPI: an NPI is exactly 10 decimal digits."
 		}
 	}

@@ -103,24 +103,27 @@ func (a *API) npi(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// CodeInvalidInclude is an addition: include takes only the value facts.
-const CodeInvalidInclude = "invalid_include"
-
 // validNPI answers a malformed NPI (400 invalid_npi) or one failing its check digit (404
 // not_found, with the reason in the message) and reports whether the lookup goes on.
 func validNPI(w http.ResponseWriter, r *http.Request, npi string) bool {
 	err := ident.ValidateNPI(npi)
-	var ie *ident.Error
 	switch {
 	case err == nil:
 		return true
-	case errors.As(err, &ie) && ie.Reason == ident.ReasonCheckDigit:
+	case checkDigitOnly(err):
 		rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound,
 			"NPI "+npi+" fails its check digit (Luhn over 80840 and the first nine digits), so no provider holds it: check it for a mistyped digit.")
 	default:
 		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidNPI, "An NPI is exactly 10 decimal digits.")
 	}
 	return false
+}
+
+// checkDigitOnly reports whether an NPI's validation failed on its check digit alone: ten digits
+// that no provider can hold, which is not found rather than malformed.
+func checkDigitOnly(err error) bool {
+	var ie *ident.Error
+	return errors.As(err, &ie) && ie.Reason == ident.ReasonCheckDigit
 }
 
 // resolve reads the provider record of a well-formed NPI and, when asked, its facts. It is

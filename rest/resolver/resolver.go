@@ -27,6 +27,8 @@ const (
 	CodeInvalidCCN = "invalid_ccn"
 	// CodeInvalidBody is an addition: a batch body that is not the documented JSON object.
 	CodeInvalidBody = "invalid_body"
+	// CodeInvalidInclude is an addition: include takes only the value facts.
+	CodeInvalidInclude = "invalid_include"
 )
 
 // API serves the resolver.
