@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"providerdir/catalog"
+	"providerdir/internal/demosnapshot"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
@@ -57,7 +57,7 @@ func (e *env) send(b *testing.B, i int, req func() *http.Request) {
 
 // POST /batch/npi with 1,000 NPIs of the demo registry, over real HTTP.
 func BenchmarkBatch1000(b *testing.B) {
-	d := testenv.DemoSnapshot(b)
+	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)
 	key := e.key(b, apikey.TierPro)
 	body, _ := json.Marshal(map[string]any{"npis": benchNPIs(b, d.Store, 1000)})
@@ -73,7 +73,7 @@ func BenchmarkBatch1000(b *testing.B) {
 
 // GET /npi/{npi}?include=facts over real HTTP.
 func BenchmarkNPIFacts(b *testing.B) {
-	d := testenv.DemoSnapshot(b)
+	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)
 	key := e.key(b, apikey.TierPro)
 	npis := benchNPIs(b, d.Store, 1000)

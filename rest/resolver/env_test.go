@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
@@ -26,7 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testenv.CloseDemo()
+	demosnapshot.Close()
 	os.Exit(code)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/internal/demosnapshot"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testenv"
 	"providerdir/store"
@@ -17,7 +18,7 @@ import (
 func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 	t.Helper()
 	ctx := context.Background()
-	demo := testenv.DemoSnapshot(t).Store
+	demo := demosnapshot.Open(t).Store
 	snap, err := store.Serving(ctx, demo)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 // enrollment or exclusion: pecos_enrolled is left out and facts is empty, never false. A stored
 // record the resolver cannot read is 500 internal_error quoting the request id.
 func TestPartialSnapshot(t *testing.T) {
-	f := demoFixtures(t, testenv.DemoSnapshot(t).Store)
+	f := demoFixtures(t, demosnapshot.Open(t).Store)
 	const corrupt = "1234567893"
 	e := newEnv(t, partialSnapshot(t, f.enrolled, corrupt))
 	key := e.key(t, apikey.TierPro)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
@@ -25,13 +26,13 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testenv.CloseDemo()
+	demosnapshot.Close()
 	os.Exit(code)
 }
 
 // demoSnapshot is the shared demo snapshot: its store, source drop and generation manifest.
 func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
-	d := testenv.DemoSnapshot(tb)
+	d := demosnapshot.Open(tb)
 	return d.Store, d.Drop, d.Manifest
 }
 

@@ -1,4 +1,7 @@
-package testenv
+// Package demosnapshot builds the demo snapshot black-box tests share: a synthetic drop of 2,000
+// providers in the real file formats, ingested with the built-in reference files into one
+// embedded store per test binary. It is a test helper; only tests import it.
+package demosnapshot
 
 import (
 	"context"
@@ -14,13 +17,11 @@ import (
 	"providerdir/store/embedded"
 )
 
-// The demo snapshot: a synthetic drop of 2,000 providers in the real file formats, ingested with
-// the real Census and NUCC reference files into one embedded store shared by the black-box tests
-// of a test binary. Tests never write data to it; each makes its own keys and plays its own
-// client address, so their quotas never meet.
+// Size and seed of the demo drop. Tests never write data to the snapshot; each makes its own keys
+// and plays its own client address, so their quotas never meet.
 const (
-	DemoProviders = 2000
-	DemoSeed      = 20250608
+	Providers = 2000
+	Seed      = 20250608
 )
 
 // Demo is the demo snapshot of one test binary.
@@ -37,8 +38,8 @@ var demo struct {
 	err  error
 }
 
-// DemoSnapshot generates and ingests the demo drop once per test binary.
-func DemoSnapshot(tb testing.TB) Demo {
+// Open generates and ingests the demo drop once per test binary.
+func Open(tb testing.TB) Demo {
 	tb.Helper()
 	ref := reference.Embedded()
 	demo.once.Do(func() {
@@ -47,7 +48,7 @@ func DemoSnapshot(tb testing.TB) Demo {
 		}
 		demo.d.Drop = filepath.Join(demo.root, "drop")
 		ctx := context.Background()
-		demo.d.Manifest, demo.err = synth.Generate(ctx, synth.Config{Providers: DemoProviders, Seed: DemoSeed, Out: demo.d.Drop, Reference: ref})
+		demo.d.Manifest, demo.err = synth.Generate(ctx, synth.Config{Providers: Providers, Seed: Seed, Out: demo.d.Drop, Reference: ref})
 		if demo.err != nil {
 			return
 		}
@@ -62,9 +63,9 @@ func DemoSnapshot(tb testing.TB) Demo {
 	return demo.d
 }
 
-// CloseDemo closes and removes the demo snapshot, if one was made; TestMain calls it after the
-// tests ran.
-func CloseDemo() {
+// Close closes and removes the demo snapshot, if one was made; TestMain calls it after the tests
+// ran.
+func Close() {
 	if demo.d.Store != nil {
 		_ = demo.d.Store.Close()
 	}
