@@ -110,8 +110,8 @@ providerd serves on %[1]s
   metrics           %[8]s
   supply API key    %[2]s   (pilot tier, kept in %[3]s)
                     curl -H "Authorization: Bearer %[2]s" %[1]s/v1/health
-  resolver sandbox  %[4]s   (shared, read-only, 100 requests/hour;
-                    the resolver API's endpoints are not served yet)
+  resolver sandbox  %[4]s   (shared, read-only, 100 requests/hour)
+                    curl -H "X-Service-Key: %[4]s" "%[1]s/resolver/v1/npi/%[5]s?include=facts"
   SMART client      client id %[6]q, private key %[7]s
                     TOKEN=$(bin/providerctl clients token --key %[7]s --token-url %[1]s/fhir/token)
                     curl -H "Authorization: Bearer $TOKEN" %[1]s/fhir/Practitioner/%[5]s
