@@ -66,8 +66,11 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 		Rest                []struct {
 			Mode     string `json:"mode"`
 			Resource []struct {
-				Type        string `json:"type"`
-				Profile     string `json:"profile"`
+				Type             string   `json:"type"`
+				SupportedProfile []string `json:"supportedProfile"`
+				Interaction      []struct {
+					Code string `json:"code"`
+				} `json:"interaction"`
 				SearchParam []struct {
 					Name string `json:"name"`
 				} `json:"searchParam"`
@@ -90,12 +93,26 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 		return joinProblems(append(problems, "want one rest entry of mode server"))
 	}
 	params := map[string][]string{}
+	served := map[string]bool{}
 	for _, r := range cs.Rest[0].Resource {
+		served[r.Type] = true
 		for _, p := range r.SearchParam {
 			params[r.Type] = append(params[r.Type], p.Name)
 		}
-		if want, ok := profiles[r.Type]; ok && r.Profile != want {
-			problems = append(problems, fmt.Sprintf("%s profile %q, want %s", r.Type, r.Profile, want))
+		if want, ok := profiles[r.Type]; ok && !slices.Contains(r.SupportedProfile, want) {
+			problems = append(problems, fmt.Sprintf("%s supportedProfile %v lacks %s", r.Type, r.SupportedProfile, want))
+		}
+		var interactions []string
+		for _, in := range r.Interaction {
+			interactions = append(interactions, in.Code)
+		}
+		if !slices.Contains(interactions, "read") || !slices.Contains(interactions, "search-type") {
+			problems = append(problems, fmt.Sprintf("%s interactions %v lack read or search-type", r.Type, interactions))
+		}
+	}
+	for _, typ := range servedTypes {
+		if !served[typ] {
+			problems = append(problems, "no rest.resource for "+typ)
 		}
 	}
 	for _, s := range shallSearches {
