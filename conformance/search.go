@@ -81,7 +81,7 @@ func firstCoding(field string) func(map[string]any) string {
 func reference(field string) func(map[string]any) string {
 	return func(r map[string]any) string {
 		v := r[field]
-		if l := list(v); l != nil && len(l) > 0 {
+		if l := list(v); len(l) > 0 {
 			v = l[0]
 		}
 		s, _ := path(v, "reference").(string)
