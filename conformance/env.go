@@ -22,10 +22,10 @@ type Env struct {
 	samples  map[string]sample
 }
 
-// sample is one served resource of a type, read from a first page of real results, whose
-// values the search checks ask for.
+// sample is the first page of served resources of a type, whose ids and values the read and
+// search checks ask for.
 type sample struct {
-	res map[string]any
+	res []map[string]any
 	err error
 }
 
@@ -222,23 +222,38 @@ func searchBundle(res response) (bundle, error) {
 	return b, nil
 }
 
-// sampleOf returns a served resource of typ, the first match of a first page, fetched once.
-func (e *Env) sampleOf(ctx context.Context, typ string) (map[string]any, error) {
+// samplePage is how many served resources of a type the checks choose their samples from.
+const samplePage = 50
+
+// samplesOf returns the first page of served resources of typ, fetched once: the checks take
+// their ids and search values from real data.
+func (e *Env) samplesOf(ctx context.Context, typ string) ([]map[string]any, error) {
 	if s, ok := e.samples[typ]; ok {
 		return s.res, s.err
 	}
 	var s sample
-	b, err := e.search(ctx, typ, url.Values{"_count": {"1"}})
+	b, err := e.search(ctx, typ, url.Values{"_count": {fmt.Sprint(samplePage)}})
 	switch {
 	case err != nil:
 		s.err = err
 	case len(b.Entry) == 0:
 		s.err = Skipf("the deployment serves no %s this client may read", typ)
 	default:
-		s.res = b.Entry[0].Resource
+		for _, en := range b.Entry {
+			s.res = append(s.res, en.Resource)
+		}
 	}
 	e.samples[typ] = s
 	return s.res, s.err
+}
+
+// sampleOf returns the first served resource of typ.
+func (e *Env) sampleOf(ctx context.Context, typ string) (map[string]any, error) {
+	rs, err := e.samplesOf(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
 }
 
 // v1 asks the supply API with the given bearer key ("" for none).

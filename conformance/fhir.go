@@ -42,6 +42,8 @@ func fhirChecks() []Check {
 		checks = append(checks, Check{f, "search " + s.typ + "?" + s.param, searchCheck(s)})
 	}
 	return append(checks,
+		Check{f, "Plan-Net parameters without data answer, under handling=strict", checkNoDataSearches},
+		Check{f, "_has:PractitionerRole:practitioner:specialty", checkHas},
 		Check{f, "GET and POST _search agree", checkPostSearch},
 		Check{f, "paging to the end by next links matches total", checkPaging},
 		Check{f, "_include=PractitionerRole:practitioner", checkInclude},

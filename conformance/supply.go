@@ -25,7 +25,7 @@ func supplyChecks() []Check {
 		}
 	}
 	return []Check{
-		{s, "GET /health: public, data and meta", checkHealth},
+		{s, "GET /health: public; data and meta", checkHealth},
 		{s, "no Authorization is 401 missing_api_key", func(ctx context.Context, e *Env) error {
 			return e.v1Error(ctx, http.MethodGet, "/specialties", "", http.StatusUnauthorized, "missing_api_key")
 		}},
@@ -41,6 +41,17 @@ func supplyChecks() []Check {
 		{s, "by-county with another state's county is 400 state_county_mismatch", keyed(http.MethodGet, "/specialties/cardiology/by-county?state=NY&county_fips=06037", http.StatusBadRequest, "state_county_mismatch")},
 		{s, "coverage of an unknown state is 404 state_not_found", keyed(http.MethodGet, "/states/ZZ/coverage", http.StatusNotFound, "state_not_found")},
 		{s, "malformed NPI is 400 invalid_npi", keyed(http.MethodGet, "/providers/12345", http.StatusBadRequest, "invalid_npi")},
+		{s, "unknown county is 404 county_not_found", keyed(http.MethodGet, "/specialties/cardiology/by-county?state=CA&county_fips=06999", http.StatusNotFound, "county_not_found")},
+		{s, "unknown methodology is 404 methodology_not_found", keyed(http.MethodGet, "/methodology/no-such-dataset", http.StatusNotFound, "methodology_not_found")},
+		{s, "well-formed NPI of no provider is 404 provider_not_found", keyed(http.MethodGet, "/providers/1234567893", http.StatusNotFound, "provider_not_found")},
+		{s, "GET /specialties/{code}/by-county: the state row, the county in geo_scope_note", checkByCounty},
+		{s, "subspecialty filter: meta.subspecialty_filter, no row underserved", checkSubspecialty},
+		{s, "GET /providers/{npi}: a ProviderRecord of ProvenanceFields", checkProvider},
+		{s, "GET /openapi.json: public OpenAPI 3.0 document of 1.0.0", checkOpenAPI},
+		{s, "GET /npi/{npi} of a malformed NPI is 400", func(ctx context.Context, e *Env) error {
+			_, err := e.v1Get(ctx, http.MethodGet, "/npi/12345", "", http.StatusBadRequest)
+			return err
+		}},
 		{s, "a method a path does not route is 405 with Allow", checkMethodNotAllowed},
 		{s, "GET /npi/{npi}: the six source blocks with the 14 provenance keys", checkNPISources},
 	}
@@ -207,24 +218,16 @@ func checkByState(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	var rows []map[string]json.RawMessage
-	if err := json.Unmarshal(env.Data, &rows); err != nil {
-		return fmt.Errorf("data is not an array of rows: %v", err)
+	rows, err := stateRows(env.Data)
+	if err != nil {
+		return err
 	}
 	if len(rows) != 51 {
 		return fmt.Errorf("%d rows, want 51", len(rows))
 	}
 	states := map[string]bool{}
-	for i, row := range rows {
-		for _, f := range stateRowFields {
-			pf, err := provenanceField(row[f])
-			if err != nil {
-				return fmt.Errorf("row %d %s: %w", i, f, err)
-			}
-			if f == "state_code" {
-				states[fmt.Sprint(pf.Value)] = true
-			}
-		}
+	for _, row := range rows {
+		states[fmt.Sprint(row["state_code"].Value)] = true
 	}
 	if len(states) != 51 {
 		return fmt.Errorf("%d distinct state codes, want 51", len(states))
@@ -292,6 +295,13 @@ func checkNPISources(ctx context.Context, e *Env) error {
 		return Skipf("the sample Practitioner has no NPI")
 	}
 	npi := tok[strings.IndexByte(tok, '|')+1:]
+	res, err := e.v1(ctx, http.MethodGet, "/npi/"+npi, "")
+	if err != nil {
+		return err
+	}
+	if cc := res.header.Get("Cache-Control"); !strings.Contains(cc, "max-age=60") || !strings.Contains(cc, "stale-while-revalidate=86400") {
+		return fmt.Errorf("anonymous answer's Cache-Control %q, want 60 seconds fresh and a day stale-while-revalidate", cc)
+	}
 	env, err := e.v1Get(ctx, http.MethodGet, "/npi/"+npi, "", http.StatusOK)
 	if err != nil {
 		return err
@@ -323,6 +333,167 @@ func checkNPISources(ctx context.Context, e *Env) error {
 	}
 	if string(d.Sources["nppes"].Data) == "null" || d.Sources["nppes"].Data == nil {
 		return fmt.Errorf("the nppes block has no data for a registry NPI")
+	}
+	return nil
+}
+
+// stateRows decodes by-state rows, each field a ProvenanceField.
+func stateRows(data json.RawMessage) ([]map[string]provField, error) {
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("data is not an array of rows: %v", err)
+	}
+	rows := make([]map[string]provField, len(raw))
+	for i, row := range raw {
+		rows[i] = map[string]provField{}
+		for _, f := range stateRowFields {
+			pf, err := provenanceField(row[f])
+			if err != nil {
+				return nil, fmt.Errorf("row %d %s: %w", i, f, err)
+			}
+			rows[i][f] = pf
+		}
+	}
+	return rows, nil
+}
+
+func checkByCounty(ctx context.Context, e *Env) error {
+	key, err := e.supplyKey()
+	if err != nil {
+		return err
+	}
+	env, err := e.v1Get(ctx, http.MethodGet, "/specialties/cardiology/by-county?state=CA&county_fips=06037", key, http.StatusOK)
+	if err != nil {
+		return err
+	}
+	var d struct {
+		StateLevelSupply json.RawMessage `json:"state_level_supply"`
+	}
+	if err := json.Unmarshal(env.Data, &d); err != nil {
+		return err
+	}
+	rows, err := stateRows([]byte("[" + string(d.StateLevelSupply) + "]"))
+	if err != nil {
+		return fmt.Errorf("state_level_supply: %w", err)
+	}
+	if rows[0]["state_code"].Value != "CA" {
+		return fmt.Errorf("state_level_supply is of %v, want CA", rows[0]["state_code"].Value)
+	}
+	if note, _ := env.Meta["geo_scope_note"].(string); !strings.Contains(note, "06037") {
+		return fmt.Errorf("meta.geo_scope_note %q does not name the county 06037", note)
+	}
+	return responseMeta(env.Meta)
+}
+
+func checkSubspecialty(ctx context.Context, e *Env) error {
+	key, err := e.supplyKey()
+	if err != nil {
+		return err
+	}
+	env, err := e.v1Get(ctx, http.MethodGet, "/specialties/dermatology/by-state?subspecialty=207ND0900X", key, http.StatusOK)
+	if err != nil {
+		return err
+	}
+	rows, err := stateRows(env.Data)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r["underserved"].Value != false {
+			return fmt.Errorf("%v is underserved %v in a filtered answer, want false", r["state_code"].Value, r["underserved"].Value)
+		}
+	}
+	if f, ok := env.Meta["subspecialty_filter"].(map[string]any); !ok || len(f) == 0 || !strings.Contains(fmt.Sprint(f), "207ND0900X") {
+		return fmt.Errorf("meta.subspecialty_filter %v, want one naming 207ND0900X", env.Meta["subspecialty_filter"])
+	}
+	return responseMeta(env.Meta)
+}
+
+// providerFields are ProviderRecord's fields, each a ProvenanceField.
+var providerFields = []string{"npi", "specialty", "taxonomy_codes", "taxonomy_primary", "state", "city", "last_updated_in_source"}
+
+// providerTries bounds the sample Practitioners checkProvider asks about: each costs a request
+// of the key's quota.
+const providerTries = 5
+
+// checkProvider reads a provider of a registered specialty: the first of the sample
+// Practitioners the API knows.
+func checkProvider(ctx context.Context, e *Env) error {
+	key, err := e.supplyKey()
+	if err != nil {
+		return err
+	}
+	ps, err := e.samplesOf(ctx, "Practitioner")
+	if err != nil {
+		return err
+	}
+	for _, p := range ps[:min(len(ps), providerTries)] {
+		tok := npiToken(p)
+		if tok == "" {
+			continue
+		}
+		npi := tok[strings.IndexByte(tok, '|')+1:]
+		res, err := e.v1(ctx, http.MethodGet, "/providers/"+npi, key)
+		if err != nil {
+			return err
+		}
+		if res.status == http.StatusNotFound {
+			continue // not in a registered specialty
+		}
+		env, err := e.v1Get(ctx, http.MethodGet, "/providers/"+npi, key, http.StatusOK)
+		if err != nil {
+			return err
+		}
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(env.Data, &rec); err != nil {
+			return err
+		}
+		for _, f := range providerFields {
+			pf, err := provenanceField(rec[f])
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if f == "npi" && pf.Value != npi {
+				return fmt.Errorf("npi %v, want %s", pf.Value, npi)
+			}
+		}
+		return responseMeta(env.Meta)
+	}
+	return Skipf("none of the first %d sample Practitioners is a provider of a registered specialty", providerTries)
+}
+
+func checkOpenAPI(ctx context.Context, e *Env) error {
+	res, err := e.v1(ctx, http.MethodGet, "/openapi.json", "")
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("%d, want 200", res.status)
+	}
+	if err := rateLimitHeaders(res); err != nil {
+		return err
+	}
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Info    struct {
+			Version string `json:"version"`
+		} `json:"info"`
+		Paths map[string]any `json:"paths"`
+	}
+	if err := res.json(&doc); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Info.Version != "1.0.0" {
+		return fmt.Errorf("openapi %q info.version %q, want 3.0.x and 1.0.0", doc.OpenAPI, doc.Info.Version)
+	}
+	for _, p := range []string{"/health", "/specialties", "/specialties/{code}/by-state", "/specialties/{code}/by-county",
+		"/states/{state}/coverage", "/providers/{npi}", "/npi/{npi}", "/methodology/{dataset}"} {
+		// The document may put the version prefix in its servers' URL or in each path.
+		_, bare := doc.Paths[p]
+		_, prefixed := doc.Paths["/v1"+p]
+		if !bare && !prefixed {
+			return fmt.Errorf("paths lack %s", p)
+		}
 	}
 	return nil
 }
