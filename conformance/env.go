@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,14 @@ type Env struct {
 	token    string
 	tokenErr error
 	samples  map[string]sample
+
+	// seen and resources are every FHIR resource the run was served, for the external validator.
+	seen      map[string]struct{}
+	resources [][]byte
+	// fhirValidator is the directory where the npm fhir package is installed, "" for none.
+	fhirValidator string
+	// note is what the running check reports beside its outcome.
+	note string
 }
 
 // sample is the first page of served resources of a type, whose ids and values the read and
@@ -36,7 +45,7 @@ func newEnv(opts Options) *Env {
 	}
 	c := opts.Credentials
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	return &Env{creds: c, hc: hc, samples: map[string]sample{}}
+	return &Env{creds: c, hc: hc, samples: map[string]sample{}, seen: map[string]struct{}{}, fhirValidator: opts.FHIRValidator}
 }
 
 // response is a read HTTP answer.
@@ -157,7 +166,56 @@ func (e *Env) fhirDo(ctx context.Context, method, path string, header http.Heade
 		h.Set("Content-Type", "application/x-www-form-urlencoded")
 		body = strings.NewReader(form)
 	}
-	return e.do(ctx, method, u, h, body)
+	res, err := e.do(ctx, method, u, h, body)
+	if err == nil && res.status == http.StatusOK {
+		e.collect(res.body)
+	}
+	return res, err
+}
+
+// collect keeps each resource a FHIR answer carries (the resource, or a Bundle's entries), once
+// per type, id and version, for the external validator.
+func (e *Env) collect(body []byte) {
+	var doc struct {
+		ResourceType string `json:"resourceType"`
+		Entry        []struct {
+			Resource json.RawMessage `json:"resource"`
+		} `json:"entry"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return
+	}
+	if doc.ResourceType != "Bundle" {
+		e.keep(body)
+		return
+	}
+	for _, en := range doc.Entry {
+		e.keep(en.Resource)
+	}
+}
+
+func (e *Env) keep(raw json.RawMessage) {
+	var id struct {
+		ResourceType string `json:"resourceType"`
+		ID           string `json:"id"`
+		Meta         struct {
+			VersionID   string `json:"versionId"`
+			LastUpdated string `json:"lastUpdated"`
+		} `json:"meta"`
+	}
+	if json.Unmarshal(raw, &id) != nil || id.ResourceType == "" {
+		return
+	}
+	k := id.ResourceType + "/" + id.ID + "/" + id.Meta.VersionID + "/" + id.Meta.LastUpdated
+	if _, ok := e.seen[k]; ok {
+		return
+	}
+	compact := new(bytes.Buffer)
+	if json.Compact(compact, raw) != nil {
+		return
+	}
+	e.seen[k] = struct{}{}
+	e.resources = append(e.resources, compact.Bytes())
 }
 
 // bundle is the part of a searchset Bundle the checks read.

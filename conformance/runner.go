@@ -31,7 +31,8 @@ type Check struct {
 	Run     func(ctx context.Context, e *Env) error
 }
 
-// Result is a check's outcome.
+// Result is a check's outcome. Reason says why a check failed or was skipped, or what a passed
+// check measured.
 type Result struct {
 	Surface  string
 	Name     string
@@ -55,6 +56,10 @@ type Options struct {
 	HTTP *http.Client
 	// Only, when not empty, runs the checks whose surface or "surface/name" it lists.
 	Only []string
+	// FHIRValidator is a directory where the npm package fhir is installed (`npm install fhir`);
+	// when set, every FHIR resource the run was served is validated with it by node, as the
+	// last check. "" skips that check.
+	FHIRValidator string
 }
 
 // Report is the outcome of a run.
@@ -89,8 +94,9 @@ func RunChecks(ctx context.Context, opts Options, checks []Check) Report {
 			continue
 		}
 		start := time.Now()
+		e.note = ""
 		err := runOne(ctx, e, c)
-		res := Result{Surface: c.Surface, Name: c.Name, Status: Pass, Duration: time.Since(start)}
+		res := Result{Surface: c.Surface, Name: c.Name, Status: Pass, Reason: e.note, Duration: time.Since(start)}
 		var skip skipError
 		switch {
 		case errors.As(err, &skip):
@@ -223,5 +229,5 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Checks is the whole suite, surface by surface.
 func Checks() []Check {
-	return slices.Concat(smartChecks(), fhirChecks(), supplyChecks())
+	return slices.Concat(smartChecks(), fhirChecks(), supplyChecks(), externalChecks())
 }

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "conformance",
-		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...]",
+		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...] [--fhir-validator DIR]",
 		summary: "hold a running deployment to its contracts (SMART, FHIR, supply API) over HTTP; exit 1 on any failed check",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			baseURL := fs.String("base-url", "", "the deployment's service URL (default: the credentials file's base_url)")
@@ -24,6 +24,7 @@ func init() {
 			resolverKey := fs.String("resolver-key", "", "resolver API key (overrides the file's)")
 			junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
 			only := fs.String("only", "", "run only these surfaces or surface/check names, comma-separated")
+			validator := fs.String("fhir-validator", "", "directory where `npm install fhir` ran: validate every served FHIR resource with it (needs node)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -50,7 +51,7 @@ func init() {
 				if *only != "" {
 					sel = strings.Split(*only, ",")
 				}
-				rep := conformance.Run(ctx, conformance.Options{Credentials: creds, Only: sel})
+				rep := conformance.Run(ctx, conformance.Options{Credentials: creds, Only: sel, FHIRValidator: *validator})
 				if err := rep.WriteText(e.stdout); err != nil {
 					return err
 				}

@@ -112,7 +112,12 @@ func TestConformanceAgainstDemo(t *testing.T) {
 	}
 	base, credFile := demoServer(t)
 	junit := filepath.Join(t.TempDir(), "conformance.xml")
-	code, stdout, stderr := invoke(t, nil, "conformance", "--credentials", credFile, "--junit", junit)
+	args := []string{"conformance", "--credentials", credFile, "--junit", junit}
+	// Where the npm fhir package is installed, every served resource is also validated by it.
+	if dir := os.Getenv("PROVIDERDIR_FHIR_JS"); dir != "" {
+		args = append(args, "--fhir-validator", dir)
+	}
+	code, stdout, stderr := invoke(t, nil, args...)
 	t.Logf("report:\n%s", stdout)
 	if code != 0 {
 		t.Fatalf("exit %d against the demo: %s\n%s", code, stderr, stdout)
