@@ -35,8 +35,15 @@ func fhirChecks() []Check {
 	for _, typ := range servedTypes {
 		checks = append(checks, Check{f, "read " + typ + ": profile and mandatory elements", readCheck(typ)})
 	}
+	for _, typ := range servedTypes {
+		if len(mustSupport[typ]) > 0 {
+			checks = append(checks, Check{f, "must support " + typ + ": each element in served data", mustSupportCheck(typ)})
+		}
+	}
 	checks = append(checks,
 		Check{f, "provenance: the 14 keys in meta.tag", checkProvenanceTags},
+		Check{f, "read with If-None-Match of the ETag is 304", checkConditionalRead},
+		Check{f, "unsupported _format is 406", checkFormat},
 	)
 	for _, s := range shallSearches {
 		checks = append(checks, Check{f, "search " + s.typ + "?" + s.param, searchCheck(s)})
@@ -337,4 +344,68 @@ func path(v any, keys ...string) any {
 func list(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// mustSupport are the must-support elements of each US Core profile (FHIR-REQUIREMENTS.md).
+// Like Inferno, the suite asks that each be shown by at least one served resource of the
+// sample page: a server that never fills an element cannot show it supports it.
+var mustSupport = map[string][]string{
+	"Practitioner":     {"identifier", "name", "telecom", "address"},
+	"PractitionerRole": {"practitioner", "organization", "code", "specialty", "location", "telecom", "endpoint"},
+	"Organization":     {"identifier", "active", "name", "telecom", "address"},
+	"Location":         {"status", "name", "telecom", "address", "managingOrganization"},
+}
+
+func mustSupportCheck(typ string) func(context.Context, *Env) error {
+	return func(ctx context.Context, e *Env) error {
+		rs, err := e.samplesOf(ctx, typ)
+		if err != nil {
+			return err
+		}
+		var missing []string
+		for _, el := range mustSupport[typ] {
+			if !slices.ContainsFunc(rs, func(r map[string]any) bool { return r[el] != nil }) {
+				missing = append(missing, el)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("none of %d served %s resources has %v", len(rs), typ, missing)
+		}
+		return nil
+	}
+}
+
+func checkConditionalRead(ctx context.Context, e *Env) error {
+	r, err := e.sampleOf(ctx, "Practitioner")
+	if err != nil {
+		return err
+	}
+	p := fmt.Sprintf("Practitioner/%v", r["id"])
+	res, err := e.fhirGet(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	tag := res.header.Get("ETag")
+	if res.status != http.StatusOK || tag == "" {
+		return fmt.Errorf("%s: %d with ETag %q", p, res.status, tag)
+	}
+	again, err := e.fhirGet(ctx, p, http.Header{"If-None-Match": {tag}})
+	if err != nil {
+		return err
+	}
+	if again.status != http.StatusNotModified {
+		return fmt.Errorf("%s with If-None-Match %s: %d, want 304", p, tag, again.status)
+	}
+	return nil
+}
+
+func checkFormat(ctx context.Context, e *Env) error {
+	res, err := e.fhirGet(ctx, "Practitioner?_format=application/fhir%2Bxml&_count=1", nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusNotAcceptable {
+		return fmt.Errorf("_format=application/fhir+xml: %d, want 406 from a JSON-only server", res.status)
+	}
+	return operationOutcome(res)
 }

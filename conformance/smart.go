@@ -25,7 +25,10 @@ func smartChecks() []Check {
 		{s, "token: unknown client is refused", refusal(func(a *assertion) { a.iss = "unknown-" + randomJTI(); a.sub = a.iss }, false, "invalid_client")},
 		{s, "token: replayed jti is refused", checkReplayedJTI},
 		{s, "token: wrong grant_type is unsupported_grant_type", checkWrongGrantType},
+		{s, "token: wrong client_assertion_type is refused", checkWrongAssertionType},
 		{s, "FHIR without a token is 401 with WWW-Authenticate", checkNoToken},
+		{s, "FHIR with a token the server never issued is 401", checkForgedToken},
+		{s, "a token scoped to Practitioner is 403 insufficient_scope on Location", checkInsufficientScope},
 	}
 }
 
@@ -224,4 +227,85 @@ func joinProblems(problems []string) error {
 		return nil
 	}
 	return fmt.Errorf("%s", strings.Join(problems, "; "))
+}
+
+func checkWrongAssertionType(ctx context.Context, e *Env) error {
+	tokenURL, key, err := e.client(ctx)
+	if err != nil {
+		return err
+	}
+	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
+	if err != nil {
+		return err
+	}
+	form := tokenForm(signed)
+	form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:saml2-bearer")
+	t, err := e.exchange(ctx, tokenURL, form)
+	if err != nil {
+		return err
+	}
+	if t.AccessToken != "" || (t.status != http.StatusBadRequest && t.status != http.StatusUnauthorized) || t.Error == "" {
+		return fmt.Errorf("%d %q, want 400 or 401 with an OAuth error and no token", t.status, t.Error)
+	}
+	return nil
+}
+
+func checkForgedToken(ctx context.Context, e *Env) error {
+	h := http.Header{"Accept": {"application/fhir+json"}, "Authorization": {"Bearer forged." + randomJTI()}}
+	res, err := e.do(ctx, http.MethodGet, e.fhirBase()+"/Practitioner", h, nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusUnauthorized {
+		return fmt.Errorf("%d, want 401", res.status)
+	}
+	if !strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer") {
+		return fmt.Errorf("WWW-Authenticate %q, want a Bearer challenge", res.header.Get("WWW-Authenticate"))
+	}
+	return operationOutcome(res)
+}
+
+func checkInsufficientScope(ctx context.Context, e *Env) error {
+	tokenURL, key, err := e.client(ctx)
+	if err != nil {
+		return err
+	}
+	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
+	if err != nil {
+		return err
+	}
+	form := tokenForm(signed)
+	form.Set("scope", "system/Practitioner.rs")
+	t, err := e.exchange(ctx, tokenURL, form)
+	if err != nil {
+		return err
+	}
+	if t.status != http.StatusOK || t.AccessToken == "" {
+		return fmt.Errorf("a token for system/Practitioner.rs: %d %q", t.status, t.Error)
+	}
+	h := http.Header{"Accept": {"application/fhir+json"}, "Authorization": {"Bearer " + t.AccessToken}}
+	res, err := e.do(ctx, http.MethodGet, e.fhirBase()+"/Location", h, nil)
+	if err != nil {
+		return err
+	}
+	if res.status == http.StatusOK {
+		return Skipf("Location is served without a token's scope (public read)")
+	}
+	if res.status != http.StatusForbidden {
+		return fmt.Errorf("a Location search with a Practitioner token: %d, want 403", res.status)
+	}
+	if ch := res.header.Get("WWW-Authenticate"); !strings.Contains(ch, `error="insufficient_scope"`) {
+		return fmt.Errorf("WWW-Authenticate %q, want error=\"insufficient_scope\"", ch)
+	}
+	if err := operationOutcome(res); err != nil {
+		return err
+	}
+	res, err = e.do(ctx, http.MethodGet, e.fhirBase()+"/Practitioner?_count=1", h, nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("a Practitioner search with a Practitioner token: %d, want 200", res.status)
+	}
+	return nil
 }
