@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"providerdir/catalog"
+	"providerdir/conformance"
 	"providerdir/internal/config"
 	"providerdir/internal/storeopen"
 	"providerdir/rest/apikey"
@@ -23,13 +24,14 @@ import (
 func init() {
 	register(&command{
 		name:    "demo",
-		args:    "[--store STORE] [--base-url URL] [--dir DIR]",
+		args:    "[--store STORE] [--base-url URL] [--dir DIR] [--json FILE]",
 		summary: "prepare the demo credentials (a pilot key, the resolver sandbox key, the SMART sandbox client) and print how to use them",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
 			baseURL := fs.String("base-url", config.DefaultBaseURL(config.DefaultAddr), "the URL providerd will serve on")
 			dir := fs.String("dir", "", "directory for the demo's key files (default: beside an embedded store, where providerd writes the sandbox key; data with MongoDB)")
 			metricsURL := fs.String("metrics-url", "", "the URL of providerd's admin listener (--metrics-addr), if it has one")
+			jsonFile := fs.String("json", "", "also write the credentials to this file (mode 0600) for providerctl conformance --credentials")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -44,7 +46,7 @@ func init() {
 				}
 				defer s.Close()
 				log := newLineLogger(e.stderr, "demo", slog.LevelInfo)
-				return demo(ctx, e.stdout, log, s, demoURLs{base: strings.TrimRight(*baseURL, "/"), metrics: strings.TrimRight(*metricsURL, "/")}, demoDir(*dir, spec))
+				return demo(ctx, e.stdout, log, s, demoURLs{base: strings.TrimRight(*baseURL, "/"), metrics: strings.TrimRight(*metricsURL, "/")}, demoDir(*dir, spec), *jsonFile)
 			}
 		},
 	})
@@ -77,8 +79,8 @@ const demoKeyFile = "demo-pilot.key"
 type demoURLs struct{ base, metrics string }
 
 // demo makes sure every demo credential exists, then prints a tour with each one in a command
-// that works as printed once providerd is up.
-func demo(ctx context.Context, w io.Writer, log *slog.Logger, s store.Store, urls demoURLs, dir string) error {
+// that works as printed once providerd is up, and writes them to jsonFile when it is not "".
+func demo(ctx context.Context, w io.Writer, log *slog.Logger, s store.Store, urls demoURLs, dir, jsonFile string) error {
 	base := urls.base
 	keys := apikey.NewManager(s, nil)
 	pilot, err := demoPilotKey(ctx, keys, filepath.Join(dir, demoKeyFile))
@@ -98,6 +100,11 @@ func demo(ctx context.Context, w io.Writer, log *slog.Logger, s store.Store, url
 	npi, err := firstSandboxNPI(ctx, s)
 	if err != nil {
 		return err
+	}
+	if jsonFile != "" {
+		if err := writeDemoCredentials(jsonFile, base, pilot, sandbox.Reveal(), jwkFile); err != nil {
+			return fmt.Errorf("write %s: %w", jsonFile, err)
+		}
 	}
 	metrics := "not served (providerd --metrics-addr serves them)"
 	if urls.metrics != "" {
@@ -119,6 +126,24 @@ providerd serves on %[1]s
 
 `, base, pilot, filepath.Join(dir, demoKeyFile), sandbox.Reveal(), npi, smart.SandboxClientID, jwkFile, metrics)
 	return nil
+}
+
+// writeDemoCredentials writes the demo's credentials for a conformance run: the SMART sandbox
+// client with its private JWK both inline and by path (the file providerd also reads), the
+// pilot key and the resolver sandbox key.
+func writeDemoCredentials(file, base, pilot, resolver, jwkFile string) error {
+	jwk, err := os.ReadFile(jwkFile)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(jwkFile)
+	if err != nil {
+		return err
+	}
+	return conformance.WriteCredentials(file, conformance.Credentials{
+		BaseURL: base, SMARTClientID: smart.SandboxClientID, SMARTKeyFile: abs, SMARTKey: jwk,
+		SupplyKey: pilot, ResolverKey: resolver,
+	})
 }
 
 // demoPilotKey returns the demo's pilot key, issuing a new one when the kept one is missing or

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"providerdir/conformance"
 	"providerdir/ingest"
 	"providerdir/internal/config"
 	"providerdir/internal/storeopen"
@@ -40,14 +41,14 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 
 	quiet := slog.New(slog.DiscardHandler)
 	var out strings.Builder
-	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err == nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir, ""); err == nil {
 		t.Fatal("demo on an empty store succeeded; it should ask for an ingest first")
 	}
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop}); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err != nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	first := out.String()
@@ -66,7 +67,7 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 		t.Errorf("no SMART sandbox key file: %v", err)
 	}
 	out.Reset()
-	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir); err != nil {
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(first, "curl http://127.0.0.1:9090/metrics") || strings.Contains(first, "8080/metrics") {
@@ -74,6 +75,34 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 	}
 	if out.String() != first {
 		t.Errorf("a second run printed other credentials:\n%s\nthen\n%s", first, out.String())
+	}
+
+	// --json writes the same credentials for a conformance run, owner-only even over a file
+	// others could read.
+	credFile := filepath.Join(t.TempDir(), "creds.json")
+	if err := os.WriteFile(credFile, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080"}, dir, credFile); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(credFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("credentials file: mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	creds, err := conformance.ReadCredentials(credFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox, _, err := apikey.NewManager(s, nil).Sandbox(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creds.BaseURL != "http://127.0.0.1:8080" || creds.SupplyKey != key || creds.ResolverKey != sandbox.Reveal() ||
+		creds.SMARTClientID != "sandbox" || creds.SMARTKeyFile != filepath.Join(dir, "sandbox-client.jwk") {
+		t.Errorf("credentials file: %+v", creds)
+	}
+	if _, err := creds.PrivateKey(); err != nil {
+		t.Errorf("credentials file's SMART key: %v", err)
 	}
 
 	// The credentials are the owner's only, and a credential file others may read stops the demo.
@@ -85,7 +114,7 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 		if err := os.Chmod(file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir)
+		err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir, "")
 		if err == nil || !strings.Contains(err.Error(), "chmod 600 "+file) {
 			t.Errorf("%s open to others: %v, want a refusal saying chmod 600", name, err)
 		}

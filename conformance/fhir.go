@@ -1,0 +1,411 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// The profiles each served type claims (US Core 6.1.0, Plan-Net 1.2.0).
+var profiles = map[string]string{
+	"Practitioner":      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitioner",
+	"PractitionerRole":  "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitionerrole",
+	"Organization":      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization",
+	"Location":          "http://hl7.org/fhir/us/core/StructureDefinition/us-core-location",
+	"HealthcareService": "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-HealthcareService",
+	"Endpoint":          "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-Endpoint",
+}
+
+var servedTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService", "Endpoint"}
+
+// provenanceKeys are the 14 keys of the provenance contract (seed 001), carried in meta.tag
+// and in each resolver source block.
+var provenanceKeys = []string{
+	"_source", "_source_url", "_dataset_id", "_snapshot", "_methodology", "_last_checked",
+	"_confidence", "_data_availability", "_pipeline_version", "_doi", "_license",
+	"_coverage_period_start", "_coverage_period_end", "_slsa_provenance_url",
+}
+
+// fhirChecks hold the FHIR facade to R4, US Core 6.1.0 and Plan-Net 1.2.0.
+func fhirChecks() []Check {
+	const f = "fhir"
+	checks := []Check{{f, "CapabilityStatement", checkCapabilityStatement}}
+	for _, typ := range servedTypes {
+		checks = append(checks, Check{f, "read " + typ + ": profile and mandatory elements", readCheck(typ)})
+	}
+	for _, typ := range servedTypes {
+		if len(mustSupport[typ]) > 0 {
+			checks = append(checks, Check{f, "must support " + typ + ": each element in served data", mustSupportCheck(typ)})
+		}
+	}
+	checks = append(checks,
+		Check{f, "provenance: the 14 keys in meta.tag", checkProvenanceTags},
+		Check{f, "read with If-None-Match of the ETag is 304", checkConditionalRead},
+		Check{f, "unsupported _format is 406", checkFormat},
+	)
+	for _, s := range shallSearches {
+		checks = append(checks, Check{f, "search " + s.typ + "?" + s.param, searchCheck(s)})
+	}
+	return append(checks,
+		Check{f, "Plan-Net parameters without data answer, under handling=strict", checkNoDataSearches},
+		Check{f, "_has:PractitionerRole:practitioner:specialty", checkHas},
+		Check{f, "GET and POST _search agree", checkPostSearch},
+		Check{f, "paging to the end by next links matches total", checkPaging},
+		Check{f, "_include=PractitionerRole:practitioner", checkInclude},
+		Check{f, "_revinclude=PractitionerRole:practitioner", checkRevinclude},
+		Check{f, "unknown id is 404 OperationOutcome", checkUnknownID},
+		Check{f, "unknown parameter under handling=strict is 400 OperationOutcome", checkStrict},
+	)
+}
+
+func checkCapabilityStatement(ctx context.Context, e *Env) error {
+	res, err := e.do(ctx, http.MethodGet, e.fhirBase()+"/metadata", http.Header{"Accept": {"application/fhir+json"}}, nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("%d, want 200", res.status)
+	}
+	var cs struct {
+		ResourceType        string   `json:"resourceType"`
+		FHIRVersion         string   `json:"fhirVersion"`
+		ImplementationGuide []string `json:"implementationGuide"`
+		Rest                []struct {
+			Mode     string `json:"mode"`
+			Resource []struct {
+				Type             string   `json:"type"`
+				SupportedProfile []string `json:"supportedProfile"`
+				Interaction      []struct {
+					Code string `json:"code"`
+				} `json:"interaction"`
+				SearchParam []struct {
+					Name string `json:"name"`
+				} `json:"searchParam"`
+			} `json:"resource"`
+		} `json:"rest"`
+	}
+	if err := res.json(&cs); err != nil {
+		return err
+	}
+	var problems []string
+	if cs.ResourceType != "CapabilityStatement" || cs.FHIRVersion != "4.0.1" {
+		problems = append(problems, fmt.Sprintf("%s fhirVersion %q, want a CapabilityStatement of 4.0.1", cs.ResourceType, cs.FHIRVersion))
+	}
+	for _, ig := range []string{"http://hl7.org/fhir/us/core/ImplementationGuide/hl7.fhir.us.core", "http://hl7.org/fhir/us/davinci-pdex-plan-net/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"} {
+		if !slices.ContainsFunc(cs.ImplementationGuide, func(s string) bool { return strings.HasPrefix(s, ig) }) {
+			problems = append(problems, "implementationGuide lacks "+ig)
+		}
+	}
+	if len(cs.Rest) != 1 || cs.Rest[0].Mode != "server" {
+		return joinProblems(append(problems, "want one rest entry of mode server"))
+	}
+	params := map[string][]string{}
+	served := map[string]bool{}
+	for _, r := range cs.Rest[0].Resource {
+		served[r.Type] = true
+		for _, p := range r.SearchParam {
+			params[r.Type] = append(params[r.Type], p.Name)
+		}
+		if want, ok := profiles[r.Type]; ok && !slices.Contains(r.SupportedProfile, want) {
+			problems = append(problems, fmt.Sprintf("%s supportedProfile %v lacks %s", r.Type, r.SupportedProfile, want))
+		}
+		var interactions []string
+		for _, in := range r.Interaction {
+			interactions = append(interactions, in.Code)
+		}
+		if !slices.Contains(interactions, "read") || !slices.Contains(interactions, "search-type") {
+			problems = append(problems, fmt.Sprintf("%s interactions %v lack read or search-type", r.Type, interactions))
+		}
+	}
+	for _, typ := range servedTypes {
+		if !served[typ] {
+			problems = append(problems, "no rest.resource for "+typ)
+		}
+	}
+	for _, s := range shallSearches {
+		if !slices.Contains(params[s.typ], strings.SplitN(s.param, ".", 2)[0]) {
+			problems = append(problems, fmt.Sprintf("%s does not list search parameter %s", s.typ, s.param))
+		}
+	}
+	return joinProblems(problems)
+}
+
+// readCheck reads a served resource of typ by id and holds it to its profile's mandatory
+// elements.
+func readCheck(typ string) func(context.Context, *Env) error {
+	return func(ctx context.Context, e *Env) error {
+		s, err := e.sampleOf(ctx, typ)
+		if err != nil {
+			return err
+		}
+		res, err := e.fhirGet(ctx, fmt.Sprintf("%s/%v", typ, s["id"]), nil)
+		if err != nil {
+			return err
+		}
+		if res.status != http.StatusOK {
+			return fmt.Errorf("%s: %d, want 200", res.url, res.status)
+		}
+		if res.header.Get("ETag") == "" {
+			return fmt.Errorf("%s: no ETag", res.url)
+		}
+		var r map[string]any
+		if err := res.json(&r); err != nil {
+			return err
+		}
+		if r["resourceType"] != typ || r["id"] != s["id"] {
+			return fmt.Errorf("%s: answered %v/%v", res.url, r["resourceType"], r["id"])
+		}
+		var problems []string
+		if prof, _ := path(r, "meta", "profile").([]any); !slices.Contains(prof, any(profiles[typ])) {
+			problems = append(problems, fmt.Sprintf("meta.profile %v lacks %s", prof, profiles[typ]))
+		}
+		for _, m := range mandatory[typ] {
+			if err := m(r); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+		return joinProblems(problems)
+	}
+}
+
+// mandatory are the rules each profile makes of an element's presence or value.
+var mandatory = map[string][]func(map[string]any) error{
+	"Practitioner": {
+		present("identifier"), present("name"),
+		func(r map[string]any) error {
+			for _, n := range list(r["name"]) {
+				if path(n, "family") != nil {
+					return nil
+				}
+			}
+			return fmt.Errorf("no name has a family")
+		},
+		npiSlice,
+	},
+	"PractitionerRole": {
+		func(r map[string]any) error { // pd-1
+			if r["telecom"] == nil && r["endpoint"] == nil {
+				return fmt.Errorf("pd-1: neither telecom nor endpoint")
+			}
+			return nil
+		},
+		func(r map[string]any) error { // us-core-13
+			for _, k := range []string{"practitioner", "organization", "healthcareService", "location"} {
+				if r[k] != nil {
+					return nil
+				}
+			}
+			return fmt.Errorf("us-core-13: none of practitioner, organization, healthcareService, location")
+		},
+	},
+	"Organization":      {present("active"), present("name")},
+	"Location":          {present("name")},
+	"HealthcareService": {equals("active", true)},
+	"Endpoint":          {present("status"), present("connectionType"), present("address"), present("payloadType")},
+}
+
+func present(field string) func(map[string]any) error {
+	return func(r map[string]any) error {
+		if r[field] == nil {
+			return fmt.Errorf("no %s", field)
+		}
+		return nil
+	}
+}
+
+func equals(field string, want any) func(map[string]any) error {
+	return func(r map[string]any) error {
+		if r[field] != want {
+			return fmt.Errorf("%s is %v, want %v", field, r[field], want)
+		}
+		return nil
+	}
+}
+
+// npiSlice holds a Practitioner's NPI identifiers to ten digits with a valid check digit.
+func npiSlice(r map[string]any) error {
+	for _, id := range list(r["identifier"]) {
+		if path(id, "system") != npiSystem {
+			continue
+		}
+		v, _ := path(id, "value").(string)
+		if !validNPI(v) {
+			return fmt.Errorf("NPI identifier %q is not ten digits with a valid check digit", v)
+		}
+		return nil
+	}
+	return fmt.Errorf("no identifier of system %s", npiSystem)
+}
+
+const npiSystem = "http://hl7.org/fhir/sid/us-npi"
+
+// validNPI applies the Luhn check over the prefix 80840 the NPI standard defines.
+func validNPI(s string) bool {
+	if len(s) != 10 {
+		return false
+	}
+	sum := 24 // the digits of 80840, doubled as their places require
+	for i := 8; i >= 0; i-- {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		d := int(c - '0')
+		if (8-i)%2 == 0 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return s[9] >= '0' && s[9] <= '9' && (sum+int(s[9]-'0'))%10 == 0
+}
+
+func checkProvenanceTags(ctx context.Context, e *Env) error {
+	r, err := e.sampleOf(ctx, "Practitioner")
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, t := range list(path(r, "meta", "tag")) {
+		sys, _ := path(t, "system").(string)
+		if i := strings.LastIndex(sys, "/provenance/"); i >= 0 {
+			seen[sys[i+len("/provenance/"):]] = true
+		}
+	}
+	var missing []string
+	for _, k := range provenanceKeys {
+		if !seen[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("meta.tag lacks the provenance keys %v", missing)
+	}
+	return nil
+}
+
+func checkUnknownID(ctx context.Context, e *Env) error {
+	res, err := e.fhirGet(ctx, "Practitioner/no-such-id-"+randomJTI()[:8], nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusNotFound {
+		return fmt.Errorf("%d, want 404", res.status)
+	}
+	return operationOutcome(res)
+}
+
+func checkStrict(ctx context.Context, e *Env) error {
+	res, err := e.fhirGet(ctx, "Practitioner?no-such-parameter=1", http.Header{"Prefer": {"handling=strict"}})
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusBadRequest {
+		return fmt.Errorf("%d, want 400", res.status)
+	}
+	return operationOutcome(res)
+}
+
+// operationOutcome holds an error's body to an OperationOutcome with at least one issue.
+func operationOutcome(res response) error {
+	var oo struct {
+		ResourceType string `json:"resourceType"`
+		Issue        []struct {
+			Severity string `json:"severity"`
+			Code     string `json:"code"`
+		} `json:"issue"`
+	}
+	if err := res.json(&oo); err != nil {
+		return err
+	}
+	if oo.ResourceType != "OperationOutcome" || len(oo.Issue) == 0 || oo.Issue[0].Severity == "" || oo.Issue[0].Code == "" {
+		return fmt.Errorf("%s: body is not an OperationOutcome with an issue: %.200s", res.url, res.body)
+	}
+	return nil
+}
+
+// path walks nested JSON objects; nil when a step is missing.
+func path(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// list is v as a JSON array, or nil.
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// mustSupport are the must-support elements of each US Core profile (FHIR-REQUIREMENTS.md).
+// Like Inferno, the suite asks that each be shown by at least one served resource of the
+// sample page: a server that never fills an element cannot show it supports it.
+var mustSupport = map[string][]string{
+	"Practitioner":     {"identifier", "name", "telecom", "address"},
+	"PractitionerRole": {"practitioner", "organization", "code", "specialty", "location", "telecom", "endpoint"},
+	"Organization":     {"identifier", "active", "name", "telecom", "address"},
+	"Location":         {"status", "name", "telecom", "address", "managingOrganization"},
+}
+
+func mustSupportCheck(typ string) func(context.Context, *Env) error {
+	return func(ctx context.Context, e *Env) error {
+		rs, err := e.samplesOf(ctx, typ)
+		if err != nil {
+			return err
+		}
+		var missing []string
+		for _, el := range mustSupport[typ] {
+			if !slices.ContainsFunc(rs, func(r map[string]any) bool { return r[el] != nil }) {
+				missing = append(missing, el)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("none of %d served %s resources has %v", len(rs), typ, missing)
+		}
+		return nil
+	}
+}
+
+func checkConditionalRead(ctx context.Context, e *Env) error {
+	r, err := e.sampleOf(ctx, "Practitioner")
+	if err != nil {
+		return err
+	}
+	p := fmt.Sprintf("Practitioner/%v", r["id"])
+	res, err := e.fhirGet(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	tag := res.header.Get("ETag")
+	if res.status != http.StatusOK || tag == "" {
+		return fmt.Errorf("%s: %d with ETag %q", p, res.status, tag)
+	}
+	again, err := e.fhirGet(ctx, p, http.Header{"If-None-Match": {tag}})
+	if err != nil {
+		return err
+	}
+	if again.status != http.StatusNotModified {
+		return fmt.Errorf("%s with If-None-Match %s: %d, want 304", p, tag, again.status)
+	}
+	return nil
+}
+
+func checkFormat(ctx context.Context, e *Env) error {
+	res, err := e.fhirGet(ctx, "Practitioner?_format=application/fhir%2Bxml&_count=1", nil)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusNotAcceptable {
+		return fmt.Errorf("_format=application/fhir+xml: %d, want 406 from a JSON-only server", res.status)
+	}
+	return operationOutcome(res)
+}
