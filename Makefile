@@ -20,7 +20,7 @@ METRICS_ADDR ?= 127.0.0.1:9090
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 REDOCLY     := @redocly/cli@2.77.0
 
-.PHONY: help build run demo-data test test-go lint bench pgo clean
+.PHONY: help build run demo-data test test-go fhirjs lint bench pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
@@ -48,11 +48,20 @@ run: demo-data
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.
 test:
-	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory test-go
+	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs test-go
+
+# The conformance suite also validates every FHIR resource it is served with the npm fhir package
+# (R4 schema and FHIRPath checks written elsewhere), installed once under .cache when npm is there.
+FHIRJS     := .cache/fhirjs
+FHIRJS_PKG := fhir@4.12.0
+fhirjs:
+	@if [ ! -d $(FHIRJS)/node_modules/fhir ] && command -v npm >/dev/null; then \
+		npm install --prefix $(FHIRJS) --no-audit --no-fund $(FHIRJS_PKG) >/dev/null; \
+	fi
 
 # The mongo backend's suite takes minutes on FerretDB, hence the long timeout.
 test-go:
-	$(GO) test -count=1 -timeout 30m ./...
+	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) $(GO) test -count=1 -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
