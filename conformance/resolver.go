@@ -1,14 +1,19 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
-// resolverChecks hold the resolver API (/resolver/v1, seed 001) to its authentication contract:
-// a key in X-Service-Key, 401 invalid_key without a recognised one, errors in its envelope.
-// Its endpoints are added here as the deployment serves them.
+// resolverChecks hold the resolver API (/resolver/v1, seed 001) to its contract: a key in
+// X-Service-Key, 401 invalid_key without a recognised one, errors in its envelope, the
+// rate-limit fields, and its records and facts each carrying the 14 provenance keys.
 func resolverChecks() []Check {
 	const r = "resolver"
 	return []Check{
@@ -19,7 +24,144 @@ func resolverChecks() []Check {
 			return e.resolverError(ctx, "sk_"+randomJTI(), http.StatusUnauthorized, "invalid_key")
 		}},
 		{r, "the given key is accepted", checkResolverKey},
+		{r, "GET /npi/{npi}?include=facts: the record and each fact carry the 14 provenance keys", checkResolverNPI},
+		{r, "GET /npi/{npi} with nine digits is 400 invalid_npi", func(ctx context.Context, e *Env) error {
+			return e.resolverStatus(ctx, http.MethodGet, "/npi/123456789", nil, http.StatusBadRequest, "invalid_npi")
+		}},
+		{r, "GET /ccn/{ccn} that is malformed is 400 invalid_ccn", func(ctx context.Context, e *Env) error {
+			return e.resolverStatus(ctx, http.MethodGet, "/ccn/ZZ", nil, http.StatusBadRequest, "invalid_ccn")
+		}},
+		{r, "POST /batch/npi answers in request order, null for an NPI no provider holds", checkResolverBatch},
+		{r, "POST /batch/npi with 1,001 NPIs is 400 batch_too_large", func(ctx context.Context, e *Env) error {
+			npis := make([]string, 1001)
+			for i := range npis {
+				npis[i] = "1234567893"
+			}
+			body, _ := json.Marshal(map[string]any{"npis": npis})
+			return e.resolverStatus(ctx, http.MethodPost, "/batch/npi", body, http.StatusBadRequest, "batch_too_large")
+		}},
 	}
+}
+
+// hasProvenance says which of the 14 keys an object lacks.
+func hasProvenance(what string, obj map[string]any) error {
+	for _, k := range provenanceKeys {
+		if _, ok := obj[k]; !ok {
+			return fmt.Errorf("%s lacks %s", what, k)
+		}
+	}
+	return nil
+}
+
+// resolverCall asks the resolver with the given key and checks the rate-limit fields every
+// answer carries (seed 001 section 8: the reset in Unix seconds).
+func (e *Env) resolverCall(ctx context.Context, method, path string, body []byte) (response, error) {
+	if e.creds.ResolverKey == "" {
+		return response{}, Skipf("no resolver key given")
+	}
+	h := http.Header{"Accept": {"application/json"}, "X-Service-Key": {e.creds.ResolverKey}}
+	var rd io.Reader
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+		rd = bytes.NewReader(body)
+	}
+	res, err := e.do(ctx, method, e.creds.BaseURL+"/resolver/v1"+path, h, rd)
+	if err != nil {
+		return res, err
+	}
+	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		if _, err := strconv.ParseInt(res.header.Get(name), 10, 64); err != nil {
+			return res, fmt.Errorf("%s: %s %q is not an integer", res.url, name, res.header.Get(name))
+		}
+	}
+	return res, nil
+}
+
+// resolverStatus holds one resolver answer to its status and error code.
+func (e *Env) resolverStatus(ctx context.Context, method, path string, body []byte, status int, code string) error {
+	res, err := e.resolverCall(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if res.status != status || res.json(&env) != nil || env.Error.Code != code {
+		return fmt.Errorf("%s: %d %q, want %d %s", res.url, res.status, env.Error.Code, status, code)
+	}
+	return nil
+}
+
+// sampleNPI is the NPI of the first Practitioner the deployment serves.
+func (e *Env) sampleNPI(ctx context.Context) (string, error) {
+	p, err := e.sampleOf(ctx, "Practitioner")
+	if err != nil {
+		return "", err
+	}
+	tok := npiToken(p)
+	if tok == "" {
+		return "", Skipf("the sample Practitioner has no NPI")
+	}
+	return tok[strings.IndexByte(tok, '|')+1:], nil
+}
+
+func checkResolverNPI(ctx context.Context, e *Env) error {
+	npi, err := e.sampleNPI(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := e.resolverCall(ctx, http.MethodGet, "/npi/"+npi+"?include=facts", nil)
+	if err != nil {
+		return err
+	}
+	var rec map[string]any
+	if res.status != http.StatusOK || res.json(&rec) != nil {
+		return fmt.Errorf("%s: %d: %.200s", res.url, res.status, res.body)
+	}
+	if rec["npi"] != npi {
+		return fmt.Errorf("%s: npi %v", res.url, rec["npi"])
+	}
+	if err := hasProvenance("the record", rec); err != nil {
+		return err
+	}
+	facts, _ := rec["facts"].([]any)
+	for i, f := range facts {
+		fact, _ := f.(map[string]any)
+		if _, ok := fact["type"].(string); !ok || fact["value"] == nil {
+			return fmt.Errorf("fact %d has no type or value: %v", i, fact)
+		}
+		if err := hasProvenance(fmt.Sprintf("fact %d (%v)", i, fact["type"]), fact); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkResolverBatch(ctx context.Context, e *Env) error {
+	npi, err := e.sampleNPI(ctx)
+	if err != nil {
+		return err
+	}
+	// Ten digits whose check digit fails belong to no provider in any deployment: null.
+	absent := npi[:9] + string('0'+(npi[9]-'0'+1)%10)
+	body, _ := json.Marshal(map[string]any{"npis": []string{npi, absent, npi}})
+	res, err := e.resolverCall(ctx, http.MethodPost, "/batch/npi", body)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Requested int              `json:"requested"`
+		Resolved  int              `json:"resolved"`
+		Results   []map[string]any `json:"results"`
+	}
+	if res.status != http.StatusOK || res.json(&out) != nil {
+		return fmt.Errorf("%s: %d: %.200s", res.url, res.status, res.body)
+	}
+	if out.Requested != 3 || out.Resolved != 2 || len(out.Results) != 3 || out.Results[1] != nil ||
+		out.Results[0]["npi"] != npi || out.Results[2]["npi"] != npi {
+		return fmt.Errorf("%s: requested %d, resolved %d, results %v; want 3, 2, [%s null %s]", res.url, out.Requested, out.Resolved, len(out.Results), npi, npi)
+	}
+	return hasProvenance("a batch result", out.Results[0])
 }
 
 // resolverProbe is the path the key checks ask: an NPI lookup, the resolver's first endpoint.

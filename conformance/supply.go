@@ -286,15 +286,10 @@ func checkMethodNotAllowed(ctx context.Context, e *Env) error {
 var npiSources = []string{"nppes", "oig_leie", "pecos", "qpp_mips", "open_payments", "sam_gov"}
 
 func checkNPISources(ctx context.Context, e *Env) error {
-	p, err := e.sampleOf(ctx, "Practitioner")
+	npi, err := e.sampleNPI(ctx)
 	if err != nil {
 		return err
 	}
-	tok := npiToken(p)
-	if tok == "" {
-		return Skipf("the sample Practitioner has no NPI")
-	}
-	npi := tok[strings.IndexByte(tok, '|')+1:]
 	res, err := e.v1(ctx, http.MethodGet, "/npi/"+npi, "")
 	if err != nil {
 		return err
