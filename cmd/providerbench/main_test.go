@@ -66,7 +66,7 @@ func TestCeilingReplays(t *testing.T) {
 	}
 	defer ceil.Close()
 	for _, sc := range scenarios {
-		want, got := get(t, c, srv.URL+sc.path), get(t, c, ceil.URL+sc.path)
+		want, got := fetch(t, c, srv.URL+sc.path), fetch(t, c, ceil.URL+sc.path)
 		if got.body != want.body || !equalHeaders(got.header, want.header) || got.length != want.length || got.chunked != want.chunked {
 			t.Errorf("%s: ceiling answered %+v, server %+v", sc.name, got, want)
 		}
@@ -80,7 +80,7 @@ type answer struct {
 	chunked bool
 }
 
-func get(t *testing.T, c *http.Client, u string) answer {
+func fetch(t *testing.T, c *http.Client, u string) answer {
 	t.Helper()
 	resp, err := c.Get(u)
 	if err != nil {
