@@ -67,10 +67,10 @@ lint:
 # 100,000-provider store; bench times a fresh ingest of a cached 1,000,000-provider drop, then the
 # load, and rewrites docs/BENCHMARKS.md.
 bench-quick: build
-	@BENCH_PROVIDERS=100000 BENCH_RATES=250,1000 BENCH_DURATION=4s BENCH_WARMUP=1s bash scripts/bench.sh
+	@BENCH_COMMIT=$(COMMIT) BENCH_PROVIDERS=100000 BENCH_RATES=250,1000 BENCH_DURATION=4s BENCH_WARMUP=1s bash scripts/bench.sh
 
 bench: build
-	@BENCH_PROVIDERS=1000000 BENCH_RATES=500,1000,2000 BENCH_DURATION=10s BENCH_WARMUP=2s BENCH_INGEST=always \
+	@BENCH_COMMIT=$(COMMIT) BENCH_PROVIDERS=1000000 BENCH_RATES=500,1000,2000 BENCH_DURATION=10s BENCH_WARMUP=2s BENCH_INGEST=always \
 		BENCH_DOCS=docs/BENCHMARKS.md bash scripts/bench.sh
 
 # FerretDB is orders of magnitude slower than the embedded store, so the mongo backend's

@@ -4,9 +4,10 @@
 # store of its own (once, or on every run with BENCH_INGEST=always so that the ingest figure is
 # today's), issues supply API keys for the run, starts providerd on a free loopback port with
 # public FHIR reads and loopback trusted as a proxy, drives it with providerbench at each of
-# $BENCH_RATES offered rates, prints the table and stops the server. With BENCH_DOCS=FILE it
-# also writes the reference page there, keeping the section of the old page that code comments
-# point to.
+# $BENCH_RATES offered rates, prints the table, draws the chart of p99 latency against offered
+# rate (data/bench/<providers>/latency.png) and stops the server. With BENCH_DOCS=FILE it also
+# writes the reference page there, with the chart beside it, keeping the section of the old page
+# that code comments point to.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 providers=${BENCH_PROVIDERS:-100000}
@@ -15,6 +16,8 @@ duration=${BENCH_DURATION:-4s}
 warmup=${BENCH_WARMUP:-1s}
 ingest=${BENCH_INGEST:-once}
 docs=${BENCH_DOCS:-}
+# The commit the binaries were built from, which `make` passes; else the checkout's.
+commit=${BENCH_COMMIT:-$(git rev-parse --short=7 HEAD)}
 # The binaries carry the reference files; REFERENCE=DIR reads a directory of newer ones instead.
 reference=()
 if [[ -n ${REFERENCE:-} ]]; then
@@ -70,12 +73,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load)"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
-	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md"
+	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
 [[ -z $docs ]] && exit 0
 
 # The reference page: today's figures, the method, and the design-choice figures kept as they are.
+chart=${docs%/*}/benchmarks-latency.png
+cp "$dir/latency.png" "$chart"
 kept=$(awk '/^## Figures behind design choices in the code/ { on = 1 } on && /^## / && !/Figures behind/ { on = 0 } on' docs/BENCHMARKS.md)
 store_size=$(du -sh "$dir/db" | cut -f1)
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -90,12 +95,14 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 |---|---|
 | machine | $cpu, $(nproc) cores, $mem |
 | date | $(date -u +%F) |
-| commit | $(git rev-parse --short=7 HEAD) |
+| commit | $commit |
 | snapshot | $providers synthetic providers (seed 7), store $store_size |
 | load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
 | ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s |
 
 $(cat "$dir/table.md")
+
+![p99 latency against offered load per scenario](${chart##*/})
 
 ## Method
 
@@ -110,9 +117,9 @@ $(cat "$dir/table.md")
 - The ceiling is a server inside providerbench that answers the same request with the bytes and
   headers providerd gave, from memory, driven the same way straight after; achieved/ceiling and
   p99/ceiling p99 are the figures to compare across runs and machines.
-- Supply by-state uses pilot keys in turn, enough that none reaches its quota; the token endpoint gets assertions signed
-  before the run by the sandbox client's key, each request with its own X-Forwarded-For address
-  so that the per-address token budget is not what is measured.
+- Supply by-state uses pilot keys in turn, enough that none reaches its quota; the token endpoint
+  gets assertions signed before the run by the sandbox client's key, each request with its own
+  X-Forwarded-For address so that the per-address token budget is not what is measured.
 
 $kept
 DOC

@@ -61,6 +61,7 @@ type options struct {
 	smartKey string
 	clientID string
 	markdown string
+	chart    string
 }
 
 func run(args []string, out io.Writer) error {
@@ -77,6 +78,7 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.smartKey, "smart-key", "", "file holding a SMART client's private JWK for the token scenario (empty skips it)")
 	fs.StringVar(&o.clientID, "client-id", smart.SandboxClientID, "the SMART client id of --smart-key")
 	fs.StringVar(&o.markdown, "markdown", "", "also write the open-loop table to this file as a Markdown table")
+	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -134,6 +136,11 @@ func run(args []string, out io.Writer) error {
 	}
 	if o.markdown != "" {
 		if err := writeMarkdown(o.markdown, rows); err != nil {
+			return err
+		}
+	}
+	if o.chart != "" {
+		if err := writeChart(o.chart, rows); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -305,5 +306,36 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.Contains(lines[2], "| 2.00 | 2.00 |") {
 		t.Errorf("row %q", lines[2])
+	}
+}
+
+// TestWriteChart: the chart is a PNG of the size asked for, with a line per scenario; a run with
+// no answers (p99 of 0) still draws.
+func TestWriteChart(t *testing.T) {
+	lat := func(d time.Duration) result { return result{latencies: []time.Duration{d}, elapsed: time.Second} }
+	rows := []row{
+		{scenario: "read", rate: 500, server: lat(time.Millisecond)},
+		{scenario: "read", rate: 1000, server: lat(3 * time.Millisecond)},
+		{scenario: "token", rate: 500, server: lat(2 * time.Millisecond)},
+		{scenario: "token", rate: 1000, server: result{}},
+	}
+	if got := scenarioOrder(rows); !slices.Equal(got, []string{"read", "token"}) {
+		t.Errorf("scenarioOrder = %v", got)
+	}
+	file := filepath.Join(t.TempDir(), "chart.png")
+	if err := writeChart(file, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if cfg.Width < 500 || cfg.Height < 300 {
+		t.Errorf("chart is %dx%d", cfg.Width, cfg.Height)
 	}
 }
