@@ -1,10 +1,16 @@
-// Command providerbench drives a running providerd over loopback at fixed request rates and
-// reports latency percentiles and throughput per scenario, next to a ceiling measured in the same
-// run: a server in this process that answers the same paths with the same bytes from memory. The
-// ratio to the ceiling is the figure to compare across machines and runs; absolute timings on a
-// shared 2-core machine are not.
+// Command providerbench drives a running providerd over loopback at fixed offered request rates
+// and reports latency percentiles and achieved throughput per scenario and rate, next to a
+// ceiling measured in the same run: a server in this process that answers the same requests with
+// the same bytes from memory. The ratio to the ceiling is the figure to compare across machines
+// and runs; absolute timings on a shared 2-core machine are not.
 //
-//	providerbench --base-url http://127.0.0.1:8080 --rate 1000 --duration 10s
+//	providerbench --base-url http://127.0.0.1:8080 --rates 500,1000 --duration 10s
+//
+// Two scenarios need credentials and are run only when given them: the supply API's by-state
+// table (--bearer, supply API keys, used in turn so that no one key's quota is reached) and the
+// token endpoint (--smart-key, a client's private JWK; each request carries an assertion signed
+// before the run, and an X-Forwarded-For address of its own so that the per-address token budget
+// is not what is measured, which needs providerd to trust loopback with --trusted-proxies).
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
@@ -24,11 +30,16 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"providerdir/smart"
+
+	"github.com/lestrrat-go/jwx/v3/jwk"
 )
 
 func main() {
@@ -40,29 +51,46 @@ func main() {
 
 type options struct {
 	baseURL  string
-	rate     int
+	rates    []int
 	duration time.Duration
 	warmup   time.Duration
 	inflight int
 	clients  int
 	rounds   int
+	bearer   []string
+	smartKey string
+	clientID string
+	markdown string
+	chart    string
 }
 
 func run(args []string, out io.Writer) error {
 	var o options
 	fs := flag.NewFlagSet("providerbench", flag.ContinueOnError)
 	fs.StringVar(&o.baseURL, "base-url", "http://127.0.0.1:8080", "providerd to measure (serving with --fhir-public-read)")
-	fs.IntVar(&o.rate, "rate", 1000, "requests per second per scenario")
-	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario")
-	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each scenario")
+	rates := fs.String("rates", "1000", "comma-separated offered rates, requests per second, each run for every scenario")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario and rate")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each measured run")
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the saturation run, server and ceiling alternating")
+	bearer := fs.String("bearer", "", "comma-separated supply API keys for the by-state scenario (empty skips it)")
+	fs.StringVar(&o.smartKey, "smart-key", "", "file holding a SMART client's private JWK for the token scenario (empty skips it)")
+	fs.StringVar(&o.clientID, "client-id", smart.SandboxClientID, "the SMART client id of --smart-key")
+	fs.StringVar(&o.markdown, "markdown", "", "also write the open-loop table to this file as a Markdown table")
+	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.rate <= 0 || o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
-		return errors.New("--rate, --duration, --inflight and --rounds must be positive")
+	var err error
+	if o.rates, err = parseRates(*rates); err != nil {
+		return err
+	}
+	if o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
+		return errors.New("--duration, --inflight and --rounds must be positive")
+	}
+	if *bearer != "" {
+		o.bearer = strings.Split(*bearer, ",")
 	}
 	base := strings.TrimRight(o.baseURL, "/")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.inflight, MaxConnsPerHost: o.inflight}, Timeout: 10 * time.Second}
@@ -71,41 +99,138 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(o.bearer) > 0 {
+		sc, err := supplyScenario(client, base, o.bearer)
+		if err != nil {
+			return err
+		}
+		scenarios = append(scenarios, sc)
+	}
+	if o.smartKey != "" {
+		sc, err := tokenScenario(o.smartKey, o.clientID, base+tokenPath)
+		if err != nil {
+			return err
+		}
+		scenarios = append(scenarios, sc)
+	}
 	ceiling, err := startCeiling(client, base, scenarios)
 	if err != nil {
 		return err
 	}
 	defer ceiling.Close()
 
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(out, "rate %d req/s, %s per scenario after %s warm-up, at most %d in flight\n\n", o.rate, o.duration, o.warmup, o.inflight)
-	fmt.Fprintln(tw, "scenario\ttarget\tp50 ms\tp95 ms\tp99 ms\treq/s\terrors\tceiling p99 ms\tceiling req/s\tthroughput/ceiling\t")
+	fmt.Fprintf(out, "%s per scenario and rate after %s warm-up, at most %d in flight\n\n", o.duration, o.warmup, o.inflight)
+	var rows []row
 	for _, sc := range scenarios {
-		srv := load(client, base+sc.path, o)
-		ceil := load(client, ceiling.URL+sc.path, o)
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.0f\t%d\t%.2f\t%.0f\t%.2f\t\n", sc.name, o.rate,
-			ms(srv.quantile(0.50)), ms(srv.quantile(0.95)), ms(srv.quantile(0.99)), srv.throughput(), srv.errors,
-			ms(ceil.quantile(0.99)), ceil.throughput(), srv.throughput()/ceil.throughput())
+		for _, rate := range o.rates {
+			if err := sc.prepare(int(float64(rate) * (o.warmup + o.duration).Seconds())); err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			srv := load(client, base, sc, rate, o)
+			ceil := load(client, ceiling.URL, sc, rate, o)
+			rows = append(rows, row{scenario: sc.name, rate: rate, server: srv, ceiling: ceil})
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(out, rows); err != nil {
 		return err
+	}
+	if o.markdown != "" {
+		if err := writeMarkdown(o.markdown, rows); err != nil {
+			return err
+		}
+	}
+	if o.chart != "" {
+		if err := writeChart(o.chart, rows); err != nil {
+			return err
+		}
 	}
 	if o.clients <= 0 {
 		return nil
 	}
-	// Saturation: as many requests as o.clients closed-loop clients get through, against the
-	// server and against the ceiling. The two alternate in short rounds rather than one after
-	// the other, so that load from other processes on the machine, which comes and goes, falls
-	// on both alike; the spread of the rounds' ratios shows how much it moved them.
+	return saturation(out, client, base, ceiling.URL, scenarios, o)
+}
+
+// parseRates reads a comma-separated list of positive request rates.
+func parseRates(s string) ([]int, error) {
+	var rates []int
+	for _, f := range strings.Split(s, ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || r <= 0 {
+			return nil, fmt.Errorf("--rates: %q is not a positive number of requests per second", f)
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
+}
+
+// row is one scenario at one offered rate, against the server and against the ceiling.
+type row struct {
+	scenario        string
+	rate            int
+	server, ceiling result
+}
+
+// cells are the row's figures as text, in the order of tableHeader.
+func (r row) cells() []string {
+	s, c := r.server, r.ceiling
+	return []string{r.scenario, strconv.Itoa(r.rate),
+		f2(ms(s.quantile(0.50))), f2(ms(s.quantile(0.95))), f2(ms(s.quantile(0.99))),
+		fmt.Sprintf("%.0f", s.throughput()), strconv.FormatInt(s.errors, 10),
+		f2(ms(c.quantile(0.50))), f2(ms(c.quantile(0.99))), fmt.Sprintf("%.0f", c.throughput()),
+		f2(ratio(s.throughput(), c.throughput())), f2(ratio(ms(s.quantile(0.99)), ms(c.quantile(0.99))))}
+}
+
+var tableHeader = []string{"scenario", "offered req/s", "p50 ms", "p95 ms", "p99 ms", "achieved req/s", "errors",
+	"ceiling p50 ms", "ceiling p99 ms", "ceiling req/s", "achieved/ceiling", "p99/ceiling p99"}
+
+func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+// ratio is a/b, or 0 when b is 0 (a run with no answer at all).
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func writeTable(out io.Writer, rows []row) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r.cells(), "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+func writeMarkdown(file string, rows []row) error {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(tableHeader, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat(" ---: |", len(tableHeader)) + "\n")
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// saturation: as many requests as o.clients closed-loop clients get through, against the server
+// and against the ceiling. The two alternate in short rounds rather than one after the other, so
+// that load from other processes on the machine, which comes and goes, falls on both alike; the
+// spread of the rounds' ratios shows how much it moved them. Metered scenarios are left out: an
+// unbounded closed loop would exhaust their quotas and presigned assertions.
+func saturation(out io.Writer, client *http.Client, base, ceilURL string, scenarios []scenario, o options) error {
 	round := o.duration / time.Duration(o.rounds)
 	fmt.Fprintf(out, "\nsaturation: %d closed-loop clients, %s per scenario, server and ceiling alternating in %d rounds of %s\n\n",
 		o.clients, o.duration, o.rounds, round)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\terrors\tceiling req/s\tthroughput/ceiling\tround ratios\t")
 	for _, sc := range scenarios {
+		if sc.metered {
+			continue
+		}
 		var srv, ceil []tally
 		for range o.rounds {
-			srv = append(srv, saturate(client, base+sc.path, o.clients, round))
-			ceil = append(ceil, saturate(client, ceiling.URL+sc.path, o.clients, round))
+			srv = append(srv, saturate(client, base, sc, o.clients, round))
+			ceil = append(ceil, saturate(client, ceilURL, sc, o.clients, round))
 		}
 		s, c := sum(srv), sum(ceil)
 		lo, hi := spread(srv, ceil)
@@ -151,10 +276,10 @@ func spread(srv, ceil []tally) (lo, hi float64) {
 	return lo, hi
 }
 
-// saturate runs clients closed-loop clients on url for d and counts the requests answered 200
-// and the others (errors and other statuses).
-func saturate(c *http.Client, url string, clients int, d time.Duration) tally {
-	var ok, failed atomic.Int64
+// saturate runs clients closed-loop clients on sc against base for d and counts the requests
+// answered 200 and the others (errors and other statuses).
+func saturate(c *http.Client, base string, sc scenario, clients int, d time.Duration) tally {
+	var ok, failed, next atomic.Int64
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -163,14 +288,7 @@ func saturate(c *http.Client, url string, clients int, d time.Duration) tally {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				resp, err := c.Get(url)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
+				if do(c, sc.request(context.Background(), base, int(next.Add(1)))) {
 					ok.Add(1)
 				} else {
 					failed.Add(1)
@@ -182,10 +300,120 @@ func saturate(c *http.Client, url string, clients int, d time.Duration) tally {
 	return tally{ok: ok.Load(), failed: failed.Load(), elapsed: time.Since(start)}
 }
 
-// scenario is one request shape, with a concrete path found in the served data.
+// do sends req, reads the whole answer and reports whether it was a 200.
+func do(c *http.Client, req *http.Request) bool {
+	resp, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// scenario is one request shape, with a concrete path found in the served data. Request i of a
+// run gets header(i) and body(i) when they are set; prepare readies n such requests before a run.
 type scenario struct {
-	name string
-	path string
+	name    string
+	method  string
+	path    string
+	header  func(i int) http.Header
+	body    func(i int) string
+	prepare func(n int) error
+	// metered scenarios count against a quota or consume one-time credentials.
+	metered bool
+}
+
+// get is a scenario of plain GETs of path.
+func get(name, path string) scenario {
+	return scenario{name: name, method: http.MethodGet, path: path, prepare: func(int) error { return nil }}
+}
+
+// request builds request i of sc against base.
+func (sc scenario) request(ctx context.Context, base string, i int) *http.Request {
+	var body io.Reader
+	if sc.body != nil {
+		body = strings.NewReader(sc.body(i))
+	}
+	req, _ := http.NewRequestWithContext(ctx, sc.method, base+sc.path, body)
+	if sc.header != nil {
+		req.Header = sc.header(i)
+	}
+	return req
+}
+
+// supplyScenario reads the by-state table of the first specialty the supply API lists, with each
+// key in turn.
+func supplyScenario(c *http.Client, base string, keys []string) (scenario, error) {
+	req, _ := http.NewRequest(http.MethodGet, base+"/v1/specialties", nil)
+	req.Header.Set("Authorization", "Bearer "+keys[0])
+	var list struct {
+		Data []struct {
+			Slug string `json:"slug"`
+		} `json:"data"`
+	}
+	if err := doJSON(c, req, &list); err != nil {
+		return scenario{}, fmt.Errorf("list the specialties (is --bearer a supply API key?): %w", err)
+	}
+	if len(list.Data) == 0 {
+		return scenario{}, errors.New("the supply API lists no specialty")
+	}
+	sc := get("supply by-state", "/v1/specialties/"+url.PathEscape(list.Data[0].Slug)+"/by-state")
+	sc.header = func(i int) http.Header {
+		return http.Header{"Authorization": {"Bearer " + keys[i%len(keys)]}}
+	}
+	sc.metered = true
+	return sc, nil
+}
+
+const tokenPath = "/fhir/token"
+
+// tokenScenario asks the token endpoint for a token with the client's key. prepare signs the
+// assertions beforehand, so that the client's signing is not timed as the server's latency; each
+// request also names a client address of its own in X-Forwarded-For (10.0.0.0/8, in turn), so
+// that the endpoint's per-address budget does not refuse the run.
+func tokenScenario(keyFile, clientID, tokenURL string) (scenario, error) {
+	set, err := jwk.ReadFile(keyFile)
+	if err != nil {
+		return scenario{}, fmt.Errorf("read --smart-key: %w", err)
+	}
+	key, ok := set.Key(0)
+	if priv, _ := jwk.IsPrivateKey(key); !ok || set.Len() != 1 || !priv {
+		return scenario{}, errors.New("--smart-key must hold exactly one private JWK")
+	}
+	var assertions []string
+	return scenario{
+		name:   "token (client_credentials)",
+		method: http.MethodPost,
+		path:   tokenPath,
+		header: func(i int) http.Header {
+			return http.Header{
+				"Content-Type":    {"application/x-www-form-urlencoded"},
+				"X-Forwarded-For": {fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)},
+			}
+		},
+		body: func(i int) string {
+			return url.Values{
+				"grant_type":            {smart.GrantClientCredentials},
+				"client_assertion_type": {smart.AssertionTypeJWTBearer},
+				"client_assertion":      {assertions[i%len(assertions)]},
+				"scope":                 {"system/*.read"},
+			}.Encode()
+		},
+		prepare: func(n int) error {
+			assertions = assertions[:0]
+			now := time.Now()
+			for range n + 1 {
+				a, err := smart.SignAssertion(clientID, tokenURL, key, now)
+				if err != nil {
+					return err
+				}
+				assertions = append(assertions, a)
+			}
+			return nil
+		},
+		metered: true,
+	}, nil
 }
 
 // discover picks real ids and codes from the server so that every scenario hits data.
@@ -221,10 +449,10 @@ func discover(c *http.Client, base string) ([]scenario, error) {
 		family = namePrefix(p.Name[0].Family)
 	}
 	return []scenario{
-		{"read Practitioner by id", "/fhir/Practitioner/" + p.ID},
-		{"Practitioner?identifier=", "/fhir/Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|" + npi},
-		{"PractitionerRole?specialty=&_include", "/fhir/PractitionerRole?specialty=http://nucc.org/provider-taxonomy|207RC0000X&_include=PractitionerRole:practitioner"},
-		{"Practitioner?name= (prefix)", "/fhir/Practitioner?name=" + url.QueryEscape(family)},
+		get("read Practitioner by id", "/fhir/Practitioner/"+p.ID),
+		get("Practitioner?identifier=", "/fhir/Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|"+npi),
+		get("PractitionerRole?specialty=&_include", "/fhir/PractitionerRole?specialty=http://nucc.org/provider-taxonomy|207RC0000X&_include=PractitionerRole:practitioner"),
+		get("Practitioner?name= (prefix)", "/fhir/Practitioner?name="+url.QueryEscape(family)),
 	}, nil
 }
 
@@ -236,20 +464,30 @@ func namePrefix(family string) string {
 }
 
 func getJSON(c *http.Client, url string, v any) error {
-	resp, err := c.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	return doJSON(c, req, v)
+}
+
+// doJSON sends req and decodes its 200 answer into v.
+func doJSON(c *http.Client, req *http.Request, v any) error {
+	resp, err := c.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		return fmt.Errorf("%s %s: %s", req.Method, req.URL, resp.Status)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // ceiling serves, for each scenario path, the exact bytes and headers the real server gave
 // (Date aside, which net/http sets), so that the client parses the same response from both: the
-// same framing (a Content-Length or chunks), the same header lines.
+// same framing (a Content-Length or chunks), the same header lines. It reads a request's body,
+// as the server does, but does not look at it.
 type ceiling struct {
 	URL string
 	srv *http.Server
@@ -264,7 +502,10 @@ func startCeiling(c *http.Client, base string, scenarios []scenario) (*ceiling, 
 	}
 	bodies := map[string]canned{}
 	for _, sc := range scenarios {
-		resp, err := c.Get(base + sc.path)
+		if err := sc.prepare(1); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.name, err)
+		}
+		resp, err := c.Do(sc.request(context.Background(), base, 0))
 		if err != nil {
 			return nil, err
 		}
@@ -290,6 +531,7 @@ func startCeiling(c *http.Client, base string, scenarios []scenario) (*ceiling, 
 			http.NotFound(w, r)
 			return
 		}
+		_, _ = io.Copy(io.Discard, r.Body)
 		for k, v := range b.header {
 			w.Header()[k] = v
 		}
@@ -323,26 +565,30 @@ func (r result) throughput() float64 {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// load issues GETs of url at o.rate for o.warmup (discarded) then o.duration (measured).
-func load(c *http.Client, url string, o options) result {
-	fire(c, url, o.rate, o.warmup, o.inflight, nil)
+// load issues sc's requests against base at rate for o.warmup (discarded) then o.duration
+// (measured).
+func load(c *http.Client, base string, sc scenario, rate int, o options) result {
+	warm := fire(c, base, sc, fired{}, rate, o.warmup, o.inflight, nil)
 	var mu sync.Mutex
-	res := result{latencies: make([]time.Duration, 0, int(float64(o.rate)*o.duration.Seconds()))}
+	res := result{latencies: make([]time.Duration, 0, int(float64(rate)*o.duration.Seconds()))}
 	start := time.Now()
-	res.errors = fire(c, url, o.rate, o.duration, o.inflight, func(d time.Duration) {
+	res.errors = fire(c, base, sc, warm, rate, o.duration, o.inflight, func(d time.Duration) {
 		mu.Lock()
 		res.latencies = append(res.latencies, d)
 		mu.Unlock()
-	})
+	}).errors
 	res.elapsed = time.Since(start)
 	slices.Sort(res.latencies)
 	return res
 }
 
-// fire runs the open-loop schedule and returns the number of failed requests. A request that
-// cannot start because o.inflight are outstanding is counted as an error, not delayed: delaying
-// it would hide the server's stall from the latencies.
-func fire(c *http.Client, url string, rate int, d time.Duration, inflight int, record func(time.Duration)) int64 {
+// fired is what one schedule issued: the requests it scheduled and how many of them failed.
+type fired struct{ scheduled, errors int64 }
+
+// fire runs the open-loop schedule of sc's requests, numbered from after.scheduled on. A request
+// that cannot start because inflight are outstanding is counted as an error, not delayed:
+// delaying it would hide the server's stall from the latencies.
+func fire(c *http.Client, base string, sc scenario, after fired, rate int, d time.Duration, inflight int, record func(time.Duration)) fired {
 	interval := time.Second / time.Duration(rate)
 	n := int(d / interval)
 	sem := make(chan struct{}, inflight)
@@ -360,19 +606,12 @@ func fire(c *http.Client, url string, rate int, d time.Duration, inflight int, r
 			errs.Add(1)
 			continue
 		}
+		req := sc.request(ctx, base, int(after.scheduled)+i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			resp, err := c.Do(req)
-			if err != nil {
-				errs.Add(1)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
+			if !do(c, req) {
 				errs.Add(1)
 				return
 			}
@@ -382,5 +621,5 @@ func fire(c *http.Client, url string, rate int, d time.Duration, inflight int, r
 		}()
 	}
 	wg.Wait()
-	return errs.Load()
+	return fired{scheduled: after.scheduled + int64(n), errors: errs.Load()}
 }

@@ -1,14 +1,30 @@
 package main
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"providerdir/smart"
+
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwt"
 )
 
 func TestNamePrefix(t *testing.T) {
@@ -66,7 +82,7 @@ func TestCeilingReplays(t *testing.T) {
 	}
 	defer ceil.Close()
 	for _, sc := range scenarios {
-		want, got := get(t, c, srv.URL+sc.path), get(t, c, ceil.URL+sc.path)
+		want, got := fetch(t, c, srv.URL+sc.path), fetch(t, c, ceil.URL+sc.path)
 		if got.body != want.body || !equalHeaders(got.header, want.header) || got.length != want.length || got.chunked != want.chunked {
 			t.Errorf("%s: ceiling answered %+v, server %+v", sc.name, got, want)
 		}
@@ -80,7 +96,7 @@ type answer struct {
 	chunked bool
 }
 
-func get(t *testing.T, c *http.Client, u string) answer {
+func fetch(t *testing.T, c *http.Client, u string) answer {
 	t.Helper()
 	resp, err := c.Get(u)
 	if err != nil {
@@ -123,5 +139,203 @@ func TestSpread(t *testing.T) {
 	}
 	if s := sum([]tally{{ok: 3, failed: 1, elapsed: time.Second}, {ok: 5, elapsed: time.Second}}); s.rate() != 4 || s.failed != 1 {
 		t.Errorf("sum = %+v, rate %v", s, s.rate())
+	}
+}
+
+func TestParseRates(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"1000", []int{1000}, true},
+		{"500, 1000,2000", []int{500, 1000, 2000}, true},
+		{"", nil, false},
+		{"500,0", nil, false},
+		{"500,-1", nil, false},
+		{"fast", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := parseRates(tt.in)
+		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("parseRates(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestLoadNumbersRequests: the warm-up and the measured run of one load issue requests numbered
+// apart, so that one-time credentials prepared for a run are never sent twice.
+func TestLoadNumbersRequests(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[string(b)]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	sc := scenario{name: "numbered", method: http.MethodPost, path: "/", body: func(i int) string { return strconv.Itoa(i) }}
+	o := options{warmup: 100 * time.Millisecond, duration: 200 * time.Millisecond, inflight: 64}
+	res := load(srv.Client(), srv.URL, sc, 100, o)
+	if res.errors != 0 {
+		t.Fatalf("%d errors", res.errors)
+	}
+	if len(seen) != 30 {
+		t.Errorf("%d distinct request numbers, want 30 (10 warm-up, 20 measured)", len(seen))
+	}
+	for body, n := range seen {
+		if n != 1 {
+			t.Errorf("request %s sent %d times", body, n)
+		}
+	}
+}
+
+// TestTokenScenario: each request carries an assertion signed for the client and the token URL,
+// none repeated within a prepared run, and a client address of its own.
+func TestTokenScenario(t *testing.T) {
+	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := jwk.Import(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := key.Set(jwk.KeyIDKey, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "client.jwk")
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const tokenURL = "http://127.0.0.1:1/fhir/token"
+	sc, err := tokenScenario(file, "client-1", tokenURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.prepare(3); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jtis, addrs := map[string]bool{}, map[string]bool{}
+	for i := range 3 {
+		req := sc.request(context.Background(), "http://127.0.0.1:1", i)
+		if req.Method != http.MethodPost || req.URL.String() != tokenURL || req.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+			t.Fatalf("request %d: %s %s %v", i, req.Method, req.URL, req.Header)
+		}
+		if err := req.ParseForm(); err != nil {
+			t.Fatal(err)
+		}
+		if req.PostForm.Get("grant_type") != smart.GrantClientCredentials || req.PostForm.Get("client_assertion_type") != smart.AssertionTypeJWTBearer {
+			t.Errorf("request %d: form %v", i, req.PostForm)
+		}
+		tok, err := jwt.Parse([]byte(req.PostForm.Get("client_assertion")), jwt.WithKey(jwa.ES384(), pub), jwt.WithAudience(tokenURL), jwt.WithIssuer("client-1"))
+		if err != nil {
+			t.Fatalf("request %d: assertion: %v", i, err)
+		}
+		jti, _ := tok.JwtID()
+		jtis[jti] = true
+		addrs[req.Header.Get("X-Forwarded-For")] = true
+	}
+	if len(jtis) != 3 || len(addrs) != 3 {
+		t.Errorf("%d distinct assertions and %d addresses over 3 requests", len(jtis), len(addrs))
+	}
+	if _, err := tokenScenario(filepath.Join(t.TempDir(), "missing.jwk"), "c", tokenURL); err == nil {
+		t.Error("a missing key file was accepted")
+	}
+}
+
+// TestSupplyScenario: the by-state path is that of the first listed specialty, and the keys are
+// used in turn.
+func TestSupplyScenario(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer k1" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.WriteString(w, `{"data":[{"slug":"cardiology"},{"slug":"oncology"}],"meta":{}}`)
+	}))
+	defer srv.Close()
+	sc, err := supplyScenario(srv.Client(), srv.URL, []string{"k1", "k2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.path != "/v1/specialties/cardiology/by-state" || !sc.metered {
+		t.Errorf("scenario %+v", sc)
+	}
+	for i, want := range []string{"Bearer k1", "Bearer k2", "Bearer k1"} {
+		if got := sc.request(context.Background(), srv.URL, i).Header.Get("Authorization"); got != want {
+			t.Errorf("request %d: Authorization %q, want %q", i, got, want)
+		}
+	}
+	if _, err := supplyScenario(srv.Client(), srv.URL, []string{"wrong"}); err == nil {
+		t.Error("a refused key was accepted")
+	}
+}
+
+// TestWriteMarkdown: one header, one alignment line and one line per row, each with a cell per
+// column.
+func TestWriteMarkdown(t *testing.T) {
+	r := row{scenario: "read", rate: 500,
+		server:  result{latencies: []time.Duration{time.Millisecond, 2 * time.Millisecond}, elapsed: time.Second},
+		ceiling: result{latencies: []time.Duration{time.Millisecond}, elapsed: time.Second}}
+	file := filepath.Join(t.TempDir(), "table.md")
+	if err := writeMarkdown(file, []row{r, r}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), b)
+	}
+	for _, l := range lines {
+		if n := strings.Count(l, "|"); n != len(tableHeader)+1 {
+			t.Errorf("%d cell borders in %q", n, l)
+		}
+	}
+	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.Contains(lines[2], "| 2.00 | 2.00 |") {
+		t.Errorf("row %q", lines[2])
+	}
+}
+
+// TestWriteChart: the chart is a PNG of the size asked for, with a line per scenario; a run with
+// no answers (p99 of 0) still draws.
+func TestWriteChart(t *testing.T) {
+	lat := func(d time.Duration) result { return result{latencies: []time.Duration{d}, elapsed: time.Second} }
+	rows := []row{
+		{scenario: "read", rate: 500, server: lat(time.Millisecond)},
+		{scenario: "read", rate: 1000, server: lat(3 * time.Millisecond)},
+		{scenario: "token", rate: 500, server: lat(2 * time.Millisecond)},
+		{scenario: "token", rate: 1000, server: result{}},
+	}
+	if got := scenarioOrder(rows); !slices.Equal(got, []string{"read", "token"}) {
+		t.Errorf("scenarioOrder = %v", got)
+	}
+	file := filepath.Join(t.TempDir(), "chart.png")
+	if err := writeChart(file, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if cfg.Width < 500 || cfg.Height < 300 {
+		t.Errorf("chart is %dx%d", cfg.Width, cfg.Height)
 	}
 }

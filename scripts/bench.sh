@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench.sh: the load harness of `make bench` and `make bench-quick`. It generates a synthetic drop
+# of $BENCH_PROVIDERS providers once (kept under data/bench/<providers>/drop), ingests it into a
+# store of its own (once, or on every run with BENCH_INGEST=always so that the ingest figure is
+# today's), issues supply API keys for the run, starts providerd on a free loopback port with
+# public FHIR reads and loopback trusted as a proxy, drives it with providerbench at each of
+# $BENCH_RATES offered rates, prints the table, draws the chart of p99 latency against offered
+# rate (data/bench/<providers>/latency.png) and stops the server. With BENCH_DOCS=FILE it also
+# writes the reference page there, with the chart beside it, keeping the section of the old page
+# that code comments point to.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+providers=${BENCH_PROVIDERS:-100000}
+rates=${BENCH_RATES:-250,1000}
+duration=${BENCH_DURATION:-4s}
+warmup=${BENCH_WARMUP:-1s}
+ingest=${BENCH_INGEST:-once}
+docs=${BENCH_DOCS:-}
+# The commit the binaries were built from, which `make` passes; else the checkout's.
+commit=${BENCH_COMMIT:-$(git rev-parse --short=7 HEAD)}
+# The binaries carry the reference files; REFERENCE=DIR reads a directory of newer ones instead.
+reference=()
+if [[ -n ${REFERENCE:-} ]]; then
+	reference=(--reference "$REFERENCE")
+fi
+dir=data/bench/$providers
+mkdir -p "$dir"
+
+if [[ ! -f $dir/drop/manifest.json ]]; then
+	echo "generating $providers providers into $dir/drop (once)"
+	bin/providerctl generate --providers "$providers" --seed 7 "${reference[@]}" --out "$dir/drop" >/dev/null
+fi
+if [[ $ingest == always ]]; then
+	rm -rf "$dir/db"
+fi
+if [[ ! -f $dir/ingest.time ]]; then
+	rm -rf "$dir/db"
+fi
+if [[ ! -d $dir/db ]]; then
+	echo "ingesting $dir/drop into embedded:$dir/db"
+	start=$(date +%s.%N)
+	bin/providerctl ingest --store "embedded:$dir/db" "${reference[@]}" "$dir/drop" >"$dir/ingest.log" 2>&1
+	echo "$start $(date +%s.%N) $(date -u +%FT%TZ) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/ingest.time"
+fi
+read -r t0 t1 ingested_at ingest_load <"$dir/ingest.time"
+ingest_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
+
+# Supply API keys are pilot keys, each metered to 60 requests a rolling minute and 1,000 a day.
+# The run issues its own, enough that providerbench, using them in turn, spends at most 50 of any
+# one across all its rates; they expire after a day.
+seconds() { local v=${1%s}; [[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: durations are whole seconds, got $1" >&2; exit 2; }; echo "$v"; }
+per_run=$(($(seconds "$warmup") + $(seconds "$duration")))
+total=0
+for r in ${rates//,/ }; do
+	total=$((total + r * per_run))
+done
+keys=()
+for _ in $(seq $(((total + 49) / 50))); do
+	keys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pilot --name bench --expires 24h | tail -n 1)")
+done
+bearer=$(IFS=,; echo "${keys[*]}")
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+bin/providerd --addr "127.0.0.1:$port" --store "embedded:$dir/db" "${reference[@]}" \
+	--fhir-public-read --trusted-proxies 127.0.0.1/32 --log-level warn >"$dir/providerd.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 300); do
+	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+	sleep 0.1
+done
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "providerd on $providers providers ($dir), load average before the run: $load_before"
+echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load)"
+bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
+	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "load average after the run: $load_after"
+[[ -z $docs ]] && exit 0
+
+# The reference page: today's figures, the method, and the design-choice figures kept as they are.
+chart=${docs%/*}/benchmarks-latency.png
+cp "$dir/latency.png" "$chart"
+kept=$(awk '/^## Figures behind design choices in the code/ { on = 1 } on && /^## / && !/Figures behind/ { on = 0 } on' docs/BENCHMARKS.md)
+store_size=$(du -sh "$dir/db" | cut -f1)
+cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+cat >"$docs.new" <<DOC
+# Benchmarks
+
+Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quick\` runs the same at
+100,000 providers to check a change. The lab journal that led here is docs/benchmarks-history.md.
+
+| | |
+|---|---|
+| machine | $cpu, $(nproc) cores, $mem |
+| date | $(date -u +%F) |
+| commit | $commit |
+| snapshot | $providers synthetic providers (seed 7), store $store_size |
+| load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
+| ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s |
+
+$(cat "$dir/table.md")
+
+![p99 latency against offered load per scenario](${chart##*/})
+
+## Method
+
+- The drop is generated once with \`providerctl generate --seed 7\` and kept under data/bench; the
+  ingest is timed from an empty store to the switched snapshot.
+- providerd serves the snapshot on a free loopback port with \`--fhir-public-read\` and
+  \`--trusted-proxies 127.0.0.1/32\`. cmd/providerbench drives it open-loop: each request is
+  issued on a fixed schedule at the offered rate whether or not earlier ones have answered, and
+  its latency counts from its scheduled start, so a stall shows as latency. A request that would
+  exceed 512 in flight is counted as an error rather than delayed.
+- Each scenario runs $warmup unmeasured and then $duration measured at each offered rate.
+- The ceiling is a server inside providerbench that answers the same request with the bytes and
+  headers providerd gave, from memory, driven the same way straight after; achieved/ceiling and
+  p99/ceiling p99 are the figures to compare across runs and machines.
+- Supply by-state uses pilot keys in turn, enough that none reaches its quota; the token endpoint
+  gets assertions signed before the run by the sandbox client's key, each request with its own
+  X-Forwarded-For address so that the per-address token budget is not what is measured.
+
+$kept
+DOC
+mv "$docs.new" "$docs"
+echo "wrote $docs"
