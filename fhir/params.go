@@ -31,9 +31,10 @@ type param struct {
 	bare bool
 	// noExact says a string parameter has no :exact keys.
 	noExact bool
-	// also are further search-key params a string parameter looks in, in the same form (and
-	// their :exact keys for :exact), so that a part indexed under a parameter of its own is not
-	// indexed twice: a Practitioner's name is also its family and given names.
+	// also are further search-key params whose :exact keys an :exact search of a string
+	// parameter looks in too, so that a part indexed under a parameter of its own is not indexed
+	// twice: a Practitioner's name is also its family and given names. A prefix search looks in
+	// the parameter's own keys only, which hold those parts' words (fhirmap.addHumanName).
 	also       []string
 	definition string
 	doc        string

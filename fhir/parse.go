@@ -412,7 +412,7 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 			}
 			vals = append(vals, n)
 		}
-		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix, Or: alsoIn(p.also, "", vals)}
+		c := &store.Condition{Param: p.key, Values: vals, Match: store.Prefix}
 		if p.key == fhirmap.KeyAddress {
 			c.Or = addressParts(alts, vals)
 		}

@@ -99,16 +99,22 @@ func addString(k *mapping.Keys, param, text string) {
 
 // addHumanName indexes a person's name for the name parameter as R4 defines its string search:
 // it matches any of the text, family, given, prefix and suffix parts, from the start of a part
-// or of a word of the text, and :exact matches one of them whole, as published. The family and
-// given names are the keys of the family and given parameters, in which a name search looks too
-// (a condition with alternatives), so they are not indexed twice; the text, prefixes and
-// suffixes are indexed here. The given names followed by the family name are indexed for prefix
-// search too, the way people type a name ("john smith" finds Dr. John Smith Jr.), though no
-// part of the name holds them so.
+// or of a word of the text, and :exact matches one of them whole, as published. A prefix search
+// is one lookup in these keys: the words of the text hold every one-word part, and a family or
+// given name of several words ("van der berg") is indexed whole beside them. An :exact search
+// also looks in the family and given :exact keys (a condition with alternatives, each an exact
+// lookup), so those are not indexed twice. The given names followed by the family name are
+// indexed for prefix search too, the way people type a name ("john smith" finds Dr. John Smith
+// Jr.), though no part of the name holds them so.
 func addHumanName(k *mapping.Keys, n *HumanName) {
 	addString(k, KeyName, n.Text)
 	for _, p := range slices.Concat(n.Prefix, n.Suffix) {
 		addString(k, KeyName, p)
+	}
+	for _, p := range append(slices.Clip(n.Given), n.Family) {
+		if p = mapping.NormalizeText(p); strings.IndexByte(p, ' ') >= 0 {
+			k.Add(KeyName, p)
+		}
 	}
 	k.Add(KeyName, mapping.NormalizeText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
 }
