@@ -77,15 +77,7 @@ func checkDiscovery(ctx context.Context, e *Env) error {
 }
 
 func checkTokenHappyPath(ctx context.Context, e *Env) error {
-	tokenURL, key, err := e.client(ctx)
-	if err != nil {
-		return err
-	}
-	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
-	if err != nil {
-		return err
-	}
-	t, err := e.exchange(ctx, tokenURL, tokenForm(signed))
+	t, err := e.validExchange(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -116,6 +108,24 @@ func (e *Env) client(ctx context.Context) (string, jwk.Key, error) {
 	}
 	tokenURL, err := e.tokenEndpoint(ctx)
 	return tokenURL, key, err
+}
+
+// validExchange asks the token endpoint with a valid assertion of the given client, the form
+// edited by edit (nil: as it is).
+func (e *Env) validExchange(ctx context.Context, edit func(url.Values)) (tokenAnswer, error) {
+	tokenURL, key, err := e.client(ctx)
+	if err != nil {
+		return tokenAnswer{}, err
+	}
+	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
+	if err != nil {
+		return tokenAnswer{}, err
+	}
+	form := tokenForm(signed)
+	if edit != nil {
+		edit(form)
+	}
+	return e.exchange(ctx, tokenURL, form)
 }
 
 // refusal is a check that a valid assertion changed by change (or sent unsigned) is refused
@@ -184,17 +194,7 @@ func checkReplayedJTI(ctx context.Context, e *Env) error {
 }
 
 func checkWrongGrantType(ctx context.Context, e *Env) error {
-	tokenURL, key, err := e.client(ctx)
-	if err != nil {
-		return err
-	}
-	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
-	if err != nil {
-		return err
-	}
-	form := tokenForm(signed)
-	form.Set("grant_type", "password")
-	t, err := e.exchange(ctx, tokenURL, form)
+	t, err := e.validExchange(ctx, func(form url.Values) { form.Set("grant_type", "password") })
 	if err != nil {
 		return err
 	}
@@ -230,17 +230,9 @@ func joinProblems(problems []string) error {
 }
 
 func checkWrongAssertionType(ctx context.Context, e *Env) error {
-	tokenURL, key, err := e.client(ctx)
-	if err != nil {
-		return err
-	}
-	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
-	if err != nil {
-		return err
-	}
-	form := tokenForm(signed)
-	form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:saml2-bearer")
-	t, err := e.exchange(ctx, tokenURL, form)
+	t, err := e.validExchange(ctx, func(form url.Values) {
+		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:saml2-bearer")
+	})
 	if err != nil {
 		return err
 	}
@@ -266,17 +258,7 @@ func checkForgedToken(ctx context.Context, e *Env) error {
 }
 
 func checkInsufficientScope(ctx context.Context, e *Env) error {
-	tokenURL, key, err := e.client(ctx)
-	if err != nil {
-		return err
-	}
-	signed, err := validAssertion(e.creds.SMARTClientID, tokenURL, time.Now()).sign(key)
-	if err != nil {
-		return err
-	}
-	form := tokenForm(signed)
-	form.Set("scope", "system/Practitioner.rs")
-	t, err := e.exchange(ctx, tokenURL, form)
+	t, err := e.validExchange(ctx, func(form url.Values) { form.Set("scope", "system/Practitioner.rs") })
 	if err != nil {
 		return err
 	}
