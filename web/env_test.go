@@ -10,12 +10,14 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/mux"
 
+	"providerdir/ingest"
 	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
@@ -23,7 +25,10 @@ import (
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
 	"providerdir/rest/supply"
+	"providerdir/source/reference"
+	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/store/embedded"
 )
 
 func TestMain(m *testing.M) {
@@ -85,6 +90,27 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 // demoEnv serves the shared demo snapshot.
 func demoEnv(tb testing.TB, o envOptions) *env {
 	return newEnv(tb, demosnapshot.Open(tb).Store, o)
+}
+
+// smallStore generates and ingests a drop of n providers into an embedded store of its own,
+// for figures the demo snapshot does not have (a registered code no provider holds).
+func smallStore(tb testing.TB, n int64) store.Store {
+	tb.Helper()
+	dir := tb.TempDir()
+	ref := reference.Embedded()
+	ctx := context.Background()
+	if _, err := synth.Generate(ctx, synth.Config{Providers: n, Seed: 7, Out: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := embedded.Open(filepath.Join(dir, "db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }
 
 // key issues a real pilot key.
