@@ -291,6 +291,9 @@ func TestBrowserSupplyPage(t *testing.T) {
 	if got := eval[int](b, `document.querySelectorAll("#map g.tile.underserved").length`); got != underserved {
 		t.Errorf("%d underserved tiles, API has %d", got, underserved)
 	}
+	if w := eval[float64](b, `Math.max(...Array.from(document.querySelectorAll(".legend .swatch")).map((s) => s.getBoundingClientRect().width))`); w > 24 {
+		t.Errorf("legend swatches %.0f pixels wide", w)
+	}
 	b.screenshot("map")
 
 	column := func(field string) []string {
