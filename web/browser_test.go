@@ -240,11 +240,46 @@ func TestBrowserPages(t *testing.T) {
 					t.Errorf("%s: wider than a %d-pixel phone screen", p.path, viewport.width)
 				}
 			}
+			if low := eval[[]string](b, lowContrastScript); len(low) > 0 {
+				t.Errorf("%s: text below 4.5:1 contrast: %v", p.path, low)
+			}
 			b.screenshot(p.name + "-" + viewport.name)
 			b.noProblems(func(c consoleProblem) bool { return p.name == "not-found" && failedStatus(404)(c) })
 		}
 	}
 }
+
+// lowContrastScript lists the visible text whose contrast with its background is below WCAG
+// AA's 4.5:1: HTML text against the first opaque background behind it, and each map tile's
+// label against the tile's own shade.
+const lowContrastScript = `(() => {
+	const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+	const lum = ([r, g, b]) => {
+		const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+		return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+	};
+	const ratio = (a, b) => { const x = lum(rgb(a)), y = lum(rgb(b)); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+	const background = (el) => {
+		for (; el; el = el.parentElement) {
+			const c = getComputedStyle(el).backgroundColor;
+			const v = rgb(c);
+			if (v.length === 3 || (v.length === 4 && v[3] === 1)) return c;
+		}
+		return "rgb(255, 255, 255)";
+	};
+	const low = [];
+	for (const el of document.querySelectorAll("body *:not(svg):not(svg *)")) {
+		const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim() !== "");
+		if (!own || el.offsetParent === null) continue;
+		const r = ratio(getComputedStyle(el).color, background(el));
+		if (r < 4.5) low.push(el.tagName + " " + el.textContent.trim().slice(0, 30) + " " + r.toFixed(2));
+	}
+	for (const g of document.querySelectorAll("g.tile")) {
+		const r = ratio(getComputedStyle(g.querySelector("text")).fill, getComputedStyle(g.querySelector("rect")).fill);
+		if (r < 4.5) low.push("tile " + g.dataset.state + " " + r.toFixed(2));
+	}
+	return low;
+})()`
 
 // TestBrowserSupplyPage checks the map's 51 shaded states, the sort buttons with the mouse and
 // the keyboard, and the subspecialty filter, against the supply API's figures.

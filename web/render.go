@@ -20,16 +20,14 @@ import (
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// pageHeaders sets the headers of the pages beside those every response of the service carries
-// (nosniff, Referrer-Policy): the pages' own CSP in place of the service's default-src 'none',
-// and X-Frame-Options for browsers that predate frame-ancestors.
+// pageHeaders sets the headers of the pages beside those the service's handler gives every
+// response (nosniff, Referrer-Policy): the pages' own CSP in place of the service's
+// default-src 'none', and X-Frame-Options for browsers that predate frame-ancestors.
 func pageHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
 		next.ServeHTTP(w, r)
 	})
 }

@@ -252,7 +252,7 @@ func TestSupplyPageErrors(t *testing.T) {
 
 // TestHomePage checks the freshness table against GET /v1/health and the links and base URLs.
 func TestHomePage(t *testing.T) {
-	e := demoEnv(t, envOptions{})
+	e := demoEnv(t, envOptions{audit: fixedAudit})
 	resp, page := e.get(t, "/", nil)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("%d", resp.StatusCode)
@@ -283,11 +283,14 @@ func TestHomePage(t *testing.T) {
 		"<code>" + e.url + "/fhir</code>", "<code>" + e.url + "/v1</code>", "<code>" + e.url + "/resolver/v1</code>",
 		`href="` + e.url + `/v1/openapi.json"`, `href="` + e.url + `/fhir/metadata"`,
 		`href="/access"`, `href="/evidence"`, `href="/docs/limitations"`, `href="/docs/methodology/specialty-supply"`,
-		`href="/supply/pediatrics"`,
+		`href="/supply/pediatrics"`, `href="/audit/dermatology-supply"`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("home page lacks %s", want)
 		}
+	}
+	if _, page := demoEnv(t, envOptions{}).get(t, "/", nil); strings.Contains(page, `href="/audit/`) {
+		t.Error("home page links audit packs without an audit source")
 	}
 }
 
