@@ -1,6 +1,8 @@
-// Package web owns the human-facing pages of the service: the documents the JSON APIs link to
-// from every response (limitations_url, methodology_url), served from the copies embedded in
-// the binary, so a link in a response never dangles.
+// Package web owns the human-facing pages of the service: the home page, the supply map of
+// each specialty, the audit-pack view, the evidence demo and the pilot access form, rendered on
+// the server with html/template, and the documents the JSON APIs link to from every response
+// (limitations_url, methodology_url). Templates, styles and scripts are embedded in the binary,
+// so the pages work with nothing beside it and no third-party host.
 package web
 
 import (
@@ -13,10 +15,37 @@ import (
 
 	"providerdir/docs"
 	"providerdir/rest"
+	"providerdir/rest/supply"
+	"providerdir/store"
 )
 
-// Routes registers the document pages on the web surface's router.
-func Routes(r *mux.Router) {
+// Options configures the pages.
+type Options struct {
+	// BaseURL is the public base URL (without a trailing slash) the home page names as the base
+	// of every surface; it comes from configuration, never from the request.
+	BaseURL string
+	// AuditPacks reads the audit pack a /audit/{slug} page shows; nil leaves every audit page
+	// 404.
+	AuditPacks AuditSource
+}
+
+// Site serves the pages.
+type Site struct {
+	baseURL string
+	supply  *supply.API
+	audit   AuditSource
+	pages   pages
+}
+
+// New returns the pages reading from st. They read the supply figures through the supply API's
+// own reader, so a page shows the numbers the API serves.
+func New(st store.Store, o Options) *Site {
+	base := strings.TrimRight(o.BaseURL, "/")
+	return &Site{baseURL: base, supply: supply.New(st, base), audit: o.AuditPacks, pages: parsePages()}
+}
+
+// Routes registers the pages, their assets and the documents on the web surface's router.
+func (s *Site) Routes(r *mux.Router) {
 	r.HandleFunc(rest.PathLimitationsPage, page(docs.Limitations)).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(rest.PathMethodologyPage, methodologyIndex).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(rest.PathMethodologyPage+"/{name}", func(w http.ResponseWriter, req *http.Request) {
@@ -27,7 +56,25 @@ func Routes(r *mux.Router) {
 		}
 		page(docs.Methodology(strings.TrimSuffix(name, ".md")))(w, req)
 	}).Methods(http.MethodGet, http.MethodHead)
+
+	html := r.NewRoute().Subrouter()
+	html.Use(pageHeaders)
+	html.HandleFunc("/", s.home).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(PathSupply+"/{specialty}", s.supplyPage).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(PathAudit+"/{slug}", s.auditPage).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(PathEvidence, s.evidencePage).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(PathAccess, s.accessPage).Methods(http.MethodGet, http.MethodHead)
+	html.PathPrefix(PathStatic+"/").Handler(staticFiles()).Methods(http.MethodGet, http.MethodHead)
 }
+
+// Paths of the pages.
+const (
+	PathSupply   = "/supply"
+	PathAudit    = "/audit"
+	PathEvidence = "/evidence"
+	PathAccess   = "/access"
+	PathStatic   = "/static"
+)
 
 // page serves one embedded markdown document as plain text, which every browser and terminal
 // shows as written.
@@ -46,17 +93,29 @@ func page(file string) http.HandlerFunc {
 
 // methodologyIndex lists the methodology documents and links each one.
 func methodologyIndex(w http.ResponseWriter, req *http.Request) {
-	entries, err := fs.ReadDir(docs.Files, docs.MethodologyDir)
+	names, err := methodologyNames()
 	if err != nil {
 		http.Error(w, "no methodology documents", http.StatusInternalServerError)
 		return
 	}
 	var b strings.Builder
 	b.WriteString("# Methodology\n\nEach study's methodology, as served per dataset at /v1/methodology/{dataset}:\n\n")
-	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), path.Ext(e.Name()))
+	for _, name := range names {
 		b.WriteString("- " + rest.PathMethodologyPage + "/" + name + "\n")
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// methodologyNames lists the embedded methodology documents by name, without extension.
+func methodologyNames() ([]string, error) {
+	entries, err := fs.ReadDir(docs.Files, docs.MethodologyDir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+	}
+	return names, nil
 }

@@ -154,7 +154,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 			}},
-			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.Routes},
+			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL}).Routes},
 		},
 	})
 	if err != nil {

@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/ingest"
+	"providerdir/internal/demosnapshot"
+	"providerdir/internal/httpserver"
+	"providerdir/rest"
+	"providerdir/rest/apikey"
+	"providerdir/rest/gate"
+	"providerdir/rest/intake"
+	"providerdir/rest/supply"
+	"providerdir/source/reference"
+	"providerdir/source/synth"
+	"providerdir/store"
+	"providerdir/store/embedded"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	demosnapshot.Close()
+	os.Exit(code)
+}
+
+// env is the service's surfaces over a store on a loopback listener, wired as providerd wires
+// them: the supply API behind its gate, the service host with the access form, and the pages.
+type env struct {
+	url    string
+	store  store.Store
+	gate   *gate.Gate
+	intake *intake.Service
+}
+
+// envOptions adds what a test needs beside the real surfaces.
+type envOptions struct {
+	audit AuditSource
+	// api registers extra handlers on the service host (/api), such as a recorded answer.
+	api func(r *mux.Router)
+}
+
+// loopback is trusted as a proxy, so that X-Forwarded-For plays distinct clients and each
+// test's posts meet their own per-address limits.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
+	tb.Helper()
+	g := gate.New(st, gate.Options{TrustedProxies: loopback})
+	access := intake.New(st, g.Keys(), nil)
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	site := New(st, Options{BaseURL: base, AuditPacks: o.audit})
+	h, err := httpserver.New(httpserver.Options{
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		TrustedProxies: loopback,
+		Surfaces: []httpserver.Surface{
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, base).Routes)},
+			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
+				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
+				if o.api != nil {
+					o.api(r)
+				}
+			}},
+			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: site.Routes},
+		},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return &env{url: srv.URL, store: st, gate: g, intake: access}
+}
+
+// demoEnv serves the shared demo snapshot.
+func demoEnv(tb testing.TB, o envOptions) *env {
+	return newEnv(tb, demosnapshot.Open(tb).Store, o)
+}
+
+// smallStore generates and ingests a drop of n providers into an embedded store of its own,
+// for figures the demo snapshot does not have (a registered code no provider holds).
+func smallStore(tb testing.TB, n int64) store.Store {
+	tb.Helper()
+	dir := tb.TempDir()
+	ref := reference.Embedded()
+	ctx := context.Background()
+	if _, err := synth.Generate(ctx, synth.Config{Providers: n, Seed: 7, Out: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := embedded.Open(filepath.Join(dir, "db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// key issues a real pilot key.
+func (e *env) key(tb testing.TB) string {
+	tb.Helper()
+	secret, _, err := e.gate.Keys().Create(context.Background(), apikey.TierPilot, tb.Name(), apikey.CreateOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return secret.Reveal()
+}
+
+var clients atomic.Int64
+
+// clientIP returns an address no other request of the test binary plays.
+func clientIP() string {
+	n := clients.Add(1)
+	return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
+}
+
+// get fetches a path and returns the response with its body read.
+func (e *env) get(tb testing.TB, path string, header map[string]string) (*http.Response, string) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.url+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// postJSON posts a body to a path as one client address and decodes the JSON answer.
+func (e *env) postJSON(tb testing.TB, path, ip string, body any) (int, map[string]any) {
+	tb.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(string(b)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", ip)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && err != io.EOF {
+		tb.Fatalf("POST %s: decode: %v", path, err)
+	}
+	return resp.StatusCode, out
+}

@@ -1,0 +1,165 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/internal/safetext"
+	"providerdir/mapping"
+	"providerdir/mapping/study"
+	"providerdir/rest/supply"
+)
+
+// supplyData is the supply page's content: one study's 51 rows as a map, a legend and a table,
+// with the provenance and the caveats of the figures beside them.
+type supplyData struct {
+	Specialty   study.Specialty
+	Study       *study.Study
+	Filter      string // the applied subspecialty code, "" for the whole specialty
+	Rows        []study.Row
+	Map         stateMap
+	Legend      []legendBand
+	Underserved []study.Row
+	Fields      []fieldNote
+	Limitations []string
+	Sources     []sourceNote
+	// APIURL is the by-state request that serves the same figures as JSON.
+	APIURL         string
+	MethodologyAPI string
+	Specialties    []study.Specialty
+}
+
+// fieldNote is the caveat of one column, as each value's limitations carries it in the API.
+type fieldNote struct {
+	Field, Text string
+}
+
+// sourceNote is the provenance of one source snapshot the figures were computed from.
+type sourceNote struct {
+	Role string
+	mapping.Provenance
+}
+
+// supplyPage serves GET /supply/{specialty}[?subspecialty=CODE]: the figures of GET
+// /v1/specialties/{specialty}/by-state, read through the supply API's reader. An empty
+// subspecialty, the filter form's "all codes" choice, is the whole specialty.
+func (s *Site) supplyPage(w http.ResponseWriter, r *http.Request) {
+	slug := mux.Vars(r)["specialty"]
+	sp, ok := study.Lookup(slug)
+	if !ok {
+		s.render(w, r, http.StatusNotFound, tmplError, layoutData{Title: "Specialty not found", Page: errorData{
+			Heading: "Specialty not found",
+			Message: fmt.Sprintf("No registered specialty has the slug %q.", safetext.Echo(slug)),
+			Links:   specialtyLinks(),
+		}})
+		return
+	}
+	raw := r.URL.Query().Get("subspecialty")
+	code := strings.ToUpper(strings.TrimSpace(raw))
+	if code != "" && !sp.Supports(code) {
+		s.render(w, r, http.StatusBadRequest, tmplError, layoutData{Title: "Subspecialty not registered", Page: errorData{
+			Heading: "Subspecialty not registered",
+			Message: fmt.Sprintf("The subspecialty %q is not registered for %s; supported codes: %s.",
+				safetext.Echo(raw), sp.Slug, strings.Join(sp.Codes, ", ")),
+			Links: []link{{PathSupply + "/" + sp.Slug, "All of " + sp.Slug}},
+		}})
+		return
+	}
+	st, rows, err := s.supply.Study(r.Context(), sp.Slug, code)
+	if errors.Is(err, supply.ErrNoStudy) {
+		s.render(w, r, http.StatusNotFound, tmplError, layoutData{Title: "No study loaded", Page: errorData{
+			Heading: "No study loaded",
+			Message: "No supply study of " + sp.Slug + " is loaded: the registry or the Census figures have not been ingested.",
+			Links:   []link{{"/", "Home"}},
+		}})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, "supply page: read the study", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, tmplSupply, layoutData{
+		Title:   st.DisplayName + " supply by state",
+		Scripts: []string{"sort.js"},
+		Page:    s.supplyData(sp, st, rows, code),
+	})
+}
+
+func (s *Site) supplyData(sp study.Specialty, st *study.Study, rows []study.Row, code string) supplyData {
+	d := supplyData{
+		Specialty:      sp,
+		Study:          st,
+		Filter:         code,
+		Rows:           rows,
+		Limitations:    study.Limitations,
+		APIURL:         s.baseURL + "/v1/specialties/" + sp.Slug + "/by-state",
+		MethodologyAPI: s.supply.MethodologyURL(st.Dataset),
+		Specialties:    study.Specialties(),
+		Sources:        []sourceNote{{"Provider counts", st.Registry}, {"Population", st.Census}},
+	}
+	if code != "" {
+		d.APIURL += "?subspecialty=" + url.QueryEscape(code)
+	}
+	if st.Taxonomy != nil {
+		d.Sources = append(d.Sources, sourceNote{"Taxonomy names", *st.Taxonomy})
+	}
+	for _, f := range []string{study.FieldActiveProviders, study.FieldPopulation, study.FieldPer100k, study.FieldRank, study.FieldQuartile, study.FieldUnderserved} {
+		d.Fields = append(d.Fields, fieldNote{f, study.FieldLimitation(f, sp, code, st.National.Per100k)})
+	}
+	if len(rows) > 0 {
+		d.Map = newStateMap(rows)
+		d.Legend = legend(rows)
+	}
+	for _, row := range rows {
+		if row.Underserved {
+			d.Underserved = append(d.Underserved, row)
+		}
+	}
+	return d
+}
+
+// legendBand is one shade of the map: a density quartile and the range of per_100k it covers.
+type legendBand struct {
+	Quartile int
+	Min, Max float64
+	States   int
+}
+
+// legend returns one band per quartile present in the rows, from the highest density down.
+func legend(rows []study.Row) []legendBand {
+	var bands []legendBand
+	for q := 1; q <= 4; q++ {
+		b := legendBand{Quartile: q}
+		for _, row := range rows {
+			if row.Quartile != q {
+				continue
+			}
+			if b.States == 0 || row.Per100k < b.Min {
+				b.Min = row.Per100k
+			}
+			if b.States == 0 || row.Per100k > b.Max {
+				b.Max = row.Per100k
+			}
+			b.States++
+		}
+		if b.States > 0 {
+			bands = append(bands, b)
+		}
+	}
+	return bands
+}
+
+// specialtyLinks links the supply page of every registered specialty.
+func specialtyLinks() []link {
+	sps := study.Specialties()
+	out := make([]link, len(sps))
+	for i, sp := range sps {
+		out[i] = link{PathSupply + "/" + sp.Slug, sp.Slug}
+	}
+	return out
+}
