@@ -60,6 +60,8 @@ func (s *Site) Routes(r *mux.Router) {
 	html := r.NewRoute().Subrouter()
 	html.Use(pageHeaders)
 	html.HandleFunc("/", s.home).Methods(http.MethodGet, http.MethodHead)
+	// The list of supply maps is a section of the home page; /supply leads there.
+	html.Handle(PathSupply, http.RedirectHandler("/#supply-h", http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathSupply+"/{specialty}", s.supplyPage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathAudit+"/{slug}", s.auditPage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathEvidence, s.evidencePage).Methods(http.MethodGet, http.MethodHead)

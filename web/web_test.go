@@ -49,6 +49,7 @@ func TestPageHeaders(t *testing.T) {
 		csp         string
 	}{
 		{"/", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
+		{"/supply", 200, "text/html; charset=utf-8", ContentSecurityPolicy}, // redirected to the home page's list
 		{"/supply/dermatology", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
 		{"/supply/dermatology?subspecialty=207ND0900X", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
 		{"/supply/no-such", 404, "text/html; charset=utf-8", ContentSecurityPolicy},
