@@ -47,7 +47,9 @@ func TestRequestsAndPayloads(t *testing.T) {
 		{"search without filters", func(c *resolverclient.Client) (any, error) {
 			return c.Search(context.Background(), resolverclient.SearchParams{Q: "smith"})
 		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","limit":20},"total":0,"results":[]}`},
-		{"quality", func(c *resolverclient.Client) (any, error) { return c.Quality(context.Background(), "nursing-home", "055001") },
+		{"quality", func(c *resolverclient.Client) (any, error) {
+			return c.Quality(context.Background(), "nursing-home", "055001")
+		},
 			"GET", "/resolver/v1/quality/nursing-home/055001", "",
 			`{"type":"nursing-home","ccn":"055001","overall_star":3,"measurement_period":"2024-01-01/2024-12-31","measures":[{"id":"m1","value":null,"national_avg":12.5},{"id":"m2","value":0.5,"national_avg":0.4}],` + prov + `}`},
 		{"payments", func(c *resolverclient.Client) (any, error) { return c.Payments(context.Background(), "1234567893") },
