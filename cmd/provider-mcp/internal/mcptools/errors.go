@@ -75,6 +75,8 @@ func fromResolver(e *resolverclient.Error) ToolError {
 		t.Guidance = "The hourly request budget of the key is spent: back off until Retry-After" + after + ", then retry."
 	case e.Retryable():
 		t.Guidance = "The service failed; retry with exponential backoff" + after + "."
+	case e.Status == http.StatusNotFound:
+		t.Guidance = "Unknown identifier: no source holds it. Do not retry."
 	case e.Status == http.StatusUnauthorized:
 		t.Guidance = "The API key is missing or not recognised: set SERVICE_API_KEY to a valid key. Do not retry."
 	case e.Status >= 400 && e.Status < 500:

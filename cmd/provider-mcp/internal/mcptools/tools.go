@@ -35,7 +35,9 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 		Description: "Resolve a US healthcare provider by NPI: registry identity (entity type, name, primary taxonomy, " +
 			"enumeration date, practice address, PECOS enrollment) and its facts from the other sources (exclusion, " +
 			"pecos_enrolled, care_compare_star), each with its own 14-key provenance. A fact that is missing is unknown, never false."},
-		func(ctx context.Context, in npiInput) (*resolverclient.ProviderWithFacts, error) { return c.NPIWithFacts(ctx, in.NPI) })
+		func(ctx context.Context, in npiInput) (*resolverclient.ProviderWithFacts, error) {
+			return c.NPIWithFacts(ctx, in.NPI)
+		})
 	add(s, &mcp.Tool{Name: "search_providers", Title: "Search providers",
 		Description: "Find providers by name (entity resolution: initials, nicknames, accents, word order and small typos " +
 			"still match), narrowed by state and taxonomy. Returns ranked candidates with _match_score (confidence the " +
@@ -51,7 +53,9 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 		Description: "Care Compare quality of a facility by type and CCN: overall star, measurement period, and measures " +
 			"with national averages. A suppressed (small-sample) measure is null, never zero.",
 		InputSchema: withEnum(inputSchema[qualityInput](), "type", resolverclient.QualityTypes...)},
-		func(ctx context.Context, in qualityInput) (*resolverclient.Quality, error) { return c.Quality(ctx, in.Type, in.CCN) })
+		func(ctx context.Context, in qualityInput) (*resolverclient.Quality, error) {
+			return c.Quality(ctx, in.Type, in.CCN)
+		})
 	add(s, &mcp.Tool{Name: "check_exclusion", Title: "Check the exclusion list",
 		Description: "Whether an NPI is on the OIG exclusion list (LEIE) as of the list's snapshot: status excluded, " +
 			"not_excluded or unknown, with the exclusion fact and its 14-key provenance. unknown means the list could " +
@@ -68,12 +72,16 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 		Description: "Open Payments made by manufacturers to a provider (by NPI): program year, total in USD, record count " +
 			"and the records. The match to the source is by name and address, so _confidence is the match strength; " +
 			"payments below the publisher's de-minimis threshold are absent."},
-		func(ctx context.Context, in npiInput) (*resolverclient.Payments, error) { return c.Payments(ctx, in.NPI) })
+		func(ctx context.Context, in npiInput) (*resolverclient.Payments, error) {
+			return c.Payments(ctx, in.NPI)
+		})
 	add(s, &mcp.Tool{Name: "resolve_npi_batch", Title: "Resolve NPIs in a batch",
 		Description: fmt.Sprintf("Resolve up to %d NPIs in one call (one request against the hourly budget). Results are "+
 			"in request order, each the provider record with its 14-key provenance, or null for an NPI that could not be resolved.",
 			resolverclient.MaxBatch)},
-		func(ctx context.Context, in batchInput) (*resolverclient.BatchResult, error) { return c.BatchNPI(ctx, in.NPIs) })
+		func(ctx context.Context, in batchInput) (*resolverclient.BatchResult, error) {
+			return c.BatchNPI(ctx, in.NPIs)
+		})
 	return s
 }
 
@@ -135,21 +143,29 @@ func withEnum(s *jsonschema.Schema, prop string, values ...string) *jsonschema.S
 func inputSchema[In any]() *jsonschema.Schema {
 	s := schemaFor[In]()
 	for _, p := range s.Properties {
-		if len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
-		}
+		notNull(p)
 	}
 	return s
 }
 
-// schemaFor is the JSON schema of T as the SDK infers it, except that a json.RawMessage (a fact's
-// value, whose shape depends on its type) admits any JSON value rather than an array of bytes.
+// schemaFor is the JSON schema of T as the SDK infers it, with two changes. The top level is an
+// object, never null, even for a pointer T: MCP requires a tool's schemas to be objects. And a
+// json.RawMessage (a fact's value, whose shape depends on its type) admits any JSON value,
+// rather than an array of bytes.
 func schemaFor[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
+		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value; its shape depends on the fact's type"},
 	}})
 	if err != nil {
 		panic(fmt.Sprintf("mcptools: schema of %T: %v", *new(T), err))
+	}
+	return notNull(s)
+}
+
+// notNull takes null out of a schema's types ["null", X].
+func notNull(s *jsonschema.Schema) *jsonschema.Schema {
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
 	}
 	return s
 }
