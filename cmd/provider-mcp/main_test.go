@@ -190,3 +190,92 @@ func TestStartFailures(t *testing.T) {
 		})
 	}
 }
+
+// EnvInspector names the directory where `make mcpinspector` installed the MCP Inspector
+// (npm @modelcontextprotocol/inspector); by default the checkout's .cache/mcpinspector.
+const EnvInspector = "PROVIDERDIR_MCP_INSPECTOR"
+
+// inspector is the MCP Inspector's command; the test skips, saying why, when Node.js or the
+// Inspector is not installed.
+func inspector(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("Node.js is not installed; the MCP Inspector needs it")
+	}
+	dir := os.Getenv(EnvInspector)
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".cache", "mcpinspector")
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector)
+	}
+	return bin
+}
+
+// runInspector runs the Inspector's CLI mode against the command and decodes what it prints.
+// The Inspector exits 0 for a result and 5 for a tool error; both print the result.
+func runInspector(t *testing.T, bin string, s service, args ...string) (out map[string]any, toolError bool) {
+	t.Helper()
+	argv := []string{"--cli", os.Args[0]}
+	for _, e := range s.env() {
+		argv = append(argv, "-e", e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(argv, args...)...)
+	cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "catalog.json"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.ExitCode() == 5 && strings.Contains(stderr.String(), "tool_is_error"):
+		toolError = true
+	default:
+		t.Fatalf("inspector %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("inspector %v printed no JSON object: %v\n%s", args, err, stdout.String())
+	}
+	return out, toolError
+}
+
+// The MCP Inspector's CLI lists every tool (its strict check of the schemas' portability
+// passing) and calls each against the real resolver through the command over stdio.
+func TestInspector(t *testing.T) {
+	bin := inspector(t)
+	s := startService(t)
+	list, _ := runInspector(t, bin, s, "--method", "tools/list", "--strict")
+	var names []string
+	for _, v := range list["tools"].([]any) {
+		tool := v.(map[string]any)
+		names = append(names, tool["name"].(string))
+		if a, _ := tool["annotations"].(map[string]any); a["readOnlyHint"] != true {
+			t.Errorf("%s: annotations %v", tool["name"], a)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, tools) {
+		t.Fatalf("the Inspector lists %v, want %v", names, tools)
+	}
+	for _, c := range s.calls {
+		t.Run(c.tool, func(t *testing.T) {
+			args := []string{"--method", "tools/call", "--tool-name", c.tool, "--tool-arg"}
+			for k, v := range c.args {
+				// the Inspector reads each value as JSON when it parses (an NPI would become a
+				// number), so every value is written as JSON
+				b, _ := json.Marshal(v)
+				args = append(args, k+"="+string(b))
+			}
+			out, isError := runInspector(t, bin, s, args...)
+			text := ""
+			if content, _ := out["content"].([]any); len(content) > 0 {
+				text, _ = content[0].(map[string]any)["text"].(string)
+			}
+			structured, _ := out["structuredContent"].(map[string]any)
+			checkResult(t, c, isError, structured, text)
+		})
+	}
+}
