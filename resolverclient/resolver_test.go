@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -179,6 +180,19 @@ func TestLiveErrors(t *testing.T) {
 	}
 }
 
+// carried fails unless the typed result v carries the resolver's provenance unchanged and says
+// nothing the resolver's body does not.
+func carried(t *testing.T, v any, want map[string]any) {
+	t.Helper()
+	got := asMap(t, v)
+	if !reflect.DeepEqual(provenanceOf(t, got), provenanceOf(t, want)) {
+		t.Errorf("provenance %v, want %v", provenanceOf(t, got), provenanceOf(t, want))
+	}
+	if err := resolvertest.Contained(got, any(want)); err != nil {
+		t.Errorf("the result says what the resolver did not: %v", err)
+	}
+}
+
 // skipUnserved skips a test whose path the resolver does not serve yet: the router's own 404
 // ("no resource at PATH", internal/httpserver), not a handler's. It runs for real once the path
 // is served.
@@ -208,6 +222,10 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 		if !found || r.Total < len(r.Results) || r.Query.Q != l.f.OrganizationName {
 			t.Errorf("search for %q in %s: %+v, want NPI %s among the results", l.f.OrganizationName, l.f.OrganizationState, r, l.f.Organization)
 		}
+		q := url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"10"}}
+		if err := resolvertest.Contained(asMap(t, r), l.raw(t, "GET", "/search?"+q.Encode(), "")); err != nil {
+			t.Errorf("the result says what the resolver did not: %v", err)
+		}
 	})
 	t.Run("quality", func(t *testing.T) {
 		q, err := l.c.Quality(ctx, l.f.QualityType, l.f.QualityCCN)
@@ -218,11 +236,7 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 		if q.CCN != l.f.QualityCCN || q.Type != l.f.QualityType {
 			t.Errorf("quality %+v, want %s %s", q, l.f.QualityType, l.f.QualityCCN)
 		}
-		want := l.raw(t, "GET", "/quality/"+l.f.QualityType+"/"+l.f.QualityCCN, "")
-		provenanceOf(t, want)
-		if got := provenanceOf(t, asMap(t, q)); !reflect.DeepEqual(got, provenanceOf(t, want)) {
-			t.Errorf("provenance %v, want %v", got, provenanceOf(t, want))
-		}
+		carried(t, q, l.raw(t, "GET", "/quality/"+l.f.QualityType+"/"+l.f.QualityCCN, ""))
 	})
 	t.Run("payments", func(t *testing.T) {
 		p, err := l.c.Payments(ctx, l.f.Paid)
@@ -233,9 +247,6 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 		if p.NPI != l.f.Paid || p.RecordCount != len(p.Records) || p.RecordCount == 0 {
 			t.Errorf("payments %+v, want the records of %s", p, l.f.Paid)
 		}
-		want := l.raw(t, "GET", "/payments/"+l.f.Paid, "")
-		if got := provenanceOf(t, asMap(t, p)); !reflect.DeepEqual(got, provenanceOf(t, want)) {
-			t.Errorf("provenance %v, want %v", got, provenanceOf(t, want))
-		}
+		carried(t, p, l.raw(t, "GET", "/payments/"+l.f.Paid, ""))
 	})
 }

@@ -118,6 +118,8 @@ func TestRetries(t *testing.T) {
 			waits:   []time.Duration{3 * time.Second}},
 		{name: "429 beyond MaxRetryAfter is returned", opt: base, requests: 1,
 			replies: []reply{{status: 429, code: "rate_limited", retryAfter: "3600"}}, status: 429, code: "rate_limited", after: time.Hour},
+		{name: "429 without Retry-After backs off", opt: base, requests: 2,
+			replies: []reply{{status: 429, code: "rate_limited"}, ok}, waits: []time.Duration{75 * time.Millisecond}},
 		{name: "500 backs off", opt: base, requests: 3,
 			replies: []reply{{status: 500, code: "internal_error"}, {status: 500, code: "internal_error"}, ok},
 			waits:   []time.Duration{75 * time.Millisecond, 150 * time.Millisecond}},

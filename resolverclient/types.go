@@ -150,21 +150,22 @@ var QualityTypes = []string{"hospital", "nursing-home", "home-health", "hospice"
 
 // Quality is the quality record of a facility.
 type Quality struct {
-	Type        string `json:"type"`
-	CCN         string `json:"ccn"`
-	OverallStar *int   `json:"overall_star"`
+	Type string `json:"type"`
+	CCN  string `json:"ccn"`
+	// OverallStar is absent when Care Compare publishes no star for the facility.
+	OverallStar *int `json:"overall_star,omitempty"`
 	// MeasurementPeriod is "<start date>/<end date>".
-	MeasurementPeriod string    `json:"measurement_period"`
+	MeasurementPeriod string    `json:"measurement_period,omitempty"`
 	Measures          []Measure `json:"measures"`
 	Provenance
 }
 
 // Measure is one quality measure. Value is null when the publisher suppressed it (small
-// samples), never zero.
+// samples), never zero; NationalAvg is absent when no facility published the measure.
 type Measure struct {
 	ID          string   `json:"id"`
 	Value       *float64 `json:"value"`
-	NationalAvg *float64 `json:"national_avg"`
+	NationalAvg *float64 `json:"national_avg,omitempty"`
 }
 
 // Payments is the industry payments record of an NPI for one program year.

@@ -232,7 +232,15 @@ func TestCallTools(t *testing.T) {
 				t.Fatalf("tool error: %+v", toolErr(t, res))
 			}
 			got := structured(t, res)
-			if want := l.raw(t, tt.method, tt.path, tt.body); !reflect.DeepEqual(any(got), want) {
+			want := l.raw(t, tt.method, tt.path, tt.body)
+			if tt.unservedSkipping {
+				// the typed result may leave out what the resolver adds to the contract's fields
+				if err := resolvertest.Contained(any(got), want); err != nil {
+					t.Errorf("the result says what the resolver did not: %v", err)
+				}
+				return
+			}
+			if !reflect.DeepEqual(any(got), want) {
 				t.Errorf("result\n%v\nthe resolver's body\n%v", got, want)
 			}
 		})
