@@ -3,7 +3,7 @@
 // SERVICE_API_KEY and SERVICE_BASE_URL; without a key it uses the sandbox key that providerd
 // published in its store (--store, PROVIDERD_STORE). It logs to standard error only: standard
 // output is the protocol's. Exit status 0 when the client closes the session, 1 on failure with
-// one line on stderr, 2 on bad usage.
+// one line on stderr, 2 on bad usage. An interrupt or SIGTERM stops it with status 0.
 package main
 
 import (
@@ -64,5 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	fmt.Fprintf(stderr, "provider-mcp %s: tools over stdio for the resolver at %s, key from %s\n", version, s.ResolverURL, s.KeyFrom)
-	return mcptools.New(c, version).Run(ctx, &mcp.StdioTransport{})
+	if err := mcptools.New(c, version).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil // the client closed the session, or a signal asked the server to stop
 }

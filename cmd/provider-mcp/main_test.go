@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -277,5 +279,42 @@ func TestInspector(t *testing.T) {
 			structured, _ := out["structuredContent"].(map[string]any)
 			checkResult(t, c, isError, structured, text)
 		})
+	}
+}
+
+// SIGTERM stops a serving command cleanly, with status 0, while its client keeps the session
+// open.
+func TestStopsOnSignal(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), runMain+"=1", "SERVICE_API_KEY=k", "SERVICE_BASE_URL=http://127.0.0.1:1")
+	stdin, err := cmd.StdinPipe() // held open: the session goes on
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "tools over stdio") {
+		t.Fatalf("start-up line %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the command did not stop on SIGTERM")
 	}
 }
