@@ -20,7 +20,7 @@ METRICS_ADDR ?= 127.0.0.1:9090
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 REDOCLY     := @redocly/cli@2.77.0
 
-.PHONY: help build run demo-data test test-go fhirjs lint bench bench-quick bench-go pgo clean
+.PHONY: help build run demo-data test test-go fhirjs mcpinspector lint bench bench-quick bench-go pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
@@ -29,11 +29,11 @@ help:
 	@echo "make bench  load a 1-million-provider snapshot over loopback and rewrite docs/BENCHMARKS.md"
 	@echo "make bench-quick  the same at 100,000 providers, printed only, to check a change"
 	@echo "make bench-go  Go benchmarks of the hot paths"
-	@echo "make build  build bin/providerd and bin/providerctl"
+	@echo "make build  build bin/providerd, bin/providerctl and bin/provider-mcp"
 	@echo "make pgo    profile a 2-million-provider ingest for the builds' profile-guided optimization"
 
 build:
-	@echo "building $(BIN)/providerd and $(BIN)/providerctl (a first build compiles every dependency: a few minutes)"
+	@echo "building $(BIN)/providerd, $(BIN)/providerctl and $(BIN)/provider-mcp (a first build compiles every dependency: a few minutes)"
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # The demo drop is generated once; delete data/ to start over.
@@ -50,7 +50,7 @@ run: demo-data
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.
 test:
-	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs test-go
+	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs mcpinspector test-go
 
 # The conformance suite also validates every FHIR resource it is served with the npm fhir package
 # (R4 schema and FHIRPath checks written elsewhere), installed once under .cache when npm is there.
@@ -61,9 +61,19 @@ fhirjs:
 		npm install --prefix $(FHIRJS) --no-audit --no-fund $(FHIRJS_PKG) >/dev/null; \
 	fi
 
+# provider-mcp's tests also drive it with the MCP Inspector's CLI mode (npm
+# @modelcontextprotocol/inspector), installed once under .cache when npm is there.
+MCPINSPECTOR     := .cache/mcpinspector
+MCPINSPECTOR_PKG := @modelcontextprotocol/inspector@2.12.0
+mcpinspector:
+	@if [ ! -x $(MCPINSPECTOR)/node_modules/.bin/mcp-inspector ] && command -v npm >/dev/null; then \
+		npm install --prefix $(MCPINSPECTOR) --no-audit --no-fund $(MCPINSPECTOR_PKG) >/dev/null; \
+	fi
+
 # The mongo backend's suite takes minutes on FerretDB, hence the long timeout.
 test-go:
-	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) $(GO) test -count=1 -timeout 30m ./...
+	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) \
+	PROVIDERDIR_MCP_INSPECTOR=$(CURDIR)/$(MCPINSPECTOR) $(GO) test -count=1 -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

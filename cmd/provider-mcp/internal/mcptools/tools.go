@@ -1,0 +1,171 @@
+// Package mcptools is the agent tool server of seeds/001 section 4: the resolver API offered as
+// MCP tools (official Go SDK), each a read-only call of the resolver through the public Go
+// client. Every result is the resolver's record as typed by the client, with its 14-key
+// provenance unchanged; every failure is a tool error (IsError) carrying the resolver's code and
+// the contract's retry guidance, never a protocol error or a crash.
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"providerdir/resolverclient"
+)
+
+// Name is the server's name in the MCP handshake.
+const Name = "provider-mcp"
+
+// instructions tell the agent what the tools are and how to read their answers.
+const instructions = `Tools of a US provider directory that resolves healthcare providers across federal sources ` +
+	`(national provider registry, OIG exclusion list, PECOS enrollment, Care Compare, Open Payments). ` +
+	`Every record and fact carries 14 provenance keys (_source ... _slsa_provenance_url): cite them. ` +
+	`A missing fact means unknown, never false. A tool error is a JSON object {"error": {...}} with the resolver's ` +
+	`code, whether a retry can help ("retryable") and after how long ("retry_after_seconds").`
+
+// New returns the tool server calling the resolver through c; version is the build's.
+func New(c *resolverclient.Client, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Provider directory resolver", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	add(s, &mcp.Tool{Name: "resolve_npi", Title: "Resolve an NPI",
+		Description: "Resolve a US healthcare provider by NPI: registry identity (entity type, name, primary taxonomy, " +
+			"enumeration date, practice address, PECOS enrollment) and its facts from the other sources (exclusion, " +
+			"pecos_enrolled, care_compare_star), each with its own 14-key provenance. A fact that is missing is unknown, never false."},
+		func(ctx context.Context, in npiInput) (*resolverclient.ProviderWithFacts, error) {
+			return c.NPIWithFacts(ctx, in.NPI)
+		})
+	add(s, &mcp.Tool{Name: "search_providers", Title: "Search providers",
+		Description: "Find providers by name (entity resolution: initials, nicknames, accents, word order and small typos " +
+			"still match), narrowed by state and taxonomy. Returns ranked candidates with _match_score (confidence the " +
+			"candidate is the one meant, not record provenance) and the exact total; resolve a candidate's NPI for its sourced record."},
+		func(ctx context.Context, in searchInput) (*resolverclient.SearchResult, error) {
+			return c.Search(ctx, resolverclient.SearchParams{Q: in.Q, State: in.State, Taxonomy: in.Taxonomy, Limit: in.Limit, Page: in.Page})
+		})
+	add(s, &mcp.Tool{Name: "get_facility", Title: "Get a facility",
+		Description: "Resolve a facility by its CMS Certification Number (CCN, 6 characters, the first two the state code): " +
+			"name, type, ownership, city and state, overall star, with the 14-key provenance of the certification record."},
+		func(ctx context.Context, in ccnInput) (*resolverclient.Facility, error) { return c.CCN(ctx, in.CCN) })
+	add(s, &mcp.Tool{Name: "get_quality", Title: "Get quality scores",
+		Description: "Care Compare quality of a facility by type and CCN: overall star, measurement period, and measures " +
+			"with national averages. A suppressed (small-sample) measure is null, never zero.",
+		InputSchema: withEnum(inputSchema[qualityInput](), "type", resolverclient.QualityTypes...)},
+		func(ctx context.Context, in qualityInput) (*resolverclient.Quality, error) {
+			return c.Quality(ctx, in.Type, in.CCN)
+		})
+	add(s, &mcp.Tool{Name: "check_exclusion", Title: "Check the exclusion list",
+		Description: "Whether an NPI is on the OIG exclusion list (LEIE) as of the list's snapshot: status excluded, " +
+			"not_excluded or unknown, with the exclusion fact and its 14-key provenance. unknown means the list could " +
+			"not be consulted; never read it as not excluded.",
+		OutputSchema: withEnum(schemaFor[ExclusionCheck](), "status", StatusExcluded, StatusNotExcluded, StatusUnknown)},
+		func(ctx context.Context, in npiInput) (*ExclusionCheck, error) {
+			p, err := c.NPIWithFacts(ctx, in.NPI)
+			if err != nil {
+				return nil, err
+			}
+			return exclusion(p), nil
+		})
+	add(s, &mcp.Tool{Name: "get_payments", Title: "Get industry payments",
+		Description: "Open Payments made by manufacturers to a provider (by NPI): program year, total in USD, record count " +
+			"and the records. The match to the source is by name and address, so _confidence is the match strength; " +
+			"payments below the publisher's de-minimis threshold are absent."},
+		func(ctx context.Context, in npiInput) (*resolverclient.Payments, error) {
+			return c.Payments(ctx, in.NPI)
+		})
+	add(s, &mcp.Tool{Name: "resolve_npi_batch", Title: "Resolve NPIs in a batch",
+		Description: fmt.Sprintf("Resolve up to %d NPIs in one call (one request against the hourly budget). Results are "+
+			"in request order, each the provider record with its 14-key provenance, or null for an NPI that could not be resolved.",
+			resolverclient.MaxBatch)},
+		func(ctx context.Context, in batchInput) (*resolverclient.BatchResult, error) {
+			return c.BatchNPI(ctx, in.NPIs)
+		})
+	return s
+}
+
+// Inputs of the tools.
+type (
+	npiInput struct {
+		NPI string `json:"npi" jsonschema:"the provider's 10-digit National Provider Identifier"`
+	}
+	searchInput struct {
+		Q        string `json:"q" jsonschema:"the provider's name, as well as it is known"`
+		State    string `json:"state,omitempty" jsonschema:"two-letter state code of the practice address"`
+		Taxonomy string `json:"taxonomy,omitempty" jsonschema:"NUCC taxonomy code, for example 207Q00000X"`
+		Limit    int    `json:"limit,omitempty" jsonschema:"page size, at most 100"`
+		Page     int    `json:"page,omitempty" jsonschema:"page number, from 1"`
+	}
+	ccnInput struct {
+		CCN string `json:"ccn" jsonschema:"the facility's CMS Certification Number"`
+	}
+	qualityInput struct {
+		Type string `json:"type" jsonschema:"the facility type"`
+		CCN  string `json:"ccn" jsonschema:"the facility's CMS Certification Number"`
+	}
+	batchInput struct {
+		NPIs []string `json:"npis" jsonschema:"the NPIs to resolve, at most 1,000"`
+	}
+)
+
+// add registers a read-only tool calling call. Its input and structured output schemas, where
+// t does not set them, are derived from In and Out; its errors become tool errors.
+func add[In any, Out any](s *mcp.Server, t *mcp.Tool, call func(context.Context, In) (Out, error)) {
+	if t.InputSchema == nil {
+		t.InputSchema = inputSchema[In]()
+	}
+	if t.OutputSchema == nil {
+		t.OutputSchema = schemaFor[Out]()
+	}
+	f := false
+	t.Annotations = &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &f, OpenWorldHint: &f}
+	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		out, err := call(ctx, in)
+		if err != nil {
+			var zero Out
+			return nil, zero, toolError(err)
+		}
+		return nil, out, nil
+	})
+}
+
+// withEnum restricts the string property prop of s to values.
+func withEnum(s *jsonschema.Schema, prop string, values ...string) *jsonschema.Schema {
+	for _, v := range values {
+		s.Properties[prop].Enum = append(s.Properties[prop].Enum, v)
+	}
+	return s
+}
+
+// inputSchema is the schema of the arguments In: schemaFor's, except that no argument may be
+// null (a slice's schema admits null by default), so that clients read each one's type plainly.
+func inputSchema[In any]() *jsonschema.Schema {
+	s := schemaFor[In]()
+	for _, p := range s.Properties {
+		notNull(p)
+	}
+	return s
+}
+
+// schemaFor is the JSON schema of T as the SDK infers it, with two changes. The top level is an
+// object, never null, even for a pointer T: MCP requires a tool's schemas to be objects. And a
+// json.RawMessage (a fact's value, whose shape depends on its type) admits any JSON value,
+// rather than an array of bytes.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value; its shape depends on the fact's type"},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: schema of %T: %v", *new(T), err))
+	}
+	return notNull(s)
+}
+
+// notNull takes null out of a schema's types ["null", X].
+func notNull(s *jsonschema.Schema) *jsonschema.Schema {
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	return s
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"providerdir/internal/demosnapshot"
+	"providerdir/internal/resolvertest"
+	"providerdir/mapping"
+	"providerdir/rest/apikey"
+)
+
+// runMain makes the test binary run the command itself, so that the tests drive the real
+// command over its standard input and output without building it apart.
+const runMain = "PROVIDER_MCP_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	code := m.Run()
+	demosnapshot.Close()
+	os.Exit(code)
+}
+
+// tools is every tool the command offers.
+var tools = []string{"check_exclusion", "get_facility", "get_payments", "get_quality", "resolve_npi", "resolve_npi_batch", "search_providers"}
+
+// toolCall is one call of a tool and the top-level key of its result that holds a record with
+// provenance ("" for the result itself, "-" for none: search results carry none).
+type toolCall struct {
+	tool   string
+	args   map[string]any
+	record string
+	// unserved: the resolver path behind the tool is not served on every branch yet; a 404 of
+	// the router skips the call rather than failing it
+	unserved bool
+}
+
+// service is the real resolver on the demo snapshot and the calls that exercise every tool on it.
+type service struct {
+	root, key string // the service's base URL (without /resolver/v1), a pro key
+	calls     []toolCall
+}
+
+func startService(t *testing.T) service {
+	t.Helper()
+	d := demosnapshot.Open(t)
+	srv := resolvertest.Start(t, d.Store)
+	f := resolvertest.Find(t, d.Store)
+	return service{root: strings.TrimSuffix(srv.URL, resolvertest.Prefix), key: srv.Key(t, apikey.TierPro), calls: []toolCall{
+		{tool: "resolve_npi", args: map[string]any{"npi": f.Enrolled}},
+		{tool: "check_exclusion", args: map[string]any{"npi": f.Excluded}, record: "fact"},
+		{tool: "get_facility", args: map[string]any{"ccn": f.CCN}},
+		{tool: "resolve_npi_batch", args: map[string]any{"npis": []string{f.Enrolled, f.Absent}}, record: "results"},
+		{tool: "search_providers", args: map[string]any{"q": f.OrganizationName, "state": f.OrganizationState}, record: "-", unserved: true},
+		{tool: "get_quality", args: map[string]any{"type": f.QualityType, "ccn": f.QualityCCN}, unserved: true},
+		{tool: "get_payments", args: map[string]any{"npi": f.Paid}, unserved: true},
+	}}
+}
+
+// env is the environment the command runs with against the service.
+func (s service) env() []string {
+	return []string{runMain + "=1", "SERVICE_BASE_URL=" + s.root, "SERVICE_API_KEY=" + s.key}
+}
+
+// checkResult fails unless a tool's result (the structured content, or the tool error's text)
+// succeeded with the 14 provenance keys on its record; it skips a call the resolver does not
+// serve yet.
+func checkResult(t *testing.T, c toolCall, isError bool, structured map[string]any, errText string) {
+	t.Helper()
+	if isError {
+		if c.unserved && strings.Contains(errText, `"message":"no resource at `) {
+			t.Skipf("the resolver does not serve %s's path yet: %s", c.tool, errText)
+		}
+		t.Fatalf("%s: tool error %s", c.tool, errText)
+	}
+	var record any = structured
+	switch c.record {
+	case "-":
+		return
+	case "":
+	default:
+		record = structured[c.record]
+	}
+	if list, ok := record.([]any); ok {
+		record = list[0]
+	}
+	o, _ := record.(map[string]any)
+	for _, k := range mapping.ProvenanceKeys {
+		if _, ok := o[k]; !ok {
+			t.Errorf("%s: provenance key %s missing from %v", c.tool, k, record)
+		}
+	}
+}
+
+// The SDK's client runs the command and talks to it over stdio: it lists every tool and calls
+// each against the real resolver.
+func TestStdio(t *testing.T) {
+	s := startService(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), s.env()...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	defer cs.Close()
+	if info := cs.InitializeResult().ServerInfo; info.Name != "provider-mcp" {
+		t.Errorf("server %+v", info)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, tools) {
+		t.Fatalf("tools %v, want %v", names, tools)
+	}
+	for _, c := range s.calls {
+		t.Run(c.tool, func(t *testing.T) {
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			b, _ := json.Marshal(r.StructuredContent)
+			_ = json.Unmarshal(b, &m)
+			text := ""
+			if len(r.Content) > 0 {
+				text = r.Content[0].(*mcp.TextContent).Text
+			}
+			checkResult(t, c, r.IsError, m, text)
+		})
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "key from SERVICE_API_KEY") {
+		t.Errorf("stderr %q does not say where the key came from", stderr.String())
+	}
+}
+
+// The command refuses to start, with one line on stderr and its exit status, when it cannot
+// serve.
+func TestStartFailures(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nothing")
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+		code int
+		line string
+	}{
+		{"bad usage", []string{"extra"}, []string{"SERVICE_API_KEY=k"}, 2, "takes no arguments"},
+		{"unknown flag", []string{"--nope"}, []string{"SERVICE_API_KEY=k"}, 2, "flag provided but not defined"},
+		{"no key, no store", nil, []string{"SERVICE_API_KEY=", "PROVIDERD_STORE=embedded:" + missing}, 1, "SERVICE_API_KEY is not set"},
+		{"bad base URL", nil, []string{"SERVICE_API_KEY=k", "SERVICE_BASE_URL=localhost:8080"}, 1, "SERVICE_BASE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tt.args...)
+			cmd.Env = append(append(os.Environ(), runMain+"=1"), tt.env...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != tt.code || !strings.Contains(stderr.String(), tt.line) {
+				t.Errorf("exit %v, stderr %q; want status %d saying %q", err, stderr.String(), tt.code, tt.line)
+			}
+		})
+	}
+}
+
+// EnvInspector names the directory where `make mcpinspector` installed the MCP Inspector
+// (npm @modelcontextprotocol/inspector); by default the checkout's .cache/mcpinspector.
+const EnvInspector = "PROVIDERDIR_MCP_INSPECTOR"
+
+// inspector is the MCP Inspector's command; the test skips, saying why, when Node.js or the
+// Inspector is not installed.
+func inspector(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("Node.js is not installed; the MCP Inspector needs it")
+	}
+	dir := os.Getenv(EnvInspector)
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".cache", "mcpinspector")
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector)
+	}
+	return bin
+}
+
+// runInspector runs the Inspector's CLI mode against the command and decodes what it prints.
+// The Inspector exits 0 for a result and 5 for a tool error; both print the result.
+func runInspector(t *testing.T, bin string, s service, args ...string) (out map[string]any, toolError bool) {
+	t.Helper()
+	argv := []string{"--cli", os.Args[0]}
+	for _, e := range s.env() {
+		argv = append(argv, "-e", e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(argv, args...)...)
+	cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "catalog.json"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.ExitCode() == 5 && strings.Contains(stderr.String(), "tool_is_error"):
+		toolError = true
+	default:
+		t.Fatalf("inspector %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("inspector %v printed no JSON object: %v\n%s", args, err, stdout.String())
+	}
+	return out, toolError
+}
+
+// The MCP Inspector's CLI lists every tool (its strict check of the schemas' portability
+// passing) and calls each against the real resolver through the command over stdio.
+func TestInspector(t *testing.T) {
+	bin := inspector(t)
+	s := startService(t)
+	list, _ := runInspector(t, bin, s, "--method", "tools/list", "--strict")
+	var names []string
+	for _, v := range list["tools"].([]any) {
+		tool := v.(map[string]any)
+		names = append(names, tool["name"].(string))
+		if a, _ := tool["annotations"].(map[string]any); a["readOnlyHint"] != true {
+			t.Errorf("%s: annotations %v", tool["name"], a)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, tools) {
+		t.Fatalf("the Inspector lists %v, want %v", names, tools)
+	}
+	for _, c := range s.calls {
+		t.Run(c.tool, func(t *testing.T) {
+			args := []string{"--method", "tools/call", "--tool-name", c.tool, "--tool-arg"}
+			for k, v := range c.args {
+				// the Inspector reads each value as JSON when it parses (an NPI would become a
+				// number), so every value is written as JSON
+				b, _ := json.Marshal(v)
+				args = append(args, k+"="+string(b))
+			}
+			out, isError := runInspector(t, bin, s, args...)
+			text := ""
+			if content, _ := out["content"].([]any); len(content) > 0 {
+				text, _ = content[0].(map[string]any)["text"].(string)
+			}
+			structured, _ := out["structuredContent"].(map[string]any)
+			checkResult(t, c, isError, structured, text)
+		})
+	}
+}
+
+// SIGTERM stops a serving command cleanly, with status 0, while its client keeps the session
+// open.
+func TestStopsOnSignal(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), runMain+"=1", "SERVICE_API_KEY=k", "SERVICE_BASE_URL=http://127.0.0.1:1")
+	stdin, err := cmd.StdinPipe() // held open: the session goes on
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "tools over stdio") {
+		t.Fatalf("start-up line %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the command did not stop on SIGTERM")
+	}
+}

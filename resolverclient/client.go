@@ -1,0 +1,292 @@
+// Package resolverclient is the public Go client of the resolver API (/resolver/v1, seeds/001):
+// provider by NPI with or without its cross-dataset facts, facility by CCN, search, quality,
+// payments and batch resolution, each as a typed result that keeps the resolver's 14-key
+// provenance unchanged. It sends the key in X-Service-Key and follows the contract's retry
+// guidance: only 429, 500 and 503 are retried, with exponential backoff and jitter, a
+// Retry-After taking precedence over the computed backoff; every other status is returned at
+// once as *Error. Every call honours its context. It depends on the standard library only.
+package resolverclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxAttempts is the most requests one call makes: the first and three retries.
+	DefaultMaxAttempts = 4
+	// DefaultBaseDelay is the backoff ceiling before the first retry; it doubles each retry.
+	DefaultBaseDelay = 500 * time.Millisecond
+	// DefaultMaxDelay caps the backoff ceiling.
+	DefaultMaxDelay = 8 * time.Second
+	// DefaultMaxRetryAfter is the longest Retry-After a call waits out. A longer one (a spent
+	// hourly budget) is returned as the *Error at once, for the caller to schedule.
+	DefaultMaxRetryAfter = 30 * time.Second
+	// DefaultTimeout bounds one request of the default HTTP client.
+	DefaultTimeout = 30 * time.Second
+	// MaxResponseBytes bounds a response body read: a full batch of 1,000 records fits many
+	// times over.
+	MaxResponseBytes = 32 << 20
+)
+
+// HeaderServiceKey carries the API key.
+const HeaderServiceKey = "X-Service-Key"
+
+// Options configure a Client. Zero values take the defaults above.
+type Options struct {
+	// APIKey is sent in X-Service-Key on every request.
+	APIKey string
+	// HTTPClient sends the requests. The default has DefaultTimeout and does not follow
+	// redirects, so the key never travels to another location.
+	HTTPClient *http.Client
+	// UserAgent is sent as User-Agent.
+	UserAgent     string
+	MaxAttempts   int
+	BaseDelay     time.Duration
+	MaxDelay      time.Duration
+	MaxRetryAfter time.Duration
+	// Sleep waits d or until ctx is done, whichever is first; tests replace it to record the
+	// waits instead of spending them.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter returns a duration in [0, n); the default draws it uniformly at random.
+	Jitter func(n time.Duration) time.Duration
+	// Now is the clock an HTTP-date Retry-After and a context deadline are read against.
+	Now func() time.Time
+}
+
+// Client calls one resolver. It is safe for concurrent use.
+type Client struct {
+	base string // without a trailing slash
+	opt  Options
+}
+
+// New returns a client of the resolver at baseURL, the resolver's base ending in /v1 (for
+// providerd, http://HOST/resolver/v1).
+func New(baseURL string, opt Options) (*Client, error) {
+	baseURL = strings.TrimRight(baseURL, "/")
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("resolverclient: base URL %q is not an http(s) URL with a host and no query", baseURL)
+	}
+	if opt.HTTPClient == nil {
+		opt.HTTPClient = &http.Client{
+			Timeout:       DefaultTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	if opt.UserAgent == "" {
+		opt.UserAgent = "providerdir-resolverclient"
+	}
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = DefaultMaxAttempts
+	}
+	if opt.BaseDelay <= 0 {
+		opt.BaseDelay = DefaultBaseDelay
+	}
+	if opt.MaxDelay <= 0 {
+		opt.MaxDelay = DefaultMaxDelay
+	}
+	if opt.MaxRetryAfter <= 0 {
+		opt.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if opt.Sleep == nil {
+		opt.Sleep = sleep
+	}
+	if opt.Jitter == nil {
+		opt.Jitter = func(n time.Duration) time.Duration { return rand.N(n) }
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Client{base: baseURL, opt: opt}, nil
+}
+
+// BaseURL is the resolver base the client calls.
+func (c *Client) BaseURL() string { return c.base }
+
+// NPI resolves one NPI to its provider record.
+func (c *Client) NPI(ctx context.Context, npi string) (*Provider, error) {
+	var p Provider
+	return &p, c.get(ctx, "/npi/"+url.PathEscape(npi), nil, &p)
+}
+
+// NPIWithFacts resolves one NPI to its provider record with its facts (include=facts).
+func (c *Client) NPIWithFacts(ctx context.Context, npi string) (*ProviderWithFacts, error) {
+	var p ProviderWithFacts
+	return &p, c.get(ctx, "/npi/"+url.PathEscape(npi), url.Values{"include": {"facts"}}, &p)
+}
+
+// CCN resolves a CMS Certification Number to its facility record.
+func (c *Client) CCN(ctx context.Context, ccn string) (*Facility, error) {
+	var f Facility
+	return &f, c.get(ctx, "/ccn/"+url.PathEscape(ccn), nil, &f)
+}
+
+// Search returns the ranked candidates for a query.
+func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"q": p.Q, "state": p.State, "taxonomy": p.Taxonomy} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.Page != 0 {
+		q.Set("page", strconv.Itoa(p.Page))
+	}
+	var r SearchResult
+	return &r, c.get(ctx, "/search", q, &r)
+}
+
+// Quality returns the quality record of the facility with the CCN, of a type in QualityTypes.
+func (c *Client) Quality(ctx context.Context, facilityType, ccn string) (*Quality, error) {
+	var q Quality
+	return &q, c.get(ctx, "/quality/"+url.PathEscape(facilityType)+"/"+url.PathEscape(ccn), nil, &q)
+}
+
+// Payments returns the industry payments record of an NPI.
+func (c *Client) Payments(ctx context.Context, npi string) (*Payments, error) {
+	var p Payments
+	return &p, c.get(ctx, "/payments/"+url.PathEscape(npi), nil, &p)
+}
+
+// BatchNPI resolves up to MaxBatch NPIs in one request; the resolver refuses more with 400
+// batch_too_large.
+func (c *Client) BatchNPI(ctx context.Context, npis []string) (*BatchResult, error) {
+	if npis == nil {
+		npis = []string{} // the body is {"npis": [...]}, never null
+	}
+	body, err := json.Marshal(struct {
+		NPIs []string `json:"npis"`
+	}{npis})
+	if err != nil {
+		return nil, err
+	}
+	var r BatchResult
+	return &r, c.do(ctx, http.MethodPost, "/batch/npi", nil, body, &r)
+}
+
+func (c *Client) get(ctx context.Context, path string, q url.Values, into any) error {
+	return c.do(ctx, http.MethodGet, path, q, nil, into)
+}
+
+// do sends the request, retrying what the contract allows, and decodes a 200 into into.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte, into any) error {
+	target := c.base + path // path's segments are escaped
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	for attempt := 1; ; attempt++ {
+		raw, err := c.once(ctx, method, target, body)
+		var rerr *Error
+		if !errors.As(err, &rerr) {
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, into); err != nil {
+				return fmt.Errorf("resolverclient: %s %s: decode the response: %w", method, path, err)
+			}
+			return nil
+		}
+		rerr.Attempts = attempt
+		wait, retry := c.nextWait(ctx, rerr, attempt)
+		if !retry {
+			return rerr
+		}
+		if err := c.opt.Sleep(ctx, wait); err != nil {
+			return fmt.Errorf("resolverclient: %s %s: gave up waiting to retry: %w (last answer: %w)", method, path, err, rerr)
+		}
+	}
+}
+
+// nextWait decides whether a failed attempt is retried and after how long: never for a status
+// the contract makes terminal, nor after the last attempt; Retry-After when the response gave
+// one (beyond MaxRetryAfter the call gives up instead), else the backoff of the attempt. It does
+// not wait past the context's deadline: when the wait would end after it, the call gives up now.
+func (c *Client) nextWait(ctx context.Context, e *Error, attempt int) (time.Duration, bool) {
+	if !e.Retryable() || attempt >= c.opt.MaxAttempts {
+		return 0, false
+	}
+	wait := c.backoff(attempt)
+	if e.RetryAfter > 0 {
+		if e.RetryAfter > c.opt.MaxRetryAfter {
+			return 0, false
+		}
+		wait = e.RetryAfter
+	}
+	if dl, ok := ctx.Deadline(); ok && c.opt.Now().Add(wait).After(dl) {
+		return 0, false
+	}
+	return wait, true
+}
+
+// backoff is the wait before retry number attempt (from 1): "equal jitter" over an exponential
+// ceiling, half of the ceiling fixed and half drawn at random, so that waits grow with each
+// retry while clients that failed together spread out.
+func (c *Client) backoff(attempt int) time.Duration {
+	ceiling := c.opt.MaxDelay
+	if shift := attempt - 1; shift < 32 && c.opt.BaseDelay<<shift < c.opt.MaxDelay && c.opt.BaseDelay<<shift > 0 {
+		ceiling = c.opt.BaseDelay << shift
+	}
+	half := ceiling / 2
+	return half + c.opt.Jitter(ceiling-half)
+}
+
+// once sends one request and returns the body of a 200, or an *Error for any other status.
+func (c *Client) once(ctx context.Context, method, target string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("resolverclient: %w", err)
+	}
+	req.Header.Set(HeaderServiceKey, c.opt.APIKey)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.opt.UserAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.opt.HTTPClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("resolverclient: %s %s: read the response: %w", method, req.URL.Path, err)
+	}
+	if len(raw) > MaxResponseBytes {
+		return nil, fmt.Errorf("resolverclient: %s %s: response over %d bytes", method, req.URL.Path, MaxResponseBytes)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, parseError(resp, raw, c.opt.Now())
+	}
+	return raw, nil
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,132 @@
+package resolverclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"providerdir/mapping"
+	"providerdir/resolverclient"
+)
+
+// Each method sends the request of its path in seeds/001 section 4 and decodes the documented
+// payload of section 2 without losing a field: encoding the decoded result gives the body back.
+func TestRequestsAndPayloads(t *testing.T) {
+	const prov = `"_source":"CMS","_source_url":"https://example.org/s","_dataset_id":"nppes","_snapshot":"2026-01-01",` +
+		`"_methodology":"npi-resolution/1.0","_last_checked":"2026-01-02T03:04:05Z","_confidence":0.97,` +
+		`"_data_availability":["present"],"_pipeline_version":"abc1234","_doi":null,"_license":"CC0-1.0",` +
+		`"_coverage_period_start":"2005-05-23","_coverage_period_end":"ongoing","_slsa_provenance_url":null`
+	tests := []struct {
+		name        string
+		call        func(c *resolverclient.Client) (any, error)
+		method, uri string
+		body        string // the request body, "" for none
+		response    string
+	}{
+		{"npi", func(c *resolverclient.Client) (any, error) { return c.NPI(context.Background(), "1234567893") },
+			"GET", "/resolver/v1/npi/1234567893", "",
+			`{"npi":"1234567893","entity_type":"organization","organization_name":"A","primary_taxonomy":"282N00000X","enumeration_date":"2007-01-01","address":{"city":"X","state":"CA","postal_code":"94000"},"pecos_enrolled":true,` + prov + `}`},
+		{"npi with facts", func(c *resolverclient.Client) (any, error) {
+			return c.NPIWithFacts(context.Background(), "1234567893")
+		}, "GET", "/resolver/v1/npi/1234567893?include=facts", "",
+			`{"npi":"1234567893","entity_type":"individual","name":{"first":"A","last":"B"},"address":{"state":"CA"},"facts":[{"type":"exclusion","value":false,` + prov + `},{"type":"care_compare_star","value":4,"ccn":"050001",` + prov + `}],` + prov + `}`},
+		{"npi escaped", func(c *resolverclient.Client) (any, error) { return c.NPI(context.Background(), "12/../x y") },
+			"GET", "/resolver/v1/npi/12%2F..%2Fx%20y", "", `{"npi":"x","entity_type":"organization","address":{},` + prov + `}`},
+		{"ccn", func(c *resolverclient.Client) (any, error) { return c.CCN(context.Background(), "050001") },
+			"GET", "/resolver/v1/ccn/050001", "",
+			`{"ccn":"050001","facility_name":"F","facility_type":"Acute Care Hospitals","ownership_type":"Voluntary non-profit - Private","address":{"city":"X","state":"CA"},"overall_star":4,` + prov + `}`},
+		{"search", func(c *resolverclient.Client) (any, error) {
+			return c.Search(context.Background(), resolverclient.SearchParams{Q: "jose garcia", State: "TX", Taxonomy: "207Q00000X", Limit: 5, Page: 2})
+		}, "GET", "/resolver/v1/search?limit=5&page=2&q=jose+garcia&state=TX&taxonomy=207Q00000X", "",
+			`{"query":{"q":"jose garcia","state":"TX","taxonomy":"207Q00000X","limit":5,"page":2},"total":7,"results":[{"npi":"1234567893","name":"JOSE GARCIA","taxonomy":"207Q00000X","city":"AUSTIN","_match_score":0.93}]}`},
+		{"search without filters", func(c *resolverclient.Client) (any, error) {
+			return c.Search(context.Background(), resolverclient.SearchParams{Q: "smith"})
+		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","limit":20},"total":0,"results":[]}`},
+		{"quality", func(c *resolverclient.Client) (any, error) {
+			return c.Quality(context.Background(), "nursing-home", "055001")
+		},
+			"GET", "/resolver/v1/quality/nursing-home/055001", "",
+			`{"type":"nursing-home","ccn":"055001","overall_star":3,"measurement_period":"2024-01-01/2024-12-31","measures":[{"id":"m1","value":null,"national_avg":12.5},{"id":"m2","value":0.5,"national_avg":0.4}],` + prov + `}`},
+		{"payments", func(c *resolverclient.Client) (any, error) { return c.Payments(context.Background(), "1234567893") },
+			"GET", "/resolver/v1/payments/1234567893", "",
+			`{"npi":"1234567893","program_year":2024,"total_amount_usd":150.25,"record_count":2,"records":[{"manufacturer":"M","amount_usd":100,"nature":"Food and Beverage","date":"2024-03-01"},{"manufacturer":"N","amount_usd":50.25,"nature":"Travel and Lodging","date":"2024-04-01"}],` + prov + `}`},
+		{"batch", func(c *resolverclient.Client) (any, error) {
+			return c.BatchNPI(context.Background(), []string{"1234567893", "1234567885"})
+		}, "POST", "/resolver/v1/batch/npi", `{"npis":["1234567893","1234567885"]}`,
+			`{"requested":2,"resolved":1,"results":[{"npi":"1234567893","entity_type":"organization","address":{"state":"CA"},` + prov + `},null]}`},
+		{"empty batch", func(c *resolverclient.Client) (any, error) { return c.BatchNPI(context.Background(), nil) },
+			"POST", "/resolver/v1/batch/npi", `{"npis":[]}`, `{"requested":0,"resolved":0,"results":[]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got struct{ method, uri, body, key, contentType string }
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got.method, got.uri, got.body = r.Method, r.RequestURI, string(b)
+				got.key, got.contentType = r.Header.Get("X-Service-Key"), r.Header.Get("Content-Type")
+				_, _ = io.WriteString(w, tt.response)
+			}))
+			defer srv.Close()
+			c, err := resolverclient.New(srv.URL+"/resolver/v1/", resolverclient.Options{APIKey: "pdsandbox_k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tt.call(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.method != tt.method || got.uri != tt.uri || got.body != tt.body || got.key != "pdsandbox_k" {
+				t.Errorf("sent %s %s %q key %q, want %s %s %q", got.method, got.uri, got.body, got.key, tt.method, tt.uri, tt.body)
+			}
+			if tt.body != "" && got.contentType != "application/json" {
+				t.Errorf("Content-Type %q", got.contentType)
+			}
+			sameJSON(t, res, tt.response)
+		})
+	}
+}
+
+// sameJSON fails unless v encodes to the same JSON value as want.
+func sameJSON(t *testing.T, v any, want string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, w any
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, w) {
+		t.Errorf("re-encoded\n%s\nwant\n%s", b, want)
+	}
+}
+
+// The client's provenance record names exactly the server's 14 keys, in contract order.
+func TestProvenanceKeys(t *testing.T) {
+	typ := reflect.TypeFor[resolverclient.Provenance]()
+	var keys []string
+	for i := range typ.NumField() {
+		keys = append(keys, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])
+	}
+	if !reflect.DeepEqual(keys, mapping.ProvenanceKeys) {
+		t.Errorf("keys %v, want %v", keys, mapping.ProvenanceKeys)
+	}
+}
+
+// New refuses a base URL it cannot call.
+func TestNewRefusesBadBase(t *testing.T) {
+	for _, u := range []string{"", "localhost:8080", "ftp://h/resolver/v1", "http:///resolver/v1", "http://h/v1?x=1", "http://h/v1#f"} {
+		if _, err := resolverclient.New(u, resolverclient.Options{}); err == nil {
+			t.Errorf("New(%q) accepted", u)
+		}
+	}
+}
