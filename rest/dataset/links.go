@@ -34,4 +34,3 @@ func (s *Source) Meta(ctx context.Context, r *http.Request, d Dataset, baseURL s
 	meta.DocumentationURL = baseURL + "/v1/openapi.json"
 	return meta, nil
 }
-

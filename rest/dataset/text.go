@@ -69,3 +69,31 @@ func (f *Figures) Threshold() float64 {
 	return study.Per100k(f.National.ActiveProviders*study.UnderservedNumerator,
 		f.National.Population*study.UnderservedDenominator)
 }
+
+// Version is one methodology version of a dataset and what it changed.
+type Version struct {
+	Version string `json:"version"`
+	Date    string `json:"date"`
+	Changes string `json:"changes"`
+}
+
+// specialtyHistory and qualityHistory are the methods' versions, oldest first; the last is the
+// version the methodology document's title states.
+var (
+	specialtyHistory = []Version{
+		{"v2026.11.1", "2026-11-22", "First release: active registry NPIs whose taxonomy list holds a registered code, per state of primary practice location, per 100,000 residents (Census Vintage 2024); competition ranking, quartiles and the 3/4 underserved threshold."},
+		{"v2026.11.2", "2026-11-25", "Only individuals (NPPES entity type 1) are counted; matching organizations are left out and reported as organizations."},
+	}
+	qualityHistory = []Version{
+		{"v2026.11.1", "2026-11-25", "First release: Care Compare facilities per state (distinct CCN), per 100,000 residents, ranked as the specialty studies; mean overall star rating."},
+	}
+)
+
+// History returns the versions of the dataset's method, oldest first. The slice is the
+// caller's.
+func (d Dataset) History() []Version {
+	if d.Kind == FacilityQuality {
+		return append([]Version(nil), qualityHistory...)
+	}
+	return append([]Version(nil), specialtyHistory...)
+}
