@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -128,11 +129,13 @@ func Write(w io.Writer, format string, x Export, meta rest.V1Meta) error {
 // encoded whole, then reopened before its closing brace to append the chunk array.
 func writeJSON(w io.Writer, x Export, meta rest.V1Meta) error {
 	e := newEncoder(w)
-	head, err := json.Marshal(x.Header)
-	if err != nil {
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x.Header); err != nil {
 		return err
 	}
-	if err := e.raw(`{"data":` + strings.TrimSuffix(string(head), "}") + `,"chunks":[`); err != nil {
+	if err := e.raw(`{"data":` + strings.TrimSuffix(strings.TrimSpace(head.String()), "}") + `,"chunks":[`); err != nil {
 		return err
 	}
 	first := true
