@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
@@ -29,6 +30,12 @@ import (
 	"providerdir/rest/supply"
 	"providerdir/store"
 )
+
+func init() {
+	// The validator decodes the bodies it knows; an ndjson export is checked as the string the
+	// description says it is (its lines are checked by the tests).
+	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.PlainBodyDecoder)
+}
 
 // Env is one running server over a store.
 type Env struct {
