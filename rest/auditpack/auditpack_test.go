@@ -1,6 +1,7 @@
 package auditpack_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -122,6 +123,10 @@ func TestEveryPack(t *testing.T) {
 			if !reflect.DeepEqual(decodePack(t, pub.Raw), p) {
 				t.Error("the service host's pack differs from /v1's")
 			}
+			built, err := e.Packs.Build(context.Background(), slug)
+			if err != nil || !reflect.DeepEqual(roundTrip(t, built), p) {
+				t.Errorf("Service.Build differs from the served pack (%v)", err)
+			}
 			if meta, _ := pub.Body["meta"].(map[string]any); meta["api_version"] != "v1" || meta["methodology_url"] != p.MethodologyURL {
 				t.Errorf("/api meta %v", meta)
 			}
@@ -183,4 +188,14 @@ func TestPublicLimit(t *testing.T) {
 	if r.Status != 429 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("request 101: %d, Retry-After %q", r.Status, r.Header.Get("Retry-After"))
 	}
+}
+
+// roundTrip is a pack as a client decodes it.
+func roundTrip(t *testing.T, p auditpack.Pack) auditpack.Pack {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"data": p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodePack(t, b)
 }

@@ -128,7 +128,7 @@ type Entry struct {
 
 // Paths of the public forms of a pack, under the configured base URL.
 const (
-	// PathWeb is the web page of a pack (the web surface renders it); %s the slug.
+	// PathWeb is the prefix of a pack's web page, followed by its slug; the web surface renders it.
 	PathWeb = "/audit-pack/"
 	// PathAPI is the service host prefix of the JSON and PDF forms.
 	PathAPI = "/api/audit-pack/"

@@ -2,12 +2,14 @@ package auditpack_test
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"providerdir/rest/auditpack"
 	"providerdir/rest/dataset"
 )
 
@@ -85,5 +87,26 @@ func TestPDFMatchesJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Equal packs give equal documents, and the document changes with the figures.
+func TestPDFDeterministic(t *testing.T) {
+	e := demo(t)
+	p, err := e.Packs.Build(context.Background(), "dermatology-supply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := auditpack.PDF(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := auditpack.PDF(p)
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings of one pack differ")
+	}
+	p.Figures.States[0].Count++
+	if c, _ := auditpack.PDF(p); bytes.Equal(a, c) {
+		t.Error("a changed figure gives the same document")
 	}
 }
