@@ -200,12 +200,13 @@ func meanStar(m *float64) string {
 	return ", mean overall star rating " + strconv.FormatFloat(*m, 'f', 2, 64)
 }
 
-// methodologyText is the METHODOLOGY block of the text-blocks format.
-func methodologyText(f *dataset.Figures) string {
+// methodologyText is the METHODOLOGY block of the text-blocks format; methodologyURL is where
+// the method is published.
+func methodologyText(f *dataset.Figures, methodologyURL string) string {
 	d := f.Dataset
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dataset: %s (%s)\nMethodology version: %s\nMethod: %s\nSnapshot: %s\nRefresh cadence: %s\n",
-		d.DisplayName, d.Slug, d.MethodologyVersion(), d.MethodologyDocument(), f.SnapshotDate, d.Cadence())
+		d.DisplayName, d.Slug, d.MethodologyVersion(), methodologyURL, f.SnapshotDate, d.Cadence())
 	fmt.Fprintf(&b, "Counted: %s\nDensity: count / population_2024 * 100,000, rounded to %d decimals.\nUnderserved: density below %d/%d of the national density.\n",
 		d.OneLiner, study.Per100kDecimals, study.UnderservedNumerator, study.UnderservedDenominator)
 	fmt.Fprintf(&b, "Sources: %s (%s); %s (%s)\nLimitations:\n", f.Primary.Source, f.Primary.SourceURL, f.Census.Source, f.Census.SourceURL)

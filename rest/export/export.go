@@ -148,7 +148,7 @@ func (a *API) build(f *dataset.Figures, format, narrative string) Export {
 			ChunkTypes:    []string{TypeDatasetMeta, TypeNational, TypeState, TypeUnderserved},
 			LastRefreshed: rest.Timestamp(f.LastRefreshed), MethodologyURL: d.MethodologyURL(a.baseURL),
 			ExportURL: a.exportURL(d.Slug), Citation: c.citation},
-		methodology: methodologyText(f),
+		methodology: methodologyText(f, d.MethodologyURL(a.baseURL)),
 		sources: []string{
 			f.Primary.Source + ". " + f.Primary.SourceURL + " (snapshot " + f.Primary.Snapshot + ", license " + f.Primary.License + ")",
 			f.Census.Source + ". " + f.Census.SourceURL + " (license " + f.Census.License + ")",
