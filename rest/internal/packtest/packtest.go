@@ -1,8 +1,8 @@
 // Package packtest runs the server the export and audit pack tests talk to: the real router,
 // gate (keys and quotas in the store), the supply API with its interface description, the
 // exports and the audit packs on /v1, and the packs' public forms on /api, on a loopback
-// listener. Every response a test receives is checked against the served description. It is a
-// test helper; only tests import it.
+// listener. Every response a test receives is checked against the served description. Only
+// tests import it.
 package packtest
 
 import (
