@@ -29,6 +29,8 @@ import (
 	"providerdir/internal/metrics"
 	"providerdir/internal/storeopen"
 	"providerdir/rest"
+	"providerdir/rest/auditpack"
+	"providerdir/rest/export"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
@@ -121,6 +123,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		return fmt.Errorf("publish the resolver sandbox key: %w", err)
 	}
 	access := intake.New(st, g.Keys(), nil)
+	packs := auditpack.New(st, cfg.BaseURL)
 
 	// The sandbox client's private key is written beside an embedded store's directory, so the
 	// demo can print it and a newcomer can sign an assertion with it.
@@ -144,7 +147,11 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		TrustedProxies: cfg.TrustedProxies,
 		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) {
+				supply.New(st, cfg.BaseURL).Routes(r)
+				export.New(st, export.Options{BaseURL: cfg.BaseURL}).Routes(r)
+				packs.Routes(r)
+			})},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
@@ -153,6 +160,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			}},
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
+				packs.Register(r, g.LimitIP(auditpack.Policy))
 			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL}).Routes},
 		},

@@ -20,14 +20,15 @@ var MethodologyDocument = "docs/" + docs.Methodology("specialty-supply")
 // version of every answer, row attribution and header together. It changes when a rule of this
 // file or of rank.go and tally.go changes meaning (what is counted, how ties rank, where
 // quartiles cut, the underserved threshold), never with the data.
-var MethodologyVersion = documentVersion(docs.Methodology("specialty-supply"))
+var MethodologyVersion = DocumentVersion(docs.Methodology("specialty-supply"))
 
 // versionTitle is the methodology document's first line: "# <title>: methodology v<YYYY>.<MM>.<n>".
 var versionTitle = regexp.MustCompile(`\A# [^\n]*: methodology (v[0-9]{4}\.(?:0[1-9]|1[0-2])\.[1-9][0-9]*)\n`)
 
-// documentVersion reads the version from the title of an embedded methodology document. A
-// document without one is a build that cannot state its method: it stops at start-up.
-func documentVersion(path string) string {
+// DocumentVersion reads the version from the title of an embedded methodology document (a path
+// in docs.Files). A document without one is a build that cannot state its method: it stops at
+// start-up.
+func DocumentVersion(path string) string {
 	b, err := fs.ReadFile(docs.Files, path)
 	if err == nil {
 		var v string

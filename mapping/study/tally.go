@@ -63,6 +63,17 @@ func (c *Counts) add(p *Provider, in51 bool) {
 	}
 }
 
+// NewCounts returns empty counts, ready for Add.
+func NewCounts() Counts { return Counts{States: map[string]int64{}} }
+
+// Add counts one provider that matched a study's codes by the rules Tally applies: into its
+// state when Counted, else into the reason it was left out. It is for a study of codes outside
+// the registered specialties, which Tally does not hold.
+func (c *Counts) Add(p Provider) {
+	st, ok := ident.LookupState(p.State)
+	c.add(&p, ok && st.InThe51())
+}
+
 // Total is the number of providers counted over the 51.
 func (c Counts) Total() int64 {
 	var n int64

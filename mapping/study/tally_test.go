@@ -115,3 +115,23 @@ func TestBuildStudies(t *testing.T) {
 		}
 	}
 }
+
+// Counts.Add files a provider as Tally does: into its state when counted, else under the reason
+// it was left out, deactivation first.
+func TestCountsAdd(t *testing.T) {
+	c := NewCounts()
+	for _, p := range []Provider{
+		{NPI: "1", Active: true, State: "TX"},
+		{NPI: "2", Active: true, State: "TX"},
+		{NPI: "3", Active: true, State: "DC"},
+		{NPI: "4", Active: false, Organization: true, State: "TX"},
+		{NPI: "5", Active: true, Organization: true, State: "TX"},
+		{NPI: "6", Active: true, State: "PR"},
+		{NPI: "7", Active: true, State: ""},
+	} {
+		c.Add(p)
+	}
+	if c.States["TX"] != 2 || c.States["DC"] != 1 || len(c.States) != 2 || c.Deactivated != 1 || c.Organizations != 1 || c.OutsideThe51 != 2 {
+		t.Errorf("counts %+v", c)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/auditpack"
+	"providerdir/rest/export"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
 )
@@ -33,7 +35,12 @@ func TestOpenAPIDocument(t *testing.T) {
 	// Routes the supply API, the resolver and the service host register, as METHOD /path
 	// templates.
 	root := mux.NewRouter()
-	e.api.Routes(root.PathPrefix("/v1").Subrouter())
+	v1 := root.PathPrefix("/v1").Subrouter()
+	e.api.Routes(v1)
+	export.New(e.store, export.Options{}).Routes(v1)
+	packs := auditpack.New(e.store, e.base)
+	packs.Routes(v1)
+	packs.Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	resolver.New(e.store).Routes(root.PathPrefix("/resolver/v1").Subrouter())
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
@@ -70,7 +77,6 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	wantPlanned := []string{
 		"GET /resolver/v1/payments/{npi}", "GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search",
-		"GET /v1/audit-pack", "GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready",
 		"POST /v1/evidence-query",
 	}
 	slices.Sort(planned)

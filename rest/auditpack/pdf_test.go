@@ -1,0 +1,112 @@
+package auditpack_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"providerdir/rest/auditpack"
+	"providerdir/rest/dataset"
+)
+
+// pdfText extracts a PDF's text with pdftotext (Debian poppler-utils), keeping the layout so a
+// table row stays on one line. Without it the test is skipped with the package to install.
+func pdfText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed: apt-get install -y poppler-utils")
+	}
+	cmd := exec.Command(bin, "-layout", "-enc", "UTF-8", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("pdftotext: %v: %s", err, errOut.String())
+	}
+	return out.String()
+}
+
+var spaces = regexp.MustCompile(`\s+`)
+
+// The PDF of a pack states what its JSON does: the title, the methodology version, every state's
+// row of the density table with the same figures, the national figures, the provenance fields
+// and the limitations.
+func TestPDFMatchesJSON(t *testing.T) {
+	e := demo(t)
+	for _, slug := range []string{"cardiology-supply", "pediatrics-supply", "nursing-home-quality", "hospice-availability"} {
+		t.Run(slug, func(t *testing.T) {
+			p := decodePack(t, e.Get(t, "/api/audit-pack/"+slug+"/json", "").Raw)
+			r := e.Get(t, "/api/audit-pack/"+slug+"/pdf", "")
+			if r.Status != 200 || r.Header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.Raw, []byte("%PDF-")) {
+				t.Fatalf("status %d, content type %q, %.8q", r.Status, r.Header.Get("Content-Type"), r.Raw)
+			}
+			text := pdfText(t, r.Raw)
+			lines := map[string]bool{}
+			for _, l := range strings.Split(text, "\n") {
+				lines[strings.TrimSpace(spaces.ReplaceAllString(l, " "))] = true
+			}
+			flat := spaces.ReplaceAllString(text, " ")
+			for _, want := range []string{p.DisplayName, "methodology " + p.MethodologyVersion, "Density by state", "Density table",
+				"Provenance of each field", "Reproducibility", "Limitations", "Version history", "Compliance Q&A",
+				dataset.Grouped(p.Figures.National.Count) + " " + p.Figures.Unit, dataset.Decimal(p.Figures.National.Per100k) + " per 100,000"} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the PDF does not say %q", want)
+				}
+			}
+			for _, s := range p.Figures.States {
+				under := "no"
+				if s.Underserved {
+					under = "yes"
+				}
+				row := strings.Join([]string{s.StateCode, s.StateName, dataset.Grouped(s.Count), dataset.Grouped(s.Population),
+					dataset.Decimal(s.Per100k), strconv.Itoa(s.Rank), strconv.Itoa(s.Quartile), under}, " ")
+				if s.Rated != nil {
+					stars := "-"
+					if s.MeanStarRating != nil {
+						stars = strconv.FormatFloat(*s.MeanStarRating, 'f', 2, 64)
+					}
+					row += " " + dataset.Grouped(*s.Rated) + " " + stars
+				}
+				if !lines[row] {
+					t.Errorf("no table line %q", row)
+				}
+			}
+			for field := range p.Provenance {
+				if !lines[field] {
+					t.Errorf("provenance field %s is not listed", field)
+				}
+			}
+			for _, l := range p.Limitations {
+				if !strings.Contains(flat, l[:40]) {
+					t.Errorf("limitation %q is not listed", l[:40])
+				}
+			}
+		})
+	}
+}
+
+// Equal packs give equal documents, and the document changes with the figures.
+func TestPDFDeterministic(t *testing.T) {
+	e := demo(t)
+	p, err := e.Packs.Build(context.Background(), "dermatology-supply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := auditpack.PDF(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := auditpack.PDF(p)
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings of one pack differ")
+	}
+	p.Figures.States[0].Count++
+	if c, _ := auditpack.PDF(p); bytes.Equal(a, c) {
+		t.Error("a changed figure gives the same document")
+	}
+}
