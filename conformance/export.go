@@ -324,6 +324,29 @@ func checkAuditPack(ctx context.Context, e *Env) error {
 	if pdf.status != http.StatusOK || pdf.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(pdf.body, []byte("%PDF-")) {
 		return fmt.Errorf("%s: %d %q %.8q", pdf.url, pdf.status, pdf.header.Get("Content-Type"), pdf.body)
 	}
+	return checkAuditWebPage(ctx, e, pack)
+}
+
+// checkAuditWebPage follows a pack's web link: an HTML page naming the pack and its methodology
+// version and linking its JSON and PDF forms.
+func checkAuditWebPage(ctx context.Context, e *Env, pack map[string]any) error {
+	links, _ := pack["links"].(map[string]any)
+	web, _ := links["web"].(string)
+	if web == "" {
+		return fmt.Errorf("audit pack %v: no links.web", pack["dataset_slug"])
+	}
+	page, err := e.do(ctx, http.MethodGet, web, nil, nil)
+	if err != nil {
+		return err
+	}
+	if page.status != http.StatusOK || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
+		return fmt.Errorf("%s: %d %q", page.url, page.status, page.header.Get("Content-Type"))
+	}
+	for _, want := range []any{pack["display_name"], pack["methodology_version"], links["json"], links["pdf"]} {
+		if !bytes.Contains(page.body, []byte(fmt.Sprint(want))) {
+			return fmt.Errorf("%s: the page does not show %q", page.url, want)
+		}
+	}
 	return nil
 }
 

@@ -162,7 +162,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 				packs.Register(r, g.LimitIP(auditpack.Policy))
 			}},
-			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL}).Routes},
+			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL, AuditPacks: auditPages(packs)}).Routes},
 		},
 	})
 	if err != nil {

@@ -129,7 +129,7 @@ type Entry struct {
 // Paths of the public forms of a pack, under the configured base URL.
 const (
 	// PathWeb is the prefix of a pack's web page, followed by its slug; the web surface renders it.
-	PathWeb = "/audit-pack/"
+	PathWeb = "/audit/"
 	// PathAPI is the service host prefix of the JSON and PDF forms.
 	PathAPI = "/api/audit-pack/"
 )
