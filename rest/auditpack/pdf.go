@@ -43,6 +43,8 @@ func PDF(p Pack) ([]byte, error) {
 		return nil, err
 	}
 	pdf := fpdf.New("P", "mm", "A4", "")
+	// fpdf writes its fonts and images from maps; sorted, equal packs give equal bytes.
+	pdf.SetCatalogSort(true)
 	pdf.SetMargins(pageMargin, pageMargin, pageMargin)
 	pdf.SetAutoPageBreak(true, pageMargin+5)
 	if t, err := time.Parse(time.RFC3339, p.LastRefreshed); err == nil {
