@@ -115,7 +115,7 @@ var Rules = map[string]string{
 
 // Limitations are the caveats of every study, as the methodology lists them.
 var Limitations = []string{
-	"Counts are NPIs, not people or full-time equivalents: organizations whose taxonomy list carries a specialty code are counted too, and a clinician holding an individual and an organization NPI counts twice.",
+	"Counts are individual NPIs, not people or full-time equivalents. Organizations (entity type 2) are not counted, even when their taxonomy list carries a specialty code: their clinicians hold individual NPIs of their own.",
 	"Taxonomy codes are self-reported by providers and imply no board certification.",
 	"Each provider counts once, in the state of its primary practice location as last reported to the registry; secondary practice locations are not counted, and the registry may lag moves.",
 	"Population figures are Census Bureau estimates for July 1, 2024, not counts, and do not follow later changes.",
