@@ -104,7 +104,7 @@ func (w *world) samRecord(r *rng, p *provider, withNPI bool) []string {
 	row[18], row[19], row[20], row[21] = "Reciprocal", "HHS", "Z1", "Prohibition/Restriction"
 	row[22] = "Excluded by the Department of Health and Human Services from participation in all Federal health care programs."
 	row[samColActive], row[24] = p.excludedOn.mdy(), "Indefinite"
-	row[27] = w.samNumber(r)
+	row[27] = samNumber(2 * uint64(p.index))
 	if withNPI {
 		row[samColNPI] = p.npi
 	}
@@ -159,7 +159,7 @@ func (w *world) samOtherRow(r *rng, k int64) []string {
 	if r.chance(0.2) {
 		row[26] = "(also " + familyName(r) + " " + pick(r, []string{"LLC", "INC"}) + ")"
 	}
-	row[27] = w.samNumber(r)
+	row[27] = samNumber(2*uint64(k) + 1)
 	row[samColCreated] = (active + date(r.IntN(3))).iso()
 	return row
 }
@@ -170,7 +170,14 @@ func (w *world) samOtherCount() int64 { return max(5, w.n0/400) }
 // uei draws a SAM Unique Entity ID: twelve characters, letters and digits, no O or I.
 func (w *world) uei(r *rng) string { return r.chars(12, "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789") }
 
-// samNumber draws a SAM record number: S4MR and five letters or digits.
-func (w *world) samNumber(r *rng) string {
-	return "S4MR" + r.chars(5, "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789")
+// samNumber is the SAM record number of the n-th record: S4M and six letters or digits, distinct
+// for every n below 34^6.
+func samNumber(n uint64) string {
+	const alphabet = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+	b := []byte("S4M000000")
+	for k := len(b) - 1; k >= 3; k-- {
+		b[k] = alphabet[n%uint64(len(alphabet))]
+		n /= uint64(len(alphabet))
+	}
+	return string(b)
 }
