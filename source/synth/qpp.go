@@ -104,7 +104,7 @@ var mipsEligible = map[profession]bool{profMD: true, profNP: true, profPA: true,
 
 // Shares of the scores files.
 const (
-	shareMIPS       = 0.55 // eligible, enrolled clinicians with a score of the latest year
+	shareMIPS       = 0.12 // eligible, enrolled clinicians with a score of the latest year (about 8% of NPIs have a row, as in the real file)
 	shareMIPSOlder  = 0.6  // of those, with a score of the older year too
 	shareMIPSTwoRow = 0.2  // scored both as part of a group and individually
 )
