@@ -105,11 +105,11 @@ func checkSummaryTrue(ctx context.Context, e *Env) error {
 		r := en.Resource
 		switch {
 		case !subsetted(r):
-			return fmt.Errorf("Practitioner/%v lacks the SUBSETTED tag", r["id"])
+			return fmt.Errorf("served Practitioner/%v lacks the SUBSETTED tag", r["id"])
 		case r["qualification"] != nil || r["text"] != nil:
-			return fmt.Errorf("Practitioner/%v keeps qualification or text, which are not summary elements", r["id"])
+			return fmt.Errorf("served Practitioner/%v keeps qualification or text, which are not summary elements", r["id"])
 		case r["identifier"] == nil || r["resourceType"] != "Practitioner" || r["id"] == nil:
-			return fmt.Errorf("Practitioner/%v lost resourceType, id or identifier", r["id"])
+			return fmt.Errorf("served Practitioner/%v lost resourceType, id or identifier", r["id"])
 		}
 	}
 	return nil
@@ -132,16 +132,16 @@ func checkElements(ctx context.Context, e *Env) error {
 		return err
 	}
 	if len(b.Entry) != 1 {
-		return fmt.Errorf("Practitioner?_id=%s&_elements=identifier: %d entries, want 1", id, len(b.Entry))
+		return fmt.Errorf("search by _id=%s&_elements=identifier: %d entries, want 1", id, len(b.Entry))
 	}
 	r := b.Entry[0].Resource
 	switch {
 	case !subsetted(r):
-		return fmt.Errorf("Practitioner/%s under _elements lacks the SUBSETTED tag", id)
+		return fmt.Errorf("served Practitioner/%s under _elements lacks the SUBSETTED tag", id)
 	case r["identifier"] == nil || r["resourceType"] != "Practitioner" || fmt.Sprint(r["id"]) != id:
-		return fmt.Errorf("Practitioner/%s under _elements=identifier lost resourceType, id or identifier", id)
+		return fmt.Errorf("served Practitioner/%s under _elements=identifier lost resourceType, id or identifier", id)
 	case r["address"] != nil || r["qualification"] != nil:
-		return fmt.Errorf("Practitioner/%s under _elements=identifier keeps address or qualification", id)
+		return fmt.Errorf("served Practitioner/%s under _elements=identifier keeps address or qualification", id)
 	}
 	return nil
 }

@@ -260,12 +260,10 @@ func brokenFHIRProxy(t *testing.T, base string, relink bool) string {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	self := "http://" + srv.Listener.Addr().String()
-	p := httputil.NewSingleHostReverseProxy(target)
-	direct := p.Director
-	p.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Del("Accept-Encoding") // bodies are rewritten as text
-	}
+	p := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Header.Del("Accept-Encoding") // bodies are rewritten as text
+	}}
 	p.ModifyResponse = func(res *http.Response) error {
 		if !strings.HasPrefix(res.Request.URL.Path, "/fhir/") {
 			return nil
