@@ -35,9 +35,9 @@ type refParam struct {
 	source, param, field, target string
 }
 
-// includes are the _include values the checks try, each where the CapabilityStatement declares it.
+// includes are the _include values the checks try, each where the CapabilityStatement declares it
+// (PractitionerRole:practitioner has its own check, over a page of roles).
 var includes = []refParam{
-	{"PractitionerRole", "practitioner", "practitioner", "Practitioner"},
 	{"PractitionerRole", "organization", "organization", "Organization"},
 	{"PractitionerRole", "location", "location", "Location"},
 	{"PractitionerRole", "endpoint", "endpoint", "Endpoint"},
@@ -48,7 +48,7 @@ var includes = []refParam{
 }
 
 // revIncludes are the _revinclude values the checks try (the search is of target), each where
-// the CapabilityStatement declares it.
+// the CapabilityStatement declares it (PractitionerRole:practitioner has its own check).
 var revIncludes = []refParam{
 	{"PractitionerRole", "organization", "organization", "Organization"},
 	{"PractitionerRole", "location", "location", "Location"},
