@@ -31,6 +31,13 @@ const (
 // Payments is the collection of the Open Payments family.
 const Payments = "open_payments"
 
+// SAMExclusions is the collection of the SAM.gov family: the exclusions public extract.
+const SAMExclusions = "sam_exclusions"
+
+// MIPSScores is the collection of the QPP family: clinicians' MIPS final scores, one document per
+// clinician, practice and performance year.
+const MIPSScores = "qpp_mips_scores"
+
 // Collections of the facility families.
 const (
 	Facilities = "pos_facilities"

@@ -29,6 +29,9 @@ type Env struct {
 	fhirValidator string
 	// note is what the running check reports beside its outcome.
 	note string
+	// gone and exhaust are Options.Gone and Options.ExhaustBudgets.
+	gone    string
+	exhaust bool
 }
 
 // sample is the first page of served resources of a type, whose ids and values the read and
@@ -45,7 +48,8 @@ func newEnv(opts Options) *Env {
 	}
 	c := opts.Credentials
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	return &Env{creds: c, hc: hc, samples: map[string]sample{}, seen: map[string]struct{}{}, fhirValidator: opts.FHIRValidator}
+	return &Env{creds: c, hc: hc, samples: map[string]sample{}, seen: map[string]struct{}{}, fhirValidator: opts.FHIRValidator,
+		gone: opts.Gone, exhaust: opts.ExhaustBudgets}
 }
 
 // response is a read HTTP answer.

@@ -60,6 +60,12 @@ type Options struct {
 	// when set, every FHIR resource the run was served is validated with it by node, as the
 	// last check. "" skips that check.
 	FHIRValidator string
+	// Gone names a resource ("Practitioner/123") the latest source snapshot removed, which must
+	// answer 410; "" skips that check.
+	Gone string
+	// ExhaustBudgets lets the budget checks spend the token endpoint's and the client's FHIR
+	// budgets to see their 429s, locking the client out until Retry-After.
+	ExhaustBudgets bool
 }
 
 // Report is the outcome of a run.
@@ -229,5 +235,5 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Checks is the whole suite, surface by surface.
 func Checks() []Check {
-	return slices.Concat(smartChecks(), fhirChecks(), supplyChecks(), exportChecks(), resolverChecks(), externalChecks())
+	return slices.Concat(smartChecks(), fhirChecks(), moreFHIRChecks(), supplyChecks(), exportChecks(), resolverChecks(), budgetChecks(), externalChecks())
 }

@@ -52,6 +52,10 @@ var families = []*family{
 		collections: []string{catalog.Quality}, load: loadCareCompare},
 	{name: "openpayments", dataset: mapping.OpenPayments, patterns: []*regexp.Regexp{generalPayments},
 		collections: []string{catalog.Payments}, load: loadOpenPayments},
+	{name: "sam", dataset: mapping.SAMExclusions, patterns: []*regexp.Regexp{samExtract},
+		collections: []string{catalog.SAMExclusions}, load: loadSAM, snapshotOf: samExtractDate},
+	{name: "qpp", dataset: mapping.QPPMIPS, patterns: []*regexp.Regexp{mipsScores},
+		collections: []string{catalog.MIPSScores}, load: loadQPP},
 }
 
 // pattern compiles a case-insensitive, whole-name file pattern.
@@ -230,24 +234,38 @@ func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []sourceFile) mapp
 	return info
 }
 
-var programYear = regexp.MustCompile(`(?i)PGYR?((19|20)\d\d)`)
+// programYear finds the year a file measures: an Open Payments program year (PGYR2023) or a
+// QPP performance year (ec_score_file_PY2023).
+var programYear = regexp.MustCompile(`(?i)(?:PGYR?|_PY)((19|20)\d\d)`)
 
 // coverageOf derives the period a drop covers from what its publishers put in the file names, so
-// that it is known before the first record is stamped: Open Payments files cover their program
-// year; NPPES names its full file by the first and last enumeration dates it spans
+// that it is known before the first record is stamped: Open Payments and QPP files cover their
+// program or performance year (the latest, when a drop keeps an older year beside it); NPPES
+// names its full file by the first and last enumeration dates it spans
 // (npidata_pfile_20050523-20250608); a file dated once covers the state of things on that date.
 func coverageOf(files []sourceFile, snapshot string) catalog.Coverage {
+	if y := latestYear(files); y != "" {
+		return catalog.Coverage{Start: y + "-01-01", End: y + "-12-31"}
+	}
 	c := catalog.Coverage{Start: snapshot, End: snapshot}
 	for _, f := range files {
 		name := f.base()
-		if m := programYear.FindStringSubmatch(name); m != nil {
-			return catalog.Coverage{Start: m[1] + "-01-01", End: m[1] + "-12-31"}
-		}
 		for _, d := range dateYMD.FindAllString(name, -1) {
 			c.Start = min(c.Start, d[:4]+"-"+d[4:6]+"-"+d[6:])
 		}
 	}
 	return c
+}
+
+// latestYear is the latest program or performance year the files' names carry, or "".
+func latestYear(files []sourceFile) string {
+	y := ""
+	for _, f := range files {
+		if m := programYear.FindStringSubmatch(f.base()); m != nil {
+			y = max(y, m[1])
+		}
+	}
+	return y
 }
 
 // emit writes one document (a no-op on a dry run).

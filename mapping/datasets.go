@@ -52,6 +52,18 @@ var (
 		Source:      "CMS Open Payments, General Payments",
 		SourceURL:   "https://openpaymentsdata.cms.gov/",
 		Methodology: "open-payments-name-address-match/1.0.0", License: LicensePublicDomainUSGov, Cadence: "annual"})
+	// SAMExclusions is GSA's extract of every party with an active federal exclusion, matched to
+	// providers by the NPI some records carry.
+	SAMExclusions = register(Dataset{ID: "gsa_sam_exclusions", Family: "sam",
+		Source:      "GSA System for Award Management (SAM.gov), Exclusions Public Extract",
+		SourceURL:   "https://sam.gov/data-services",
+		Methodology: "sam-exclusions-npi/1.0.0", License: LicensePublicDomainUSGov, Cadence: "daily"})
+	// QPPMIPS is the clinicians' MIPS final scores of one performance year, as Care Compare
+	// publishes them.
+	QPPMIPS = register(Dataset{ID: "cms_qpp_mips", Family: "qpp",
+		Source:      "CMS Quality Payment Program, Clinician Public Reporting: Overall MIPS Performance (Care Compare)",
+		SourceURL:   "https://data.cms.gov/provider-data/dataset/a174-a962",
+		Methodology: "qpp-mips-final-score/1.0.0", License: LicensePublicDomainUSGov, Cadence: "annual"})
 	Census = register(Dataset{ID: "census_pep_v2024", Family: "census",
 		Source:      "U.S. Census Bureau Population Estimates Program, Vintage 2024",
 		SourceURL:   "https://www.census.gov/programs-surveys/popest.html",

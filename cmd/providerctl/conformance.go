@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "conformance",
-		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...] [--fhir-validator DIR]",
+		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...] [--fhir-validator DIR] [--gone TYPE/ID] [--exhaust-budgets]",
 		summary: "hold a running deployment to its contracts (SMART, FHIR, supply API) over HTTP; exit 1 on any failed check",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			baseURL := fs.String("base-url", "", "the deployment's service URL (default: the credentials file's base_url)")
@@ -25,6 +25,8 @@ func init() {
 			junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
 			only := fs.String("only", "", "run only these surfaces or surface/check names, comma-separated")
 			validator := fs.String("fhir-validator", "", "directory where `npm install fhir` ran: validate every served FHIR resource with it (needs node)")
+			gone := fs.String("gone", "", "a FHIR resource `TYPE/ID` the latest source snapshot removed: it must answer 410")
+			exhaust := fs.Bool("exhaust-budgets", false, "spend the token endpoint's and the client's FHIR budgets to check their 429s (locks the client out until Retry-After)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -51,7 +53,8 @@ func init() {
 				if *only != "" {
 					sel = strings.Split(*only, ",")
 				}
-				rep := conformance.Run(ctx, conformance.Options{Credentials: creds, Only: sel, FHIRValidator: *validator})
+				rep := conformance.Run(ctx, conformance.Options{Credentials: creds, Only: sel, FHIRValidator: *validator,
+					Gone: *gone, ExhaustBudgets: *exhaust})
 				if err := rep.WriteText(e.stdout); err != nil {
 					return err
 				}

@@ -22,6 +22,8 @@ type fixtures struct {
 	excluded      string // on the exclusion list and in the registry
 	enrolled      string // with a PECOS enrollment
 	paid          string // with Open Payments records
+	samExcluded   string // with a SAM.gov exclusion record that carries the NPI
+	scored        string // with MIPS final scores
 }
 
 func demoFixtures(t testing.TB) fixtures {
@@ -110,8 +112,10 @@ func demoFixtures(t testing.TB) fixtures {
 	f.excluded = first(catalog.Exclusions, inRegistry)
 	f.enrolled = first(catalog.Enrollments, inRegistry)
 	f.paid = first(catalog.Payments, inRegistry)
+	f.samExcluded = first(catalog.SAMExclusions, inRegistry)
+	f.scored = first(catalog.MIPSScores, inRegistry)
 	for name, v := range map[string]string{"dermatologist": f.dermatologist, "not studied": f.notStudied, "deactivated": f.deactivated,
-		"excluded": f.excluded, "enrolled": f.enrolled, "paid": f.paid} {
+		"excluded": f.excluded, "enrolled": f.enrolled, "paid": f.paid, "SAM-excluded": f.samExcluded, "MIPS-scored": f.scored} {
 		if v == "" {
 			t.Fatalf("the demo snapshot has no %s provider", name)
 		}

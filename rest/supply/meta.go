@@ -14,7 +14,7 @@ import (
 var (
 	studyFamilies    = []string{"nppes", "census", "nucc"}
 	registryFamilies = []string{"nppes"}
-	resolveFamilies  = []string{"nppes", "leie", "pecos", "openpayments"}
+	resolveFamilies  = []string{"nppes", "leie", "pecos", "openpayments", "qpp", "sam"}
 )
 
 // meta builds a response's ResponseMeta: freshness of the families the response draws on,

@@ -29,7 +29,8 @@ type Sources struct {
 }
 
 // SourceBlock is one source's answer: its data, null when the source holds no record of the NPI
-// or is not ingested (provenance._data_availability says which), and its provenance.
+// or the serving snapshot holds no file of it (provenance._data_availability says which), and its
+// provenance.
 type SourceBlock struct {
 	Data       any             `json:"data"`
 	Provenance BlockProvenance `json:"provenance"`
@@ -85,6 +86,8 @@ func (a *API) resolveNPI(w http.ResponseWriter, r *http.Request) {
 		{&res.Sources.OIGLEIE, func() (SourceBlock, error) { return v.exclusions(ctx, npi) }},
 		{&res.Sources.PECOS, func() (SourceBlock, error) { return v.enrollments(ctx, npi) }},
 		{&res.Sources.OpenPayments, func() (SourceBlock, error) { return v.payments(ctx, npi) }},
+		{&res.Sources.QPPMIPS, func() (SourceBlock, error) { return v.mipsScores(ctx, npi) }},
+		{&res.Sources.SAMGov, func() (SourceBlock, error) { return v.samExclusions(ctx, npi) }},
 	}
 	for _, b := range blocks {
 		if *b.into, err = b.read(); err != nil {
@@ -92,8 +95,6 @@ func (a *API) resolveNPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res.Sources.QPPMIPS = SourceBlock{Provenance: notIngested(qppMIPS)}
-	res.Sources.SAMGov = SourceBlock{Provenance: notIngested(samGov)}
 	meta, err := a.meta(ctx, r, v, resolveFamilies, a.methodologyPage())
 	if err != nil {
 		fail(w, r, "npi: read the manifests", err)

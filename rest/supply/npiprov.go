@@ -9,8 +9,8 @@ import (
 
 // BlockProvenance is the 14-key provenance record of a source block. For a source with a record
 // it is the record's own; for an ingested source without one, that of the snapshot that was
-// searched; for a source the service does not ingest, what is known of the source itself, with
-// null for everything that would describe a snapshot: nothing is invented.
+// searched; for a source family the serving snapshot does not hold, what is known of the source
+// itself, with null for everything that would describe a snapshot: nothing is invented.
 type BlockProvenance struct {
 	Source           string   `json:"_source"`
 	SourceURL        string   `json:"_source_url"`
@@ -32,7 +32,8 @@ type BlockProvenance struct {
 const (
 	// AvailabilityAbsent: the source was searched, by the NPI it publishes, and holds no record.
 	AvailabilityAbsent = records.AvailabilityAbsent
-	// AvailabilityNotIngested: the service does not load this source; nothing was searched.
+	// AvailabilityNotIngested: the serving snapshot holds no file of this source; nothing was
+	// searched.
 	AvailabilityNotIngested = "not_ingested"
 )
 
@@ -52,20 +53,12 @@ func searched(m catalog.Manifest) BlockProvenance {
 	return fromRecord(records.Searched(m, records.SourceName(m)))
 }
 
-// Sources the service does not ingest: what is known of them is their publisher and landing page.
-var (
-	qppMIPS = mapping.Dataset{ID: "cms_qpp_mips",
-		Source:    "CMS Quality Payment Program, Merit-based Incentive Payment System (MIPS)",
-		SourceURL: "https://qpp.cms.gov/", License: mapping.LicensePublicDomainUSGov}
-	samGov = mapping.Dataset{ID: "gsa_sam_exclusions",
-		Source:    "GSA System for Award Management (SAM.gov), exclusions",
-		SourceURL: "https://sam.gov/", License: mapping.LicensePublicDomainUSGov}
-)
-
-// notIngested is the provenance of a source the serving snapshot holds nothing of.
+// notIngested is the provenance of a source the serving snapshot holds nothing of: what is known
+// without a snapshot (the publisher, its landing page, the dataset, the methodology this build
+// applies to it, the license), null for what only a snapshot could say.
 func notIngested(d mapping.Dataset) BlockProvenance {
 	return BlockProvenance{
-		Source: d.Source, SourceURL: d.SourceURL, DatasetID: d.ID,
+		Source: d.Source, SourceURL: d.SourceURL, DatasetID: d.ID, Methodology: &d.Methodology,
 		DataAvailability: []string{AvailabilityNotIngested}, PipelineVersion: buildinfo.PipelineVersion(),
 		License: d.License,
 	}

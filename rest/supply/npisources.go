@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -36,42 +37,102 @@ type PaymentsData struct {
 // them all.
 const MaxPaymentRecords = 100
 
+// SAMData is the data of the sam_gov block: the extract's records that carry the NPI.
+type SAMData struct {
+	Excluded   bool                         `json:"excluded"`
+	Exclusions []mapping.SAMExclusionRecord `json:"exclusions"`
+}
+
+// MIPSData is the data of the qpp_mips block: the NPI's MIPS final scores, latest performance
+// year first (a clinician has a score per practice it was earned with).
+type MIPSData struct {
+	PerformanceYears []int                     `json:"performance_years"`
+	Scores           []mapping.MIPSScoreRecord `json:"scores"`
+}
+
 // exclusions answers the oig_leie block from the current exclusion list.
 func (v view) exclusions(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, catalog.Exclusions, "leie", mapping.LEIE, npi)
+	recs, block, err := keyedRecords[mapping.ExclusionRecord](ctx, v, catalog.Exclusions, "leie", mapping.LEIE, npi)
+	if err == nil && recs != nil {
+		block.Data = ExclusionData{Excluded: true, Exclusions: recs}
+	}
+	return block, err
+}
+
+// enrollments answers the pecos block from the base enrollment file.
+func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) {
+	recs, block, err := keyedRecords[mapping.EnrollmentRecord](ctx, v, catalog.Enrollments, "pecos", mapping.PECOS, npi)
+	if err == nil && recs != nil {
+		block.Data = EnrollmentData{Enrolled: true, Enrollments: recs}
+	}
+	return block, err
+}
+
+// samExclusions answers the sam_gov block from the exclusions extract.
+func (v view) samExclusions(ctx context.Context, npi string) (SourceBlock, error) {
+	recs, block, err := keyedRecords[mapping.SAMExclusionRecord](ctx, v, catalog.SAMExclusions, "sam", mapping.SAMExclusions, npi)
+	if err == nil && recs != nil {
+		block.Data = SAMData{Excluded: true, Exclusions: recs}
+	}
+	return block, err
+}
+
+// mipsScores answers the qpp_mips block. Each performance year is stamped with its own file's
+// provenance; the block's is that of the latest year's scores.
+func (v view) mipsScores(ctx context.Context, npi string) (SourceBlock, error) {
+	docs, block, err := v.byNPI(ctx, catalog.MIPSScores, "qpp", mapping.QPPMIPS, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}
-	data := ExclusionData{Excluded: true}
+	data := MIPSData{}
+	latest := -1
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[mapping.ExclusionRecord](d)
+		b, err := mapping.DecodeBody[mapping.MIPSScoreRecord](d)
 		if err != nil {
-			return block, fmt.Errorf("decode exclusion %s: %w", d.ID, err)
+			return block, fmt.Errorf("decode %s %s: %w", catalog.MIPSScores, d.ID, err)
 		}
-		data.Exclusions = append(data.Exclusions, b.Record)
-		block.Provenance = fromRecord(b.Provenance)
+		data.Scores = append(data.Scores, b.Record)
+		if y := b.Record.PerformanceYear; y > latest {
+			latest = y
+			block.Provenance = fromRecord(b.Provenance)
+		}
+		if y := b.Record.PerformanceYear; y > 0 && !slices.Contains(data.PerformanceYears, y) {
+			data.PerformanceYears = append(data.PerformanceYears, y)
+		}
+	}
+	slices.SortFunc(data.Scores, func(a, b mapping.MIPSScoreRecord) int {
+		if a.PerformanceYear != b.PerformanceYear {
+			return b.PerformanceYear - a.PerformanceYear
+		}
+		return strings.Compare(a.OrgPACID+a.Source, b.OrgPACID+b.Source)
+	})
+	slices.Sort(data.PerformanceYears)
+	slices.Reverse(data.PerformanceYears)
+	if data.PerformanceYears == nil {
+		data.PerformanceYears = []int{}
 	}
 	block.Data = data
 	return block, nil
 }
 
-// enrollments answers the pecos block from the base enrollment file.
-func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, catalog.Enrollments, "pecos", mapping.PECOS, npi)
+// keyedRecords reads the records of a source collection keyed by the NPI, with the block to
+// answer with: the last record's provenance when there are records (nil records otherwise, and
+// the block byNPI gives).
+func keyedRecords[T any](ctx context.Context, v view, collection, family string, d mapping.Dataset, npi string) ([]T, SourceBlock, error) {
+	docs, block, err := v.byNPI(ctx, collection, family, d, npi)
 	if err != nil || len(docs) == 0 {
-		return block, err
+		return nil, block, err
 	}
-	data := EnrollmentData{Enrolled: true}
-	for _, d := range docs {
-		b, err := mapping.DecodeBody[mapping.EnrollmentRecord](d)
+	recs := make([]T, 0, len(docs))
+	for _, doc := range docs {
+		b, err := mapping.DecodeBody[T](doc)
 		if err != nil {
-			return block, fmt.Errorf("decode enrollment %s: %w", d.ID, err)
+			return nil, block, fmt.Errorf("decode %s %s: %w", collection, doc.ID, err)
 		}
-		data.Enrollments = append(data.Enrollments, b.Record)
+		recs = append(recs, b.Record)
 		block.Provenance = fromRecord(b.Provenance)
 	}
-	block.Data = data
-	return block, nil
+	return recs, block, nil
 }
 
 // payments answers the open_payments block. Payments are tied to NPIs by a match whose strength

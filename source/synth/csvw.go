@@ -97,6 +97,13 @@ func (c *csvFile) writeRow(vals []string) error {
 	return err
 }
 
+// writeBlank writes an empty line, as some publishers leave between records and at the end.
+func (c *csvFile) writeBlank() error {
+	c.lines++
+	_, err := c.bw.WriteString(c.eol)
+	return err
+}
+
 // writeBad writes a deliberately bad row and records it for the manifest.
 func (c *csvFile) writeBad(vals []string, reason, key string) error {
 	if err := c.writeRow(vals); err != nil {

@@ -17,6 +17,10 @@
 //	              Provider_CAHPS_Hospice_Survey_Data_<MonYYYY>.csv (long format), ASC_Facility.csv
 //	openpayments  OP_DTL_GNRL_PGY<year>_P<mmddyyyy>.csv (Covered_Recipient_* names) and a
 //	              smaller older program year with the Physician_* names and no NPI
+//	sam           SAM_Exclusions_Public_Extract_V2_<yyddd>.csv (quoted, CRLF, blank lines,
+//	              "Indefinite"; the DUNS layout without V2 for a drop dated before April 2022)
+//	qpp           ec_score_file_PY<year>.csv, the MIPS final scores of the latest performance year
+//	              (", "-separated header) and of an older one in that year's layout (lst_nm, N/A)
 //	manifest.json seed, scale, snapshot dates, per-file rows and hashes, the deliberately bad
 //	              rows (file, line, reason), expected counts, and for an evolved drop the changes
 //
@@ -38,7 +42,8 @@
 // are facilities (hospitals, nursing homes, home health agencies, hospices, dialysis facilities,
 // ambulatory surgical centers) with a CCN whose state code is one of their state's, a POS row,
 // a PECOS enrollment (and for hospitals a Hospital_Enrollments row) and, unless terminated, a
-// Care Compare row. LEIE, PECOS and Open Payments rows carry NPIs of NPPES records.
+// Care Compare row. LEIE, PECOS, Open Payments and MIPS rows carry NPIs of NPPES records; SAM
+// mirrors part of the LEIE, some records with the NPI, beside other agencies' records without.
 //
 // # Bad rows
 //
@@ -53,5 +58,5 @@
 // move, gain a taxonomy, are excluded or deactivated, a block of new providers is enumerated, a
 // few facilities terminate or change star rating. The manifest lists every changed NPI and CCN
 // by kind; everything else is unchanged, and files whose content does not depend on the
-// snapshot (Open Payments) are byte-identical.
+// snapshot (Open Payments, MIPS scores) are byte-identical.
 package synth

@@ -214,6 +214,8 @@ type generation struct {
 	phaseTotal                     int64
 	opYear, opLegacyYear           int
 	opPublished, opLegacyPublished date
+	mipsLatest, mipsOlder          int            // performance years of the MIPS score files
+	samOthers                      int64          // SAM records of other agencies
 	codes                          []string       // registered codes (and chiropractor), in Specialties order
 	codeIndex                      map[string]int // code -> index in codes
 	badProviders, badFacilities    []plannedBad
@@ -276,6 +278,10 @@ func (g *generation) openAll() error {
 	g.opLegacyPublished = ymd(g.opLegacyYear+1, time.June, 30)
 	mk(&g.pf[pfPayments], opName(g.opYear, g.opPublished), "openpayments", quoteAll, false)
 	mk(&g.pf[pfLegacyPayments], opName(g.opLegacyYear, g.opLegacyPublished), "openpayments", quoteAll, false)
+	mk(&g.pf[pfSAM], samName(snap), "sam", quoteAll, true)
+	g.mipsLatest, g.mipsOlder = w.mipsYears()
+	mk(&g.pf[pfMIPS], mipsName(g.mipsLatest), "qpp", quoteMinimal, false)
+	mk(&g.pf[pfMIPSOlder], mipsName(g.mipsOlder), "qpp", quoteMinimal, false)
 	if err != nil {
 		return err
 	}
@@ -292,6 +298,8 @@ func (g *generation) openAll() error {
 		{g.cc[kindHomeHealth], homeHealthHeader, true}, {g.cc[kindHospice], hospiceHeader, true},
 		{g.cc[kindDialysis], dialysisHeader, true}, {g.cc[kindASC], ascHeader, true},
 		{g.cahps, hospiceCAHPSHeader, true}, {g.pf[pfPayments], opHeader(), true}, {g.pf[pfLegacyPayments], opLegacyHeader(), true},
+		{g.pf[pfSAM], samHeader(snap), true}, {g.pf[pfMIPS], mipsHeader(g.mipsLatest), false},
+		{g.pf[pfMIPSOlder], mipsHeader(g.mipsOlder), false},
 	}
 	if err := g.pf[pfNPPES].writeRaw(g.layout.line, len(g.layout.names)); err != nil {
 		return err
@@ -327,6 +335,8 @@ func (g *generation) planBadRows() {
 	pb = append(pb, plan(n, pfEnrollments, nil, BadNPICheckDigit, BadColumnCount)...)
 	pb = append(pb, plan(n, pfReassignments, nil, BadColumnCount)...)
 	pb = append(pb, plan(n, pfPayments, nil, BadNPICheckDigit, BadDate, BadColumnCount)...)
+	pb = append(pb, plan(n, pfSAM, nil, BadNPICheckDigit, BadDate)...)
+	pb = append(pb, plan(n, pfMIPS, nil, BadNPICheckDigit)...)
 	fb = append(fb, plan(nf, -1, g.hospEnroll, BadCCN, BadNPICheckDigit)...)
 	fb = append(fb, plan(nf, -1, g.pos, BadCCN, BadDate, BadColumnCount)...)
 	fb = append(fb, plan(nf, -1, g.cc[kindHospital], BadCCN, BadColumnCount)...)
@@ -628,7 +638,8 @@ func (g *generation) finish() (*Manifest, error) {
 	}
 	snap := w.snapshot()
 	m.SnapshotDates = map[string]string{"nppes": snap.iso(), "leie": snap.iso(), "pecos": pecosDate(snap).iso(),
-		"pos": pecosDate(snap).iso(), "carecompare": snap.iso(), "openpayments": g.opPublished.iso()}
+		"pos": pecosDate(snap).iso(), "carecompare": snap.iso(), "openpayments": g.opPublished.iso(),
+		"sam": snap.iso(), "qpp": snap.iso()}
 	for _, f := range g.files {
 		info, err := f.close()
 		if err != nil {
@@ -649,6 +660,8 @@ func (g *generation) counts() Counts {
 	c.ExcludedWithNPI, c.ExcludedWithoutNPI = t.excludedWithNPI, g.excludedWithoutNPI
 	c.PECOSEnrollments, c.PECOSReassignments = t.enrollments, t.reassignments
 	c.PaymentRows, c.PaymentRecipients, c.LegacyPaymentRows = t.paymentRows, t.paymentRecipients, t.legacyPaymentRows
+	c.SAMMirrored, c.SAMWithNPI, c.SAMOther = t.samRows, t.samWithNPI, g.samOthers
+	c.MIPSRows, c.MIPSOlderRows, c.MIPSClinicians = t.mipsRows, t.mipsOlderRows, t.mipsClinicians
 	c.ActiveIndividualsByState = map[string]int64{}
 	for s, st := range w.ref.states {
 		c.ActiveIndividualsByState[st.Code] = t.byState[s]

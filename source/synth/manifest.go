@@ -87,13 +87,23 @@ type Counts struct {
 	PECOSReassignments  int64                    `json:"pecos_reassignments"`
 	HospitalEnrollments int64                    `json:"hospital_enrollments"`
 	// Facilities counts facilities per kind; terminated ones are in POS but not in Care Compare.
-	Facilities            map[string]FacilityCount `json:"facilities"`
-	PaymentRows           int64                    `json:"payment_rows"`
-	PaymentRecipients     int64                    `json:"payment_recipients"`
-	LegacyPaymentRows     int64                    `json:"legacy_payment_rows"`
-	HospiceCAHPSStarRows  int64                    `json:"hospice_cahps_star_rows"`
-	RatingsNotAvailable   int64                    `json:"ratings_not_available"`
-	SuppressedMeasureRows int64                    `json:"suppressed_measures"`
+	Facilities        map[string]FacilityCount `json:"facilities"`
+	PaymentRows       int64                    `json:"payment_rows"`
+	PaymentRecipients int64                    `json:"payment_recipients"`
+	LegacyPaymentRows int64                    `json:"legacy_payment_rows"`
+	// SAMMirrored counts the SAM records of providers on the LEIE, SAMWithNPI those that carry
+	// the NPI, SAMOther the records of other agencies (no NPI).
+	SAMMirrored int64 `json:"sam_mirrored"`
+	SAMWithNPI  int64 `json:"sam_with_npi"`
+	SAMOther    int64 `json:"sam_other"`
+	// MIPSRows and MIPSOlderRows count the score rows of the latest and the older performance
+	// year; MIPSClinicians the clinicians scored in the latest.
+	MIPSRows              int64 `json:"mips_rows"`
+	MIPSOlderRows         int64 `json:"mips_older_rows"`
+	MIPSClinicians        int64 `json:"mips_clinicians"`
+	HospiceCAHPSStarRows  int64 `json:"hospice_cahps_star_rows"`
+	RatingsNotAvailable   int64 `json:"ratings_not_available"`
+	SuppressedMeasureRows int64 `json:"suppressed_measures"`
 }
 
 // TaxonomyCount counts active individuals holding a code in any slot, as primary, and by

@@ -24,6 +24,9 @@ const (
 	pfPayments
 	pfLegacyPayments
 	pfEndpoints
+	pfSAM
+	pfMIPS
+	pfMIPSOlder
 	numProviderFiles
 )
 
@@ -48,6 +51,8 @@ type tally struct {
 	secondary, otherNames, excludedWithNPI, endpoints    int64
 	enrollments, reassignments                           int64
 	paymentRows, paymentRecipients, legacyPaymentRows    int64
+	samRows, samWithNPI                                  int64
+	mipsRows, mipsOlderRows, mipsClinicians              int64
 	byState                                              [51]int64
 	taxAny, taxPrimary                                   []int64     // per registered code
 	taxStates                                            [][51]int64 // per registered code
@@ -71,6 +76,11 @@ func (t *tally) add(u *tally) {
 	t.paymentRows += u.paymentRows
 	t.paymentRecipients += u.paymentRecipients
 	t.legacyPaymentRows += u.legacyPaymentRows
+	t.samRows += u.samRows
+	t.samWithNPI += u.samWithNPI
+	t.mipsRows += u.mipsRows
+	t.mipsOlderRows += u.mipsOlderRows
+	t.mipsClinicians += u.mipsClinicians
 	for s := range t.byState {
 		t.byState[s] += u.byState[s]
 	}
@@ -191,16 +201,21 @@ func (k *blocker) provider(b *block, p *provider) {
 	if p.excluded {
 		k.add(b, pfLEIE, w.leieRow(k.rb, p))
 		t.excludedWithNPI++
+		if row, withNPI := w.samRow(k.rb, p); row != nil {
+			k.add(b, pfSAM, samLayout(w.snapshot(), row))
+			t.samRows++
+			if withNPI {
+				t.samWithNPI++
+			}
+		}
 	}
+	k.mips(b, p)
 	// Payments of the program year, as of the base drop: a later move does not rewrite history.
 	n := w.paymentRows(p.index)
 	if n == 0 {
 		return
 	}
-	base := p
-	if w.gen > 0 {
-		base = w.baseProvider(k.rb, p.index)
-	}
+	base := k.base(p)
 	if !base.active() {
 		return
 	}
@@ -217,6 +232,37 @@ func (k *blocker) provider(b *block, p *provider) {
 		for _, row := range w.paymentRowsFor(k.rb, base, 31, 1, g.opLegacyYear, g.opLegacyPublished) {
 			k.add(b, pfLegacyPayments, legacyRow(row, k.legacyHeader))
 			t.legacyPaymentRows++
+		}
+	}
+}
+
+// base is the provider as of the base drop, which history (payments, MIPS scores) follows.
+func (k *blocker) base(p *provider) *provider {
+	if k.g.w.gen == 0 {
+		return p
+	}
+	return k.g.w.baseProvider(k.rb, p.index)
+}
+
+// mips writes a clinician's MIPS score rows of the latest and the older performance year.
+func (k *blocker) mips(b *block, p *provider) {
+	g, w, t := k.g, k.g.w, &b.tally
+	if !w.mipsScored(p.index) {
+		return
+	}
+	base := k.base(p)
+	if !base.active() {
+		return
+	}
+	t.mipsClinicians++
+	for _, row := range w.mipsRows(k.rb, base, g.mipsLatest, false) {
+		k.add(b, pfMIPS, mipsLayout(g.mipsLatest, row))
+		t.mipsRows++
+	}
+	if w.flag(p.index, flagMIPS+100, shareMIPSOlder) {
+		for _, row := range w.mipsRows(k.rb, base, g.mipsOlder, true) {
+			k.add(b, pfMIPSOlder, mipsLayout(g.mipsOlder, row))
+			t.mipsOlderRows++
 		}
 	}
 }
@@ -247,7 +293,7 @@ func (k *blocker) badRow(b *block, pb plannedBad) {
 	g, w, r := k.g, k.g.w, k.rb
 	f := pb.file
 	p := g.phantom(r, pb.q, f == pfOtherNames)
-	if f == pfLEIE {
+	if f == pfLEIE || f == pfSAM {
 		p.excluded, p.excludedOn, p.leieAddr = true, w.snaps[0]-100, p.practice
 	}
 	var row []string
@@ -275,10 +321,15 @@ func (k *blocker) badRow(b *block, pb plannedBad) {
 	case pfPayments:
 		p.taxon, p.prof = 0, profMD // a cardiologist: always a covered recipient
 		row = w.paymentRowsFor(r, p, 0, 1, g.opYear, g.opPublished)[0]
+	case pfSAM:
+		row = w.samRecord(r, p, true)
+	case pfMIPS:
+		row = w.mipsRows(r, p, g.mipsLatest, false)[0]
 	default:
 		panic(fmt.Sprintf("synth: no bad rows planned for provider file %d", f))
 	}
-	npiCol := map[int]int{pfNPPES: 0, pfLocations: 0, pfOtherNames: 0, pfLEIE: 7, pfEnrollments: 0, pfPayments: 6, pfEndpoints: 0}
+	npiCol := map[int]int{pfNPPES: 0, pfLocations: 0, pfOtherNames: 0, pfLEIE: 7, pfEnrollments: 0, pfPayments: 6, pfEndpoints: 0,
+		pfSAM: samColNPI, pfMIPS: mipsNPI}
 	switch pb.reason {
 	case BadNPICheckDigit:
 		key = badNPI(key)
@@ -292,9 +343,17 @@ func (k *blocker) badRow(b *block, pb plannedBad) {
 			row[14] = badDateCompact(y)
 		case pfPayments:
 			row[42] = badDateMDY(g.opYear)
+		case pfSAM:
+			row[samColActive] = badDateMDY(y)
 		}
 	case BadColumnCount:
 		row = row[:len(row)-1]
+	}
+	switch f {
+	case pfSAM:
+		row = samLayout(w.snapshot(), row)
+	case pfMIPS:
+		row = mipsLayout(g.mipsLatest, row)
 	}
 	k.addBad(b, f, row, pb.reason, key)
 }
@@ -371,6 +430,18 @@ func (g *generation) providerPass(ctx context.Context) error {
 			return err
 		}
 		g.excludedWithoutNPI++
+	}
+	if err := g.pf[pfSAM].writeBlank(); err != nil {
+		return err
+	}
+	for k := int64(0); k < w.samOtherCount(); k++ {
+		if err := g.pf[pfSAM].writeRow(samLayout(w.snapshot(), w.samOtherRow(r, k))); err != nil {
+			return err
+		}
+		g.samOthers++
+	}
+	if err := g.pf[pfSAM].writeBlank(); err != nil {
+		return err
 	}
 	g.report(n, true)
 	return nil

@@ -23,6 +23,8 @@ const (
 	streamPECOS
 	streamNewProvider
 	streamEndpoints
+	streamSAM
+	streamMIPS
 )
 
 // mix is the SplitMix64 finaliser: a fast bijective scrambler of 64-bit words.
@@ -73,6 +75,15 @@ func (r *rng) digits(n int) string {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte('0' + r.IntN(10))
+	}
+	return string(b)
+}
+
+// chars returns n characters drawn from alphabet.
+func (r *rng) chars(n int, alphabet string) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
 	}
 	return string(b)
 }

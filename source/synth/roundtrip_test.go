@@ -14,6 +14,8 @@ import (
 	"providerdir/source/openpayments"
 	"providerdir/source/pecos"
 	"providerdir/source/pos"
+	"providerdir/source/qpp"
+	"providerdir/source/sam"
 )
 
 // reading is one reader's view of one generated file.
@@ -74,6 +76,9 @@ func TestReadersRoundTrip(t *testing.T) {
 		{"Provider_CAHPS_Hospice_Survey_Data_", func(t *testing.T, p string) reading { return drainFile(t, carecompare.OpenMeasures, p) }},
 		{"OP_DTL_GNRL_PGY2023_", func(t *testing.T, p string) reading { return drainFile(t, openpayments.Open, p) }},
 		{"OP_DTL_GNRL_PGY2019_", func(t *testing.T, p string) reading { return drainFile(t, openpayments.Open, p) }},
+		{"SAM_Exclusions_Public_Extract_", func(t *testing.T, p string) reading { return drainFile(t, sam.Open, p) }},
+		{"ec_score_file_PY2023", func(t *testing.T, p string) reading { return drainFile(t, qpp.Open, p) }},
+		{"ec_score_file_PY2019", func(t *testing.T, p string) reading { return drainFile(t, qpp.Open, p) }},
 	}
 	for _, drop := range []struct {
 		dir string

@@ -187,6 +187,8 @@ const (
 	flagPayments
 	flagSecondary
 	flagSecondEnrollment
+	flagSAM
+	flagMIPS
 )
 
 // deactivatedBase reports whether record i is deactivated in its first snapshot (and not since
