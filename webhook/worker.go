@@ -288,15 +288,12 @@ func (w *Worker) deliver(ctx context.Context, j job) {
 		}
 		disable = applyAttempt(&d, a, retryAfter)
 	}
-	d.LeaseOwner, d.LeaseUntil = "", time.Time{}
-	if err := w.finish(ctx, j.entry, d); err != nil {
-		if ctx.Err() == nil {
-			w.o.Log.Warn("webhook delivery: record outcome", slog.String("delivery", d.ID), slog.Any("error", err))
-		}
-		return
-	}
-	if disable {
+	if disable { // first, so that a crash before the outcome is stored still leaves it disabled
 		w.disable(ctx, sub.ID, "the receiver answered 410 Gone")
+	}
+	d.LeaseOwner, d.LeaseUntil = "", time.Time{}
+	if err := w.finish(ctx, j.entry, d); err != nil && ctx.Err() == nil {
+		w.o.Log.Warn("webhook delivery: record outcome", slog.String("delivery", d.ID), slog.Any("error", err))
 	}
 }
 
