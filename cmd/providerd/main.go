@@ -37,6 +37,7 @@ import (
 	"providerdir/store"
 	"providerdir/store/remote"
 	"providerdir/web"
+	"providerdir/webhook"
 )
 
 func main() {
@@ -116,6 +117,15 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		})
 	}()
 
+	hooks := webhook.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	delivered := make(chan struct{})
+	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
+	go func() {
+		defer close(delivered)
+		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log}).Run(hookCtx)
+	}()
+
 	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})
 	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
 		return fmt.Errorf("publish the resolver sandbox key: %w", err)
@@ -145,7 +155,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) {
+				resolver.New(st).Routes(r)
+				webhook.NewAPI(st, hooks, nil).Routes(r)
+			})},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)
