@@ -16,6 +16,7 @@ import (
 	"providerdir/rest/apikey"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
+	"providerdir/webhook"
 )
 
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
@@ -34,7 +35,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	// templates.
 	root := mux.NewRouter()
 	e.api.Routes(root.PathPrefix("/v1").Subrouter())
-	resolver.New(e.store).Routes(root.PathPrefix("/resolver/v1").Subrouter())
+	resolverRoutes := root.PathPrefix("/resolver/v1").Subrouter()
+	resolver.New(e.store).Routes(resolverRoutes)
+	webhook.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
