@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"providerdir/catalog"
@@ -222,6 +223,7 @@ func startCursor(ctx context.Context, st store.Store) error {
 type fanout struct {
 	st        store.Store
 	now       func() time.Time
+	par       parallel
 	refreshed []string            // subscriptions wanting source.refreshed
 	changed   map[string][]string // NPI -> subscriptions watching it for provider.changed
 	excluded  map[string][]string // NPI -> subscriptions watching it for exclusion.added
@@ -232,7 +234,7 @@ func newFanout(ctx context.Context, st store.Store, now func() time.Time) (*fano
 	if err != nil {
 		return nil, err
 	}
-	f := &fanout{st: st, now: now, changed: map[string][]string{}, excluded: map[string][]string{}}
+	f := &fanout{st: st, now: now, par: newParallel(fanoutParallelism), changed: map[string][]string{}, excluded: map[string][]string{}}
 	for _, s := range subs {
 		if s.Wants(EventSourceRefreshed) {
 			f.refreshed = append(f.refreshed, s.ID)
@@ -249,39 +251,85 @@ func newFanout(ctx context.Context, st store.Store, now func() time.Time) (*fano
 	return f, nil
 }
 
-// changeSet stores the deliveries of one change-set record.
+// fanoutParallelism is how many events of a change set are turned into deliveries at once:
+// each delivery is two durable writes, which the store commits together when they come
+// together.
+const fanoutParallelism = 16
+
+// changeSet stores the deliveries of one change-set record, returning once all are stored.
 func (f *fanout) changeSet(ctx context.Context, cs catalog.ChangeSet) error {
+	f.events(ctx, cs)
+	return f.par.wait()
+}
+
+// events starts the work of each event of a change set on f.par.
+func (f *fanout) events(ctx context.Context, cs catalog.ChangeSet) {
 	switch cs.Collection {
 	case catalog.ManifestCollection:
 		if len(f.refreshed) == 0 {
-			return nil
+			return
 		}
 		for _, family := range slices.Concat(cs.Added, cs.Changed) {
-			if err := f.sourceRefreshed(ctx, cs, family); err != nil {
-				return err
-			}
+			f.par.do(func() error { return f.sourceRefreshed(ctx, cs, family) })
 		}
 	case catalog.RegistryProviders:
 		for kind, ids := range map[string][]string{"added": cs.Added, "changed": cs.Changed, "removed": cs.Removed} {
 			for _, npi := range ids {
 				if subs := f.changed[npi]; len(subs) > 0 {
-					if err := f.providerChanged(ctx, cs, kind, npi, subs); err != nil {
-						return err
-					}
+					f.par.do(func() error { return f.providerChanged(ctx, cs, kind, npi, subs) })
 				}
 			}
 		}
 	case catalog.Exclusions:
 		if len(f.excluded) == 0 {
-			return nil
+			return
 		}
 		for _, id := range cs.Added {
-			if err := f.exclusionAdded(ctx, cs, id); err != nil {
-				return err
-			}
+			f.par.do(func() error { return f.exclusionAdded(ctx, cs, id) })
 		}
 	}
-	return nil
+}
+
+// parallel runs functions on at most n goroutines and keeps the first error.
+type parallel struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	err   error
+}
+
+func newParallel(n int) parallel { return parallel{slots: make(chan struct{}, n)} }
+
+// do runs fn once a slot is free; after an error it runs nothing more.
+func (p *parallel) do(fn func() error) {
+	p.slots <- struct{}{}
+	p.mu.Lock()
+	failed := p.err != nil
+	p.mu.Unlock()
+	if failed {
+		<-p.slots
+		return
+	}
+	p.wg.Go(func() {
+		defer func() { <-p.slots }()
+		if err := fn(); err != nil {
+			p.mu.Lock()
+			if p.err == nil {
+				p.err = err
+			}
+			p.mu.Unlock()
+		}
+	})
+}
+
+// wait waits for every function started and returns the first error, and clears it.
+func (p *parallel) wait() error {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.err
+	p.err = nil
+	return err
 }
 
 // eventID is the id of the event about key in a generation: "evt_", the generation (so ids

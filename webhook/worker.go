@@ -60,6 +60,30 @@ type Worker struct {
 	// inflight holds the deliveries this worker has claimed and not finished, so its scans pass
 	// over their queue entries without reading them.
 	inflight sync.Map // delivery id -> struct{}
+	// subs holds decoded subscriptions by id, each with the record version it was decoded
+	// from: a delivery reads the record (cheap) and decodes it again only when it changed,
+	// since a watch list of a thousand NPIs costs more to decode than the rest of a delivery.
+	subs sync.Map // subscription id -> Subscription
+}
+
+// subscription reads a subscription, decoding it only when its version moved.
+func (w *Worker) subscription(ctx context.Context, id string) (Subscription, error) {
+	rec, err := w.o.Store.GetRecord(ctx, subscriptionKind, id)
+	if errors.Is(err, store.ErrNotFound) {
+		w.subs.Delete(id)
+		return Subscription{}, ErrNotFound
+	}
+	if err != nil {
+		return Subscription{}, err
+	}
+	if v, ok := w.subs.Load(id); ok && v.(Subscription).version == rec.Version {
+		return v.(Subscription), nil
+	}
+	s, err := decodeSubscription(rec)
+	if err == nil {
+		w.subs.Store(id, s)
+	}
+	return s, err
 }
 
 // NewWorker returns a worker with o's defaults filled in.
@@ -113,10 +137,9 @@ func deliveryClient(p AddressPolicy, timeout time.Duration, conns int) *http.Cli
 	}
 }
 
-// job is a claimed delivery and the queue entry it was found by.
+// job is a due queue entry and the delivery it names, for a sender to claim and send.
 type job struct {
-	d     Delivery
-	entry string
+	entry, id string
 }
 
 // Run delivers and fans out until ctx ends. It returns when every attempt it began has
@@ -127,8 +150,8 @@ func (w *Worker) Run(ctx context.Context) {
 	for range w.o.Concurrency {
 		wg.Go(func() {
 			for j := range jobs {
-				w.deliver(ctx, j)
-				w.inflight.Delete(j.d.ID)
+				w.claimAndDeliver(ctx, j)
+				w.inflight.Delete(j.id)
 			}
 		})
 	}
@@ -158,49 +181,57 @@ func sleep(ctx context.Context, d time.Duration) {
 // scanPage is how many queue entries one read of the due queue returns.
 const scanPage = 256
 
-// scan walks the due queue from its start for entries due now, claims what it can and hands
-// the claims to the senders; it returns how many it claimed. It stops at the first entry not
-// yet due, so it reads little beyond what it sends.
+// scan walks the due queue from its start for entries due now and hands each to the senders,
+// which claim and send them (so that the claims' writes go on in parallel); it returns how
+// many it handed over. It stops at the first entry not yet due, so it reads little beyond what
+// is sent, and passes over entries this worker is already sending.
 func (w *Worker) scan(ctx context.Context, jobs chan<- job) (int, error) {
-	claimed := 0
+	handed := 0
 	after := ""
 	for {
 		recs, err := w.o.Store.ListRecords(ctx, dueKind, after, scanPage)
 		if err != nil {
-			return claimed, err
+			return handed, err
 		}
-		now := w.o.Now()
+		now := w.o.Now().UnixNano()
 		for _, rec := range recs {
 			at, id, ok := parseDueID(rec.ID)
 			if !ok {
 				_ = w.o.Store.DeleteRecord(ctx, dueKind, rec.ID, 0) // not an entry this package wrote
 				continue
 			}
-			if at > now.UnixNano() {
-				return claimed, nil
+			if at > now {
+				return handed, nil
 			}
-			if _, busy := w.inflight.Load(id); busy {
+			if _, busy := w.inflight.LoadOrStore(id, struct{}{}); busy {
 				continue
 			}
-			d, ok, err := w.claim(ctx, rec.ID, id, now)
-			if err != nil {
-				return claimed, err
-			}
-			if !ok {
-				continue
-			}
-			w.inflight.Store(id, struct{}{})
 			select {
-			case jobs <- job{d: d, entry: rec.ID}:
-				claimed++
+			case jobs <- job{entry: rec.ID, id: id}:
+				handed++
 			case <-ctx.Done():
-				return claimed, nil
+				w.inflight.Delete(id)
+				return handed, nil
 			}
 		}
 		if len(recs) < scanPage {
-			return claimed, nil
+			return handed, nil
 		}
 		after = recs[len(recs)-1].ID
+	}
+}
+
+// claimAndDeliver claims a due entry's delivery and, when the claim is won, sends it.
+func (w *Worker) claimAndDeliver(ctx context.Context, j job) {
+	d, ok, err := w.claim(ctx, j.entry, j.id, w.o.Now())
+	if err != nil {
+		if ctx.Err() == nil {
+			w.o.Log.Warn("webhook outbox claim", slog.String("delivery", j.id), slog.Any("error", err))
+		}
+		return
+	}
+	if ok {
+		w.deliver(ctx, j.entry, d)
 	}
 }
 
@@ -267,9 +298,8 @@ func (w *Worker) dropEntry(ctx context.Context, entry string) error {
 // deliver makes one attempt of a claimed delivery and records its outcome. When ctx ends
 // during the attempt nothing is recorded: the claim lapses with its lease and another worker
 // (or this one, restarted) sends the delivery again under the same event id.
-func (w *Worker) deliver(ctx context.Context, j job) {
-	d := j.d
-	sub, err := getSubscription(ctx, w.o.Store, d.Subscription)
+func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
+	sub, err := w.subscription(ctx, d.Subscription)
 	var a Attempt
 	var disable bool
 	switch {
@@ -292,7 +322,7 @@ func (w *Worker) deliver(ctx context.Context, j job) {
 		w.disable(ctx, sub.ID, "the receiver answered 410 Gone")
 	}
 	d.LeaseOwner, d.LeaseUntil = "", time.Time{}
-	if err := w.finish(ctx, j.entry, d); err != nil && ctx.Err() == nil {
+	if err := w.finish(ctx, entry, d); err != nil && ctx.Err() == nil {
 		w.o.Log.Warn("webhook delivery: record outcome", slog.String("delivery", d.ID), slog.Any("error", err))
 	}
 }
