@@ -12,22 +12,69 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
+	"providerdir/rest/supply"
 	"providerdir/store"
 )
 
 // apiEnv is the resolver surface as providerd mounts it: the webhook endpoints behind the
 // gate's key check, over a real store.
 type apiEnv struct {
-	url  string
-	st   store.Store
-	gate *gate.Gate
-	clk  *clock
+	url    string
+	st     store.Store
+	gate   *gate.Gate
+	clk    *clock
+	router routers.Router
+}
+
+// describe loads the resolver's interface description as served for base, the document every
+// answer of the tests is checked against.
+func describe(t *testing.T, st store.Store, base string) routers.Router {
+	t.Helper()
+	raw, err := supply.New(st, base).OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err == nil {
+		err = doc.Validate(context.Background())
+	}
+	if err != nil {
+		t.Fatalf("interface description: %v", err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return router
+}
+
+// validate checks an answer (status, headers, body) against the interface description.
+func (e *apiEnv) validate(t *testing.T, req *http.Request, resp *http.Response, raw []byte) {
+	t.Helper()
+	route, params, err := e.router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("%s %s is not in the interface description: %v", req.Method, req.URL.Path, err)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(raw)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("%s %s: %d does not match the interface description: %v\nbody: %.600s", req.Method, req.URL.Path, resp.StatusCode, err, raw)
+	}
 }
 
 func newAPIEnv(t *testing.T) *apiEnv {
@@ -48,7 +95,7 @@ func newAPIEnv(t *testing.T) *apiEnv {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &apiEnv{url: srv.URL + "/resolver/v1", st: st, gate: g, clk: clk}
+	return &apiEnv{url: srv.URL + "/resolver/v1", st: st, gate: g, clk: clk, router: describe(t, st, srv.URL)}
 }
 
 func (e *apiEnv) key(t *testing.T, tier apikey.Tier) string {
@@ -85,6 +132,7 @@ func (e *apiEnv) do(t *testing.T, method, path, key, body string, out any) (int,
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	e.validate(t, req, resp, raw)
 	if out != nil && len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
 			t.Fatalf("%s %s: %v in %s", method, path, err, raw)

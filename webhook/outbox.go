@@ -59,6 +59,10 @@ type Attempt struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
+// DeliveryRetention is how long a delivered or failed delivery stays in the log before the
+// store forgets it, so the outbox does not grow without end.
+const DeliveryRetention = 30 * 24 * time.Hour
+
 // MaxLoggedAttempts bounds a delivery's attempt log (the whole retry schedule fits).
 const MaxLoggedAttempts = 32
 

@@ -360,6 +360,9 @@ func (w *Worker) finish(ctx context.Context, entry string, d Delivery) error {
 	if err != nil {
 		return err
 	}
+	if d.Status != DeliveryPending {
+		rec.ExpiresAt = w.o.Now().Add(DeliveryRetention)
+	}
 	if _, err := w.o.Store.PutRecord(ctx, rec); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil

@@ -26,7 +26,13 @@ func enqueueTest(t testing.TB, st store.Store, clk *clock, sub Subscription, n i
 
 // A delivery reaches a real receiver signed, with its event id, and is logged as delivered.
 func TestDeliverSigned(t *testing.T) {
-	st, clk := openStore(t), newClock()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testDeliverSigned(t, b.open(t)) })
+	}
+}
+
+func testDeliverSigned(t *testing.T, st store.Store) {
+	clk := newClock()
 	rv := newReceiver(t, nil)
 	sub := subscribe(t, st, rv, rv.srv.URL+"/hook", []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
@@ -34,6 +40,9 @@ func TestDeliverSigned(t *testing.T) {
 	d := drive(t, st, clk, id)
 	if d.Status != DeliveryDelivered || d.Attempts != 1 || d.DeliveredAt == nil || len(d.Log) != 1 || d.Log[0].Status != http.StatusNoContent {
 		t.Fatalf("delivery %+v", d)
+	}
+	if rec, err := st.GetRecord(context.Background(), deliveryKind, id); err != nil || !rec.ExpiresAt.Equal(clk.Now().Add(DeliveryRetention)) {
+		t.Errorf("a finished delivery expires at %v (%v), want after the retention", rec.ExpiresAt, err)
 	}
 	got := rv.requests()
 	if len(got) != 1 || !got[0].Verified || got[0].EventID != "evt_test_000001" || got[0].Event != EventPing {
@@ -234,7 +243,13 @@ func TestRotationOverlapSignsTwice(t *testing.T) {
 // A worker killed after it claimed a delivery and while the receiver holds the request: the
 // delivery is taken over once the lease lapses and delivered under the same event id.
 func TestKilledWorkerClaimTakenOver(t *testing.T) {
-	st, clk := openStore(t), newClock()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testKilledWorker(t, b.open(t)) })
+	}
+}
+
+func testKilledWorker(t *testing.T, st store.Store) {
+	clk := newClock()
 	arrived, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	rv := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
@@ -272,7 +287,13 @@ func TestKilledWorkerClaimTakenOver(t *testing.T) {
 // Two workers on one store, a receiver failing a third of the requests: every event arrives at
 // least once, none is lost, and any duplicate carries the same event id.
 func TestTwoWorkersOneStore(t *testing.T) {
-	st, clk := openStore(t), newClock()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testTwoWorkers(t, b.open(t)) })
+	}
+}
+
+func testTwoWorkers(t *testing.T, st store.Store) {
+	clk := newClock()
 	rv := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n%3 == 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -296,12 +317,7 @@ func TestTwoWorkersOneStore(t *testing.T) {
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "w2", Concurrency: 8})
 	waitFor(t, "every delivery to finish", func() bool {
 		clk.Advance(time.Minute) // retries fall due as the day passes
-		for _, id := range ids {
-			if delivery(t, st, id).Status != DeliveryDelivered {
-				return false
-			}
-		}
-		return true
+		return queueLen(t, st) == 0
 	})
 	acked := map[string]int{}
 	for _, r := range rv.requests() {
@@ -315,13 +331,15 @@ func TestTwoWorkersOneStore(t *testing.T) {
 	}
 	for _, id := range ids {
 		d := delivery(t, st, id)
+		if d.Status != DeliveryDelivered {
+			t.Errorf("%s: %s", id, d.Status)
+		}
 		// An attempt whose worker lost its lease (the test clock runs fast) is counted and not
 		// logged: the worker that took over logs its own.
 		if n := d.Attempts; len(d.Log) < 1 || n < len(d.Log) {
 			t.Errorf("%s: %d attempts, %d logged", id, n, len(d.Log))
 		}
 	}
-	waitFor(t, "the queue to empty", func() bool { return queueLen(t, st) == 0 })
 }
 
 func TestParseRetryAfter(t *testing.T) {
