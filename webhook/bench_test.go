@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,13 +17,17 @@ import (
 	"providerdir/store"
 )
 
-// Scale of one round of BenchmarkDelivery: benchSubs subscriptions, each watching
-// benchWatched NPIs, all of which change between two snapshots.
-const (
-	benchSubs    = 10
-	benchWatched = MaxWatchedNPIs
-	benchEvents  = benchSubs * benchWatched
-)
+// Scale of one round of BenchmarkDelivery: subscriptions each watching benchWatched NPIs, all
+// of which change between two snapshots; benchEvents in all, 10,000 unless
+// WEBHOOK_BENCH_EVENTS says otherwise (make bench asks for 100,000).
+const benchWatched = MaxWatchedNPIs
+
+var benchEvents = func() int {
+	if n, err := strconv.Atoi(os.Getenv("WEBHOOK_BENCH_EVENTS")); err == nil && n >= benchWatched {
+		return n / benchWatched * benchWatched
+	}
+	return 10 * benchWatched
+}()
 
 // BenchmarkDelivery measures the event side end to end on the embedded store: a registry
 // change set of benchEvents watched NPIs is fanned out into deliveries (events/s), which the
@@ -41,7 +47,7 @@ func BenchmarkDelivery(b *testing.B) {
 		if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor before the change set
 			b.Fatal(err)
 		}
-		for i := range benchSubs {
+		for i := range benchEvents / benchWatched {
 			subscribe(b, st, nil, rv.srv.URL, []string{EventProviderChanged}, npis[i*benchWatched:(i+1)*benchWatched]...)
 		}
 		benchChangeRecords(b, st, npis)
@@ -56,12 +62,12 @@ func BenchmarkDelivery(b *testing.B) {
 		before := got.Load()
 		began = time.Now()
 		stop := startWorker(b, WorkerOptions{Store: st, Now: clk.Now})
-		waitFor(b, "every delivery", func() bool { return got.Load()-before >= benchEvents })
+		waitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
 		waitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
 		sent := time.Since(began)
 		stop()
-		b.ReportMetric(benchEvents/fanned.Seconds(), "events/s")
-		b.ReportMetric(benchEvents/sent.Seconds(), "delivered/s")
+		b.ReportMetric(float64(benchEvents)/fanned.Seconds(), "events/s")
+		b.ReportMetric(float64(benchEvents)/sent.Seconds(), "delivered/s")
 		b.ReportMetric(receiverCeiling(b, rv.srv.URL, DefaultConcurrency), "receiver-ceiling/s")
 	}
 }
@@ -122,7 +128,7 @@ func receiverCeiling(b *testing.B, url string, n int) float64 {
 	began := time.Now()
 	for range n {
 		wg.Go(func() {
-			for next.Add(1) <= benchEvents {
+			for next.Add(1) <= int64(benchEvents) {
 				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 				if err != nil {
 					b.Error(err)
@@ -133,5 +139,5 @@ func receiverCeiling(b *testing.B, url string, n int) float64 {
 		})
 	}
 	wg.Wait()
-	return benchEvents / time.Since(began).Seconds()
+	return float64(benchEvents) / time.Since(began).Seconds()
 }

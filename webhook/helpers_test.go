@@ -149,7 +149,7 @@ func startWorker(t testing.TB, o WorkerOptions) (stop func()) {
 // waitFor polls cond until it holds, failing the test after a generous bound.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)

@@ -385,9 +385,16 @@ func TestWithDeliveredAt(t *testing.T) {
 // queueLen counts the due-queue entries.
 func queueLen(t testing.TB, st store.Store) int {
 	t.Helper()
-	recs, err := st.ListRecords(context.Background(), dueKind, "", store.MaxLimit)
-	if err != nil {
-		t.Fatal(err)
+	n, after := 0, ""
+	for {
+		recs, err := st.ListRecords(context.Background(), dueKind, after, store.MaxLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(recs)
+		if len(recs) < store.MaxLimit {
+			return n
+		}
+		after = recs[len(recs)-1].ID
 	}
-	return len(recs)
 }
