@@ -69,7 +69,12 @@ func (a *API) owned(h func(w http.ResponseWriter, r *http.Request, owner string)
 // or another key owns it (the two are not told apart).
 func (a *API) one(h func(w http.ResponseWriter, r *http.Request, s Subscription)) func(http.ResponseWriter, *http.Request, string) {
 	return func(w http.ResponseWriter, r *http.Request, owner string) {
-		s, err := getSubscription(r.Context(), a.st, mux.Vars(r)["id"])
+		id := mux.Vars(r)["id"]
+		var s Subscription
+		err := ErrNotFound
+		if validSubscriptionID(id) {
+			s, err = getSubscription(r.Context(), a.st, id)
+		}
 		if errors.Is(err, ErrNotFound) || (err == nil && s.Owner != owner) {
 			rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound, "No webhook with that id belongs to this key.")
 			return
@@ -304,6 +309,10 @@ func (a *API) deliveries(w http.ResponseWriter, r *http.Request, s Subscription)
 	}
 	after := ""
 	if v := r.URL.Query().Get("after"); v != "" {
+		if !validEventID(v) {
+			rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidBody, "after must be the next value of a previous page.")
+			return
+		}
 		after = s.ID + "." + v
 	}
 	ds, err := listDeliveries(r.Context(), a.st, s.ID, after, limit+1)

@@ -143,7 +143,9 @@ func (e *apiEnv) do(t *testing.T, method, path, key, body string, out any) (int,
 
 type errorBody struct {
 	Error struct {
-		Code, Message, RequestID string
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		RequestID string `json:"request_id"`
 	} `json:"error"`
 }
 
@@ -183,7 +185,7 @@ func TestRegistrationErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var got errorBody
 			status, _ := e.do(t, http.MethodPost, "/webhooks", c.key, c.body, &got)
-			if status != c.status || got.Error.Code != c.code || got.Error.Message == "" {
+			if status != c.status || got.Error.Code != c.code || got.Error.Message == "" || got.Error.RequestID == "" {
 				t.Errorf("%d %+v, want %d %s", status, got, c.status, c.code)
 			}
 		})
@@ -299,9 +301,17 @@ func TestDeliveryLogPaging(t *testing.T) {
 	if len(seen) != 5 || seen[0] != "evt_test_000000" || seen[4] != "evt_test_000004" {
 		t.Fatalf("paged %v", seen)
 	}
-	var eb errorBody
-	if status, _ := e.do(t, http.MethodGet, "/webhooks/"+created.ID+"/deliveries?limit=101", live, "", &eb); status != 400 {
-		t.Errorf("limit 101: %d %+v", status, eb)
+	for _, q := range []string{"limit=101", "limit=0", "limit=x", "after=%00", "after=wh_x", "after=evt_%2F"} {
+		var eb errorBody
+		if status, _ := e.do(t, http.MethodGet, "/webhooks/"+created.ID+"/deliveries?"+q, live, "", &eb); status != 400 || eb.Error.Code != CodeInvalidBody {
+			t.Errorf("%s: %d %+v", q, status, eb)
+		}
+	}
+	for _, id := range []string{"wh_%00", "nope", "wh_0123456789ABCDEF", "wh_0123456789abcdef"} {
+		var eb errorBody
+		if status, _ := e.do(t, http.MethodGet, "/webhooks/"+id, live, "", &eb); status != 404 || eb.Error.Code != "not_found" {
+			t.Errorf("webhook %s: %d %+v", id, status, eb)
+		}
 	}
 }
 

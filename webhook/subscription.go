@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"providerdir/ident"
@@ -106,6 +107,34 @@ func newSubscriptionID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "wh_" + hex.EncodeToString(b)
+}
+
+// validSubscriptionID reports whether id has the shape newSubscriptionID gives.
+func validSubscriptionID(id string) bool {
+	return len(id) == len("wh_")+16 && strings.HasPrefix(id, "wh_") && isLowerHex(id[3:])
+}
+
+// validEventID reports whether id may be an event id: "evt_" and up to 128 letters, digits and
+// underscores.
+func validEventID(id string) bool {
+	if !strings.HasPrefix(id, "evt_") || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // InputError is a registration the caller must fix; Code is the resolver error code.
