@@ -116,26 +116,30 @@ func Fanout(ctx context.Context, st store.Store, now func() time.Time) error {
 	if version == 0 {
 		return startCursor(ctx, st)
 	}
-	serving, err := store.Serving(ctx, st)
-	if err != nil {
-		return err
-	}
-	gens, err := st.Generations(ctx)
-	if err != nil {
-		return err
-	}
+	var serving *store.Snapshot // read once there is a change set to judge
+	var gens []string
 	var f *fanout
 	for {
 		recs, err := st.ListRecords(ctx, catalog.ChangeKind, cur.After, 100)
 		if err != nil || len(recs) == 0 {
 			return err
 		}
+		if serving == nil {
+			snap, err := store.Serving(ctx, st)
+			if err != nil {
+				return err
+			}
+			if gens, err = st.Generations(ctx); err != nil {
+				return err
+			}
+			serving = &snap
+		}
 		for _, rec := range recs {
 			var cs catalog.ChangeSet
 			if err := json.Unmarshal(rec.Body, &cs); err != nil {
 				return fmt.Errorf("webhook: change set %s: %w", rec.ID, err)
 			}
-			switch changeSetState(cs, serving, gens) {
+			switch changeSetState(cs, *serving, gens) {
 			case csWait:
 				return nil
 			case csUse:

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,5 +397,30 @@ func queueLen(t testing.TB, st store.Store) int {
 			return n
 		}
 		after = recs[len(recs)-1].ID
+	}
+}
+
+// The address policy holds at connect time too: a subscription whose host now resolves to a
+// refused address (here loopback, stored past the registration check) is never connected to;
+// the attempt is logged as refused and retried by the schedule.
+func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
+	st, clk := openStore(t), newClock()
+	rv := newReceiver(t, nil)
+	sub := subscribe(t, st, rv, strings.Replace(rv.srv.URL, "127.0.0.1", "localhost", 1), []string{EventSourceRefreshed})
+	id := enqueueTest(t, st, clk, sub, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		NewWorker(WorkerOptions{Store: st, Now: clk.Now, PollInterval: 2 * time.Millisecond, FanoutInterval: time.Hour}).Run(ctx)
+	}()
+	defer func() { cancel(); <-done }()
+	var d Delivery
+	waitFor(t, "a refused attempt", func() bool {
+		d = delivery(t, st, id)
+		return len(d.Log) == 1 && d.LeaseOwner == ""
+	})
+	if d.Status != DeliveryPending || !strings.HasPrefix(d.Log[0].Error, "address refused") || len(rv.requests()) != 0 {
+		t.Fatalf("delivery %+v, %d requests", d, len(rv.requests()))
 	}
 }
