@@ -103,14 +103,16 @@ type View struct {
 	DisabledReason string     `json:"disabled_reason,omitempty"`
 	CreatedAt      string     `json:"created_at"`
 	SigningSecret  string     `json:"signing_secret,omitempty"`
-	PreviousUntil  *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// PreviousUntil is when the secret rotated out stops signing, while it still does.
+	PreviousUntil *string `json:"previous_secret_expires_at,omitempty"`
 }
 
-func view(s Subscription) View {
+func view(s Subscription, now time.Time) View {
 	v := View{ID: s.ID, URL: s.URL, Events: s.Events, NPIs: s.NPIs, Status: s.Status,
 		DisabledReason: s.DisabledReason, CreatedAt: rest.Timestamp(s.CreatedAt)}
-	if s.PreviousUntil != nil && s.PreviousSecret != "" {
-		v.PreviousUntil = s.PreviousUntil
+	if len(s.secrets(now)) > 1 {
+		t := rest.Timestamp(*s.PreviousUntil)
+		v.PreviousUntil = &t
 	}
 	return v
 }
@@ -154,7 +156,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, owner string) {
 		a.fail(w, r, "store webhook", err)
 		return
 	}
-	v := view(s)
+	v := view(s, a.now())
 	v.SigningSecret = s.Secret
 	w.Header().Set("Location", strings.TrimSuffix(r.URL.Path, "/")+"/"+s.ID)
 	w.Header().Set("Cache-Control", "no-store")
@@ -207,13 +209,13 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	out := List{Webhooks: []View{}}
 	for _, s := range mine {
-		out.Webhooks = append(out.Webhooks, view(s))
+		out.Webhooks = append(out.Webhooks, view(s, a.now()))
 	}
 	rest.WriteJSON(w, r, http.StatusOK, out)
 }
 
 func (a *API) get(w http.ResponseWriter, r *http.Request, s Subscription) {
-	rest.WriteJSON(w, r, http.StatusOK, view(s))
+	rest.WriteJSON(w, r, http.StatusOK, view(s, a.now()))
 }
 
 // remove deletes the subscription. Its pending deliveries are failed by the worker when it
@@ -263,7 +265,7 @@ func (a *API) rotate(w http.ResponseWriter, r *http.Request, s Subscription) {
 		a.fail(w, r, "rotate webhook secret", err)
 		return
 	}
-	v := view(s)
+	v := view(s, now)
 	v.SigningSecret = secret
 	w.Header().Set("Cache-Control", "no-store")
 	rest.WriteJSON(w, r, http.StatusOK, v)

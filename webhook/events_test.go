@@ -89,6 +89,11 @@ func TestFanoutFromIngest(t *testing.T) {
 	watch := subscribe(t, st, nil, "https://93.184.215.14/b", []string{EventExclusionAdded, EventProviderChanged}, append(moved, excluded)...)
 	quiet := subscribe(t, st, nil, "https://93.184.215.14/c", []string{EventProviderChanged}, excluded)
 
+	// A notice in force for the registry rides on its source.refreshed.
+	notice := Deprecation{Notice: "the field x is removed", Sunset: "2027-01-01"}
+	deprecations["nppes"] = notice
+	t.Cleanup(func() { delete(deprecations, "nppes") })
+
 	ingestDrop(t, st, next)
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)
@@ -107,9 +112,11 @@ func TestFanoutFromIngest(t *testing.T) {
 		}
 		if b.DatasetID == "nppes" {
 			nppes = &b
+		} else if b.Deprecation != nil {
+			t.Errorf("%s carries the registry's notice", b.DatasetID)
 		}
 	}
-	if nppes == nil || nppes.Snapshot != nm.SnapshotDates["nppes"] || nppes.PreviousSnapshot == nil || *nppes.PreviousSnapshot != bm.SnapshotDates["nppes"] {
+	if nppes == nil || nppes.Deprecation == nil || *nppes.Deprecation != notice || nppes.Snapshot != nm.SnapshotDates["nppes"] || nppes.PreviousSnapshot == nil || *nppes.PreviousSnapshot != bm.SnapshotDates["nppes"] {
 		t.Errorf("nppes source.refreshed %+v, want snapshot %s after %s", nppes, nm.SnapshotDates["nppes"], bm.SnapshotDates["nppes"])
 	}
 

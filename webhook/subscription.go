@@ -154,7 +154,6 @@ const (
 	CodeTooManyNPIs   = "too_many_npis"
 	CodeForbidden     = "forbidden"
 	CodeLimitReached  = "subscription_limit"
-	CodeNotSubscribed = "not_found"
 )
 
 // Registration is what POST /webhooks takes.
