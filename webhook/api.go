@@ -95,14 +95,14 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, what string, err erro
 // View is a subscription as the API shows it: never its secret, except SigningSecret in the
 // one response that creates or rotates it.
 type View struct {
-	ID             string     `json:"id"`
-	URL            string     `json:"url"`
-	Events         []string   `json:"events"`
-	NPIs           []string   `json:"npis"`
-	Status         string     `json:"status"`
-	DisabledReason string     `json:"disabled_reason,omitempty"`
-	CreatedAt      string     `json:"created_at"`
-	SigningSecret  string     `json:"signing_secret,omitempty"`
+	ID             string   `json:"id"`
+	URL            string   `json:"url"`
+	Events         []string `json:"events"`
+	NPIs           []string `json:"npis"`
+	Status         string   `json:"status"`
+	DisabledReason string   `json:"disabled_reason,omitempty"`
+	CreatedAt      string   `json:"created_at"`
+	SigningSecret  string   `json:"signing_secret,omitempty"`
 	// PreviousUntil is when the secret rotated out stops signing, while it still does.
 	PreviousUntil *string `json:"previous_secret_expires_at,omitempty"`
 }

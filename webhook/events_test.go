@@ -8,9 +8,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/rest/supply"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -56,6 +60,37 @@ func ingestDrop(t *testing.T, st store.Store, dir string) {
 	t.Helper()
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// eventSchemas are the schemas of the event bodies in the interface description.
+var eventSchemas = map[string]string{
+	EventSourceRefreshed: "SourceRefreshedEvent", EventProviderChanged: "ProviderChangedEvent",
+	EventExclusionAdded: "ExclusionAddedEvent", EventPing: "PingEvent",
+}
+
+// checkBodies validates each delivery's body, as an attempt sends it, against its schema in
+// the interface description.
+func checkBodies(t *testing.T, st store.Store, ds []Delivery) {
+	t.Helper()
+	raw, err := supply.New(st, "https://directory.example.org").OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		var body any
+		mustJSON(t, withDeliveredAt(d.Payload, time.Now()), &body)
+		schema := doc.Components.Schemas[eventSchemas[d.Event]]
+		if schema == nil {
+			t.Fatalf("no schema for %s", d.Event)
+		}
+		if err := schema.Value.VisitJSON(body); err != nil {
+			t.Errorf("%s body does not match %s: %v\n%s", d.Event, eventSchemas[d.Event], err, d.Payload)
+		}
 	}
 }
 
@@ -152,6 +187,7 @@ func TestFanoutFromIngest(t *testing.T) {
 			t.Errorf("exclusion.added %s", ex[0].Payload)
 		}
 	}
+	checkBodies(t, st, slices.Concat(refreshed, deliveriesOf(t, st, watch.ID), deliveriesOf(t, st, quiet.ID)))
 	for _, d := range deliveriesOf(t, st, quiet.ID) {
 		if d.Event != EventProviderChanged {
 			t.Errorf("a subscription without exclusion.added got %s", d.Event)

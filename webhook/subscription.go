@@ -147,13 +147,13 @@ func (e *InputError) Error() string { return e.Message }
 
 // Error codes of the webhook endpoints (additions to seeds/001 section 7, which names none).
 const (
-	CodeInvalidBody   = "invalid_body"
-	CodeInvalidURL    = "invalid_url"
-	CodeInvalidEvent  = "invalid_event"
-	CodeInvalidNPI    = "invalid_npi"
-	CodeTooManyNPIs   = "too_many_npis"
-	CodeForbidden     = "forbidden"
-	CodeLimitReached  = "subscription_limit"
+	CodeInvalidBody  = "invalid_body"
+	CodeInvalidURL   = "invalid_url"
+	CodeInvalidEvent = "invalid_event"
+	CodeInvalidNPI   = "invalid_npi"
+	CodeTooManyNPIs  = "too_many_npis"
+	CodeForbidden    = "forbidden"
+	CodeLimitReached = "subscription_limit"
 )
 
 // Registration is what POST /webhooks takes.
