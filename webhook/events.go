@@ -45,7 +45,9 @@ var deprecations = map[string]Deprecation{}
 // ProviderChanged is the body of provider.changed: a watched NPI's registry record differs
 // between the previous and the new snapshot. Change is "changed", "added" (the NPI appeared)
 // or "removed" (it left the registry file); Fields holds each top-level field of the record
-// that differs, with its old and new value (null where absent).
+// that differs, with its old and new value (null where absent). The old values are read from
+// the previous generation, which is kept for the rollback window after a switch; an event
+// fanned out after it was collected has empty Fields and a null PreviousSnapshot.
 type ProviderChanged struct {
 	Event            string                 `json:"event"`
 	NPI              string                 `json:"npi"`
@@ -436,6 +438,11 @@ func (f *fanout) providerChanged(ctx context.Context, cs catalog.ChangeSet, chan
 	}
 	if !hadOld && !hasNew {
 		return nil
+	}
+	if change == "changed" && !hadOld {
+		// The previous generation is gone (collected after the rollback window): what changed
+		// cannot be told, and listing every field as new would say what is not so.
+		body.Fields = map[string]FieldChange{}
 	}
 	if body.Provenance == nil {
 		body.Provenance = json.RawMessage("null")

@@ -234,3 +234,37 @@ func TestChangeSetState(t *testing.T) {
 		}
 	}
 }
+
+// When the previous generation was collected before the fan-out, provider.changed still goes
+// out, with no field differences claimed and no previous snapshot.
+func TestFanoutAfterPreviousCollected(t *testing.T) {
+	base, _, next, nm := drops(t)
+	st, clk := openStore(t), newClock()
+	ctx := context.Background()
+	ingestDrop(t, st, base)
+	if err := Fanout(ctx, st, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+	watch := subscribe(t, st, nil, "https://93.184.215.14/b", []string{EventProviderChanged}, nm.Changes.Moved[0].Key)
+	ingestDrop(t, st, next)
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropGeneration(ctx, snap.Previous[catalog.RegistryProviders]); err != nil {
+		t.Fatal(err)
+	}
+	if err := Fanout(ctx, st, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+	ds := deliveriesOf(t, st, watch.ID)
+	if len(ds) != 1 {
+		t.Fatalf("%d deliveries, want 1", len(ds))
+	}
+	var b ProviderChanged
+	mustJSON(t, ds[0].Payload, &b)
+	if b.Change != "changed" || len(b.Fields) != 0 || b.PreviousSnapshot != nil || b.Snapshot == nil {
+		t.Errorf("provider.changed %s", ds[0].Payload)
+	}
+	checkBodies(t, st, ds)
+}
