@@ -108,11 +108,17 @@ func deliveriesOf(t *testing.T, st store.Store, subID string) []Delivery {
 // provider.changed for each watched NPI whose registry record changed, and exclusion.added for
 // each watched NPI newly excluded; repeating the fan-out adds nothing.
 func TestFanoutFromIngest(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testFanoutFromIngest(t, b.open(t)) })
+	}
+}
+
+func testFanoutFromIngest(t *testing.T, st store.Store) {
 	base, bm, next, nm := drops(t)
 	if nm.Changes == nil || len(nm.Changes.Moved) < 2 || len(nm.Changes.NewlyExcluded) < 1 {
 		t.Fatalf("the evolved drop lists too few changes: %+v", nm.Changes)
 	}
-	st, clk := openStore(t), newClock()
+	clk := newClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
