@@ -8,8 +8,9 @@
 //   - Events (events.go) are computed from the change sets an ingest records for every
 //     collection it switches: source.refreshed from the manifests that changed,
 //     provider.changed from watched NPIs' registry records, exclusion.added from new rows of the
-//     exclusion list. A durable cursor over the change-set records makes the fan-out resumable
-//     and idempotent, so the ingest itself does no more than it did.
+//     exclusion list. The worker fans out after the switch, behind a durable cursor over the
+//     change-set records that makes the fan-out resumable and idempotent; the ingest only
+//     records its change sets.
 //   - The outbox (outbox.go) keeps one record per delivery (stable event id, status, attempts,
 //     next attempt time, last response) and a due-queue record per pending delivery, keyed by
 //     due time, so a worker finds what is due by listing records in id order. Workers claim a
@@ -17,6 +18,6 @@
 //     lease lapses. Everything goes through store.Store, so the embedded store and MongoDB
 //     behave alike and several replicas can share one MongoDB.
 //   - Deliveries (worker.go) are signed POSTs (sign.go) acknowledged by any 2xx, retried with
-//     exponential backoff and jitter for 24 hours (Schedule), honouring Retry-After; 410 disables
-//     the subscription.
+//     exponential backoff and jitter for 24 hours (Backoff, RetryWindow), honouring Retry-After;
+//     410 disables the subscription.
 package webhook
