@@ -354,6 +354,10 @@ func (r *runState) record(ctx context.Context, families []FamilyResult) (map[str
 			return nil, err
 		}
 	}
+	// The manifests' change set names the families whose snapshot changed: source.refreshed.
+	if _, err := r.changeSets(ctx, []string{catalog.ManifestCollection}); err != nil {
+		return nil, err
+	}
 	began := time.Now()
 	projections, err := r.changeSets(ctx, r.projected)
 	if err != nil {

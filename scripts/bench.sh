@@ -76,6 +76,13 @@ bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duratio
 	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
+# Webhooks: a change set of $webhook_events watched NPIs fanned out into deliveries and delivered
+# to a receiver on loopback, on the embedded store, beside the receiver's own ceiling.
+webhook_events=${BENCH_WEBHOOK_EVENTS:-100000}
+webhooks=$(WEBHOOK_BENCH_EVENTS=$webhook_events ${GO:-go} test -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 30m ./webhook/ |
+	awk '/^BenchmarkDelivery/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i
+		printf "fan-out %.0f events/s, delivered %.0f/s, receiver ceiling %.0f/s", m["events/s"], m["delivered/s"], m["receiver-ceiling/s"] }')
+echo "webhooks: $webhooks"
 [[ -z $docs ]] && exit 0
 
 # The reference page: today's figures, the method, and the design-choice figures kept as they are.
@@ -99,6 +106,7 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 | snapshot | $providers synthetic providers (seed 7), store $store_size |
 | load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
 | ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s |
+| webhooks | $webhook_events watched provider.changed events: $webhooks |
 
 $(cat "$dir/table.md")
 

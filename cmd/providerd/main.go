@@ -39,6 +39,7 @@ import (
 	"providerdir/store"
 	"providerdir/store/remote"
 	"providerdir/web"
+	"providerdir/webhook"
 )
 
 func main() {
@@ -118,6 +119,15 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		})
 	}()
 
+	hooks := webhook.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	delivered := make(chan struct{})
+	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
+	go func() {
+		defer close(delivered)
+		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log}).Run(hookCtx)
+	}()
+
 	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})
 	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
 		return fmt.Errorf("publish the resolver sandbox key: %w", err)
@@ -152,7 +162,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 				export.New(st, export.Options{BaseURL: cfg.BaseURL}).Routes(r)
 				packs.Routes(r)
 			})},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) {
+				resolver.New(st).Routes(r)
+				webhook.NewAPI(st, hooks, nil).Routes(r)
+			})},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
 				r.Use(auth.Protect)

@@ -163,7 +163,7 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 	for url, wantStatus := range map[string]int{
 		base + "/livez": 200, base + "/readyz": 200, base + "/metrics": 404, base + "/fhir/Practitioner": 401,
 		base + "/fhir/metadata": 200, base + "/fhir/.well-known/smart-configuration": 200, base + "/": 200, base + "/no-such-page": 404,
-		base + "/docs/limitations":           200,
+		base + "/docs/limitations": 200, base + "/resolver/v1/webhooks": 401,
 		"http://" + metricsAddr + "/metrics": 200, "http://" + metricsAddr + "/livez": 404,
 	} {
 		resp, err := http.Get(url)

@@ -37,6 +37,8 @@ const (
 	DefaultShutdownTimeout = 15 * time.Second
 	DefaultDrainDelay      = 0 * time.Second
 	DefaultRollbackWindow  = 15 * time.Minute
+	// DefaultWebhookConcurrency is webhook.DefaultConcurrency (config imports no surface).
+	DefaultWebhookConcurrency = 32
 )
 
 // EnvPrefix is the prefix of every environment fallback: --base-url reads PROVIDERD_BASE_URL.
@@ -86,6 +88,11 @@ type Config struct {
 	// CORSOrigins are the origins (scheme://host[:port]) whose browser pages may call the FHIR,
 	// supply and resolver APIs; "*" allows any. Empty sends no CORS headers.
 	CORSOrigins []string
+	// WebhookAllowLoopback lets webhook URLs name loopback addresses over http, for a receiver on
+	// the same machine during development. Off by default: only public https endpoints.
+	WebhookAllowLoopback bool
+	// WebhookConcurrency is how many webhook deliveries this process sends at once.
+	WebhookConcurrency int
 }
 
 // option describes one flag: its name, default, help text, and how to check and apply a value.
@@ -179,6 +186,21 @@ func options() []option {
 		{"trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are trusted", func(c *Config, v string) (err error) {
 			c.TrustedProxies, err = parsePrefixes(v)
 			return err
+		}},
+		{"webhook-allow-loopback", "false", "accept webhook URLs on loopback addresses, over http too (development only)", func(c *Config, v string) (err error) {
+			c.WebhookAllowLoopback, err = strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%q is neither true nor false", v)
+			}
+			return nil
+		}},
+		{"webhook-concurrency", strconv.Itoa(DefaultWebhookConcurrency), "how many webhook deliveries to send at once", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1024 {
+				return fmt.Errorf("%q is not a number from 1 to 1024", v)
+			}
+			c.WebhookConcurrency = n
+			return nil
 		}},
 		{"cors-origins", "", "comma-separated origins (scheme://host[:port]) whose browser pages may call the FHIR, supply and resolver APIs; * allows any (a public directory); empty sends no CORS headers", func(c *Config, v string) (err error) {
 			c.CORSOrigins, err = parseOrigins(v)

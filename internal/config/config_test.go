@@ -37,6 +37,8 @@ func TestParseDefaults(t *testing.T) {
 		LogLevel:        slog.LevelInfo,
 		RollbackWindow:  15 * time.Minute,
 		ShutdownTimeout: 15 * time.Second,
+
+		WebhookConcurrency: 32,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -272,6 +274,36 @@ func TestFHIRPublicRead(t *testing.T) {
 		}
 		if err != nil || c.FHIRPublicRead != tt.want {
 			t.Errorf("%v %v: got %v, %v; want %v", tt.args, tt.env, c.FHIRPublicRead, err, tt.want)
+		}
+	}
+}
+
+func TestWebhookFlags(t *testing.T) {
+	tests := []struct {
+		args        []string
+		env         map[string]string
+		loopback    bool
+		concurrency int
+		bad         bool
+	}{
+		{nil, nil, false, 32, false},
+		{[]string{"--webhook-allow-loopback"}, nil, true, 32, false},
+		{nil, map[string]string{"PROVIDERD_WEBHOOK_ALLOW_LOOPBACK": "true", "PROVIDERD_WEBHOOK_CONCURRENCY": "8"}, true, 8, false},
+		{[]string{"--webhook-concurrency", "64"}, nil, false, 64, false},
+		{[]string{"--webhook-allow-loopback=perhaps"}, nil, false, 0, true},
+		{[]string{"--webhook-concurrency", "0"}, nil, false, 0, true},
+		{[]string{"--webhook-concurrency", "many"}, nil, false, 0, true},
+	}
+	for _, tt := range tests {
+		c, err := Parse(append([]string{"--reference", "."}, tt.args...), func(k string) string { return tt.env[k] })
+		if tt.bad {
+			if err == nil {
+				t.Errorf("%v: no error", tt.args)
+			}
+			continue
+		}
+		if err != nil || c.WebhookAllowLoopback != tt.loopback || c.WebhookConcurrency != tt.concurrency {
+			t.Errorf("%v %v: got %v %d, %v", tt.args, tt.env, c.WebhookAllowLoopback, c.WebhookConcurrency, err)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"providerdir/rest/export"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
+	"providerdir/webhook"
 )
 
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
@@ -41,7 +42,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	packs := auditpack.New(e.store, e.base)
 	packs.Routes(v1)
 	packs.Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
-	resolver.New(e.store).Routes(root.PathPrefix("/resolver/v1").Subrouter())
+	resolverRoutes := root.PathPrefix("/resolver/v1").Subrouter()
+	resolver.New(e.store).Routes(resolverRoutes)
+	webhook.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {

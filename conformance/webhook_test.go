@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/internal/httpserver"
+	"providerdir/rest"
+	"providerdir/rest/apikey"
+	"providerdir/rest/gate"
+	"providerdir/store/embedded"
+	"providerdir/webhook"
+)
+
+// The webhook checks pass against the real registration endpoints with a live key, and with
+// the sandbox key pass the 403 check and skip those that need a live key.
+func TestWebhookChecks(t *testing.T) {
+	st, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	g := gate.New(st, gate.Options{})
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := httpserver.New(httpserver.Options{
+		Logger: slog.New(slog.DiscardHandler),
+		Surfaces: []httpserver.Surface{{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError,
+			Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) { webhook.NewAPI(st, webhook.AddressPolicy{}, nil).Routes(r) })}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	live, _, err := g.Keys().Create(ctx, apikey.TierStarter, "conformance", apikey.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox, _, err := g.Keys().Sandbox(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key        string
+		minPassing int
+	}{
+		{live.Reveal(), len(webhookChecks()) - 1}, // the lifecycle skips where example.com does not resolve
+		{sandbox.Reveal(), 2},                     // no key, and the read-only key refused
+	} {
+		rep := RunChecks(ctx, Options{Credentials: Credentials{BaseURL: srv.URL, ResolverKey: c.key}}, webhookChecks())
+		passed := 0
+		for _, r := range rep.Results {
+			switch r.Status {
+			case Pass:
+				passed++
+			case Fail:
+				t.Errorf("%s: %s", r.Name, r.Reason)
+			}
+		}
+		if passed < c.minPassing {
+			t.Errorf("%d checks passed, want at least %d: %+v", passed, c.minPassing, rep.Results)
+		}
+	}
+}

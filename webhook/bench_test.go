@@ -1,0 +1,143 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"providerdir/catalog"
+	"providerdir/store"
+)
+
+// Scale of one round of BenchmarkDelivery: subscriptions each watching benchWatched NPIs, all
+// of which change between two snapshots; benchEvents in all, 10,000 unless
+// WEBHOOK_BENCH_EVENTS says otherwise (make bench asks for 100,000).
+const benchWatched = MaxWatchedNPIs
+
+var benchEvents = func() int {
+	if n, err := strconv.Atoi(os.Getenv("WEBHOOK_BENCH_EVENTS")); err == nil && n >= benchWatched {
+		return n / benchWatched * benchWatched
+	}
+	return 10 * benchWatched
+}()
+
+// BenchmarkDelivery measures the event side end to end on the embedded store: a registry
+// change set of benchEvents watched NPIs is fanned out into deliveries (events/s), which the
+// worker claims, signs, POSTs to a receiver on loopback and records (delivered/s); beside them
+// the receiver's own ceiling, the same POSTs from plain clients at the worker's concurrency with
+// no store. Run it with -benchtime 1x.
+func BenchmarkDelivery(b *testing.B) {
+	var got atomic.Int64
+	rv := newReceiver(b, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	for range b.N {
+		st, clk := openStore(b), newClock()
+		ctx := context.Background()
+		npis := benchChangeSet(b, st)
+		if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor before the change set
+			b.Fatal(err)
+		}
+		for i := range benchEvents / benchWatched {
+			subscribe(b, st, nil, rv.srv.URL, []string{EventProviderChanged}, npis[i*benchWatched:(i+1)*benchWatched]...)
+		}
+		benchChangeRecords(b, st, npis)
+		began := time.Now()
+		if err := Fanout(ctx, st, clk.Now); err != nil {
+			b.Fatal(err)
+		}
+		fanned := time.Since(began)
+		if n := queueLen(b, st); n != benchEvents {
+			b.Fatalf("%d deliveries queued, want %d", n, benchEvents)
+		}
+		before := got.Load()
+		began = time.Now()
+		stop := startWorker(b, WorkerOptions{Store: st, Now: clk.Now})
+		waitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
+		waitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
+		sent := time.Since(began)
+		stop()
+		b.ReportMetric(float64(benchEvents)/fanned.Seconds(), "events/s")
+		b.ReportMetric(float64(benchEvents)/sent.Seconds(), "delivered/s")
+		b.ReportMetric(receiverCeiling(b, rv.srv.URL, DefaultConcurrency), "receiver-ceiling/s")
+	}
+}
+
+// benchChangeSet stores two serving generations of benchEvents registry records that differ
+// in one field, the second serving, and returns the NPIs.
+func benchChangeSet(b *testing.B, st store.Store) []string {
+	ctx := context.Background()
+	npis := make([]string, benchEvents)
+	for i := range npis {
+		npis[i] = fmt.Sprintf("1%09d", i)
+	}
+	snap := store.Snapshot{}
+	for _, city := range []string{"Albany", "Boston"} {
+		gen, err := store.NewGeneration(ctx, st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs := make([]store.Document, len(npis))
+		for i, n := range npis {
+			docs[i] = store.Document{ID: n, Body: fmt.Appendf(nil,
+				`{"record":{"npi":%q,"city":%q},"provenance":{"_dataset_id":"nppes","_snapshot":"2026-01-0%d"}}`, n, city, len(city)%9)}
+		}
+		if err := st.Put(ctx, gen, catalog.RegistryProviders, docs); err != nil {
+			b.Fatal(err)
+		}
+		if snap, err = store.Switch(ctx, st, snap, map[string]string{catalog.RegistryProviders: gen}, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return npis
+}
+
+// benchChangeRecords writes the change set between the two generations as ingest does, in
+// chunks of 5,000 ids.
+func benchChangeRecords(b *testing.B, st store.Store, npis []string) {
+	snap, err := store.Serving(context.Background(), st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cur, prev := snap.Generation(catalog.RegistryProviders), snap.Previous[catalog.RegistryProviders]
+	for c := 0; c*5000 < len(npis); c++ {
+		ids := npis[c*5000 : min((c+1)*5000, len(npis))]
+		body, _ := json.Marshal(catalog.ChangeSet{Generation: cur, Previous: prev, Collection: catalog.RegistryProviders, Changed: ids})
+		if _, err := st.PutRecord(context.Background(), store.Record{Kind: catalog.ChangeKind, ID: fmt.Sprintf("%s.%s.%06d", cur, catalog.RegistryProviders, c), Body: body}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// receiverCeiling POSTs benchEvents bodies to url from n clients at once and returns the rate
+// the receiver took them at.
+func receiverCeiling(b *testing.B, url string, n int) float64 {
+	body := []byte(`{"event":"provider.changed","npi":"1000000000","change":"changed","fields":{"city":{"old":"Albany","new":"Boston"}}}`)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	began := time.Now()
+	for range n {
+		wg.Go(func() {
+			for next.Add(1) <= int64(benchEvents) {
+				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	return float64(benchEvents) / time.Since(began).Seconds()
+}

@@ -1,0 +1,510 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"providerdir/catalog"
+	"providerdir/store"
+)
+
+// SourceRefreshed is the body of source.refreshed (seeds/001 section 2); delivered_at is added
+// by each attempt. PreviousSnapshot is null the first time a family is loaded beside others.
+type SourceRefreshed struct {
+	Event            string  `json:"event"`
+	DatasetID        string  `json:"dataset_id"`
+	Snapshot         string  `json:"snapshot"`
+	PreviousSnapshot *string `json:"previous_snapshot"`
+	// Deprecation announces, at least 90 days ahead, the removal of something the dataset's
+	// consumers rely on (seeds/001 sections 6 and 9); absent while nothing is deprecated.
+	Deprecation *Deprecation `json:"deprecation,omitempty"`
+}
+
+// Deprecation is a notice carried by source.refreshed.
+type Deprecation struct {
+	Notice string `json:"notice"`
+	// Sunset is the date (YYYY-MM-DD) of the removal.
+	Sunset string `json:"sunset"`
+}
+
+// deprecations are the notices in force, by dataset id. Nothing in v1 is deprecated (seeds/001
+// section 9), so the table is empty; a notice added here rides on every source.refreshed of its
+// dataset until the sunset.
+var deprecations = map[string]Deprecation{}
+
+// ProviderChanged is the body of provider.changed: a watched NPI's registry record differs
+// between the previous and the new snapshot. Change is "changed", "added" (the NPI appeared)
+// or "removed" (it left the registry file); Fields holds each top-level field of the record
+// that differs, with its old and new value (null where absent). The old values are read from
+// the previous generation, which is kept for the rollback window after a switch; an event
+// fanned out after it was collected has empty Fields and a null PreviousSnapshot.
+type ProviderChanged struct {
+	Event            string                 `json:"event"`
+	NPI              string                 `json:"npi"`
+	Change           string                 `json:"change"`
+	Fields           map[string]FieldChange `json:"fields"`
+	Snapshot         *string                `json:"snapshot"`
+	PreviousSnapshot *string                `json:"previous_snapshot"`
+	Provenance       json.RawMessage        `json:"provenance"`
+}
+
+// FieldChange is one field's old and new value.
+type FieldChange struct {
+	Old json.RawMessage `json:"old"`
+	New json.RawMessage `json:"new"`
+}
+
+// ExclusionAdded is the body of exclusion.added: a watched NPI appears on the OIG exclusion
+// list in a new snapshot.
+type ExclusionAdded struct {
+	Event         string          `json:"event"`
+	NPI           string          `json:"npi"`
+	ExclusionType string          `json:"exclusion_type"`
+	ExclusionDate string          `json:"exclusion_date,omitempty"`
+	Snapshot      *string         `json:"snapshot"`
+	Provenance    json.RawMessage `json:"provenance"`
+}
+
+// Ping is the body of the test delivery of POST /webhooks/{id}/test.
+type Ping struct {
+	Event        string `json:"event"`
+	Subscription string `json:"subscription"`
+}
+
+// cursorID names the fan-out cursor record: the id of the last change-set record turned into
+// deliveries.
+const cursorID = "changesets"
+
+type cursor struct {
+	After string `json:"after"`
+}
+
+// fanoutLoop runs fanout at once and then every FanoutInterval until ctx ends.
+func (w *Worker) fanoutLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		if err := Fanout(ctx, w.o.Store, w.o.Now); err != nil && ctx.Err() == nil {
+			w.o.Log.Warn("webhook fan-out", slog.Any("error", err))
+		}
+		sleep(ctx, w.o.FanoutInterval)
+	}
+}
+
+// Fanout turns the change sets recorded since the last call into deliveries. Change-set records
+// are read in id order (generation, collection, chunk) after a durable cursor, which moves on
+// only once a record's deliveries are all stored: a fan-out interrupted anywhere is repeated
+// from the same record, and since deliveries have ids that depend only on the subscription and
+// the event, the repeat adds nothing twice. Several workers may run it at once.
+//
+// A change set is used when its generation serves its collection (or served it until the last
+// switch). One of a generation still being written stops the walk until it switches; one of a
+// generation that no longer exists (an ingest that failed, or one already replaced by the next)
+// is passed over. The first call on a store starts at its newest change set: what happened
+// before webhooks ran is not replayed.
+func Fanout(ctx context.Context, st store.Store, now func() time.Time) error {
+	cur, version, err := readCursor(ctx, st)
+	if err != nil {
+		return err
+	}
+	if version == 0 {
+		return startCursor(ctx, st)
+	}
+	var serving *store.Snapshot // read once there is a change set to judge
+	var gens []string
+	var f *fanout
+	for {
+		recs, err := st.ListRecords(ctx, catalog.ChangeKind, cur.After, 100)
+		if err != nil || len(recs) == 0 {
+			return err
+		}
+		if serving == nil {
+			snap, err := store.Serving(ctx, st)
+			if err != nil {
+				return err
+			}
+			if gens, err = st.Generations(ctx); err != nil {
+				return err
+			}
+			serving = &snap
+		}
+		for _, rec := range recs {
+			var cs catalog.ChangeSet
+			if err := json.Unmarshal(rec.Body, &cs); err != nil {
+				return fmt.Errorf("webhook: change set %s: %w", rec.ID, err)
+			}
+			switch changeSetState(cs, *serving, gens) {
+			case csWait:
+				return nil
+			case csUse:
+				if f == nil {
+					if f, err = newFanout(ctx, st, now); err != nil {
+						return err
+					}
+				}
+				if err := f.changeSet(ctx, cs); err != nil {
+					return err
+				}
+			}
+			cur.After = rec.ID
+			if version, err = writeCursor(ctx, st, cur, version); errors.Is(err, store.ErrConflict) {
+				return nil // another worker moved the cursor; the next call goes on from there
+			} else if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+type csState int
+
+const (
+	csUse csState = iota
+	csWait
+	csSkip
+)
+
+func changeSetState(cs catalog.ChangeSet, serving store.Snapshot, gens []string) csState {
+	switch {
+	case serving.Generation(cs.Collection) == cs.Generation, serving.Previous[cs.Collection] == cs.Generation:
+		return csUse
+	case cs.Generation > serving.Generation(cs.Collection) && slices.Contains(gens, cs.Generation):
+		return csWait
+	}
+	return csSkip
+}
+
+func readCursor(ctx context.Context, st store.Store) (cursor, int64, error) {
+	rec, err := st.GetRecord(ctx, cursorKind, cursorID)
+	if errors.Is(err, store.ErrNotFound) {
+		return cursor{}, 0, nil
+	}
+	if err != nil {
+		return cursor{}, 0, err
+	}
+	var c cursor
+	if err := json.Unmarshal(rec.Body, &c); err != nil {
+		return cursor{}, 0, fmt.Errorf("webhook: fan-out cursor: %w", err)
+	}
+	return c, rec.Version, nil
+}
+
+// writeCursor moves the cursor by compare-and-swap (creates it at version 0).
+func writeCursor(ctx context.Context, st store.Store, c cursor, version int64) (int64, error) {
+	body, _ := json.Marshal(c)
+	rec, err := st.PutRecord(ctx, store.Record{Kind: cursorKind, ID: cursorID, Version: version, Body: body})
+	return rec.Version, err
+}
+
+// startCursor creates the cursor at the newest change set there is.
+func startCursor(ctx context.Context, st store.Store) error {
+	var c cursor
+	for {
+		recs, err := st.ListRecords(ctx, catalog.ChangeKind, c.After, store.MaxLimit)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			break
+		}
+		c.After = recs[len(recs)-1].ID
+	}
+	_, err := writeCursor(ctx, st, c, 0)
+	if errors.Is(err, store.ErrConflict) {
+		return nil // another worker started it
+	}
+	return err
+}
+
+// fanout is one pass's view of the subscriptions: who wants each event, and who watches each
+// NPI.
+type fanout struct {
+	st        store.Store
+	now       func() time.Time
+	par       parallel
+	refreshed []string            // subscriptions wanting source.refreshed
+	changed   map[string][]string // NPI -> subscriptions watching it for provider.changed
+	excluded  map[string][]string // NPI -> subscriptions watching it for exclusion.added
+}
+
+func newFanout(ctx context.Context, st store.Store, now func() time.Time) (*fanout, error) {
+	subs, err := allSubscriptions(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	f := &fanout{st: st, now: now, par: newParallel(fanoutParallelism), changed: map[string][]string{}, excluded: map[string][]string{}}
+	for _, s := range subs {
+		if s.Wants(EventSourceRefreshed) {
+			f.refreshed = append(f.refreshed, s.ID)
+		}
+		for _, n := range s.NPIs {
+			if s.Wants(EventProviderChanged) {
+				f.changed[n] = append(f.changed[n], s.ID)
+			}
+			if s.Wants(EventExclusionAdded) {
+				f.excluded[n] = append(f.excluded[n], s.ID)
+			}
+		}
+	}
+	return f, nil
+}
+
+// fanoutParallelism is how many events of a change set are turned into deliveries at once:
+// each delivery is two durable writes, which the store commits together when they come
+// together.
+const fanoutParallelism = 16
+
+// changeSet stores the deliveries of one change-set record, returning once all are stored.
+func (f *fanout) changeSet(ctx context.Context, cs catalog.ChangeSet) error {
+	f.events(ctx, cs)
+	return f.par.wait()
+}
+
+// events starts the work of each event of a change set on f.par.
+func (f *fanout) events(ctx context.Context, cs catalog.ChangeSet) {
+	switch cs.Collection {
+	case catalog.ManifestCollection:
+		if len(f.refreshed) == 0 {
+			return
+		}
+		for _, family := range slices.Concat(cs.Added, cs.Changed) {
+			f.par.do(func() error { return f.sourceRefreshed(ctx, cs, family) })
+		}
+	case catalog.RegistryProviders:
+		for kind, ids := range map[string][]string{"added": cs.Added, "changed": cs.Changed, "removed": cs.Removed} {
+			for _, npi := range ids {
+				if subs := f.changed[npi]; len(subs) > 0 {
+					f.par.do(func() error { return f.providerChanged(ctx, cs, kind, npi, subs) })
+				}
+			}
+		}
+	case catalog.Exclusions:
+		if len(f.excluded) == 0 {
+			return
+		}
+		for _, id := range cs.Added {
+			f.par.do(func() error { return f.exclusionAdded(ctx, cs, id) })
+		}
+	}
+}
+
+// parallel runs functions on at most n goroutines and keeps the first error.
+type parallel struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	err   error
+}
+
+func newParallel(n int) parallel { return parallel{slots: make(chan struct{}, n)} }
+
+// do runs fn once a slot is free; after an error it runs nothing more.
+func (p *parallel) do(fn func() error) {
+	p.slots <- struct{}{}
+	p.mu.Lock()
+	failed := p.err != nil
+	p.mu.Unlock()
+	if failed {
+		<-p.slots
+		return
+	}
+	p.wg.Go(func() {
+		defer func() { <-p.slots }()
+		if err := fn(); err != nil {
+			p.mu.Lock()
+			if p.err == nil {
+				p.err = err
+			}
+			p.mu.Unlock()
+		}
+	})
+}
+
+// wait waits for every function started and returns the first error, and clears it.
+func (p *parallel) wait() error {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.err
+	p.err = nil
+	return err
+}
+
+// eventID is the id of the event about key in a generation: "evt_", the generation (so ids
+// sort in the order the snapshots were made) and a digest of the event type and key.
+func eventID(generation, event, key string) string {
+	h := sha256.Sum256([]byte(event + "\x00" + key))
+	return "evt_" + generation + "_" + hex.EncodeToString(h[:8])
+}
+
+// send enqueues one event for each subscription.
+func (f *fanout) send(ctx context.Context, subs []string, id, event string, body any) error {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	now := f.now().UTC()
+	for _, s := range subs {
+		if _, err := enqueue(ctx, f.st, s, id, event, payload, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanout) sourceRefreshed(ctx context.Context, cs catalog.ChangeSet, family string) error {
+	m, ok, err := manifestAt(ctx, f.st, cs.Generation, family)
+	if err != nil || !ok {
+		return err
+	}
+	body := SourceRefreshed{Event: EventSourceRefreshed, DatasetID: m.DatasetID, Snapshot: m.Snapshot}
+	if prev, ok, err := manifestAt(ctx, f.st, cs.Previous, family); err != nil {
+		return err
+	} else if ok {
+		body.PreviousSnapshot = &prev.Snapshot
+	}
+	if d, ok := deprecations[m.DatasetID]; ok {
+		body.Deprecation = &d
+	}
+	return f.send(ctx, f.refreshed, eventID(cs.Generation, EventSourceRefreshed, family), EventSourceRefreshed, body)
+}
+
+// manifestAt reads a family's manifest in a generation; false when it is not there (the
+// generation was dropped, or the family is new).
+func manifestAt(ctx context.Context, st store.Store, gen, family string) (catalog.Manifest, bool, error) {
+	var m catalog.Manifest
+	ok, err := getJSON(ctx, st, gen, catalog.ManifestCollection, family, &m)
+	return m, ok, err
+}
+
+// getJSON reads and decodes a document; false when it is absent.
+func getJSON(ctx context.Context, st store.Store, gen, collection, id string, v any) (bool, error) {
+	if gen == "" {
+		return false, nil
+	}
+	doc, err := st.Get(ctx, gen, collection, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(doc.Body, v); err != nil {
+		return false, fmt.Errorf("webhook: %s/%s: %w", collection, id, err)
+	}
+	return true, nil
+}
+
+// sourceDoc is the stored shape of a source record (mapping.Body), its record left undecoded.
+type sourceDoc struct {
+	Record     json.RawMessage `json:"record"`
+	Provenance json.RawMessage `json:"provenance"`
+}
+
+// snapshot is the _snapshot of a provenance record, or nil.
+func (d sourceDoc) snapshot() *string {
+	var p struct {
+		Snapshot string `json:"_snapshot"`
+	}
+	if json.Unmarshal(d.Provenance, &p) != nil || p.Snapshot == "" {
+		return nil
+	}
+	return &p.Snapshot
+}
+
+func (f *fanout) providerChanged(ctx context.Context, cs catalog.ChangeSet, change, npi string, subs []string) error {
+	var old, cur sourceDoc
+	hadOld, err := getJSON(ctx, f.st, cs.Previous, catalog.RegistryProviders, npi, &old)
+	if err != nil {
+		return err
+	}
+	hasNew, err := getJSON(ctx, f.st, cs.Generation, catalog.RegistryProviders, npi, &cur)
+	if err != nil {
+		return err
+	}
+	body := ProviderChanged{Event: EventProviderChanged, NPI: npi, Change: change,
+		Fields: diffFields(old.Record, cur.Record), Snapshot: cur.snapshot(), PreviousSnapshot: old.snapshot(),
+		Provenance: cur.Provenance}
+	if !hasNew {
+		body.Provenance = old.Provenance
+	}
+	if !hadOld && !hasNew {
+		return nil
+	}
+	if change == "changed" && !hadOld {
+		// The previous generation is gone (collected after the rollback window): what changed
+		// cannot be told, and listing every field as new would say what is not so.
+		body.Fields = map[string]FieldChange{}
+	}
+	if body.Provenance == nil {
+		body.Provenance = json.RawMessage("null")
+	}
+	return f.send(ctx, subs, eventID(cs.Generation, EventProviderChanged, npi), EventProviderChanged, body)
+}
+
+// diffFields compares two JSON objects member by member (values compacted, so only content
+// counts) and returns the members that differ with both values; null stands for an absent one.
+func diffFields(old, cur json.RawMessage) map[string]FieldChange {
+	var a, b map[string]json.RawMessage
+	_ = json.Unmarshal(old, &a)
+	_ = json.Unmarshal(cur, &b)
+	out := map[string]FieldChange{}
+	null := json.RawMessage("null")
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !sameJSON(v, w) {
+			out[k] = FieldChange{Old: v, New: orNull(w, ok, null)}
+		}
+	}
+	for k, w := range b {
+		if _, ok := a[k]; !ok {
+			out[k] = FieldChange{Old: null, New: w}
+		}
+	}
+	return out
+}
+
+func orNull(v json.RawMessage, ok bool, null json.RawMessage) json.RawMessage {
+	if !ok {
+		return null
+	}
+	return v
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+func (f *fanout) exclusionAdded(ctx context.Context, cs catalog.ChangeSet, id string) error {
+	var doc sourceDoc
+	ok, err := getJSON(ctx, f.st, cs.Generation, catalog.Exclusions, id, &doc)
+	if err != nil || !ok {
+		return err
+	}
+	var rec struct {
+		NPI           string `json:"npi"`
+		ExclusionType string `json:"exclusion_type"`
+		ExclusionDate string `json:"exclusion_date"`
+	}
+	if err := json.Unmarshal(doc.Record, &rec); err != nil {
+		return fmt.Errorf("webhook: exclusion %s: %w", id, err)
+	}
+	subs := f.excluded[strings.TrimSpace(rec.NPI)]
+	if len(subs) == 0 {
+		return nil
+	}
+	body := ExclusionAdded{Event: EventExclusionAdded, NPI: rec.NPI, ExclusionType: rec.ExclusionType,
+		ExclusionDate: rec.ExclusionDate, Snapshot: doc.snapshot(), Provenance: doc.Provenance}
+	return f.send(ctx, subs, eventID(cs.Generation, EventExclusionAdded, id), EventExclusionAdded, body)
+}

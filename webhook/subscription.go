@@ -1,0 +1,254 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"providerdir/ident"
+	"providerdir/store"
+)
+
+// Record kinds of this package in the store.
+const (
+	subscriptionKind = "webhook_subscription" // id: the subscription id; body: Subscription
+	deliveryKind     = "webhook_delivery"     // id: <subscription id>.<event id>; body: Delivery
+	dueKind          = "webhook_due"          // id: <due time>.<delivery id>; body: empty
+	cursorKind       = "webhook_cursor"       // id: cursorID; body: cursor
+)
+
+// Event types (seeds/001 section 6) and the test ping.
+const (
+	EventSourceRefreshed = "source.refreshed"
+	EventProviderChanged = "provider.changed"
+	EventExclusionAdded  = "exclusion.added"
+	// EventPing is sent by POST /webhooks/{id}/test only; it cannot be subscribed to.
+	EventPing = "ping"
+)
+
+// Events lists the event types a subscription may ask for.
+var Events = []string{EventSourceRefreshed, EventProviderChanged, EventExclusionAdded}
+
+// Limits of a subscription.
+const (
+	// MaxWatchedNPIs bounds a subscription's watch list: as many NPIs as one batch resolution
+	// takes, so a record stays small on every backend.
+	MaxWatchedNPIs = 1000
+	// MaxSubscriptionsPerKey bounds the subscriptions one key may hold.
+	MaxSubscriptionsPerKey = 20
+	// RotationOverlap is how long a rotated-out secret still signs deliveries beside the new
+	// one, so that a receiver can switch secrets without refusing a delivery.
+	RotationOverlap = 24 * time.Hour
+)
+
+// Subscription states.
+const (
+	StatusActive = "active"
+	// StatusDisabled: the receiver answered 410 Gone; nothing more is sent.
+	StatusDisabled = "disabled"
+)
+
+// Subscription is a stored webhook registration. The signing secret is stored as it is
+// (deliveries are signed with it, so it cannot be kept as a one-way hash); it never leaves the
+// service except once, in the response that creates or rotates it, and is never logged.
+type Subscription struct {
+	ID     string   `json:"id"`
+	Owner  string   `json:"owner"` // the id of the resolver key that registered it
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	NPIs   []string `json:"npis"`
+	Status string   `json:"status"`
+	// DisabledReason says why a disabled subscription stopped.
+	DisabledReason string    `json:"disabled_reason,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	Secret         string    `json:"secret"`
+	// PreviousSecret signs beside Secret until PreviousUntil.
+	PreviousSecret string     `json:"previous_secret,omitempty"`
+	PreviousUntil  *time.Time `json:"previous_until,omitempty"`
+
+	version int64
+}
+
+// Wants reports whether the subscription is active and asked for event.
+func (s Subscription) Wants(event string) bool {
+	return s.Status == StatusActive && slices.Contains(s.Events, event)
+}
+
+// secrets are the secrets a delivery at now is signed with, the current one first.
+func (s Subscription) secrets(now time.Time) []string {
+	if s.PreviousSecret != "" && s.PreviousUntil != nil && now.Before(*s.PreviousUntil) {
+		return []string{s.Secret, s.PreviousSecret}
+	}
+	return []string{s.Secret}
+}
+
+func (s Subscription) record() (store.Record, error) {
+	body, err := json.Marshal(s)
+	return store.Record{Kind: subscriptionKind, ID: s.ID, Version: s.version, Body: body}, err
+}
+
+func decodeSubscription(rec store.Record) (Subscription, error) {
+	var s Subscription
+	if err := json.Unmarshal(rec.Body, &s); err != nil {
+		return Subscription{}, fmt.Errorf("webhook: subscription %s: %w", rec.ID, err)
+	}
+	s.version = rec.Version
+	return s, nil
+}
+
+// newSubscriptionID returns "wh_" and 16 random hex digits.
+func newSubscriptionID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "wh_" + hex.EncodeToString(b)
+}
+
+// validSubscriptionID reports whether id has the shape newSubscriptionID gives.
+func validSubscriptionID(id string) bool {
+	return len(id) == len("wh_")+16 && strings.HasPrefix(id, "wh_") && isLowerHex(id[3:])
+}
+
+// validEventID reports whether id may be an event id: "evt_" and up to 128 letters, digits and
+// underscores.
+func validEventID(id string) bool {
+	if !strings.HasPrefix(id, "evt_") || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// InputError is a registration the caller must fix; Code is the resolver error code.
+type InputError struct {
+	Code    string
+	Message string
+}
+
+func (e *InputError) Error() string { return e.Message }
+
+// Error codes of the webhook endpoints (additions to seeds/001 section 7, which names none).
+const (
+	CodeInvalidBody  = "invalid_body"
+	CodeInvalidURL   = "invalid_url"
+	CodeInvalidEvent = "invalid_event"
+	CodeInvalidNPI   = "invalid_npi"
+	CodeTooManyNPIs  = "too_many_npis"
+	CodeForbidden    = "forbidden"
+	CodeLimitReached = "subscription_limit"
+)
+
+// Registration is what POST /webhooks takes.
+type Registration struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	NPIs   []string `json:"npis"`
+}
+
+// normalize checks a registration and returns its events and NPIs sorted and without
+// duplicates. The URL is checked separately (AddressPolicy.CheckURL), since it needs the network.
+func (r Registration) normalize() (events, npis []string, err error) {
+	if len(r.Events) == 0 {
+		return nil, nil, &InputError{CodeInvalidEvent, "events must name at least one of source.refreshed, provider.changed, exclusion.added"}
+	}
+	for _, e := range r.Events {
+		if !slices.Contains(Events, e) {
+			return nil, nil, &InputError{CodeInvalidEvent, fmt.Sprintf("unknown event %q: use source.refreshed, provider.changed or exclusion.added", e)}
+		}
+	}
+	events = slices.Compact(slices.Sorted(slices.Values(r.Events)))
+	npis = slices.Compact(slices.Sorted(slices.Values(r.NPIs)))
+	if len(npis) > MaxWatchedNPIs {
+		return nil, nil, &InputError{CodeTooManyNPIs, fmt.Sprintf("npis holds %d NPIs; at most %d may be watched", len(npis), MaxWatchedNPIs)}
+	}
+	for _, n := range npis {
+		if err := ident.ValidateNPI(n); err != nil {
+			return nil, nil, &InputError{CodeInvalidNPI, fmt.Sprintf("npis: %q is not a valid NPI", n)}
+		}
+	}
+	watching := slices.Contains(events, EventProviderChanged) || slices.Contains(events, EventExclusionAdded)
+	if watching && len(npis) == 0 {
+		return nil, nil, &InputError{CodeInvalidBody, "npis must list the NPIs to watch for provider.changed and exclusion.added"}
+	}
+	if npis == nil {
+		npis = []string{}
+	}
+	return events, npis, nil
+}
+
+// ErrNotFound: no subscription with that id belongs to the caller.
+var ErrNotFound = errors.New("webhook: subscription not found")
+
+// getSubscription reads a subscription; ErrNotFound when there is none.
+func getSubscription(ctx context.Context, st store.Store, id string) (Subscription, error) {
+	rec, err := st.GetRecord(ctx, subscriptionKind, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Subscription{}, ErrNotFound
+	}
+	if err != nil {
+		return Subscription{}, err
+	}
+	return decodeSubscription(rec)
+}
+
+// allSubscriptions reads every subscription, a page at a time.
+func allSubscriptions(ctx context.Context, st store.Store) ([]Subscription, error) {
+	var out []Subscription
+	after := ""
+	for {
+		recs, err := st.ListRecords(ctx, subscriptionKind, after, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			s, err := decodeSubscription(rec)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		if len(recs) < 500 {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
+}
+
+// updateSubscription changes a subscription by compare-and-swap.
+func updateSubscription(ctx context.Context, st store.Store, id string, change func(*Subscription) error) (Subscription, error) {
+	var out Subscription
+	_, err := store.Update(ctx, st, subscriptionKind, id, func(old store.Record) (store.Record, error) {
+		s, err := decodeSubscription(old)
+		if err != nil {
+			return old, err
+		}
+		if err := change(&s); err != nil {
+			return old, err
+		}
+		out = s
+		old.Body, err = json.Marshal(s)
+		return old, err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return Subscription{}, ErrNotFound
+	}
+	return out, err
+}
