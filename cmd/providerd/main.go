@@ -29,6 +29,8 @@ import (
 	"providerdir/internal/metrics"
 	"providerdir/internal/storeopen"
 	"providerdir/rest"
+	"providerdir/rest/evidence"
+	"providerdir/rest/evidence/chat"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
@@ -136,6 +138,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	defer auth.Close() // before the store closes
 
 	fsrv := fhir.New(fhirConfig(cfg, st, log))
+	sup := supply.New(st, cfg.BaseURL)
+	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: evidenceModel(cfg)})
 
 	h, err := httpserver.New(httpserver.Options{
 		Logger:         log,
@@ -144,7 +148,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		TrustedProxies: cfg.TrustedProxies,
 		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, cfg.BaseURL).Routes)},
+			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) { sup.Routes(r); ask.Routes(r) })},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)
@@ -153,6 +157,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			}},
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
+				ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy))
 			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.Routes},
 		},
@@ -203,6 +208,15 @@ func serve(cfg config.Config, log *slog.Logger) error {
 func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger) fhir.Config {
 	return fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins,
 		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log}
+}
+
+// evidenceModel is the language model the evidence query phrases answers with, nil without
+// --llm-url.
+func evidenceModel(cfg config.Config) evidence.Completer {
+	if cfg.LLMURL == "" {
+		return nil
+	}
+	return chat.New(chat.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
 }
 
 func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
