@@ -174,7 +174,7 @@ func (b *builder) answer() (*Answer, error) {
 			is, side = "is", "below"
 		}
 		a.Summary = fmt.Sprintf("%s %s underserved for %s: its %s providers per 100,000 residents are %s 3/4 of the national density of %s.",
-			b.place(r), is, b.label, per(r.Per100k), side, per(n.Per100k))
+			r.StateName, is, b.label, per(r.Per100k), side, per(n.Per100k))
 		b.claim(fmt.Sprintf("%s (%s) %s underserved: %s per 100,000 against a threshold of 3/4 of the national %s per 100,000.",
 			r.StateName, r.StateCode, is, per(r.Per100k), per(n.Per100k)), b.derived(), study.FieldUnderserved)
 		b.densityClaim(r)
@@ -183,7 +183,7 @@ func (b *builder) answer() (*Answer, error) {
 	case b.in.Kind == KindRank && len(rows) == 1:
 		r := rows[0]
 		a.Summary = fmt.Sprintf("%s ranks %d of 51 for %s density, with %s providers per 100,000 residents (quartile %d of 4).",
-			b.place(r), r.Rank, b.label, per(r.Per100k), r.Quartile)
+			r.StateName, r.Rank, b.label, per(r.Per100k), r.Quartile)
 		a.Value, a.Unit = num(float64(r.Rank)), unit("rank of 51 by density (1 is the highest)")
 		b.rankClaim(r)
 		b.densityClaim(r)
@@ -191,7 +191,7 @@ func (b *builder) answer() (*Answer, error) {
 		a.Summary = b.extreme(a)
 	case b.in.Kind == KindCount && len(rows) == 1:
 		r := rows[0]
-		a.Summary = fmt.Sprintf("%s has %s active %s providers in the registry (%s per 100,000 residents).", b.place(r), count(r.ActiveProviders), b.label, per(r.Per100k))
+		a.Summary = fmt.Sprintf("%s has %s active %s providers in the registry (%s per 100,000 residents).", r.StateName, count(r.ActiveProviders), b.label, per(r.Per100k))
 		a.Value, a.Unit = num(float64(r.ActiveProviders)), unit("providers")
 		b.countClaim(r)
 		b.densityClaim(r)
@@ -202,7 +202,7 @@ func (b *builder) answer() (*Answer, error) {
 	case len(rows) == 1:
 		r := rows[0]
 		a.Summary = fmt.Sprintf("%s has %s active %s providers per 100,000 residents (%s providers, 2024 population %s), rank %d of 51 by density.",
-			b.place(r), per(r.Per100k), b.label, count(r.ActiveProviders), count(r.Population), r.Rank)
+			r.StateName, per(r.Per100k), b.label, count(r.ActiveProviders), count(r.Population), r.Rank)
 		a.Value, a.Unit = num(r.Per100k), unit("providers per 100,000 residents")
 		b.densityClaim(r)
 		b.countClaim(r)
@@ -214,17 +214,13 @@ func (b *builder) answer() (*Answer, error) {
 		a.Value, a.Unit = num(n.Per100k), unit("providers per 100,000 residents")
 		b.nationalClaims()
 	}
+	if b.widened != "" {
+		a.Summary = fmt.Sprintf("County-level supply is not available, so %s is answered with the state-level figures of %s: %s",
+			b.county, rows[0].StateName, a.Summary)
+	}
 	return a, nil
 }
 
-// place names the state of a row, and for a widened answer says that the county is answered
-// with it.
-func (b *builder) place(r study.Row) string {
-	if b.widened != "" {
-		return fmt.Sprintf("%s, answered with the state-level figures of %s (county-level supply is not available),", b.county, r.StateName)
-	}
-	return r.StateName
-}
 
 func (b *builder) compare(rows []study.Row) string {
 	var parts []string

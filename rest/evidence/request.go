@@ -41,7 +41,9 @@ type Request struct {
 
 // Options are the request's options.
 type Options struct {
-	MaxEvidenceItems *json.RawMessage `json:"max_evidence_items"`
+	// MaxEvidenceItems is kept raw, so that a null (which json would read as absent), a string or
+	// a fraction are each refused rather than read as something else.
+	MaxEvidenceItems json.RawMessage `json:"max_evidence_items"`
 }
 
 // badRequest is why a body was refused: the status, the code and a sentence for the client.
@@ -95,7 +97,7 @@ func readRequest(r *http.Request) (query, *badRequest) {
 	q := query{text: *req.Query, maxItems: DefaultMaxEvidenceItems}
 	if req.Options != nil && req.Options.MaxEvidenceItems != nil {
 		// A JSON integer token: strings, fractions, exponents and null are refused.
-		raw := string(*req.Options.MaxEvidenceItems)
+		raw := string(req.Options.MaxEvidenceItems)
 		v, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || v < MinEvidenceItems || v > MaxEvidenceItems {
 			return bad(CodeInvalidOption, fmt.Sprintf("options.max_evidence_items is %s; it must be an integer from %d to %d.",

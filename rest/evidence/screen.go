@@ -53,7 +53,7 @@ var rules = []rule{
 	{RefusePromptInjection, compact, regexp.MustCompile(`ignor\w{0,3}(all|the|any|your)?(previous|prior|above|earlier)|disregard\w{0,3}(all|the|any|your)?(previous|prior|above|instructions)|` +
 		`ignor\w{0,3}(all|your|the)?instructions|systemprompt|jailbreak|developermode|doanythingnow|newinstructions|youarenow`)},
 	// Query syntax: a question never needs it, and the lookups take none.
-	{RefusePromptInjection, lower, regexp.MustCompile(`;\s*(drop|delete|insert|update|truncate|alter|select|shutdown)\b|\bunion(\s+all)?\s+select\b|'\s*or\s+'?\d+'?\s*=\s*'?\d+|` +
+	{RefusePromptInjection, lower, regexp.MustCompile(`;\s*(drop|delete|insert|update|truncate|alter|select|shutdown)\b|\bunion(\s+all)?\s+select\b|['"]\s*or\s+['"]?\d+['"]?\s*=\s*['"]?\d+|` +
 		`\$(where|ne|gt|lt|regex|expr|function)\b|\{\s*"\$|\bdb\.\w+\.(find|drop|remove|delete)|<script\b|\bsleep\(\d+\)|--\s*$`)},
 
 	// One person: an NPI, a doctor's name, personal details, or a search for practitioners.
@@ -75,7 +75,8 @@ var rules = []rule{
 	{RefusePredictions, norm, regexp.MustCompile(`\b(predict\w*|forecast\w*|projection\w*|projected|extrapolat\w*|prognos\w*|future|foresee\w*|anticipat\w*|outlook)\b|` +
 		`\bnext (year|decade|month|quarter|\d+ years|five years|ten years|few years)\b|\bin (the )?(coming|next) (years?|decade)\b|\bin (\d+|two|three|five|ten|twenty) years\b|` +
 		`\bwill (there )?(be|have|increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen|need)\b|` +
-		`\b(going to|expected to|likely to|projected to|set to) (be|increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen|have)\b|` +
+		`\bwill\b( \w+){0,6} (increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen)\b|` +
+		`\b(going to|expected to|likely to|projected to|set to|bound to)\b|` +
 		`\b(by|in|for|until) (20[3-9][0-9]|2[1-9][0-9]{2})\b|\b(shortage|surplus) (coming|ahead)\b`)},
 
 	// Other vendors of provider data, by kind or by name.

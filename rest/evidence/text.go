@@ -30,11 +30,15 @@ func newQuestion(text string) question {
 		}
 		return r
 	}, text)
-	q := question{raw: raw, lower: strings.ToLower(raw), norm: mapping.NormalizeText(raw)}
+	// Apostrophes separate words, so that a possessive keeps its word whole ("Ohio's" reads
+	// "ohio s"); NormalizeText alone would join them ("ohios").
+	q := question{raw: raw, lower: strings.ToLower(raw), norm: mapping.NormalizeText(apostrophes.Replace(raw))}
 	q.words = strings.Fields(q.norm)
 	q.compact = compactLetters(q.norm)
 	return q
 }
+
+var apostrophes = strings.NewReplacer("'", " ", "’", " ", "ʼ", " ")
 
 // leet reads digits and symbols commonly written for letters as those letters.
 var leet = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's', '!': 'i'}
