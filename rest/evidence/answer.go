@@ -221,7 +221,6 @@ func (b *builder) answer() (*Answer, error) {
 	return a, nil
 }
 
-
 func (b *builder) compare(rows []study.Row) string {
 	var parts []string
 	best := rows[0]
