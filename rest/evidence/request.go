@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -76,6 +77,10 @@ func readRequest(r *http.Request) (query, *badRequest) {
 	if !utf8.Valid(raw) {
 		return bad(CodeInvalidJSON, "The body is not UTF-8 text.")
 	}
+	if k, found := checkKeys(raw); found {
+		return bad(CodeInvalidJSON, fmt.Sprintf("The body has the field %s twice or spelled otherwise than query and options.max_evidence_items.",
+			strconv.Quote(safetext.Echo(k))))
+	}
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -132,4 +137,59 @@ func decodeProblem(err error) string {
 		return fmt.Sprintf("The body has no field %s; its fields are query and options.max_evidence_items.", strconv.Quote(safetext.Echo(name)))
 	}
 	return "The body is not a JSON object of the evidence query."
+}
+
+// fieldNames are the exact names of the body's fields, by the object they belong to ("" the
+// body itself).
+var fieldNames = map[string][]string{"": {"query", "options"}, "options": {"max_evidence_items"}}
+
+// checkKeys finds a key the decoder would read loosely: one named twice in an object (parsers
+// disagree on which value counts; encoding/json takes the last that fits), or one not spelled
+// exactly as the field (encoding/json matches "QUERY" to query). Such a body is refused rather
+// than read one way here and another way elsewhere. It returns the offending key, or "" (a body
+// that is not JSON is left to the decoder to refuse).
+func checkKeys(raw []byte) (string, bool) {
+	type frame struct {
+		name   string // the key this object is the value of
+		keys   map[string]bool
+		object bool
+		key    bool // the next string token of an object is a key
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var stack []*frame
+	last := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if k, isString := tok.(string); isString && len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].key {
+			n, top := len(stack), stack[len(stack)-1]
+			if names, known := fieldNames[top.name]; top.keys[k] || known && n <= 2 && !slices.Contains(names, k) {
+				return k, true
+			}
+			top.keys[k], top.key, last = true, false, k
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			name := "-" // an object inside an array, or the value of a field that takes none
+			if len(stack) == 0 {
+				name = ""
+			} else if stack[len(stack)-1].object {
+				name = last
+			}
+			stack = append(stack, &frame{name: name, keys: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: in an object, a key comes next.
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].key = true
+		}
+	}
 }
