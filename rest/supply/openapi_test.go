@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/evidence"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
 )
@@ -36,6 +37,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	e.api.Routes(root.PathPrefix("/v1").Subrouter())
 	resolver.New(e.store).Routes(root.PathPrefix("/resolver/v1").Subrouter())
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
+	ask := evidence.New(evidence.Config{Store: e.store, Studies: e.api, BaseURL: e.base})
+	ask.Routes(root.PathPrefix("/v1").Subrouter())
+	ask.RegisterDemo(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, _ := rt.GetPathTemplate()
@@ -71,7 +75,6 @@ func TestOpenAPIDocument(t *testing.T) {
 	wantPlanned := []string{
 		"GET /resolver/v1/payments/{npi}", "GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search",
 		"GET /v1/audit-pack", "GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready",
-		"POST /v1/evidence-query",
 	}
 	slices.Sort(planned)
 	if !slices.Equal(planned, wantPlanned) {
