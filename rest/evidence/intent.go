@@ -119,7 +119,6 @@ var (
 	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
 	rankWords        = []string{"rank", "ranks", "ranked", "ranking", "rankings", "position", "highest", "lowest", "most", "fewest", "top", "bottom", "best", "worst", "least", "quartile", "first", "last", "leads", "lead"}
 	lowestWords      = []string{"lowest", "fewest", "least", "bottom", "worst", "last", "smallest", "lower"}
-	compareWords     = []string{"compare", "compared", "comparison", "versus", "vs", "against", "difference", "differ"}
 	underservedWords = []string{"underserved", "under served", "shortage", "shortages", "short of", "lack", "lacking", "not enough", "too few", "below the threshold", "below three quarters", "deficit", "scarce", "scarcity"}
 	historyWords     = []string{"trend", "trends", "over time", "history", "historical", "historically", "changed", "growth rate", "since 2010", "since 2015", "since 2020", "last year", "years ago", "decade ago"}
 )
@@ -271,7 +270,7 @@ var common = map[string]bool{"texts": true, "mains": true, "indian": true, "indi
 
 func isCommon(window []string) bool { return len(window) == 1 && common[window[0]] }
 
-// countyPattern finds "<name> county" (or parish, borough) in folded text.
+// countyKinds are the words that follow a county's name.
 var countyKinds = []string{"county", "parish", "borough", "counties"}
 
 // takeCounty finds a county named in the words and blanks its words, so that "Washington County,

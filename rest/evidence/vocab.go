@@ -87,7 +87,3 @@ var stateNames = func() map[string]string {
 	}
 	return m
 }()
-
-// nationalWords ask for the figure of the 51 together.
-var nationalWords = []string{"national", "nationally", "nationwide", "nation", "the us", "the u s", "united states",
-	"the country", "america", "across the us", "usa", "us overall", "overall"}
