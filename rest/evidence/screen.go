@@ -46,7 +46,7 @@ var rules = []rule{
 	{RefusePromptInjection, norm, regexp.MustCompile(`\b(ignore|disregard|forget|override|bypass|overrule|skip|drop)\b( \w+){0,5} (instructions?|rules|prompts?|guidelines|directions|directives|constraints|polic(y|ies)|filters?|guardrails?|restrictions|programming|safeguards)\b|` +
 		`\b(ignore|disregard|forget)( \w+){0,3} (above|previous|prior|earlier|preceding|everything)\b|` +
 		`\b(system|hidden|initial|original|secret) (prompt|message|instructions?)\b|` +
-		`\b(reveal|print|show|repeat|output|leak|display|dump|tell me|what (is|are)) (me )?(your|the) (\w+ )?(prompt|instructions|rules|configuration|guidelines)\b|` +
+		`\b(reveal|print|show|repeat|output|leak|display|dump|tell me|what (is|are)|translate|summari[sz]e|paraphrase|explain|describe|list|spell out|encode) (me )?(your|the) (\w+ )?(prompt|instructions|rules|configuration|guidelines)\b|` +
 		`\byou are (now|no longer)\b|\bfrom now on\b|\bpretend (to be|you|that)\b|\bact as\b|\brole ?play\b|\bjailbr[eo]a?k\w*|\bdeveloper mode\b|\bdo anything now\b|\bdan mode\b|` +
 		`\b(no|without) (restrictions|rules|filters|limits|guardrails)\b|\bunfiltered\b|\bnew instructions?\b|\binstead (say|answer|respond|output|print|write)\b|` +
 		`\b(respond|answer|reply) only with\b|\bbase ?64\b|\brot ?13\b|\b(decode|execute|run|eval) (this|the following|following)\b`)},
@@ -60,6 +60,7 @@ var rules = []rule{
 	{RefuseIndividualProvider, lower, regexp.MustCompile(`\b\d{10}\b|\bnpi\s*(#|no\.?|number)?\s*:?\s*\d{6,}`)},
 	{RefuseIndividualProvider, norm, regexp.MustCompile(`\b(dr|doctor) [a-z]+ [a-z]+\b( \w+){0,3} (phone|address|email|npi|license|office|practice|clinic|hospital)|` +
 		`\bdr [a-z]+\b|\b(named|called) [a-z]+|\bwho is (the|a|an)?\s*` + specialistWords + `|` +
+		`\b(e ?mails?|phones?|telephone|fax|cell|contact (info|information|details)) ((numbers?|address(es)?) )?(of|for)\b|` +
 		`\b(phone numbers?|email address(es)?|e mail|home address(es)?|office address(es)?|mailing address(es)?|street address(es)?|license numbers?|date of birth|birthday|social security|ssn|malpractice|disciplinary|board actions?|personal (data|information|details))\b|` +
 		`\bnear me\b|\bin my (area|town|city|neighborhood|zip)\b|\baccepting new patients\b|\b(book|make|schedule) an appointment\b|` +
 		`\b(names?|list|contact (info|information|details)|addresses) (of|for) (the |all |every |a )?(\w+ )?` + specialistWords + `|` +

@@ -47,12 +47,15 @@ var notStudied = []string{
 	"internists", "radiologist", "radiologists", "radiology", "anesthesiologist", "anesthesiologists", "anesthesiology",
 	"endocrinologist", "endocrinologists", "nephrologist", "nephrologists", "rheumatologist", "rheumatologists",
 	"pulmonologist", "pulmonologists", "allergist", "allergists", "podiatrist", "podiatrists", "optometrist",
-	"optometrists", "midwife", "midwives", "veterinarian", "veterinarians", "vet", "vets", "hospital", "hospitals",
-	"nursing home", "nursing homes", "dialysis", "hospice", "hospices", "home health", "clinic", "clinics",
-	"urgent care", "emergency room", "emergency rooms", "ambulance", "beds", "wait time", "wait times",
+	"optometrists", "midwife", "midwives", "veterinarian", "veterinarians", "vet", "vets", "ambulance", "wait time", "wait times",
 	"insurance", "medicaid", "star rating", "star ratings", "quality rating", "quality ratings", "mortality",
 	"readmission", "readmissions", "vaccination", "vaccine", "covid", "weather", "recipe", "stock", "election",
 }
+
+// facilities are places of care: the studies count clinicians, not where they work, so a
+// question about facilities is out of scope even when it names a specialty.
+var facilities = []string{"hospital", "hospitals", "nursing home", "nursing homes", "dialysis", "hospice", "hospices",
+	"home health", "clinic", "clinics", "urgent care", "emergency room", "emergency rooms", "beds", "unit", "units", "ward", "wards"}
 
 // otherClinicians are clinicians no study counts, near in spelling to a registered specialty;
 // named in a question, even beside a registered one, they put it out of scope.
