@@ -403,12 +403,20 @@ func (s *Service) countyOf(ctx context.Context, state, name string) (census.Coun
 		byName[n] = b.Record
 		names = append(names, n)
 	}
-	if c, ok := byName[want]; ok {
-		return c, true, nil
-	}
 	slices.Sort(names)
-	if n, ok := closest(want, names, tolerance); ok {
-		return byName[n], true, nil
+	// The words read before "County" may begin with a word of the sentence ("serve Hennepin"):
+	// the longest tail of them that names a county is the county.
+	// Exact names first, then names within a few edits.
+	words := strings.Fields(want)
+	for i := range words {
+		if c, ok := byName[strings.Join(words[i:], " ")]; ok {
+			return c, true, nil
+		}
+	}
+	for i := range words {
+		if n, ok := closest(strings.Join(words[i:], " "), names, tolerance); ok {
+			return byName[n], true, nil
+		}
 	}
 	return census.County{}, false, nil
 }

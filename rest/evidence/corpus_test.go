@@ -30,7 +30,9 @@ type labelled struct {
 	Field      string `json:"field"`
 	Of         string `json:"of"`
 	GeoWidened bool   `json:"geo_widened"`
-	Tag        string `json:"tag"`
+	// Tag groups the questions by what they test; a tag ending in -2 or -3 marks a batch
+	// written after the classifier, to measure it on questions it was not written against.
+	Tag string `json:"tag"`
 }
 
 // row is a by-state row's values as GET /v1/specialties/{code}/by-state serves them.

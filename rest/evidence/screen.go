@@ -49,7 +49,9 @@ var rules = []rule{
 		`\b(reveal|print|show|repeat|output|leak|display|dump|tell me|what (is|are)|translate|summari[sz]e|paraphrase|explain|describe|list|spell out|encode) (me )?(your|the) (\w+ )?(prompt|instructions|rules|configuration|guidelines)\b|` +
 		`\byou are (now|no longer)\b|\bfrom now on\b|\bpretend (to be|you|that)\b|\bact as\b|\brole ?play\b|\bjailbr[eo]a?k\w*|\bdeveloper mode\b|\bdo anything now\b|\bdan mode\b|` +
 		`\b(no|without) (restrictions|rules|filters|limits|guardrails)\b|\bunfiltered\b|\bnew instructions?\b|\binstead (say|answer|respond|output|print|write)\b|` +
-		`\b(respond|answer|reply) only with\b|\bbase ?64\b|\brot ?13\b|\b(decode|execute|run|eval) (this|the following|following)\b`)},
+		`\b(respond|answer|reply) only with\b|\bbase ?64\b|\brot ?13\b|\b(decode|execute|run|eval) (this|the following|following)\b|` +
+		`\boverrid(e|es|ing)\b|\bsudo\b|\b(admin|administrator|root|god) (mode|access|privileges?|rights)\b|` +
+		`\b(print|dump|export|list|show) (all|every|the whole|the entire) (data|database|records|tables?|rows)\b`)},
 	{RefusePromptInjection, compact, regexp.MustCompile(`ignor\w{0,3}(all|the|any|your)?(previous|prior|above|earlier)|disregard\w{0,3}(all|the|any|your)?(previous|prior|above|instructions)|` +
 		`ignor\w{0,3}(all|your|the)?instructions|systemprompt|jailbreak|developermode|doanythingnow|newinstructions|youarenow`)},
 	// Query syntax: a question never needs it, and the lookups take none.
@@ -65,7 +67,9 @@ var rules = []rule{
 		`\bnear me\b|\bin my (area|town|city|neighborhood|zip)\b|\baccepting new patients\b|\b(book|make|schedule) an appointment\b|` +
 		`\b(names?|list|contact (info|information|details)|addresses) (of|for) (the |all |every |a )?(\w+ )?` + specialistWords + `|` +
 		`\b(find|recommend|suggest|locate|give me) (me )?(a|an|the|some|good|best|top) (\w+ )?` + specialistWords + `|\b(best|top rated|highest rated|worst) ` + specialistWords + `\b|` +
-		`\bspecific (doctor|physician|provider|clinician)\b|\bindividual (doctor|physician|provider|clinician)s?\b`)},
+		`\bspecific (doctor|physician|provider|clinician)\b|\bindividual (doctor|physician|provider|clinician)s?\b|` +
+		`\b(reviews?|testimonials?|bedside manner)\b|\b(best|top|highly|well|poorly|worst) (rated|reviewed)\b|` +
+		`\bwhich (\w+ )?(doctor|physician|provider|clinician|specialist|surgeon|[a-z]+ologist|pediatrician|psychiatrist|obstetrician|gynecologist|orthopedist)\b( \w+){0,3} (has|is|does|accepts|takes|treats|works|practices|offers)\b`)},
 
 	// Money: payments, claims, billing, pay, prices.
 	{RefusePaymentData, norm, regexp.MustCompile(`\b(payments?|paid|pay|pays|paying|reimburs\w*|claims?|billing|billed|bills?|charges?|charged|salar(y|ies)|income|incomes|earn|earns|earned|earning|earnings|make a year|compensation|kickbacks?|fees?|spending|spend|spent|revenue|copays?|copayments?|deductibles?|prices?|pricing|costs?|money|dollars?|usd|open payments|sunshine act|pharma gifts?|industry gifts?|consulting fees?|royalt(y|ies)|medicare (part [abd] )?(spending|utilization)|insurance (rates?|premiums?))\b|` +
@@ -75,8 +79,7 @@ var rules = []rule{
 	// The future.
 	{RefusePredictions, norm, regexp.MustCompile(`\b(predict\w*|forecast\w*|projection\w*|projected|extrapolat\w*|prognos\w*|future|foresee\w*|anticipat\w*|outlook)\b|` +
 		`\bnext (year|decade|month|quarter|\d+ years|five years|ten years|few years)\b|\bin (the )?(coming|next) (years?|decade)\b|\bin (\d+|two|three|five|ten|twenty) years\b|` +
-		`\bwill (there )?(be|have|increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen|need)\b|` +
-		`\bwill\b( \w+){0,6} (increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen)\b|` +
+		`\bwill\b( \w+){0,8} (be|have|increase|decrease|grow|decline|rise|fall|change|shrink|double|drop|improve|worsen|need|lose|gain|get|reach)\b|` +
 		`\b(going to|expected to|likely to|projected to|set to|bound to)\b|` +
 		`\b(by|in|for|until) (20[3-9][0-9]|2[1-9][0-9]{2})\b|\b(shortage|surplus) (coming|ahead)\b`)},
 

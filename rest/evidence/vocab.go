@@ -67,7 +67,8 @@ var otherClinicians = []string{"hematologist", "hematologists", "virologist", "v
 // adviceWords mark a question about one's own health, which supply figures do not answer.
 var adviceWords = []string{"should i", "should my", "my child", "my son", "my daughter", "my rash", "my pain",
 	"symptom", "symptoms", "diagnose", "diagnosis", "treatment for", "treat my", "medication", "medications",
-	"prescribe", "is it serious", "what causes"}
+	"prescribe", "is it serious", "what causes", "how do i", "how can i", "become a", "career", "careers", "residency",
+	"medical school", "training to be"}
 
 // territories are places outside the 51 the studies cover.
 var territories = []string{"puerto rico", "guam", "virgin islands", "american samoa", "northern mariana islands",
