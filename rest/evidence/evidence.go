@@ -167,7 +167,7 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 		return Result{}, nil, "", err
 	}
 	if s.model != nil {
-		if text, ok := s.phrase(ctx, q, a.Summary, b.items); ok {
+		if text, ok := s.phrase(ctx, q, a.Summary, b.items, a.GeoWidened); ok {
 			a.Summary = text
 		}
 	}

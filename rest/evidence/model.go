@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -52,7 +53,10 @@ func (s *Service) proposeIntent(ctx context.Context, q question) (Intent, bool) 
 		logging.Logger(ctx).Info("evidence: the model's intent is not whitelisted", slog.String("reason", err.Error()))
 		return Intent{}, false
 	}
-	if in.County != "" && !strings.Contains(" "+q.norm+" ", " "+countyName(in.County)+" ") {
+	// The model may not invent a county, nor drop one: a county question answered as its state's
+	// would lose its geo_widened flag and caveat.
+	asked := takeCounty(slices.Clone(q.words))
+	if in.County != "" && !strings.Contains(" "+q.norm+" ", " "+countyName(in.County)+" ") || asked != "" && in.County == "" {
 		return Intent{}, false
 	}
 	return in, true
@@ -80,8 +84,9 @@ func parseIntent(out string) (Intent, bool) {
 }
 
 // phrase asks the model to rewrite the template answer and returns its text when it passes
-// checkPhrasing; false keeps the template.
-func (s *Service) phrase(ctx context.Context, q question, template string, items []Item) (string, bool) {
+// checkPhrasing and, for a county question answered with its state's figures, still says so;
+// false keeps the template.
+func (s *Service) phrase(ctx context.Context, q question, template string, items []Item, widened bool) (string, bool) {
 	var facts strings.Builder
 	facts.WriteString("Question: " + q.raw + "\nFacts:\n- " + template + "\n")
 	for _, it := range items {
@@ -93,7 +98,11 @@ func (s *Service) phrase(ctx context.Context, q question, template string, items
 		return "", false
 	}
 	text := strings.TrimSpace(out)
-	if reason := checkPhrasing(text, template, items); reason != "" {
+	reason := checkPhrasing(text, template, items)
+	if reason == "" && widened && !strings.Contains(strings.ToLower(text), "county") {
+		reason = "a county answer that does not say it is the state's"
+	}
+	if reason != "" {
 		logging.Logger(ctx).Info("evidence: the model's phrasing was rejected", slog.String("reason", reason))
 		return "", false
 	}

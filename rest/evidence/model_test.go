@@ -209,6 +209,49 @@ func TestModelIntent(t *testing.T) {
 	}
 }
 
+// For a county question the model can neither drop the county from its intent nor its phrasing:
+// either would present the state's figures as the county's.
+func TestModelKeepsTheCounty(t *testing.T) {
+	plain := demoEnv(t, nil)
+	plainKey := plain.key(t)
+	ca := plain.byState(t, plainKey)["cardiology-supply"]["CA"]
+	const unread = "What about heart rhythm doctors in Los Angeles County, California?"
+	const read = "How many cardiologists are in Los Angeles County, California?"
+	tests := []struct {
+		name, question  string
+		intent, phrase  string
+		widened, answer bool
+		summary         string // "" for the template
+	}{
+		{"an intent without the county", unread, `{"dataset_slug": "cardiology-supply", "kind": "count", "states": ["CA"]}`, "", false, false, ""},
+		{"an intent with the county", unread, `{"dataset_slug": "cardiology-supply", "kind": "count", "states": ["CA"], "county": "Los Angeles"}`, "", true, true, ""},
+		{"a phrasing without the county", read, "", fmt.Sprintf("California has %s active cardiology providers.", thousands(ca.Active)), true, true, ""},
+		{"a phrasing with the county", read, "", fmt.Sprintf("For Los Angeles County the state figure applies: California has %s active cardiology providers.", thousands(ca.Active)), true, true,
+			fmt.Sprintf("For Los Angeles County the state figure applies: California has %s active cardiology providers.", thousands(ca.Active))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newFakeModel(t)
+			m.intent = func() (int, string) { return completion(tt.intent) }
+			m.phrase = func() (int, string) { return completion(tt.phrase) }
+			e := demoEnv(t, m.client())
+			got := e.ask(t, e.key(t), tt.question).result(t)
+			if !tt.answer {
+				if got.Refusal == nil || got.Refusal.Code != evidence.RefuseClassificationFailed {
+					t.Fatalf("%+v, want classification_failed", got)
+				}
+				return
+			}
+			if got.Status != evidence.StatusOK || !got.Answer.GeoWidened || *got.Answer.Value != float64(ca.Active) {
+				t.Fatalf("%+v, want California's count widened", got.Answer)
+			}
+			if tt.summary != "" && got.Answer.Summary != tt.summary || tt.summary == "" && !strings.HasPrefix(got.Answer.Summary, "County-level supply is not available") {
+				t.Errorf("summary %q", got.Answer.Summary)
+			}
+		})
+	}
+}
+
 // The screening runs before the model: a refused question never reaches it, and neither does a
 // question the local classifier reads as out of scope.
 func TestModelNotAskedForScreenedQuestions(t *testing.T) {
