@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"providerdir/rest/evidence"
+	"providerdir/rest/internal/testenv"
 )
 
 // The demo answers without a key as the keyed endpoint does, ten times per rolling 24 hours per
@@ -102,5 +103,18 @@ func TestCountyWidened(t *testing.T) {
 		if got := e.ask(t, key, q).result(t); got.Refusal == nil || got.Refusal.Code != evidence.RefuseClassificationFailed {
 			t.Errorf("%q: %+v", q, got)
 		}
+	}
+}
+
+// Before any registry or Census figures are loaded, a question that needs them is 404
+// specialty_not_found (as by-state answers then), while a refusal needs no data.
+func TestNoStudyLoaded(t *testing.T) {
+	e := newEnv(t, testenv.Embedded(t), nil)
+	key := e.key(t)
+	if r := e.ask(t, key, "How many cardiologists are in Texas?"); r.status != http.StatusNotFound || r.errorCode() != "specialty_not_found" {
+		t.Errorf("%d %s", r.status, r.raw)
+	}
+	if got := e.ask(t, key, "Forecast cardiologists in Texas").result(t); got.Refusal == nil || got.Refusal.Code != evidence.RefusePredictions {
+		t.Errorf("%+v", got)
 	}
 }

@@ -105,9 +105,6 @@ func classify(q question) (Intent, string) {
 	in := Intent{Dataset: sp.Study(), States: states, County: county,
 		Lowest: hasAny(words, lowestWords), ByCount: hasAny(words, countWords) && !hasAny(words, densityWords)}
 	in.Kind = kindOf(words, len(states))
-	if in.County != "" && len(states) != 1 {
-		return Intent{}, RefuseClassificationFailed
-	}
 	if _, err := in.validate(); err != nil {
 		return Intent{}, RefuseClassificationFailed
 	}
