@@ -15,7 +15,7 @@
 //     for a question the classifier could not read; the proposal is held to the same whitelist
 //     (Intent.validate).
 //  4. The figures are read by typed look-ups of the study the by-state endpoint serves
-//     (supply.API.Figures), and the answer is a template over them, each claim with its
+//     (supply.API.Study), and the answer is a template over them, each claim with its
 //     evidence item.
 //  5. With a model configured, the model may rephrase the answer; its text is screened like a
 //     question, and any number in it that is not in the evidence rejects it for the template.
@@ -32,6 +32,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/logging"
+	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/rest/evidence/chat"
 	"providerdir/rest/internal/records"
@@ -46,9 +47,16 @@ const (
 )
 
 // Studies reads the figures of a registered specialty's study; *supply.API is the one that
-// serves them on /v1/specialties/{code}/by-state.
+// serves them on /v1/specialties/{code}/by-state, and its reads go through the same snapshot
+// view and decoded-study cache, so an answer states exactly the figures by-state serves.
 type Studies interface {
-	Figures(ctx context.Context, slug string) (supply.Figures, error)
+	// Study returns the study of a registered slug (code "" for the whole specialty), or
+	// supply.ErrNoStudy when none is loaded.
+	Study(ctx context.Context, slug, code string) (*study.Study, []study.Row, error)
+	// StudyFreshness is meta.data_freshness of a response built on a study.
+	StudyFreshness(ctx context.Context) ([]rest.DataFreshness, error)
+	// MethodologyURL is the absolute URL of a study's methodology.
+	MethodologyURL(dataset string) string
 }
 
 // Completer is a chat completions endpoint (package chat).
@@ -145,11 +153,16 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 	if err != nil { // classify and proposeIntent return valid intents only
 		return refused(RefuseClassificationFailed), nil, page, nil
 	}
-	fig, err := s.studies.Figures(ctx, sp.Slug)
+	st, _, err := s.studies.Study(ctx, sp.Slug, "")
 	if err != nil {
 		return Result{}, nil, "", err
 	}
-	b := &builder{in: in, st: fig.Study, label: terms[sp.Slug].label, method: fig.MethodologyURL}
+	fresh, err := s.studies.StudyFreshness(ctx)
+	if err != nil {
+		return Result{}, nil, "", err
+	}
+	method := s.studies.MethodologyURL(st.Dataset)
+	b := &builder{in: in, st: st, label: terms[sp.Slug].label, method: method}
 	if in.County != "" {
 		c, ok, err := s.countyOf(ctx, in.States[0], in.County)
 		if err != nil {
@@ -175,7 +188,7 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 	if len(items) > maxItems {
 		items = items[:maxItems]
 	}
-	return Result{Status: StatusOK, Answer: a, Evidence: items}, fig.Freshness, fig.MethodologyURL, nil
+	return Result{Status: StatusOK, Answer: a, Evidence: items}, fresh, method, nil
 }
 
 func refused(code string) Result {

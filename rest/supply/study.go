@@ -121,8 +121,7 @@ func (a *API) byState(w http.ResponseWriter, r *http.Request) {
 	meta.Pagination = wholeSet(len(q.st.Rows))
 	if q.filtered() {
 		meta.SubspecialtyFilter = filterMeta(q.st, q.st.National.ActiveProviders)
-		if q.st.National.ActiveProviders == 0 {
-			// A registered code that no provider holds has no rows (rule 3), not 51 rows of zeros.
+		if noMatch(q.st) {
 			rows, meta.Pagination = json.RawMessage("[]"), wholeSet(0)
 		}
 	}
