@@ -124,7 +124,7 @@ func (e *Env) evidenceResult(ctx context.Context, question string) (evidenceResu
 	return res, nil
 }
 
-var methodologyVersion = regexp.MustCompile(`^v[0-9]{4}\.[0-9]{2}\.[0-9]+$`)
+var evidenceVersion = regexp.MustCompile(`^v[0-9]{4}\.[0-9]{2}\.[0-9]+$`)
 
 // answered holds a result to the answer and evidence shape of seeds/000 section 2.
 func answered(res evidenceResult) error {
@@ -132,7 +132,7 @@ func answered(res evidenceResult) error {
 	switch {
 	case res.Status != "ok" || a == nil || res.Refusal != nil:
 		return fmt.Errorf("status %s, refusal %+v, want an answer", res.Status, res.Refusal)
-	case a.Summary == "" || a.DatasetSlug == "" || !methodologyVersion.MatchString(a.MethodologyVersion):
+	case a.Summary == "" || a.DatasetSlug == "" || !evidenceVersion.MatchString(a.MethodologyVersion):
 		return fmt.Errorf("answer %+v: summary, dataset_slug or methodology_version v<YYYY>.<MM>.<n> missing", a)
 	case len(res.Evidence) == 0:
 		return fmt.Errorf("an answer without evidence")
