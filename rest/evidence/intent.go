@@ -113,7 +113,7 @@ func classify(q question) (Intent, string) {
 
 var (
 	countWords       = []string{"how many", "number of", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number"}
-	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
+	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "concentrated", "densest", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
 	rankWords        = []string{"rank", "ranks", "ranked", "ranking", "rankings", "position", "highest", "lowest", "most", "fewest", "top", "bottom", "best", "worst", "least", "quartile", "first", "last", "leads", "lead", "largest", "biggest", "greatest", "smallest", "number one", "number 1", "no 1", "is 1", "1st"}
 	lowestWords      = []string{"lowest", "fewest", "least", "bottom", "worst", "last", "smallest", "lower"}
 	underservedWords = []string{"underserved", "under served", "shortage", "shortages", "short of", "lack", "lacking", "enough", "too few", "below the threshold", "below three quarters", "deficit", "scarce", "scarcity"}

@@ -50,7 +50,7 @@ var rules = []rule{
 		`\byou are (now|no longer)\b|\bfrom now on\b|\bpretend (to be|you|that)\b|\bact as\b|\brole ?play\b|\bjailbr[eo]a?k\w*|\bdeveloper mode\b|\bdo anything now\b|\bdan mode\b|` +
 		`\b(no|without) (restrictions|rules|filters|limits|guardrails)\b|\bunfiltered\b|\bnew instructions?\b|\binstead (say|answer|respond|output|print|write)\b|` +
 		`\b(respond|answer|reply) only with\b|\bbase ?64\b|\brot ?13\b|\b(decode|execute|run|eval) (this|the following|following)\b|` +
-		`\boverrid(e|es|ing)\b|\bsudo\b|\b(admin|administrator|root|god) (mode|access|privileges?|rights)\b|` +
+		`\byour (\w+ ){0,2}(instructions|prompts?|rules|guidelines|configuration|programming|directives)\b|\boverrid(e|es|ing)\b|\bsudo\b|\b(admin|administrator|root|god) (mode|access|privileges?|rights)\b|` +
 		`\b(print|dump|export|list|show) (all|every|the whole|the entire) (data|database|records|tables?|rows)\b`)},
 	{RefusePromptInjection, compact, regexp.MustCompile(`ignor\w{0,3}(all|the|any|your)?(previous|prior|above|earlier)|disregard\w{0,3}(all|the|any|your)?(previous|prior|above|instructions)|` +
 		`ignor\w{0,3}(all|your|the)?instructions|systemprompt|jailbreak|developermode|doanythingnow|newinstructions|youarenow`)},
@@ -68,7 +68,7 @@ var rules = []rule{
 		`\b(names?|list|contact (info|information|details)|addresses) (of|for) (the |all |every |a )?(\w+ )?` + specialistWords + `|` +
 		`\b(find|recommend|suggest|locate|give me) (me )?(a|an|the|some|good|best|top) (\w+ )?` + specialistWords + `|\b(best|top rated|highest rated|worst) ` + specialistWords + `\b|` +
 		`\bspecific (doctor|physician|provider|clinician)\b|\bindividual (doctor|physician|provider|clinician)s?\b|` +
-		`\b(reviews?|testimonials?|bedside manner)\b|\b(best|top|highly|well|poorly|worst) (rated|reviewed)\b|` +
+		`\b(reviews?|testimonials?|bedside manner)\b|\b(list|show|give me|every|each)\b( \w+){0,4} (npis?|npi numbers?|names|addresses|phone numbers?)\b|\b(best|top|highly|well|poorly|worst) (rated|reviewed)\b|` +
 		`\bwhich (\w+ )?(doctor|physician|provider|clinician|specialist|surgeon|[a-z]+ologist|pediatrician|psychiatrist|obstetrician|gynecologist|orthopedist)\b( \w+){0,3} (has|is|does|accepts|takes|treats|works|practices|offers)\b`)},
 
 	// Money: payments, claims, billing, pay, prices.
