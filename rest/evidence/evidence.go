@@ -104,6 +104,8 @@ func (s *Service) RegisterDemo(r *mux.Router, limit func(http.Handler) http.Hand
 // errorWriter writes an error in a surface's envelope.
 type errorWriter func(w http.ResponseWriter, r *http.Request, status int, code, message string, details any)
 
+// handler serves one evidence query: the body checked, the question answered or refused, the
+// result in the supply API's data/meta envelope; errors go through writeError.
 func (s *Service) handler(writeError errorWriter) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
@@ -137,21 +139,9 @@ func (s *Service) handler(writeError errorWriter) http.HandlerFunc {
 func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result, []rest.DataFreshness, string, error) {
 	page := s.baseURL + rest.PathMethodologyPage
 	q := newQuestion(text)
-	if code := screen(q); code != "" {
-		return refused(code), nil, page, nil
-	}
-	in, code := classify(q)
-	if code == RefuseClassificationFailed && s.model != nil {
-		if proposed, ok := s.proposeIntent(ctx, q); ok {
-			in, code = proposed, ""
-		}
-	}
+	in, sp, code := s.intentOf(ctx, q)
 	if code != "" {
 		return refused(code), nil, page, nil
-	}
-	sp, err := in.validate()
-	if err != nil { // classify and proposeIntent return valid intents only
-		return refused(RefuseClassificationFailed), nil, page, nil
 	}
 	st, _, err := s.studies.Study(ctx, sp.Slug, "")
 	if err != nil {
@@ -191,6 +181,30 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 	return Result{Status: StatusOK, Answer: a, Evidence: items}, fresh, method, nil
 }
 
+// intentOf reads a question into a whitelisted intent and its specialty, or a refusal code:
+// the screening first, then the local classifier, then, for a question the classifier could not
+// read, the model's proposal, held to the same whitelist.
+func (s *Service) intentOf(ctx context.Context, q question) (Intent, study.Specialty, string) {
+	if code := screen(q); code != "" {
+		return Intent{}, study.Specialty{}, code
+	}
+	in, code := classify(q)
+	if code == RefuseClassificationFailed && s.model != nil {
+		if proposed, ok := s.proposeIntent(ctx, q); ok {
+			in, code = proposed, ""
+		}
+	}
+	if code != "" {
+		return Intent{}, study.Specialty{}, code
+	}
+	sp, err := in.validate()
+	if err != nil { // classify and proposeIntent return valid intents only; validated again here
+		return Intent{}, study.Specialty{}, RefuseClassificationFailed
+	}
+	return in, sp, ""
+}
+
+// refused is the result of a refused question.
 func refused(code string) Result {
 	return Result{Status: StatusRefusal, Evidence: []Item{}, Refusal: refusal(code)}
 }
