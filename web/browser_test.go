@@ -605,13 +605,10 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 }
 
 // TestEvidenceDemoEndpoint asks the service host's real demo endpoint and shows its answer in
-// the page. It skips while the service host of the test server has no such endpoint.
+// the page.
 func TestEvidenceDemoEndpoint(t *testing.T) {
-	e := demoEnv(t, envOptions{})
+	e := demoEnv(t, envOptions{evidence: true})
 	status, body := e.postJSON(t, PathEvidenceDemo, clientIP(), map[string]any{"query": "How many dermatologists per 100,000 residents are there in Vermont?"})
-	if status == http.StatusNotFound {
-		t.Skip("POST " + PathEvidenceDemo + " answers 404: the service host of newEnv has no evidence demo endpoint")
-	}
 	if status != http.StatusOK {
 		t.Fatalf("%d %v", status, body)
 	}

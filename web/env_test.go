@@ -22,6 +22,7 @@ import (
 	"providerdir/internal/httpserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
+	"providerdir/rest/evidence"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
 	"providerdir/rest/supply"
@@ -51,6 +52,8 @@ type envOptions struct {
 	audit AuditSource
 	// api registers extra handlers on the service host (/api), such as a recorded answer.
 	api func(r *mux.Router)
+	// evidence serves the real evidence demo on the service host.
+	evidence bool
 }
 
 // loopback is trusted as a proxy, so that X-Forwarded-For plays distinct clients and each
@@ -73,6 +76,10 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 				if o.api != nil {
 					o.api(r)
+				}
+				if o.evidence {
+					ask := evidence.New(evidence.Config{Store: st, Studies: supply.New(st, base), BaseURL: base})
+					ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy))
 				}
 			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: site.Routes},

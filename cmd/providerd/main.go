@@ -30,6 +30,8 @@ import (
 	"providerdir/internal/storeopen"
 	"providerdir/rest"
 	"providerdir/rest/auditpack"
+	"providerdir/rest/evidence"
+	"providerdir/rest/evidence/chat"
 	"providerdir/rest/export"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
@@ -149,6 +151,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	defer auth.Close() // before the store closes
 
 	fsrv := fhir.New(fhirConfig(cfg, st, log))
+	sup := supply.New(st, cfg.BaseURL)
+	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: evidenceModel(cfg)})
 
 	h, err := httpserver.New(httpserver.Options{
 		Logger:         log,
@@ -158,7 +162,8 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		CORSOrigins:    cfg.CORSOrigins,
 		Surfaces: []httpserver.Surface{
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) {
-				supply.New(st, cfg.BaseURL).Routes(r)
+				sup.Routes(r)
+				ask.Routes(r)
 				export.New(st, export.Options{BaseURL: cfg.BaseURL}).Routes(r)
 				packs.Routes(r)
 			})},
@@ -174,6 +179,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 				packs.Register(r, g.LimitIP(auditpack.Policy))
+				ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy))
 			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL, AuditPacks: auditPages(packs)}).Routes},
 		},
@@ -224,6 +230,15 @@ func serve(cfg config.Config, log *slog.Logger) error {
 func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger) fhir.Config {
 	return fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins,
 		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log}
+}
+
+// evidenceModel is the language model the evidence query phrases answers with, nil without
+// --llm-url.
+func evidenceModel(cfg config.Config) evidence.Completer {
+	if cfg.LLMURL == "" {
+		return nil
+	}
+	return chat.New(chat.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
 }
 
 func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {

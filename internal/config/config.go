@@ -37,6 +37,7 @@ const (
 	DefaultShutdownTimeout = 15 * time.Second
 	DefaultDrainDelay      = 0 * time.Second
 	DefaultRollbackWindow  = 15 * time.Minute
+	DefaultLLMTimeout      = 5 * time.Second
 	// DefaultWebhookConcurrency is webhook.DefaultConcurrency (config imports no surface).
 	DefaultWebhookConcurrency = 32
 )
@@ -93,7 +94,21 @@ type Config struct {
 	WebhookAllowLoopback bool
 	// WebhookConcurrency is how many webhook deliveries this process sends at once.
 	WebhookConcurrency int
+	// LLMURL is the base URL of an OpenAI-compatible chat completions API (llama.cpp server,
+	// Ollama, vLLM: "http://127.0.0.1:11434/v1") the evidence query may phrase answers with; ""
+	// answers from the templates alone.
+	LLMURL string
+	// LLMModel is the model name sent to that API.
+	LLMModel string
+	// LLMTimeout bounds one completion; past it the template answer is served.
+	LLMTimeout time.Duration
+	// LLMAPIKey is the bearer key of that API, read from the environment only
+	// (PROVIDERD_LLM_API_KEY), never from a flag, and never logged.
+	LLMAPIKey string
 }
+
+// EnvLLMAPIKey is the environment variable holding the language model API's key.
+const EnvLLMAPIKey = EnvPrefix + "LLM_API_KEY"
 
 // option describes one flag: its name, default, help text, and how to check and apply a value.
 // Values go through apply whether they came from a flag, the environment or the default, so
@@ -202,6 +217,24 @@ func options() []option {
 			c.WebhookConcurrency = n
 			return nil
 		}},
+		{"llm-url", "", "base URL of an OpenAI-compatible chat completions API (llama.cpp server, Ollama, vLLM), e.g. http://127.0.0.1:11434/v1, that phrases evidence-query answers; its key is read from " + EnvLLMAPIKey + "; empty: template answers only", func(c *Config, v string) (err error) {
+			if v != "" {
+				c.LLMURL, err = parseBaseURL(v)
+			}
+			return err
+		}},
+		{"llm-model", "", "model name sent to --llm-url (required with it)", func(c *Config, v string) error {
+			c.LLMModel = strings.TrimSpace(v)
+			return nil
+		}},
+		{"llm-timeout", DefaultLLMTimeout.String(), "how long one --llm-url completion may take before the template answer is served", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration such as 5s", v)
+			}
+			c.LLMTimeout = d
+			return nil
+		}},
 		{"cors-origins", "", "comma-separated origins (scheme://host[:port]) whose browser pages may call the FHIR, supply and resolver APIs; * allows any (a public directory); empty sends no CORS headers", func(c *Config, v string) (err error) {
 			c.CORSOrigins, err = parseOrigins(v)
 			return err
@@ -280,6 +313,10 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL(c.Addr)
 	}
+	if c.LLMURL != "" && c.LLMModel == "" {
+		return Config{}, errors.New("invalid --llm-model: give the model name --llm-url serves")
+	}
+	c.LLMAPIKey = getenv(EnvLLMAPIKey)
 	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
 		return Config{}, fmt.Errorf("invalid --metrics-addr: %q is the public --addr; metrics need a listener of their own", c.MetricsAddr)
 	}

@@ -37,6 +37,7 @@ func TestParseDefaults(t *testing.T) {
 		LogLevel:        slog.LevelInfo,
 		RollbackWindow:  15 * time.Minute,
 		ShutdownTimeout: 15 * time.Second,
+		LLMTimeout:      5 * time.Second,
 
 		WebhookConcurrency: 32,
 	}
@@ -157,6 +158,10 @@ func TestParseErrors(t *testing.T) {
 		{"origin with a path", []string{"--cors-origins", "https://app.example.org/"}, env(), "invalid --cors-origins"},
 		{"origin without a scheme", []string{"--cors-origins", "app.example.org"}, env(), "invalid --cors-origins"},
 		{"any origin among others", []string{"--cors-origins", "*,https://app.example.org"}, env(), "invalid --cors-origins"},
+		{"llm url without a scheme", []string{"--llm-url", "localhost:11434/v1", "--llm-model", "m"}, env(), "invalid --llm-url"},
+		{"llm url without a model", []string{"--llm-url", "http://127.0.0.1:11434/v1"}, env(), "invalid --llm-model"},
+		{"llm timeout zero", []string{"--llm-timeout", "0s"}, env(), "invalid --llm-timeout"},
+		{"llm timeout from env", nil, env("PROVIDERD_LLM_TIMEOUT", "soon"), "invalid PROVIDERD_LLM_TIMEOUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,6 +177,22 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("error %q is not one clean line", msg)
 			}
 		})
+	}
+}
+
+// The language model is configured by three flags and its key by the environment alone: a
+// --llm-api-key flag does not exist, so a key never shows in a process listing.
+func TestLLMOptions(t *testing.T) {
+	c, err := Parse([]string{"--llm-url", "http://127.0.0.1:11434/v1/", "--llm-model", "llama3.1:8b", "--llm-timeout", "2s"},
+		env(EnvLLMAPIKey, "sk-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLMURL != "http://127.0.0.1:11434/v1" || c.LLMModel != "llama3.1:8b" || c.LLMTimeout != 2*time.Second || c.LLMAPIKey != "sk-test" {
+		t.Fatalf("llm options %q %q %v %q", c.LLMURL, c.LLMModel, c.LLMTimeout, c.LLMAPIKey)
+	}
+	if _, err := Parse([]string{"--llm-api-key", "sk-test"}, env()); err == nil {
+		t.Fatal("--llm-api-key is accepted as a flag")
 	}
 }
 

@@ -3,6 +3,7 @@ package supply
 import (
 	"context"
 	"net/http"
+	"providerdir/catalog"
 	"slices"
 
 	"providerdir/rest"
@@ -24,15 +25,20 @@ func (a *API) meta(ctx context.Context, r *http.Request, v view, families []stri
 	if err != nil {
 		return rest.V1Meta{}, err
 	}
+	meta := rest.NewV1Meta(r, familyFreshness(ms, families), methodologyURL, a.limitationsPage())
+	meta.DocumentationURL = a.documentationURL()
+	return meta, nil
+}
+
+// familyFreshness is one DataFreshness entry per manifest of the given families.
+func familyFreshness(ms []catalog.Manifest, families []string) []rest.DataFreshness {
 	var fresh []rest.DataFreshness
 	for _, m := range ms {
 		if slices.Contains(families, m.Family) {
 			fresh = append(fresh, rest.Freshness(records.SourceName(m), m.FinishedAt, m.Cadence))
 		}
 	}
-	meta := rest.NewV1Meta(r, fresh, methodologyURL, a.limitationsPage())
-	meta.DocumentationURL = a.documentationURL()
-	return meta, nil
+	return fresh
 }
 
 // SubspecialtyFilter is meta.subspecialty_filter.

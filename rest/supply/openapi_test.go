@@ -15,6 +15,7 @@ import (
 
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
+	"providerdir/rest/evidence"
 	"providerdir/rest/export"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
@@ -46,6 +47,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	resolver.New(e.store).Routes(resolverRoutes)
 	webhook.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
+	ask := evidence.New(evidence.Config{Store: e.store, Studies: e.api, BaseURL: e.base})
+	ask.Routes(root.PathPrefix("/v1").Subrouter())
+	ask.RegisterDemo(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
 	_ = root.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, _ := rt.GetPathTemplate()
@@ -80,7 +84,6 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	wantPlanned := []string{
 		"GET /resolver/v1/payments/{npi}", "GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search",
-		"POST /v1/evidence-query",
 	}
 	slices.Sort(planned)
 	if !slices.Equal(planned, wantPlanned) {

@@ -1,0 +1,354 @@
+package evidence
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"providerdir/ident"
+	"providerdir/mapping/study"
+)
+
+// Kinds of figure an answer gives: the whitelist an intent is held to.
+const (
+	KindDensity     = "density"          // per_100k of a state, or of the 51 together
+	KindCount       = "count"            // active_providers of a state, or of the 51
+	KindRank        = "rank"             // rank_density of a state, or the first or last state
+	KindCompare     = "compare_states"   // per_100k (or active_providers) of two or more states
+	KindUnderserved = "underserved_list" // the underserved states, or one state's flag
+)
+
+// Kinds lists the whitelisted kinds.
+var Kinds = []string{KindDensity, KindCount, KindRank, KindCompare, KindUnderserved}
+
+// maxStates bounds the states one comparison looks up.
+const maxStates = 10
+
+// Intent is what a question asks, in registered values only: the only input the look-ups take.
+type Intent struct {
+	Kind string `json:"kind"`
+	// Dataset is a registered study slug ("cardiology-supply").
+	Dataset string `json:"dataset_slug"`
+	// States are codes of the 51, none for the 51 together.
+	States []string `json:"states"`
+	// County is the county named in the question, as written; it is matched against the Census
+	// county list of the one state before it is used.
+	County string `json:"county,omitempty"`
+	// Lowest asks a rank without a state for the last state instead of the first.
+	Lowest bool `json:"lowest,omitempty"`
+	// ByCount ranks or compares by active providers instead of density.
+	ByCount bool `json:"by_count,omitempty"`
+}
+
+// validate holds an intent, whoever proposed it, to the whitelist: a registered study, codes of
+// the 51, a known kind and the number of states that kind takes. It returns the specialty.
+func (in Intent) validate() (study.Specialty, error) {
+	sp, ok := study.LookupStudy(in.Dataset)
+	if !ok {
+		return sp, fmt.Errorf("dataset %q is not a registered study", in.Dataset)
+	}
+	if !slices.Contains(Kinds, in.Kind) {
+		return sp, fmt.Errorf("kind %q is not whitelisted", in.Kind)
+	}
+	seen := map[string]bool{}
+	for _, c := range in.States {
+		s, ok := ident.LookupState(c)
+		if !ok || !s.InThe51() || seen[c] {
+			return sp, fmt.Errorf("state %q is not one of the 51 or is repeated", c)
+		}
+		seen[c] = true
+	}
+	n := len(in.States)
+	switch {
+	case in.Kind == KindCompare && (n < 2 || n > maxStates):
+		return sp, fmt.Errorf("a comparison takes 2 to %d states, not %d", maxStates, n)
+	case in.Kind != KindCompare && n > 1:
+		return sp, fmt.Errorf("kind %s takes at most one state", in.Kind)
+	case in.County != "" && n != 1:
+		return sp, fmt.Errorf("a county needs its state")
+	}
+	return sp, nil
+}
+
+// classify reads a screened question into an intent with the local, deterministic classifier:
+// vocabulary and state names matched word by word, misspellings within a few edits of a
+// registered name. A question it cannot read is a refusal code (out_of_scope when it is not
+// about the studies' subject, classification_failed when it is but names no registered
+// specialty, or two, or no usable states).
+func classify(q question) (Intent, string) {
+	words := slices.Clone(q.words)
+	county := takeCounty(words)
+	if hasAny(words, territories) {
+		return Intent{}, RefuseOutOfScope
+	}
+	sp, found := findSpecialties(words)
+	switch {
+	case hasAny(words, adviceWords) || hasAny(words, otherClinicians) || hasAny(words, facilities):
+		return Intent{}, RefuseOutOfScope
+	case len(found) == 0 && hasAny(words, notStudied):
+		return Intent{}, RefuseOutOfScope
+	case len(found) == 0 && (hasAny(words, supplyWords) || county != ""):
+		return Intent{}, RefuseClassificationFailed
+	case len(found) == 0:
+		return Intent{}, RefuseOutOfScope
+	case len(found) > 1:
+		return Intent{}, RefuseClassificationFailed
+	case hasAny(words, historyWords):
+		return Intent{}, RefuseOutOfScope
+	}
+	states, ok := findStates(words, q.raw)
+	if !ok {
+		return Intent{}, RefuseClassificationFailed
+	}
+	in := Intent{Dataset: sp.Study(), States: states, County: county,
+		Lowest: hasAny(words, lowestWords), ByCount: hasAny(words, countWords) && !hasAny(words, densityWords)}
+	in.Kind = kindOf(words, len(states))
+	if _, err := in.validate(); err != nil {
+		return Intent{}, RefuseClassificationFailed
+	}
+	return in, ""
+}
+
+var (
+	countWords       = []string{"how many", "number of", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number"}
+	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "concentrated", "densest", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
+	rankWords        = []string{"rank", "ranks", "ranked", "ranking", "rankings", "position", "highest", "lowest", "most", "fewest", "top", "bottom", "best", "worst", "least", "quartile", "first", "last", "leads", "lead", "largest", "biggest", "greatest", "smallest", "number one", "number 1", "no 1", "is 1", "1st"}
+	lowestWords      = []string{"lowest", "fewest", "least", "bottom", "worst", "last", "smallest", "lower"}
+	underservedWords = []string{"underserved", "under served", "shortage", "shortages", "short of", "lack", "lacking", "enough", "too few", "below the threshold", "below three quarters", "deficit", "scarce", "scarcity"}
+	historyWords     = []string{"trend", "trends", "over time", "history", "historical", "historically", "changed", "growth rate", "since 2010", "since 2015", "since 2020", "last year", "years ago", "decade ago"}
+)
+
+// kindOf picks the kind a question asks for, given how many states it names.
+func kindOf(words []string, states int) string {
+	switch {
+	case states >= 2:
+		return KindCompare
+	case hasAny(words, underservedWords):
+		return KindUnderserved
+	case hasAny(words, rankWords) && !(states == 1 && hasAny(words, []string{"how many", "number of"})):
+		return KindRank
+	case hasAny(words, densityWords):
+		return KindDensity
+	case hasAny(words, countWords):
+		return KindCount
+	}
+	return KindDensity
+}
+
+// findSpecialties returns the registered specialties the words name: exact terms first, and only
+// when there are none, single words within a few edits of a term.
+func findSpecialties(words []string) (study.Specialty, []string) {
+	var found []string
+	for slug, t := range terms {
+		if hasAny(words, t.words) {
+			found = append(found, slug)
+		}
+	}
+	if len(found) == 0 {
+		var single []string
+		owner := map[string]string{}
+		for slug, t := range terms {
+			for _, w := range t.words {
+				if !strings.Contains(w, " ") && len(w) >= 6 {
+					single = append(single, w)
+					owner[w] = slug
+				}
+			}
+		}
+		sort.Strings(single)
+		for _, w := range words {
+			if known(w) {
+				continue
+			}
+			if c, ok := closest(w, single, specialtyTolerance); ok && !slices.Contains(found, owner[c]) {
+				found = append(found, owner[c])
+			}
+		}
+	}
+	sort.Strings(found)
+	if len(found) != 1 {
+		return study.Specialty{}, found
+	}
+	sp, _ := study.Lookup(found[0])
+	return sp, found
+}
+
+// findStates returns the codes of the 51 the question names, in the order named, and false when
+// it names a place it cannot resolve. Names are matched whole (longest first, so "west
+// virginia" is not also "virginia"), then within a few edits; a code counts only when written
+// in capitals in the question ("IN" is Indiana, "in" is a word).
+func findStates(words []string, raw string) ([]string, bool) {
+	type hit struct {
+		pos  int
+		code string
+	}
+	var hits []hit
+	used := make([]bool, len(words))
+	names := make([]string, 0, len(stateNames))
+	for n := range stateNames {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if a, b := strings.Count(names[i], " "), strings.Count(names[j], " "); a != b {
+			return a > b
+		}
+		return names[i] < names[j]
+	})
+	mark := func(pos, n int, code string) {
+		for k := pos; k < pos+n; k++ {
+			used[k] = true
+		}
+		hits = append(hits, hit{pos, code})
+	}
+	for _, n := range names {
+		p := strings.Fields(n)
+		for _, at := range phraseAt(words, p) {
+			if !anyUsed(used, at, len(p)) && !(n == "dc" && at > 0 && words[at-1] == "washington") {
+				mark(at, len(p), stateNames[n])
+			}
+		}
+	}
+	// Misspelled names: windows of one to three unused words against names of as many words.
+	for size := 3; size >= 1; size-- {
+		var cands []string
+		for _, n := range names {
+			if strings.Count(n, " ")+1 == size && len(n) >= 5 {
+				cands = append(cands, n)
+			}
+		}
+		for at := 0; at+size <= len(words); at++ {
+			if anyUsed(used, at, size) || isCommon(words[at:at+size]) || slices.Contains(words[at:at+size], "") {
+				continue
+			}
+			if c, ok := closest(strings.Join(words[at:at+size], " "), cands, tolerance); ok {
+				mark(at, size, stateNames[c])
+			}
+		}
+	}
+	for _, m := range upperCode.FindAllStringIndex(raw, -1) {
+		code := raw[m[0]:m[1]]
+		if s, ok := ident.LookupState(code); ok && s.InThe51() && !allUpper(raw) {
+			hits = append(hits, hit{len(words) + m[0], code})
+		} else if ok && !s.InThe51() {
+			return nil, false
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
+	var out []string
+	for _, h := range hits {
+		if !slices.Contains(out, h.code) {
+			out = append(out, h.code)
+		}
+	}
+	return out, true
+}
+
+// upperCode finds two capital letters standing alone: a USPS code as people write it.
+var upperCode = regexp.MustCompile(`\b[A-Z]{2}\b`)
+
+// allUpper reports a question written in capitals, where a two-letter word is not a code.
+func allUpper(s string) bool {
+	letters, upper := 0, 0
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			letters++
+			if r <= 'Z' {
+				upper++
+			}
+		}
+	}
+	return letters > 0 && upper*10 >= letters*8
+}
+
+// common are words that sit within an edit of a state name but mean something else.
+var common = map[string]bool{"texts": true, "mains": true, "indian": true, "indians": true, "george": true, "origin": true}
+
+func isCommon(window []string) bool { return len(window) == 1 && common[window[0]] }
+
+// countyKinds are the words that follow a county's name.
+var countyKinds = []string{"county", "parish", "borough", "counties"}
+
+// takeCounty finds a county named in the words and blanks its words, so that "Washington County,
+// Oregon" names Oregon only. It returns the county's name as written without its kind word.
+func takeCounty(words []string) string {
+	for i, w := range words {
+		if !slices.Contains(countyKinds, w) || i == 0 {
+			continue
+		}
+		start := i
+		for start > 0 && i-start < 3 && !slices.Contains(countyStop, words[start-1]) && !isSpecialtyWord(words[start-1]) {
+			start--
+		}
+		if start == i {
+			return ""
+		}
+		name := strings.Join(words[start:i], " ")
+		for k := start; k <= i; k++ {
+			words[k] = ""
+		}
+		return name
+	}
+	return ""
+}
+
+// countyStop are words that end a county's name when read backwards from "county".
+var countyStop = []string{"in", "of", "for", "at", "from", "the", "is", "are", "what", "how", "many", "within",
+	"inside", "across", "around", "near", "by", "does", "do", "has", "have", "and", "or", "s"}
+
+func isSpecialtyWord(w string) bool {
+	for _, t := range terms {
+		if slices.Contains(t.words, w) {
+			return true
+		}
+	}
+	return slices.Contains(supplyWords, w)
+}
+
+// hasAny reports whether the words contain any of the phrases.
+func hasAny(words []string, phrases []string) bool {
+	for _, p := range phrases {
+		if len(phraseAt(words, strings.Fields(p))) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseAt returns where the words of phrase stand consecutively in words.
+func phraseAt(words, phrase []string) []int {
+	var out []int
+	if len(phrase) == 0 {
+		return nil
+	}
+	for i := 0; i+len(phrase) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(phrase)], phrase) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func anyUsed(used []bool, at, n int) bool {
+	return slices.Contains(used[at:at+n], true)
+}
+
+// specialtyTolerance is how far a word may be from a specialty term: terms are long and share
+// endings ("-ologists"), so one edit below 12 letters and two from 12 ("opthamologist").
+func specialtyTolerance(n int) int {
+	switch {
+	case n < 6:
+		return 0
+	case n < 12:
+		return 1
+	}
+	return 2
+}
+
+// known reports a word the vocabulary reads as itself (another clinician, a facility, a supply
+// word), which is never taken for a misspelled specialty: "radiologists" is two edits from
+// "cardiologists".
+func known(w string) bool {
+	return slices.Contains(notStudied, w) || slices.Contains(supplyWords, w) || slices.Contains(otherClinicians, w)
+}

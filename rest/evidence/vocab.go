@@ -1,0 +1,93 @@
+package evidence
+
+import (
+	"strings"
+
+	"providerdir/ident"
+	"providerdir/specialty"
+)
+
+// terms are the words people use for each registered specialty (package specialty holds the
+// slugs and codes; this is only how questions name them). Label is the specialty's name in an
+// answer's sentence. Every registered slug has an entry; a test holds the two lists together.
+var terms = map[string]struct {
+	label string
+	words []string
+}{
+	"cardiology":       {"cardiology", []string{"cardiology", "cardiologist", "cardiologists", "cardiac", "heart doctor", "heart doctors", "heart specialist", "heart specialists", "cardiovascular"}},
+	"dermatology":      {"dermatology", []string{"dermatology", "dermatologist", "dermatologists", "skin doctor", "skin doctors", "skin specialist", "skin specialists", "derm"}},
+	"gastroenterology": {"gastroenterology", []string{"gastroenterology", "gastroenterologist", "gastroenterologists", "gi doctor", "gi doctors", "gi specialist", "gi specialists", "gastro"}},
+	"neurology":        {"neurology", []string{"neurology", "neurologist", "neurologists", "brain doctor", "brain doctors", "nerve specialist", "nerve specialists"}},
+	"obgyn":            {"OB-GYN", []string{"obgyn", "obgyns", "ob gyn", "ob gyns", "obstetrics", "gynecology", "obstetrician", "obstetricians", "gynecologist", "gynecologists", "gynaecologist", "gynaecologists", "obstetrics and gynecology", "womens health doctors"}},
+	"oncology":         {"oncology", []string{"oncology", "oncologist", "oncologists", "cancer doctor", "cancer doctors", "cancer specialist", "cancer specialists", "medical oncology", "hematology oncology"}},
+	"ophthalmology":    {"ophthalmology", []string{"ophthalmology", "ophthalmologist", "ophthalmologists", "eye doctor", "eye doctors", "eye surgeon", "eye surgeons", "eye specialist", "eye specialists"}},
+	"orthopedic":       {"orthopedic surgery", []string{"orthopedic", "orthopedics", "orthopaedic", "orthopaedics", "orthopedist", "orthopedists", "orthopedic surgeon", "orthopedic surgeons", "orthopaedic surgeon", "orthopaedic surgeons", "bone doctor", "bone doctors", "ortho"}},
+	"otolaryngology":   {"otolaryngology (ENT)", []string{"otolaryngology", "otolaryngologist", "otolaryngologists", "ent", "ents", "ent doctor", "ent doctors", "ear nose and throat", "ear nose throat"}},
+	"pediatrics":       {"pediatrics", []string{"pediatrics", "pediatric", "pediatrician", "pediatricians", "paediatrics", "paediatrician", "paediatricians", "childrens doctor", "childrens doctors", "kids doctors"}},
+	"psychiatry":       {"psychiatry", []string{"psychiatry", "psychiatrist", "psychiatrists", "mental health doctor", "mental health doctors"}},
+	"urology":          {"urology", []string{"urology", "urologist", "urologists"}},
+}
+
+// specialtyNames lists the registered specialties by label, in slug order.
+func specialtyNames() []string {
+	var out []string
+	for _, s := range specialty.Registered {
+		out = append(out, terms[s.Slug].label)
+	}
+	return out
+}
+
+// notStudied are subjects people ask about that no registered study covers: other clinicians,
+// facilities, services. A question about one of them is out of scope, not misunderstood.
+var notStudied = []string{
+	"dentist", "dentists", "dental", "chiropractor", "chiropractors", "chiropractic", "nurse", "nurses", "nursing",
+	"nurse practitioner", "nurse practitioners", "physician assistant", "physician assistants", "psychologist",
+	"psychologists", "therapist", "therapists", "counselor", "counselors", "pharmacist", "pharmacists", "pharmacy",
+	"pharmacies", "family medicine", "family doctor", "family doctors", "primary care", "internal medicine", "internist",
+	"internists", "radiologist", "radiologists", "radiology", "anesthesiologist", "anesthesiologists", "anesthesiology",
+	"endocrinologist", "endocrinologists", "nephrologist", "nephrologists", "rheumatologist", "rheumatologists",
+	"pulmonologist", "pulmonologists", "allergist", "allergists", "podiatrist", "podiatrists", "optometrist",
+	"optometrists", "midwife", "midwives", "veterinarian", "veterinarians", "vet", "vets", "ambulance", "wait time", "wait times",
+	"insurance", "medicaid", "star rating", "star ratings", "quality rating", "quality ratings", "mortality",
+	"readmission", "readmissions", "vaccination", "vaccine", "covid", "weather", "recipe", "stock", "election",
+}
+
+// facilities are places of care: the studies count clinicians, not where they work, so a
+// question about facilities is out of scope even when it names a specialty.
+var facilities = []string{"hospital", "hospitals", "nursing home", "nursing homes", "dialysis", "hospice", "hospices",
+	"home health", "clinic", "clinics", "urgent care", "emergency room", "emergency rooms", "beds", "unit", "units", "ward", "wards"}
+
+// otherClinicians are clinicians no study counts, near in spelling to a registered specialty;
+// named in a question, even beside a registered one, they put it out of scope.
+var otherClinicians = []string{"hematologist", "hematologists", "virologist", "virologists", "audiologist",
+	"audiologists", "neonatologist", "neonatologists", "pathologist", "pathologists", "neurosurgeon", "neurosurgeons",
+	"dentist", "dentists", "nurse", "nurses", "psychologist", "psychologists", "radiologist", "radiologists",
+	"nephrologist", "nephrologists", "chiropractor", "chiropractors"}
+
+// adviceWords mark a question about one's own health, which supply figures do not answer.
+var adviceWords = []string{"should i", "should my", "my child", "my son", "my daughter", "my rash", "my pain",
+	"symptom", "symptoms", "diagnose", "diagnosis", "treatment for", "treat my", "medication", "medications",
+	"prescribe", "is it serious", "what causes", "how do i", "how can i", "become a", "career", "careers", "residency",
+	"medical school", "training to be"}
+
+// territories are places outside the 51 the studies cover.
+var territories = []string{"puerto rico", "guam", "virgin islands", "american samoa", "northern mariana islands",
+	"northern marianas", "marshall islands", "micronesia", "palau", "canada", "mexico city", "europe", "uk",
+	"united kingdom", "england", "india", "australia"}
+
+// supplyWords mark a question about provider supply even when it names no specialty: such a
+// question is misunderstood (classification_failed), not out of scope.
+var supplyWords = []string{"doctor", "doctors", "physician", "physicians", "provider", "providers", "specialist",
+	"specialists", "clinician", "clinicians", "practitioners", "density", "per capita", "per 100 000", "per 100000",
+	"per 100k", "how many", "number of", "supply", "workforce", "shortage", "underserved", "rank", "ranking",
+	"specialty", "specialties", "npis", "per resident", "per residents", "coverage"}
+
+// stateNames maps the folded name of each of the 51 to its code, with the usual other names of
+// the District.
+var stateNames = func() map[string]string {
+	m := map[string]string{"washington dc": "DC", "washington d c": "DC", "d c": "DC", "dc": "DC", "the district": "DC"}
+	for _, s := range ident.The51() {
+		m[strings.ToLower(s.Name)] = s.Code
+	}
+	return m
+}()
