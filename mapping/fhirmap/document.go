@@ -97,7 +97,7 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	hex.Encode(res[etagAt:etagAt+digestLen], etag.Sum(sum[:0])[:digestLen/2])
 	res = append(res, '}')
 
-	keys = pruneStringKeys(keys)
+	keys = addNameStarts(pruneStringKeys(keys))
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
 	keys.Add(KeyTag, tags.id)
