@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
@@ -49,6 +50,35 @@ func BenchmarkTokenEndpoint(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
+}
+
+// BenchmarkTokenEndpointParallel is BenchmarkTokenEndpoint's RS384 case with as many
+// concurrent requests as cores: the token endpoint's throughput, beside BenchmarkVerifyRS384's
+// ceiling of the signature check alone.
+func BenchmarkTokenEndpointParallel(b *testing.B) {
+	k := rsaKey(b, "bench")
+	e := newEnv(b, unmetered)
+	id := e.addClient(b, k)
+	bodies := make([]string, b.N)
+	for i := range bodies {
+		bodies[i] = tokenForm(sign(b, k.priv, k.alg, k.kid, e.claims(id), nil), "system/*.read").Encode()
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest(http.MethodPost, "/fhir/token", strings.NewReader(bodies[next.Add(1)-1]))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			w := httptest.NewRecorder()
+			e.handler.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Errorf("%d %s", w.Code, w.Body)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 
 // BenchmarkProtect measures what Protect adds to a FHIR request with a valid token, through to a
