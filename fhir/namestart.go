@@ -9,11 +9,13 @@ import (
 	"providerdir/store"
 )
 
-// narrowNames turns the name, family and given prefix conditions of a search into lookups of
-// the name:start posting lists (fhirmap.NameStart), which are in id order as a page is: a name
-// search of one short word becomes that list alone, read only as far as the page needs, and a
-// longer one keeps its prefix condition beside the list of its start, which narrows it. A
-// generation written before those keys existed has none, and keeps its conditions as they are.
+// narrowNames turns the name prefix conditions of a search into lookups of the name:start
+// posting lists (fhirmap.NameStart), which are in id order as a page is: a name search of one
+// short word becomes that list alone, read only as far as the page needs, and a longer one keeps
+// its prefix condition beside the list of its start, which narrows it. A generation written
+// before those keys existed has none, and keeps its conditions as they are. Family and given
+// name searches keep theirs: the name:start list of a family name is no narrower than the family
+// name's own prefix range.
 func (s *Server) narrowNames(ctx context.Context, gen, coll string, where []store.Condition) ([]store.Condition, error) {
 	if gen == "" || !slices.ContainsFunc(where, isNamePrefix) {
 		return where, nil
@@ -29,7 +31,7 @@ func (s *Server) narrowNames(ctx context.Context, gen, coll string, where []stor
 			continue
 		}
 		start := store.Condition{Param: fhirmap.KeyNameStart, Match: store.Exact}
-		decides := c.Param == fhirmap.KeyName
+		decides := true
 		for _, v := range c.Values {
 			st, whole := fhirmap.NameStart(v)
 			decides = decides && whole
@@ -45,10 +47,9 @@ func (s *Server) narrowNames(ctx context.Context, gen, coll string, where []stor
 	return out, nil
 }
 
-// isNamePrefix reports whether c is a prefix search of a name, family or given name alone.
+// isNamePrefix reports whether c is a prefix search of a name alone.
 func isNamePrefix(c store.Condition) bool {
-	return c.Match == store.Prefix && len(c.Or) == 0 &&
-		(c.Param == fhirmap.KeyName || c.Param == fhirmap.KeyFamily || c.Param == fhirmap.KeyGiven)
+	return c.Match == store.Prefix && len(c.Or) == 0 && c.Param == fhirmap.KeyName
 }
 
 // startIndex remembers which collections of which generations carry name:start keys. A

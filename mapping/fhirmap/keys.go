@@ -266,22 +266,22 @@ func pruneStringKeys(keys mapping.Keys) mapping.Keys {
 }
 
 // NameStartLen is the longest start of a word a name:start key holds, in characters.
-const NameStartLen = 3
+const NameStartLen = 5
 
 // The name:start keys let a name search serve a page without reading every value that begins
 // with the text searched for. A prefix's matches lie in the name index in value order, but a
 // page is in id order: ordering a broad prefix's matches ("smi") means reading all of them, or
 // reading documents in id order until enough match. A name:start key is a posting list in id
-// order instead: the first word of every name, family and given value, cut to each length up
-// to NameStartLen, so a document has one for each start of the first word of each of those
-// values. A prefix search of one word no longer than that is exactly one of these lists; a
-// longer one is within the list of its start (its matches are among the documents that list
-// holds, NameStart), which narrows it.
+// order instead: the first word of every name value, cut to each length up to NameStartLen, so
+// a document has one for each start of the first word of each of its name values. A name search
+// of one word no longer than that is exactly one of these lists; a longer one is within the
+// list of its start (its matches are among the documents that list holds, NameStart), which
+// narrows it, and a text that long begins few names, so its own prefix range is short.
 
-// NameStart returns the name:start value that every document matched by a name, family or given
-// prefix search for normalized text v carries, and whether that key alone decides the search
-// (v is one word of at most NameStartLen characters). Such a search matches a value that begins
-// with v, and that value's first word begins with v's first word.
+// NameStart returns the name:start value that every document matched by a name prefix search
+// for normalized text v carries, and whether that key alone decides the search (v is one word of
+// at most NameStartLen characters). Such a search matches a name value that begins with v, and
+// that value's first word begins with v's first word.
 func NameStart(v string) (string, bool) {
 	w, _, _ := strings.Cut(v, " ")
 	n := 0
@@ -294,11 +294,11 @@ func NameStart(v string) (string, bool) {
 	return w, w == v
 }
 
-// addNameStarts adds the name:start keys of a resource's name, family and given values.
+// addNameStarts adds the name:start keys of a resource's name values.
 func addNameStarts(keys mapping.Keys) mapping.Keys {
 	for i, n := 0, len(keys); i < n; i++ {
 		k := keys[i]
-		if k.Param != KeyName && k.Param != KeyFamily && k.Param != KeyGiven {
+		if k.Param != KeyName {
 			continue
 		}
 		w, _, _ := strings.Cut(k.Value, " ")
