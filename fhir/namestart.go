@@ -12,8 +12,9 @@ import (
 // narrowNames turns the name prefix conditions of a search into lookups of the name:start
 // posting lists (fhirmap.NameStart), which are in id order as a page is: a name search of one
 // short word becomes that list alone, read only as far as the page needs, and a longer one keeps
-// its prefix condition beside the list of its start, which narrows it. A generation written
-// before those keys existed has none, and keeps its conditions as they are. Family and given
+// its prefix condition beside the list of its start, which narrows it. A collection without
+// those keys (a type that has none, a generation written before they existed) keeps its
+// conditions as they are. Family and given
 // name searches keep theirs: the name:start list of a family name is no narrower than the family
 // name's own prefix range.
 func (s *Server) narrowNames(ctx context.Context, gen, coll string, where []store.Condition) ([]store.Condition, error) {

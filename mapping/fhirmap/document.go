@@ -97,7 +97,10 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	hex.Encode(res[etagAt:etagAt+digestLen], etag.Sum(sum[:0])[:digestLen/2])
 	res = append(res, '}')
 
-	keys = addNameStarts(pruneStringKeys(keys))
+	keys = pruneStringKeys(keys)
+	if resourceType == TypePractitioner {
+		keys = addNameStarts(keys)
+	}
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
 	keys.Add(KeyTag, tags.id)

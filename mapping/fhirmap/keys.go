@@ -22,7 +22,7 @@ import (
 //   - reference parameters carry "Type/id";
 //   - _lastUpdated carries the date (YYYY-MM-DD) the resource was last updated at source;
 //   - _sandbox is "1" on the resources sandbox credentials may see;
-//   - name:start carries the starts of the names' first words (see NameStart).
+//   - name:start carries the starts of a Practitioner's names' first words (see NameStart).
 const (
 	KeyID            = "_id"
 	KeyLastUpdated   = "_lastUpdated"
@@ -277,6 +277,10 @@ const NameStartLen = 5
 // of one word no longer than that is exactly one of these lists; a longer one is within the
 // list of its start (its matches are among the documents that list holds, NameStart), which
 // narrows it, and a text that long begins few names, so its own prefix range is short.
+//
+// Practitioners carry them: most of a directory's resources and most of its name searches. An
+// organization's name is many words, each a name value of its own, so its keys would cost more
+// than its searches gain; a search of a type without them keeps its prefix plan.
 
 // NameStart returns the name:start value that every document matched by a name prefix search
 // for normalized text v carries, and whether that key alone decides the search (v is one word of
