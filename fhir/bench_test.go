@@ -1,6 +1,7 @@
 package fhir_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"providerdir/mapping/fhirmap"
 )
@@ -139,4 +141,52 @@ func BenchmarkCeilingParallel(b *testing.B) {
 			fetch(b, srv.URL+"/fhir/Practitioner/x")
 		}
 	})
+}
+
+// BenchmarkReadWithToken reads Practitioners through SMART's real Protect, as providerd serves
+// them, each time once with a bearer token and once without (public read mode), timed apart:
+// the token's check and its client's budget against the read itself. token/public is the
+// throughput of reads with a token over reads without.
+func BenchmarkReadWithToken(b *testing.B) {
+	e := newSMARTEnv(b, true)
+	auth := e.token(b, "system/*.read")
+	var bundle struct {
+		Entry []struct {
+			Resource struct {
+				ID string `json:"id"`
+			} `json:"resource"`
+		} `json:"entry"`
+	}
+	r := get(b, e.url+"/fhir/Practitioner?_count=50")
+	if err := json.Unmarshal(r.body, &bundle); err != nil || len(bundle.Entry) == 0 {
+		b.Fatalf("no practitioners: %v", err)
+	}
+	read := func(i int, auth string) time.Duration {
+		req, _ := http.NewRequest(http.MethodGet, e.url+"/fhir/Practitioner/"+bundle.Entry[i%len(bundle.Entry)].Resource.ID, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		start := time.Now()
+		resp, err := benchClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("%d", resp.StatusCode)
+		}
+		return time.Since(start)
+	}
+	var public, token time.Duration
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		public += read(i, "")
+		token += read(i, auth)
+		i++
+	}
+	b.ReportMetric(float64(public.Microseconds())/float64(i), "public-µs/read")
+	b.ReportMetric(float64(token.Microseconds())/float64(i), "token-µs/read")
+	b.ReportMetric(float64(public)/float64(token), "token/public")
 }

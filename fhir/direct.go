@@ -2,7 +2,6 @@ package fhir
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -11,13 +10,13 @@ import (
 )
 
 // A search whose conditions name the ids it can match reads those documents instead of probing
-// an index: an _id list, or NPIs on the types whose ids are NPIs (fhirmap.IDOfNPI). Looking up
-// an NPI is what directory clients do most, and a read by id costs one seek where an index probe
-// costs an iterator of its own and a seek more. The other conditions are checked on the
-// documents' keys with store.Matches, the definition every backend matches by, so the answer is
-// the index's.
+// an index: an _id list, or NPIs on the types whose ids are NPIs (fhirmap.IDOfNPI), together
+// (store.GetMany). Looking up an NPI is what directory clients do most, and a read by id costs
+// one seek where an index probe costs an iterator of its own and a seek more. The other
+// conditions are checked on the documents' keys with store.Matches, the definition every
+// backend matches by, so the answer is the index's.
 
-// maxDirectIDs bounds the ids read one by one; a longer list goes to the index.
+// maxDirectIDs bounds the ids read by id; a longer list goes to the index.
 const maxDirectIDs = 20
 
 // directIDs returns the ids a search's conditions pin it to, in order and without repeats.
@@ -66,22 +65,13 @@ func (s *Server) find(ctx context.Context, typ string, sq store.Query) (store.Pa
 	if sq.Descending {
 		slices.Reverse(ids)
 	}
-	var docs []store.Document
-	for _, id := range ids {
-		if store.ValidateID(id) != nil {
-			continue // no document has it (an over-long _id, say): nothing to read
-		}
-		d, err := s.st.Get(ctx, sq.Generation, sq.Collection, id)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return store.Page{}, err
-		}
-		if store.Matches(d.Keys, sq.Where) {
-			docs = append(docs, d)
-		}
+	// An id no document can have (an over-long _id, say) is not read.
+	ids = slices.DeleteFunc(ids, func(id string) bool { return store.ValidateID(id) != nil })
+	found, err := s.st.GetMany(ctx, sq.Generation, sq.Collection, ids)
+	if err != nil {
+		return store.Page{}, err
 	}
+	docs := slices.DeleteFunc(found, func(d store.Document) bool { return !store.Matches(d.Keys, sq.Where) })
 	if len(docs) > sq.Limit {
 		return s.st.Find(ctx, sq)
 	}

@@ -2,7 +2,6 @@ package fhir
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -74,13 +73,32 @@ func (r *includeRound) room() bool {
 	return false
 }
 
-// forward adds the resources the inc references of the docs of its source type point at.
+// forward adds the resources the inc references of the docs of its source type point at. They
+// are read together (store.GetMany), as many at a time as the cap leaves room for: one round
+// trip for a page's references of one type, however many there are.
 func (r *includeRound) forward(ctx context.Context, inc include, docs []includedDoc) error {
 	gen := r.v.gen(inc.target)
 	if gen == "" {
 		return nil
 	}
 	prefix := inc.target + "/"
+	var ids []string
+	read := func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		found, err := r.s.st.GetMany(ctx, gen, catalog.FHIRCollection(inc.target), ids)
+		ids = ids[:0]
+		if err != nil {
+			return err
+		}
+		for _, doc := range found {
+			if !r.g.Sandboxed() || hasKey(doc, fhirmap.KeySandbox, "1") {
+				r.res.included = append(r.res.included, includedDoc{inc.target, doc})
+			}
+		}
+		return nil
+	}
 	for _, d := range docs {
 		if d.typ != inc.source {
 			continue
@@ -89,24 +107,21 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 			if k.Param != inc.key || !strings.HasPrefix(k.Value, prefix) || r.seen[k.Value] {
 				continue
 			}
-			if !r.room() {
-				return nil
+			if len(r.res.included)+len(ids) >= r.s.maxInc {
+				// What is pending may fill the cap, or, with references to nothing, leave
+				// room: read it to know.
+				if err := read(); err != nil {
+					return err
+				}
+				if !r.room() {
+					return nil
+				}
 			}
 			r.seen[k.Value] = true
-			doc, err := r.s.st.Get(ctx, gen, catalog.FHIRCollection(inc.target), k.Value[len(prefix):])
-			if errors.Is(err, store.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if r.g.Sandboxed() && !hasKey(doc, fhirmap.KeySandbox, "1") {
-				continue
-			}
-			r.res.included = append(r.res.included, includedDoc{inc.target, doc})
+			ids = append(ids, k.Value[len(prefix):])
 		}
 	}
-	return nil
+	return read()
 }
 
 // reverse adds the resources of rev's source type whose references point at the docs of its

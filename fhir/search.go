@@ -191,7 +191,10 @@ func pageStart(v view, cursor, coll, hash string) (view, pageToken, int, error) 
 // those its _tag and chained parameters resolve to. empty is true when one of those can match
 // nothing, so the search has no match without asking the store.
 func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (where []store.Condition, empty bool, status int, err error) {
-	where = slices.Clone(q.where)
+	if where, err = s.narrowNames(ctx, v.gen(q.typ), catalog.FHIRCollection(q.typ), q.where); err != nil {
+		return nil, false, 0, err
+	}
+	where = slices.Clone(where)
 	if g.Sandboxed() {
 		where = append(where, sandboxCond)
 	}
@@ -277,13 +280,16 @@ func cursorOf(d store.Document, orderBy string) string {
 // resolveChain turns a chained or reverse-chained parameter into a condition on the searched
 // type: the ids the inner search found. nil means nothing matched.
 func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, sandbox bool) (*store.Condition, error) {
-	where := []store.Condition{c.cond}
-	if sandbox {
-		where = append(where, sandboxCond)
-	}
 	gen := v.gen(c.other)
 	if gen == "" {
 		return nil, nil
+	}
+	where, err := s.narrowNames(ctx, gen, catalog.FHIRCollection(c.other), []store.Condition{c.cond})
+	if err != nil {
+		return nil, err
+	}
+	if sandbox {
+		where = append(where, sandboxCond)
 	}
 	page, err := s.find(ctx, c.other, store.Query{Collection: catalog.FHIRCollection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
 	if err != nil {

@@ -77,6 +77,7 @@ type Server struct {
 	ttl        time.Duration
 	snap       atomic.Pointer[cachedView]
 	counts     countCache
+	starts     startIndex
 	tagIndex   tagIndex
 }
 

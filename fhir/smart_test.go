@@ -32,7 +32,7 @@ type smartEnv struct {
 	url string // the service's base URL; FHIR is under /fhir
 }
 
-func newSMARTEnv(t *testing.T, publicRead bool) *smartEnv {
+func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
 	t.Helper()
 	base, _ := drops(t)
 	st, err := embedded.Open(t.TempDir())
@@ -70,7 +70,7 @@ func newSMARTEnv(t *testing.T, publicRead bool) *smartEnv {
 
 // token registers a client allowed scopes, with a fresh ES384 key, and returns the
 // "Authorization" header value of an access token it gets from the token endpoint for them.
-func (e *smartEnv) token(t *testing.T, scopes ...string) string {
+func (e *smartEnv) token(t testing.TB, scopes ...string) string {
 	t.Helper()
 	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	if err != nil {

@@ -128,6 +128,10 @@ $(cat "$dir/table.md")
 - Supply by-state uses pilot keys in turn, enough that none reaches its quota; the token endpoint
   gets assertions signed before the run by the sandbox client's key, each request with its own
   X-Forwarded-For address so that the per-address token budget is not what is measured.
+- The read with a SMART token carries an access token of the sandbox client, fetched before each
+  run, and an X-Forwarded-For address of its own per request (the sandbox's budget is per
+  address). The line under the table is the token endpoint's own ceiling: the signature check
+  of an assertion alone, in process, on every core.
 
 $kept
 DOC

@@ -4,7 +4,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jws"
 
 	"providerdir/catalog"
 	"providerdir/rest/quota"
@@ -48,6 +52,35 @@ func BenchmarkTokenEndpoint(b *testing.B) {
 	}
 }
 
+// BenchmarkTokenEndpointParallel is BenchmarkTokenEndpoint's RS384 case with as many
+// concurrent requests as cores: the token endpoint's throughput, beside BenchmarkVerifyRS384's
+// ceiling of the signature check alone.
+func BenchmarkTokenEndpointParallel(b *testing.B) {
+	k := rsaKey(b, "bench")
+	e := newEnv(b, unmetered)
+	id := e.addClient(b, k)
+	bodies := make([]string, b.N)
+	for i := range bodies {
+		bodies[i] = tokenForm(sign(b, k.priv, k.alg, k.kid, e.claims(id), nil), "system/*.read").Encode()
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest(http.MethodPost, "/fhir/token", strings.NewReader(bodies[next.Add(1)-1]))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			w := httptest.NewRecorder()
+			e.handler.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Errorf("%d %s", w.Code, w.Body)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
 // BenchmarkProtect measures what Protect adds to a FHIR request with a valid token, through to a
 // handler that does nothing: the HS256 check, the cached client status, and the client budget's
 // compare-and-swap, a synced store write.
@@ -70,4 +103,23 @@ func BenchmarkProtect(b *testing.B) {
 			b.Fatalf("%d", w.Code)
 		}
 	}
+}
+
+// BenchmarkVerifyRS384 is the ceiling of the token endpoint's signature check: verifying an
+// RS384 compact JWS with the public key already parsed, and nothing else, as jws.Verify does it.
+func BenchmarkVerifyRS384(b *testing.B) {
+	k := rsaKey(b, "bench")
+	pub, err := k.priv.PublicKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := newEnv(b, unmetered)
+	assertion := []byte(sign(b, k.priv, k.alg, k.kid, e.claims("bench"), nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jws.Verify(assertion, jws.WithKey(jwa.RS384(), pub)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "verifies/s")
 }

@@ -72,18 +72,26 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 }
 
 // grant returns the grant of access token raw, or why the token is refused: it is invalid or
-// expired, or its client is disabled or deleted. err is a failure to read the client.
+// expired, or its client is disabled or deleted. err is a failure to read the client. A token
+// is verified once and its grant kept until it expires (grantCache); its client's status is
+// checked on every request all the same.
 func (s *Service) grant(ctx context.Context, raw string) (g Grant, refused, err error) {
-	g, refused = s.verifyAccess(raw)
-	if refused != nil {
-		return Grant{}, refused, nil
+	g, cached := s.grants.get(raw, s.now())
+	if !cached {
+		if g, refused = s.verifyAccess(raw); refused != nil {
+			return Grant{}, refused, nil
+		}
 	}
 	active, err := s.clientActive(ctx, g.ClientID)
 	switch {
 	case err != nil:
 		return Grant{}, nil, err
 	case !active:
+		s.grants.drop(raw)
 		return Grant{}, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
+	}
+	if !cached {
+		s.grants.put(raw, g)
 	}
 	return g, nil, nil
 }

@@ -188,11 +188,18 @@ func TestClientStatusEndsTokens(t *testing.T) {
 		}
 	}
 	expect("enabled", tok, http.StatusOK)
+	expect("enabled, once more", tok, http.StatusOK)
+	if n := smart.CachedGrants(e.svc); n != 1 {
+		t.Fatalf("%d grants kept after two requests with one token, want 1", n)
+	}
 	if _, err := smart.SetClientEnabled(ctx, e.st, id, false); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(smart.ClientCheckInterval)
 	expect("disabled", tok, http.StatusUnauthorized)
+	if n := smart.CachedGrants(e.svc); n != 0 {
+		t.Fatalf("the disabled client's grant is still kept (%d)", n)
+	}
 	expect("another client", otherTok, http.StatusOK)
 
 	if _, err := smart.SetClientEnabled(ctx, e.st, id, true); err != nil {

@@ -69,6 +69,7 @@ type Service struct {
 	tokenKey   *tokenKey
 	keys       *keyStore
 	clients    clientStatus
+	grants     grantCache
 	limits     limits
 }
 

@@ -173,6 +173,11 @@ type Store interface {
 	Put(ctx context.Context, generation, collection string, docs []Document) error
 	// Get returns one document, or ErrNotFound.
 	Get(ctx context.Context, generation, collection, id string) (Document, error)
+	// GetMany returns the documents of a collection with the given ids, in the order of ids,
+	// each once (an id given twice is returned at its first place): the documents a page
+	// includes, read together rather than one round trip each. An id with no document is left
+	// out, not an error. More than MaxLimit ids is ErrInvalid.
+	GetMany(ctx context.Context, generation, collection string, ids []string) ([]Document, error)
 	// Find returns one page of the documents matching the query, in a stable order. A generation
 	// or collection that holds no documents gives an empty page, not ErrNotFound.
 	Find(ctx context.Context, q Query) (Page, error)

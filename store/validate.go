@@ -162,3 +162,29 @@ func matchesTerm(keys []Key, m Match, param string, values []string) bool {
 	}
 	return false
 }
+
+// ValidateGetMany checks the arguments of a GetMany and returns its ids without repeats, in
+// their first order.
+func ValidateGetMany(generation, collection string, ids []string) ([]string, error) {
+	if err := ValidateName("generation", generation); err != nil {
+		return nil, err
+	}
+	if err := ValidateName("collection", collection); err != nil {
+		return nil, err
+	}
+	if len(ids) > MaxLimit {
+		return nil, fmt.Errorf("%w: %d ids, at most %d", ErrInvalid, len(ids), MaxLimit)
+	}
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if err := ValidateID(id); err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

@@ -6,16 +6,18 @@
 //
 //	providerbench --base-url http://127.0.0.1:8080 --rates 500,1000 --duration 10s
 //
-// Two scenarios need credentials and are run only when given them: the supply API's by-state
-// table (--bearer, supply API keys, used in turn so that no one key's quota is reached) and the
+// Three scenarios need credentials and are run only when given them: the supply API's by-state
+// table (--bearer, supply API keys, used in turn so that no one key's quota is reached), the
 // token endpoint (--smart-key, a client's private JWK; each request carries an assertion signed
 // before the run, and an X-Forwarded-For address of its own so that the per-address token budget
-// is not what is measured, which needs providerd to trust loopback with --trusted-proxies).
+// is not what is measured, which needs providerd to trust loopback with --trusted-proxies), and
+// the read by id with an access token of that client. With --smart-key the run also reports the
+// token endpoint's own ceiling: the signature check alone, in process.
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
 // latency rather than as a politely slowed client. The FHIR scenarios need the server to run with
-// --fhir-public-read (token checks are measured by the smart package's benchmarks).
+// --fhir-public-read, but for the read with a token.
 package main
 
 import (
@@ -29,6 +31,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +42,9 @@ import (
 
 	"providerdir/smart"
 
+	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 )
 
 func main() {
@@ -112,6 +117,10 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		scenarios = append(scenarios, sc)
+		if sc, err = tokenReadScenario(client, o.smartKey, o.clientID, base); err != nil {
+			return err
+		}
+		scenarios = append(scenarios, sc)
 	}
 	ceiling, err := startCeiling(client, base, scenarios)
 	if err != nil {
@@ -134,8 +143,21 @@ func run(args []string, out io.Writer) error {
 	if err := writeTable(out, rows); err != nil {
 		return err
 	}
+	note := ""
+	if o.smartKey != "" {
+		key, err := readKey(o.smartKey)
+		if err != nil {
+			return err
+		}
+		rate, err := verifyCeiling(key, o.duration)
+		if err != nil {
+			return err
+		}
+		note = fmt.Sprintf("The token endpoint's own ceiling, the signature check of an assertion alone (in process, %d cores): %.0f per second.", runtime.GOMAXPROCS(0), rate)
+		fmt.Fprintln(out, "\n"+note)
+	}
 	if o.markdown != "" {
-		if err := writeMarkdown(o.markdown, rows); err != nil {
+		if err := writeMarkdown(o.markdown, rows, note); err != nil {
 			return err
 		}
 	}
@@ -202,12 +224,16 @@ func writeTable(out io.Writer, rows []row) error {
 	return tw.Flush()
 }
 
-func writeMarkdown(file string, rows []row) error {
+// writeMarkdown writes the table, and note, when there is one, as a paragraph after it.
+func writeMarkdown(file string, rows []row, note string) error {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(tableHeader, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat(" ---: |", len(tableHeader)) + "\n")
 	for _, r := range rows {
 		b.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
+	}
+	if note != "" {
+		b.WriteString("\n" + note + "\n")
 	}
 	return os.WriteFile(file, []byte(b.String()), 0o644)
 }
@@ -373,13 +399,9 @@ const tokenPath = "/fhir/token"
 // request also names a client address of its own in X-Forwarded-For (10.0.0.0/8, in turn), so
 // that the endpoint's per-address budget does not refuse the run.
 func tokenScenario(keyFile, clientID, tokenURL string) (scenario, error) {
-	set, err := jwk.ReadFile(keyFile)
+	key, err := readKey(keyFile)
 	if err != nil {
-		return scenario{}, fmt.Errorf("read --smart-key: %w", err)
-	}
-	key, ok := set.Key(0)
-	if priv, _ := jwk.IsPrivateKey(key); !ok || set.Len() != 1 || !priv {
-		return scenario{}, errors.New("--smart-key must hold exactly one private JWK")
+		return scenario{}, err
 	}
 	var assertions []string
 	return scenario{
@@ -414,6 +436,106 @@ func tokenScenario(keyFile, clientID, tokenURL string) (scenario, error) {
 		},
 		metered: true,
 	}, nil
+}
+
+// readKey reads the one private JWK of --smart-key.
+func readKey(keyFile string) (jwk.Key, error) {
+	set, err := jwk.ReadFile(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("read --smart-key: %w", err)
+	}
+	key, ok := set.Key(0)
+	if priv, _ := jwk.IsPrivateKey(key); !ok || set.Len() != 1 || !priv {
+		return nil, errors.New("--smart-key must hold exactly one private JWK")
+	}
+	return key, nil
+}
+
+// tokenReadScenario reads by id the first Practitioner the client may read, with an access token
+// of the client: the read scenario with the bearer check and the client's budget added. prepare
+// gets a fresh token before each run (a run is far shorter than a token's life). The sandbox
+// client is metered per client address, so each request names an address of its own in
+// X-Forwarded-For (11.0.0.0/8, in turn), as the token scenario does.
+func tokenReadScenario(c *http.Client, keyFile, clientID, base string) (scenario, error) {
+	key, err := readKey(keyFile)
+	if err != nil {
+		return scenario{}, err
+	}
+	var auth string
+	fetch := func(int) error {
+		tr, err := smart.RequestToken(context.Background(), c, base+tokenPath, clientID, key, "system/*.read")
+		if err != nil {
+			return fmt.Errorf("get an access token: %w", err)
+		}
+		auth = "Bearer " + tr.AccessToken
+		return nil
+	}
+	if err := fetch(0); err != nil {
+		return scenario{}, err
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/fhir/Practitioner?_count=1", nil)
+	req.Header.Set("Authorization", auth)
+	var bundle struct {
+		Entry []struct {
+			Resource struct {
+				ID string `json:"id"`
+			} `json:"resource"`
+		} `json:"entry"`
+	}
+	if err := doJSON(c, req, &bundle); err != nil {
+		return scenario{}, fmt.Errorf("find a practitioner the client may read: %w", err)
+	}
+	if len(bundle.Entry) == 0 {
+		return scenario{}, errors.New("the client may read no Practitioner")
+	}
+	sc := get("read Practitioner by id (SMART token)", "/fhir/Practitioner/"+bundle.Entry[0].Resource.ID)
+	sc.header = func(i int) http.Header {
+		return http.Header{"Authorization": {auth}, "X-Forwarded-For": {fmt.Sprintf("11.%d.%d.%d", i>>16&255, i>>8&255, i&255)}}
+	}
+	sc.prepare = fetch
+	sc.metered = true
+	return sc, nil
+}
+
+// verifyCeiling is the token endpoint's own ceiling: how many assertions signed with key the
+// signature check alone verifies per second, on every core, in this process.
+func verifyCeiling(key jwk.Key, d time.Duration) (float64, error) {
+	pub, err := key.PublicKey()
+	if err != nil {
+		return 0, err
+	}
+	// The one algorithm the token endpoint accepts for the key's type.
+	sa := jwa.RS384()
+	if key.KeyType() == jwa.EC() {
+		sa = jwa.ES384()
+	}
+	a, err := smart.SignAssertion(smart.SandboxClientID, "https://bench.invalid/fhir/token", key, time.Now())
+	if err != nil {
+		return 0, err
+	}
+	var n atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if _, err := jws.Verify([]byte(a), jws.WithKey(sa, pub)); err != nil {
+					failed.Store(true)
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		return 0, errors.New("the signature check failed on an assertion just signed")
+	}
+	return float64(n.Load()) / time.Since(start).Seconds(), nil
 }
 
 // discover picks real ids and codes from the server so that every scenario hits data.

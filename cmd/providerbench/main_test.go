@@ -191,9 +191,9 @@ func TestLoadNumbersRequests(t *testing.T) {
 	}
 }
 
-// TestTokenScenario: each request carries an assertion signed for the client and the token URL,
-// none repeated within a prepared run, and a client address of its own.
-func TestTokenScenario(t *testing.T) {
+// writeECKey writes a new P-384 private JWK to a file of its own and returns the file and key.
+func writeECKey(t *testing.T) (string, jwk.Key) {
+	t.Helper()
 	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +213,13 @@ func TestTokenScenario(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return file, key
+}
+
+// TestTokenScenario: each request carries an assertion signed for the client and the token URL,
+// none repeated within a prepared run, and a client address of its own.
+func TestTokenScenario(t *testing.T) {
+	file, key := writeECKey(t)
 	const tokenURL = "http://127.0.0.1:1/fhir/token"
 	sc, err := tokenScenario(file, "client-1", tokenURL)
 	if err != nil {
@@ -251,6 +258,44 @@ func TestTokenScenario(t *testing.T) {
 	if _, err := tokenScenario(filepath.Join(t.TempDir(), "missing.jwk"), "c", tokenURL); err == nil {
 		t.Error("a missing key file was accepted")
 	}
+	if rate, err := verifyCeiling(key, 50*time.Millisecond); err != nil || rate <= 0 {
+		t.Errorf("verifyCeiling: %v, %v", rate, err)
+	}
+}
+
+// TestTokenReadScenario: the read with a token gets a token of the client at the token endpoint,
+// reads a Practitioner the token finds, and sends the token with an address of its own on every
+// request; prepare gets a fresh token.
+func TestTokenReadScenario(t *testing.T) {
+	file, _ := writeECKey(t)
+	tokens := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/fhir/token" && r.Method == http.MethodPost:
+			tokens++
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"access_token":"t%d","token_type":"bearer","expires_in":300,"scope":"system/*.read"}`, tokens)
+		case r.URL.Path == "/fhir/Practitioner" && r.Header.Get("Authorization") == "Bearer t1":
+			_, _ = io.WriteString(w, `{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Practitioner","id":"1234567893"}}]}`)
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	sc, err := tokenReadScenario(srv.Client(), file, "client-1", srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.path != "/fhir/Practitioner/1234567893" || !sc.metered {
+		t.Fatalf("scenario %+v", sc)
+	}
+	if err := sc.prepare(2); err != nil {
+		t.Fatal(err)
+	}
+	a, b := sc.request(context.Background(), srv.URL, 0), sc.request(context.Background(), srv.URL, 1)
+	if a.Header.Get("Authorization") != "Bearer t2" || a.Header.Get("X-Forwarded-For") == b.Header.Get("X-Forwarded-For") {
+		t.Errorf("requests %v and %v", a.Header, b.Header)
+	}
 }
 
 // TestSupplyScenario: the by-state path is that of the first listed specialty, and the keys are
@@ -288,7 +333,7 @@ func TestWriteMarkdown(t *testing.T) {
 		server:  result{latencies: []time.Duration{time.Millisecond, 2 * time.Millisecond}, elapsed: time.Second},
 		ceiling: result{latencies: []time.Duration{time.Millisecond}, elapsed: time.Second}}
 	file := filepath.Join(t.TempDir(), "table.md")
-	if err := writeMarkdown(file, []row{r, r}); err != nil {
+	if err := writeMarkdown(file, []row{r, r}, ""); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(file)

@@ -103,6 +103,13 @@ func (t *timedStore) Get(ctx context.Context, generation, collection, id string)
 	return d, err
 }
 
+func (t *timedStore) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	start := time.Now()
+	d, err := t.s.GetMany(ctx, generation, collection, ids)
+	t.observe("get_many", start, err)
+	return d, err
+}
+
 func (t *timedStore) Find(ctx context.Context, q store.Query) (store.Page, error) {
 	start := time.Now()
 	p, err := t.s.Find(ctx, q)

@@ -98,6 +98,9 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	res = append(res, '}')
 
 	keys = pruneStringKeys(keys)
+	if resourceType == TypePractitioner {
+		keys = addNameStarts(keys)
+	}
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
 	keys.Add(KeyTag, tags.id)

@@ -21,7 +21,8 @@ import (
 //     every search it would answer is answered by the longer one (see pruneStringKeys);
 //   - reference parameters carry "Type/id";
 //   - _lastUpdated carries the date (YYYY-MM-DD) the resource was last updated at source;
-//   - _sandbox is "1" on the resources sandbox credentials may see.
+//   - _sandbox is "1" on the resources sandbox credentials may see;
+//   - name:start carries the starts of a Practitioner's names' first words (see NameStart).
 const (
 	KeyID            = "_id"
 	KeyLastUpdated   = "_lastUpdated"
@@ -30,6 +31,7 @@ const (
 	KeyName          = "name"
 	KeyFamily        = "family"
 	KeyGiven         = "given"
+	KeyNameStart     = "name:start"
 	KeyAddress       = "address"
 	KeyAddressCity   = "address-city"
 	KeyAddressState  = "address-state"
@@ -261,4 +263,61 @@ func pruneStringKeys(keys mapping.Keys) mapping.Keys {
 		}
 	}
 	return out
+}
+
+// NameStartLen is the longest start of a word a name:start key holds, in characters.
+const NameStartLen = 5
+
+// The name:start keys let a name search serve a page without reading every value that begins
+// with the text searched for. A prefix's matches lie in the name index in value order, but a
+// page is in id order: ordering a broad prefix's matches ("smi") means reading all of them, or
+// reading documents in id order until enough match. A name:start key is a posting list in id
+// order instead: the first word of every name value, cut to each length up to NameStartLen, so
+// a document has one for each start of the first word of each of its name values. A name search
+// of one word no longer than that is exactly one of these lists; a longer one is within the
+// list of its start (its matches are among the documents that list holds, NameStart), which
+// narrows it, and a text that long begins few names, so its own prefix range is short.
+//
+// Practitioners carry them: most of a directory's resources and most of its name searches. An
+// organization's name is many words, each a name value of its own, so its keys would cost more
+// than its searches gain; a search of a type without them keeps its prefix plan.
+
+// NameStart returns the name:start value that every document matched by a name prefix search
+// for normalized text v carries, and whether that key alone decides the search (v is one word of
+// at most NameStartLen characters). Such a search matches a name value that begins with v, and
+// that value's first word begins with v's first word.
+func NameStart(v string) (string, bool) {
+	w, _, _ := strings.Cut(v, " ")
+	n := 0
+	for i := range w {
+		if n == NameStartLen {
+			return w[:i], false
+		}
+		n++
+	}
+	return w, w == v
+}
+
+// addNameStarts adds the name:start keys of a resource's name values.
+func addNameStarts(keys mapping.Keys) mapping.Keys {
+	for i, n := 0, len(keys); i < n; i++ {
+		k := keys[i]
+		if k.Param != KeyName {
+			continue
+		}
+		w, _, _ := strings.Cut(k.Value, " ")
+		runes := 0
+		for j := range w {
+			if j > 0 {
+				keys.Add(KeyNameStart, w[:j])
+			}
+			if runes++; runes > NameStartLen {
+				break
+			}
+		}
+		if runes <= NameStartLen {
+			keys.Add(KeyNameStart, w)
+		}
+	}
+	return keys
 }

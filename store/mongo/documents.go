@@ -287,6 +287,90 @@ func (s *Store) Get(ctx context.Context, generation, collection, id string) (sto
 	return w.document()
 }
 
+// GetMany reads the documents with one $in query on _id: one round trip for a page's included
+// resources however many there are. On FerretDB it reads them by _id (pointGets).
+func (s *Store) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	ids, err := store.ValidateGetMany(generation, collection, ids)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	if s.pointReads {
+		return s.pointGets(ctx, generation, collection, ids)
+	}
+	in := make(bson.A, len(ids))
+	for i, id := range ids {
+		in[i] = enc(id)
+	}
+	phys, _ := s.physName(generation, collection)
+	cur, err := s.db.Collection(phys).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
+		options.Find().SetProjection(docProjection))
+	if err != nil {
+		return nil, s.fail("get many", err)
+	}
+	var wire []wireDoc
+	if err := cur.All(ctx, &wire); err != nil {
+		return nil, s.fail("get many", err)
+	}
+	found := make(map[string]store.Document, len(wire))
+	for _, w := range wire {
+		d, err := w.document()
+		if err != nil {
+			return nil, err
+		}
+		found[d.ID] = d
+	}
+	out := make([]store.Document, 0, len(found))
+	for _, id := range ids {
+		if d, ok := found[id]; ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// pointGetsAtOnce is how many reads by _id pointGets has in flight.
+const pointGetsAtOnce = 8
+
+// pointGets reads documents one Get each, pointGetsAtOnce at a time, and returns those found in
+// the order of ids.
+func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	docs := make([]store.Document, len(ids))
+	found := make([]bool, len(ids))
+	errs := make([]error, len(ids))
+	sem := make(chan struct{}, pointGetsAtOnce)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			d, err := s.Get(ctx, generation, collection, id)
+			switch {
+			case err == nil:
+				docs[i], found[i] = d, true
+			case !errors.Is(err, store.ErrNotFound):
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := docs[:0]
+	for i, d := range docs {
+		if found[i] {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
 // filter returns the query's conditions as one filter document. With OrderBy it also requires
 // the order field (a string is always >= ""), which leaves out documents without that param and
 // is a bounded scan of the order index.

@@ -80,6 +80,10 @@
 //     100 operations at once per client, so FerretDB needs a larger pool; tools/mongotest sets
 //     250. Collections are also created explicitly before their first write, so concurrent
 //     first writes do not all create the collection at once.
+//   - $in is not handed to PostgreSQL: the server reads the whole collection and matches each
+//     document in memory, so GetMany's one $in query on _id would cost a scan of the collection
+//     per call, several seconds for a page's includes on a collection of some thousands. On
+//     FerretDB GetMany therefore reads its documents by _id equality, a few at a time.
 //   - endSessions is not implemented; the driver's call at Disconnect fails harmlessly.
 //
 // Generations are never reused after DropGeneration (they are allocated from a counter), so the
@@ -137,7 +141,11 @@ type Store struct {
 	// indexData is whether data collections get their key and order indexes: not on FerretDB,
 	// which cannot use them (see the package comment).
 	indexData bool
-	closed    atomic.Bool
+	// pointReads is whether GetMany reads its documents one by one: on FerretDB, which
+	// evaluates $in in memory over the whole collection but hands an equality on _id to
+	// PostgreSQL (see the package comment).
+	pointReads bool
+	closed     atomic.Bool
 
 	mu    sync.Mutex
 	colls map[string]*collState
@@ -218,7 +226,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		return fmt.Errorf("store/mongo: server does not answer: %w", err)
 	}
 	_, ferret := info["ferretdbVersion"]
-	s.indexData = !ferret
+	s.indexData, s.pointReads = !ferret, ferret
 	for _, name := range []string{recordsColl, countersColl} {
 		if err := s.createCollection(ctx, name); err != nil {
 			return err

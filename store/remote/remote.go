@@ -32,6 +32,7 @@ func SocketPath(dir string) string { return filepath.Clean(dir) + ".sock" }
 // request holds the arguments of any call; each operation reads the fields it needs.
 type request struct {
 	Generation, Collection, ID, Kind, After, Name string
+	IDs                                           []string
 	Load                                          string // a bulk load's id
 	Docs                                          []store.Document
 	Query                                         store.Query
@@ -123,6 +124,10 @@ func Handler(st store.Store) http.Handler {
 	})
 	op("get", func(ctx context.Context, q request, r *response) (err error) {
 		r.Doc, err = st.Get(ctx, q.Generation, q.Collection, q.ID)
+		return err
+	})
+	op("get_many", func(ctx context.Context, q request, r *response) (err error) {
+		r.Page.Docs, err = st.GetMany(ctx, q.Generation, q.Collection, q.IDs)
 		return err
 	})
 	op("find", func(ctx context.Context, q request, r *response) (err error) {
@@ -253,6 +258,11 @@ func (c *Client) Put(ctx context.Context, gen, coll string, docs []store.Documen
 func (c *Client) Get(ctx context.Context, gen, coll, id string) (store.Document, error) {
 	r, err := c.call(ctx, "get", request{Generation: gen, Collection: coll, ID: id})
 	return r.Doc, err
+}
+
+func (c *Client) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+	r, err := c.call(ctx, "get_many", request{Generation: gen, Collection: coll, IDs: ids})
+	return r.Page.Docs, err
 }
 
 func (c *Client) Find(ctx context.Context, q store.Query) (store.Page, error) {

@@ -3,8 +3,13 @@ package storetest
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"providerdir/store"
 )
@@ -16,6 +21,10 @@ import (
 //   - Get, FindExact, FindPrefix: on a preloaded collection of benchDocs documents; one
 //     operation is one call. FindExact asks for a page of 20 matching one state; FindPrefix a
 //     page of 20 family names starting with two letters.
+//   - Page: a search page with its included resources as the FHIR surface reads it, by 16
+//     concurrent clients: a page of 100 documents matching one state, then the 100 documents
+//     they refer to, read together (GetMany) or one Get each (Get); it reports pages/s and the
+//     median time of a page.
 //
 // open must return a new, empty store and arrange its cleanup with b.Cleanup.
 func Bench(b *testing.B, open func(b *testing.B) store.Store) {
@@ -95,6 +104,69 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 			}
 		}
 	})
+	for _, together := range []bool{true, false} {
+		name := "Page/GetMany"
+		if !together {
+			name = "Page/Get"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := preloaded(b)
+			benchPages(b, s, together)
+		})
+	}
+}
+
+// benchPages runs the Page benchmark: each operation is one page and its included documents.
+func benchPages(b *testing.B, s store.Store, together bool) {
+	const page, clients = 100, 16
+	var mu sync.Mutex
+	var times []time.Duration
+	var seed atomic.Uint64
+	b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(seed.Add(1), 6))
+		var mine []time.Duration
+		for pb.Next() {
+			start := time.Now()
+			q := store.Query{Generation: "g1", Collection: "practitioner", Limit: page,
+				Where: []store.Condition{exact("state", benchStates[rng.IntN(len(benchStates))])}}
+			p, err := s.Find(b.Context(), q)
+			if err != nil || len(p.Docs) == 0 {
+				b.Errorf("Find: %d docs, %v", len(p.Docs), err)
+				return
+			}
+			// Each document of the page refers to another one, as a role does to its practitioner.
+			refs := make([]string, len(p.Docs))
+			for i := range refs {
+				refs[i] = benchID(rng.IntN(benchDocs))
+			}
+			if together {
+				_, err = s.GetMany(b.Context(), "g1", "practitioner", refs)
+			} else {
+				for _, id := range refs {
+					if _, err = s.Get(b.Context(), "g1", "practitioner", id); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil {
+				b.Errorf("read the included documents: %v", err)
+				return
+			}
+			mine = append(mine, time.Since(start))
+		}
+		mu.Lock()
+		times = append(times, mine...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if len(times) == 0 {
+		return
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(len(times))/b.Elapsed().Seconds(), "pages/s")
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 }
 
 const (

@@ -18,6 +18,8 @@ var documentTests = []test{
 	{"LargeBatch", testLargeBatch},
 	{"EmptyBatch", testEmptyBatch},
 	{"CollectionsAreSeparate", testCollectionsSeparate},
+	{"GetMany", testGetMany},
+	{"GetManyArguments", testGetManyArguments},
 }
 
 // roundTripDocs are documents whose bodies and keys must come back byte for byte: the body is

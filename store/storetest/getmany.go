@@ -1,0 +1,112 @@
+package storetest
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"providerdir/store"
+)
+
+// testGetMany reads documents by id together: in the order asked, each once, absent ids left
+// out, whole and as copies, from the generation and collection asked only.
+func testGetMany(t *testing.T, s store.Store) {
+	docs := roundTripDocs()
+	mustPut(t, s, "g1", "practitioner", docs...)
+	mustPut(t, s, "g2", "practitioner", doc("only-g2", `{}`))
+	mustPut(t, s, "g1", "other", doc("only-other", `{}`))
+	byID := map[string]store.Document{}
+	all := make([]string, len(docs))
+	for i, d := range docs {
+		byID[d.ID] = d
+		all[i] = d.ID
+	}
+	reversed := slices.Clone(all)
+	slices.Reverse(reversed)
+	cases := []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"none", nil, nil},
+		{"one", []string{"plain"}, []string{"plain"}},
+		{"all, in the order given", reversed, reversed},
+		{"repeats once, at the first place", []string{"nokeys", "plain", "nokeys", "plain"}, []string{"nokeys", "plain"}},
+		{"absent ids left out", []string{"nope", "plain", "only-g2", "only-other", "zzz"}, []string{"plain"}},
+		{"nothing there", []string{"nope", "only-g2"}, nil},
+	}
+	for _, tc := range cases {
+		got, err := s.GetMany(t.Context(), "g1", "practitioner", tc.ids)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !equalIDs(ids(got), tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, ids(got), tc.want)
+			continue
+		}
+		for _, d := range got {
+			if diff := sameDoc(d, byID[d.ID]); diff != "" {
+				t.Errorf("%s: %s", tc.name, diff)
+			}
+		}
+	}
+	got, err := s.GetMany(t.Context(), "absent", "practitioner", []string{"plain"})
+	if err != nil || len(got) != 0 {
+		t.Errorf("a generation that does not exist: %d documents, %v; want none, no error", len(got), err)
+	}
+
+	// The documents returned are the caller's: changing them changes nothing stored.
+	got, err = s.GetMany(t.Context(), "g1", "practitioner", []string{"plain"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("GetMany: %d documents, %v", len(got), err)
+	}
+	got[0].Body[0] = 'X'
+	got[0].Keys[0].Value = "changed"
+	if again := mustGet(t, s, "g1", "practitioner", "plain"); sameDoc(again, byID["plain"]) != "" {
+		t.Fatalf("stored document changed through a document GetMany returned: %q %v", again.Body, again.Keys)
+	}
+
+	// As many ids as a page may hold.
+	many := make([]store.Document, 0, 600)
+	manyIDs := make([]string, 0, 1200)
+	for i := range 600 {
+		id := strings.Repeat("m", 1+i%7) + string(rune('a'+i%26)) + strconv.Itoa(i)
+		many = append(many, doc(id, `{"i":`+strconv.Itoa(i)+`}`))
+		manyIDs = append(manyIDs, id, "absent-"+strconv.Itoa(i))
+	}
+	mustPut(t, s, "g3", "c", many...)
+	got, err = s.GetMany(t.Context(), "g3", "c", manyIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ids(many); !equalIDs(ids(got), want) {
+		t.Fatalf("600 of 1200 ids: got %d documents, want %d in the order asked", len(got), len(want))
+	}
+}
+
+// testGetManyArguments: malformed calls are ErrInvalid, as they are for Get.
+func testGetManyArguments(t *testing.T, s store.Store) {
+	mustPut(t, s, "g1", "c", doc("a", `{}`))
+	tooMany := make([]string, store.MaxLimit+1)
+	for i := range tooMany {
+		tooMany[i] = strconv.Itoa(i)
+	}
+	for name, call := range map[string][]string{
+		"empty id":            {"a", ""},
+		"NUL in an id":        {"a\x00b"},
+		"over-long id":        {strings.Repeat("x", store.MaxIDLen+1)},
+		"more than MaxLimit":  tooMany,
+		"bad generation name": nil,
+	} {
+		gen := "g1"
+		if name == "bad generation name" {
+			gen, call = "g/1", []string{"a"}
+		}
+		_, err := s.GetMany(t.Context(), gen, "c", call)
+		if !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
+	}
+}
