@@ -152,7 +152,12 @@ func serve(cfg config.Config, log *slog.Logger) error {
 
 	fsrv := fhir.New(fhirConfig(cfg, st, log))
 	sup := supply.New(st, cfg.BaseURL)
-	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: evidenceModel(cfg)})
+	model := languageModel(cfg)
+	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: model})
+	exports := export.Options{BaseURL: cfg.BaseURL}
+	if model != nil {
+		exports.Narrator = export.ChatNarrator{Model: model}
+	}
 
 	h, err := httpserver.New(httpserver.Options{
 		Logger:         log,
@@ -164,7 +169,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) {
 				sup.Routes(r)
 				ask.Routes(r)
-				export.New(st, export.Options{BaseURL: cfg.BaseURL}).Routes(r)
+				export.New(st, exports).Routes(r)
 				packs.Routes(r)
 			})},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) {
@@ -232,9 +237,9 @@ func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger) fhir.Config
 		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log}
 }
 
-// evidenceModel is the language model the evidence query phrases answers with, nil without
-// --llm-url.
-func evidenceModel(cfg config.Config) evidence.Completer {
+// languageModel is the language model the evidence query phrases answers with and the exports
+// word their narratives with; nil without --llm-url.
+func languageModel(cfg config.Config) evidence.Completer {
 	if cfg.LLMURL == "" {
 		return nil
 	}
