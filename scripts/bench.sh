@@ -44,6 +44,11 @@ if [[ ! -d $dir/db ]]; then
 fi
 read -r t0 t1 ingested_at ingest_load <"$dir/ingest.time"
 ingest_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
+# The ingest's ceiling: the same CSV files split into records and nothing else
+# (source/internal/csvscan's BenchmarkBareRead), on a warm page cache like the ingest's.
+bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench BenchmarkBareRead -benchtime 1x ./source/internal/csvscan/ |
+	awk -v ingest="$ingest_s" '/^BenchmarkBareRead/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i
+		printf "bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", m["s/read"], m["rows"], ingest / m["s/read"] }')
 
 # Supply API keys are pilot keys, each metered to 60 requests a rolling minute and 1,000 a day.
 # The run issues its own, enough that providerbench, using them in turn, spends at most 50 of any
@@ -71,7 +76,7 @@ for _ in $(seq 300); do
 done
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
-echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load)"
+echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
 	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -105,7 +110,7 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 | commit | $commit |
 | snapshot | $providers synthetic providers (seed 7), store $store_size |
 | load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
-| ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s |
+| ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s; $bare |
 | webhooks | $webhook_events watched provider.changed events: $webhooks |
 
 $(cat "$dir/table.md")
