@@ -276,6 +276,9 @@ type runState struct {
 	loaded    map[string]FamilyResult
 	projected []string
 	changes   map[string]string
+	// registry is what the supply studies read of the registry this run loaded; nil when the
+	// run loaded none.
+	registry *heldRegistry
 }
 
 // newRunState starts the run of a plan: a new generation and its batch writer, unless the run

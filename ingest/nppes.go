@@ -21,8 +21,11 @@ var (
 // loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
 func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NPPES).Provenance(1)
+	held := newHeldRegistry(prov)
+	l.run.registry = held
 	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, catalog.RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
 		rec, keys := mapping.Registry(p)
+		held.add(&rec)
 		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
 		return doc, true, err
 	})

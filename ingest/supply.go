@@ -86,7 +86,9 @@ func buildSupply(ctx context.Context, p *Projection) error {
 		return err
 	}
 	tally := study.NewTally()
-	if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
+	if held := p.run.registry; held != nil && regGen == p.run.gen && held.tally(tally) {
+		in.Registry = held.prov // counted while the registry loaded
+	} else if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
 		return err
 	}
 	for _, st := range study.Build(tally, in) {

@@ -127,3 +127,55 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 		t.Errorf("current studies rebuilt again: switched %v, %v", again.Switched, err)
 	}
 }
+
+// The studies an ingest counts while the registry loads are the studies counted from the
+// stored registry: a rebuild of the same snapshot's studies through the store (the registry
+// unchanged, the studies outdated) writes the same documents.
+func TestSupplyCountedWhileLoadingMatchesStore(t *testing.T) {
+	base, _, _, _ := drops(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	studies := func() map[string][]byte {
+		snap, err := store.Serving(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.Find(ctx, store.Query{Collection: catalog.SupplyStudies, Generation: snap.Generation(catalog.SupplyStudies), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for _, d := range page.Docs {
+			out[d.ID] = d.Body
+		}
+		return out
+	}
+	loaded := studies()
+	// Outdate one study so that the next ingest, with every family unchanged, recounts them all
+	// from the stored registry.
+	snap, _ := store.Serving(ctx, s)
+	id := study.ID(study.Specialties()[0].Slug, "")
+	d, err := s.Get(ctx, snap.Generation(catalog.SupplyStudies), catalog.SupplyStudies, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Body = bytes.Replace(d.Body, []byte(`"methodology_version":"`+study.MethodologyVersion+`"`), []byte(`"methodology_version":"v2000.01.1"`), 1)
+	if err := s.Put(ctx, snap.Generation(catalog.SupplyStudies), catalog.SupplyStudies, []store.Document{d}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil || !res.Switched {
+		t.Fatalf("studies not rebuilt: %v", err)
+	}
+	scanned := studies()
+	if len(scanned) != len(loaded) {
+		t.Fatalf("%d studies from the store, %d while loading", len(scanned), len(loaded))
+	}
+	for id, body := range loaded {
+		if !bytes.Equal(scanned[id], body) {
+			t.Errorf("study %s differs:\nwhile loading %s\nfrom the store %s", id, body, scanned[id])
+		}
+	}
+}

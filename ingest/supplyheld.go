@@ -1,0 +1,82 @@
+package ingest
+
+import (
+	"strconv"
+
+	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/mapping/study"
+)
+
+// heldRegistry is what the supply studies read of the registry, kept while the registry loads:
+// for each NPI holding a registered code, its state, status, entity type and codes. With it the
+// supply projection counts from memory instead of reading a national registry back from the
+// store. It keeps the store's last-wins rule for an NPI repeated in the file, so its counts are
+// those of the stored collection.
+type heldRegistry struct {
+	prov    mapping.Provenance
+	records int64           // registry records seen, repeats included
+	bit     map[string]uint // registered code -> its bit in heldProvider.codes
+	codes   []string        // the registered codes in bit order
+	byNPI   map[uint64]heldProvider
+}
+
+// heldProvider is one NPI's part of the studies, a few bytes instead of its record.
+type heldProvider struct {
+	codes  uint64 // a bit per registered code the record lists
+	state  string // the state's USPS code when it is one of ident's states, else ""
+	active bool
+	org    bool
+}
+
+func newHeldRegistry(prov mapping.Provenance) *heldRegistry {
+	h := &heldRegistry{prov: prov, bit: map[string]uint{}, codes: study.AllCodes(), byNPI: map[uint64]heldProvider{}}
+	if len(h.codes) > 64 {
+		panic("ingest: more registered codes than bits in heldProvider.codes")
+	}
+	for i, c := range h.codes {
+		h.bit[c] = uint(i)
+	}
+	return h
+}
+
+// add holds one registry record as stored. A record without a registered code drops what an
+// earlier record of its NPI held, as its stored document replaces the earlier one.
+func (h *heldRegistry) add(rec *mapping.RegistryRecord) {
+	npi, err := strconv.ParseUint(rec.NPI, 10, 64)
+	if err != nil {
+		return // the reader admits only valid NPIs
+	}
+	var mask uint64
+	for _, t := range rec.Taxonomies {
+		if b, ok := h.bit[t.Code]; ok {
+			mask |= 1 << b
+		}
+	}
+	if mask == 0 {
+		delete(h.byNPI, npi)
+		return
+	}
+	p := study.FromRecord(*rec)
+	held := heldProvider{codes: mask, active: p.Active, org: p.Organization}
+	if st, ok := ident.LookupState(p.State); ok {
+		held.state = st.Code // ident's own string: the record's may pin the whole source line
+	}
+	h.byNPI[npi] = held
+}
+
+// tally counts the held records as tallyRegistry counts the stored ones, and reports whether
+// any record was held.
+func (h *heldRegistry) tally(t *study.Tally) bool {
+	codes := make([]string, 0, len(h.codes))
+	for _, p := range h.byNPI {
+		codes = codes[:0]
+		for i, c := range h.codes {
+			if p.codes&(1<<uint(i)) != 0 {
+				codes = append(codes, c)
+			}
+		}
+		t.Add(study.Provider{Active: p.active, Organization: p.org, State: p.state, Codes: codes})
+	}
+	return len(h.byNPI) > 0
+}
