@@ -19,6 +19,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/config"
 	"providerdir/smart"
+	"providerdir/webhook"
 	"providerdir/store/embedded"
 )
 
@@ -238,7 +239,7 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 
 // The FHIR surface finds a request's grant where SMART's Protect put it, and none elsewhere.
 func TestFHIRGrantFromSMART(t *testing.T) {
-	c := fhirConfig(config.Config{BaseURL: "https://pd.example.org"}, nil, nil)
+	c := fhirConfig(config.Config{BaseURL: "https://pd.example.org"}, nil, nil, webhook.AddressPolicy{})
 	tests := []struct {
 		name                   string
 		ctx                    context.Context
