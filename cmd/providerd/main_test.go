@@ -19,8 +19,8 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/config"
 	"providerdir/smart"
-	"providerdir/webhook"
 	"providerdir/store/embedded"
+	"providerdir/webhook"
 )
 
 func TestBadUsage(t *testing.T) {
