@@ -424,8 +424,8 @@ func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d w
 	return json.Marshal(b)
 }
 
-// focusEntry is the focus entry of an event: its fullUrl, and the resource under
-// full-resource when the serving snapshot holds it.
+// focusEntry is the focus entry of an event: its fullUrl, and the resource as a read serves
+// it (provenance tags in meta.tag) under full-resource when the serving snapshot holds it.
 func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webhook.ProviderChanged, ref string) (bundleEntryOut, error) {
 	e := bundleEntryOut{FullURL: s.base + "/" + ref, Request: &entryRequest{Method: "PUT", URL: ref}, Response: &entryResponse{Status: "200"}}
 	switch pc.Change {
@@ -448,7 +448,16 @@ func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webh
 	if err != nil {
 		return e, err
 	}
-	e.Resource = json.RawMessage(doc.Body)
+	stored, err := fhirmap.Open(doc.Body)
+	if err != nil {
+		return e, err
+	}
+	body, err := s.tags.served(ctx, newBody(len(stored.Resource)+servedExtra), v.gens[catalog.FHIRTags], stored)
+	if err != nil {
+		return e, err
+	}
+	e.Resource = json.RawMessage(slices.Clone(body))
+	release(body)
 	return e, nil
 }
 
