@@ -260,7 +260,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	filter := "Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|" + npi
 
 	r, _ := createSubscription(t, e, reader, subscriptionBody(topic, rv.srv.URL+"/full", "full-resource", 60, filter))
-	if r.status != http.StatusForbidden || !strings.Contains(r.header.Get("WWW-Authenticate"), "insufficient_scope") {
+	if r.status != http.StatusForbidden || !strings.Contains(r.header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="system/Subscription.c"`) {
 		t.Fatalf("create without the scope: %d %s %s", r.status, r.header.Get("WWW-Authenticate"), r.body)
 	}
 	decodeOutcome(t, r)
