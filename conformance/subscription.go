@@ -71,7 +71,7 @@ func (e *Env) advertisedTopics(ctx context.Context) ([]string, error) {
 		}
 		for _, want := range []string{"create", "read", "delete"} {
 			if !slices.Contains(codes, want) {
-				return nil, fmt.Errorf("Subscription interactions %v lack %s", codes, want)
+				return nil, fmt.Errorf("the Subscription interactions %v lack %s", codes, want)
 			}
 		}
 		if !slices.ContainsFunc(r.Operation, func(o struct {
@@ -79,10 +79,10 @@ func (e *Env) advertisedTopics(ctx context.Context) ([]string, error) {
 		}) bool {
 			return o.Name == "status"
 		}) {
-			return nil, fmt.Errorf("Subscription lists no $status operation")
+			return nil, fmt.Errorf("the Subscription entry lists no $status operation")
 		}
 		if len(topics) == 0 {
-			return nil, fmt.Errorf("Subscription advertises no capabilitystatement-subscriptiontopic-canonical")
+			return nil, fmt.Errorf("the Subscription entry advertises no capabilitystatement-subscriptiontopic-canonical")
 		}
 		return topics, nil
 	}
