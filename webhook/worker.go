@@ -321,7 +321,9 @@ func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
 				w.o.Log.Warn("webhook delivery: number the event", slog.String("delivery", d.ID), slog.Any("error", err))
 				return
 			}
-			sub.FHIR.Events = d.EventNumber
+			c := *sub.FHIR // a copy: sub may be the cached decoding other senders read
+			c.Events = d.EventNumber
+			sub.FHIR = &c
 		}
 		var retryAfter time.Duration
 		a, retryAfter = w.attempt(ctx, sub, d)
