@@ -28,12 +28,13 @@ func subscriptionEnv(t *testing.T) *smartEnv {
 }
 
 // hookReceiver is a real receiver on loopback that records each notification and answers 2xx,
-// or what answer says for a path.
+// or the status answer gives for a path and the notification's type (0 for 2xx), told how many
+// notifications of that path and type came before.
 type hookReceiver struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	got    []notified
-	answer map[string]int
+	answer func(path, typ string, before int) int
 }
 
 type notified struct {
@@ -43,16 +44,20 @@ type notified struct {
 	signature string
 }
 
-func newHookReceiver(t *testing.T, answer map[string]int) *hookReceiver {
+func newHookReceiver(t *testing.T, answer func(path, typ string, before int) int) *hookReceiver {
 	rv := &hookReceiver{answer: answer}
 	rv.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		typ := statusOf(t, body).typ()
+		before := len(rv.of(t, r.URL.Path, typ))
 		rv.mu.Lock()
 		rv.got = append(rv.got, notified{path: r.URL.Path, header: r.Header.Clone(), body: body, signature: r.Header.Get(webhook.HeaderSignature)})
 		rv.mu.Unlock()
-		if code := rv.answer[r.URL.Path]; code != 0 {
-			w.WriteHeader(code)
-			return
+		if rv.answer != nil {
+			if code := rv.answer(r.URL.Path, typ, before); code != 0 {
+				w.WriteHeader(code)
+				return
+			}
 		}
 		w.WriteHeader(http.StatusOK)
 	}))
@@ -255,7 +260,13 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	reader := e.token(t, "system/*.read")
 	writer := e.token(t, "system/Subscription.*", "system/*.read")
 	npi := watchedPractitioner(t, e, reader)
-	rv := newHookReceiver(t, nil)
+	// The first event notification to /flaky fails; its retry must carry the same number.
+	rv := newHookReceiver(t, func(path, typ string, before int) int {
+		if path == "/flaky" && typ == "event-notification" && before == 0 {
+			return http.StatusInternalServerError
+		}
+		return 0
+	})
 	topic := e.url + "/fhir/SubscriptionTopic/practitioner-changed"
 	filter := "Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|" + npi
 
@@ -270,6 +281,10 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	r, idOnly := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/id", "id-only", 0, filter))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	r, flaky := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/flaky", "empty", 0, filter))
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
@@ -301,6 +316,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	}
 	waitActive(full.ID)
 	waitActive(idOnly.ID)
+	waitActive(flaky.ID)
 
 	if n := len(rv.of(t, "/full", "heartbeat")); n != 0 {
 		t.Fatalf("%d heartbeats before the period passed", n)
@@ -326,6 +342,21 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	}
 	checkEvent(t, ev.body, e.url+"/fhir/Practitioner/"+npi, true)
 	checkEvent(t, rv.waitNotified(t, "/id", "event-notification", 1).body, e.url+"/fhir/Practitioner/"+npi, false)
+
+	first := rv.waitNotified(t, "/flaky", "event-notification", 1)
+	clk.Advance(webhook.FirstRetry)
+	retry := rv.waitNotified(t, "/flaky", "event-notification", 2)
+	for _, n := range []notified{first, retry} {
+		var b tnotification
+		_ = json.Unmarshal(n.body, &b)
+		parts := tparams{Parameter: statusOf(t, n.body).get("notification-event").Part}
+		if len(b.Entry) != 1 || parts.get("event-number").ValueString != "1" || parts.get("focus").ValueReference != nil {
+			t.Errorf("empty-content notification %s", n.body)
+		}
+	}
+	if first.header.Get(webhook.HeaderEventID) == "" || first.header.Get(webhook.HeaderEventID) != retry.header.Get(webhook.HeaderEventID) {
+		t.Errorf("event ids %q and %q", first.header.Get(webhook.HeaderEventID), retry.header.Get(webhook.HeaderEventID))
+	}
 
 	st := get(t, e.url+"/fhir/Subscription/"+full.ID+"/$status", "Authorization", writer)
 	var sb tnotification
@@ -411,7 +442,7 @@ func checkEvent(t *testing.T, body []byte, focus string, full bool) {
 func TestSubscriptionHandshakeRefused(t *testing.T) {
 	e := subscriptionEnv(t)
 	writer := e.token(t, "system/Subscription.cruds")
-	rv := newHookReceiver(t, map[string]int{"/down": http.StatusInternalServerError})
+	rv := newHookReceiver(t, func(string, string, int) int { return http.StatusInternalServerError })
 	r, c := createSubscription(t, e, writer, subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", rv.srv.URL+"/down", "id-only", 60,
 		"Organization?identifier=1234567893"))
 	if r.status != http.StatusCreated {
