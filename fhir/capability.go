@@ -83,7 +83,7 @@ type capResource struct {
 	Extension         []capExtension   `json:"extension,omitempty"`
 	Type              string           `json:"type"`
 	Profile           string           `json:"profile"`
-	SupportedProfile  []string         `json:"supportedProfile"`
+	SupportedProfile  []string         `json:"supportedProfile,omitempty"`
 	Documentation     string           `json:"documentation"`
 	Interaction       []capInteraction `json:"interaction"`
 	Versioning        string           `json:"versioning"`
@@ -95,7 +95,7 @@ type capResource struct {
 	ConditionalDelete string           `json:"conditionalDelete"`
 	SearchInclude     []string         `json:"searchInclude,omitempty"`
 	SearchRevInclude  []string         `json:"searchRevInclude,omitempty"`
-	SearchParam       []capSearchParam `json:"searchParam"`
+	SearchParam       []capSearchParam `json:"searchParam,omitempty"`
 	Operation         []capOperation   `json:"operation,omitempty"`
 }
 
@@ -207,6 +207,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 		rest.Resource = append(rest.Resource, res)
 	}
 	if subscriptions {
+		rest.Security.Description += " Subscriptions need system/Subscription.* (v1) or system/Subscription.cruds (v2; c to create, r to read, d to delete), granted to Subscription alone."
 		cs.ImplementationGuide = append(slices.Clip(cs.ImplementationGuide), backportIG)
 		rest.Resource = append(rest.Resource, subscriptionCapabilities(base)...)
 	}

@@ -134,8 +134,9 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := s.subscriptionResource(sub)
-	res["channel"].(map[string]any)["extension"] = append(res["channel"].(map[string]any)["extension"].([]ext),
-		ext{URL: s.base + extSigningSecretPath, ValueString: sub.Secret})
+	channel := res["channel"].(map[string]any)
+	exts, _ := channel["extension"].([]ext)
+	channel["extension"] = append(exts, ext{URL: s.base + extSigningSecretPath, ValueString: sub.Secret})
 	w.Header().Set("Location", s.base+"/Subscription/"+sub.ID)
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeJSON(w, r, http.StatusCreated, ct, res)
@@ -238,20 +239,18 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 	for _, f := range c.Filters {
 		filters = append(filters, ext{URL: extFilterCriteria, ValueString: f})
 	}
-	chExt := []ext{}
-	if c.HeartbeatSeconds > 0 {
-		hb := c.HeartbeatSeconds
-		chExt = append(chExt, ext{URL: extHeartbeatPeriod, ValueUnsignedInt: &hb})
-	}
 	channel := map[string]any{
-		"extension": chExt,
-		"type":      "rest-hook",
-		"endpoint":  sub.URL,
-		"payload":   ContentType,
-		"_payload":  map[string]any{"extension": []ext{{URL: extPayloadContent, ValueCode: c.Content}}},
+		"type":     "rest-hook",
+		"endpoint": sub.URL,
+		"payload":  ContentType,
+		"_payload": map[string]any{"extension": []ext{{URL: extPayloadContent, ValueCode: c.Content}}},
 	}
 	if len(c.Headers) > 0 {
 		channel["header"] = c.Headers
+	}
+	if c.HeartbeatSeconds > 0 {
+		hb := c.HeartbeatSeconds
+		channel["extension"] = []ext{{URL: extHeartbeatPeriod, ValueUnsignedInt: &hb}}
 	}
 	res := map[string]any{
 		"resourceType": "Subscription",

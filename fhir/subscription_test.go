@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -280,10 +281,13 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	if r.status != http.StatusCreated || full.Status != "requested" || full.secret() == "" || r.header.Get("Location") == "" {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
+	fhirJSON(t, r.body)
 	r, idOnly := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/id", "id-only", 0, filter))
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
+	fhirJSON(t, r.body)
+	fhirJSON(t, get(t, e.url+"/fhir/Subscription/"+idOnly.ID, "Authorization", writer).body)
 	r, flaky := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/flaky", "empty", 0, filter))
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
@@ -301,6 +305,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	if hs.header.Get("Authorization") != "Bearer receiver-token" || !strings.HasPrefix(hs.header.Get("Content-Type"), "application/fhir+json") {
 		t.Errorf("handshake headers %v", hs.header)
 	}
+	fhirJSON(t, hs.body)
 	if p := statusOf(t, hs.body); p.get("topic").ValueCanonical != topic || p.get("events-since-subscription-start").ValueString != "0" {
 		t.Errorf("handshake %s", hs.body)
 	}
@@ -340,6 +345,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	if err := webhook.Verify(ev.signature, ev.body, full.secret(), time.Time{}, 0); err != nil {
 		t.Errorf("event signature: %v", err)
 	}
+	fhirJSON(t, ev.body)
 	checkEvent(t, ev.body, e.url+"/fhir/Practitioner/"+npi, true)
 	checkEvent(t, rv.waitNotified(t, "/id", "event-notification", 1).body, e.url+"/fhir/Practitioner/"+npi, false)
 
@@ -359,6 +365,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	}
 
 	st := get(t, e.url+"/fhir/Subscription/"+full.ID+"/$status", "Authorization", writer)
+	fhirJSON(t, st.body)
 	var sb tnotification
 	if st.status != http.StatusOK || json.Unmarshal(st.body, &sb) != nil || sb.Type != "searchset" || len(sb.Entry) != 1 {
 		t.Fatalf("$status: %d %s", st.status, st.body)
@@ -545,6 +552,7 @@ func TestSubscriptionTopics(t *testing.T) {
 			decodeOutcome(t, r)
 			continue
 		}
+		fhirJSON(t, r.body)
 		var b struct {
 			Entry []struct {
 				Resource struct {
@@ -582,9 +590,11 @@ func TestSubscriptionTopics(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(get(t, e.url+"/fhir/metadata").body, &cs); err != nil || len(cs.Rest) != 1 {
+	meta := get(t, e.url+"/fhir/metadata").body
+	if err := json.Unmarshal(meta, &cs); err != nil || len(cs.Rest) != 1 {
 		t.Fatal(err)
 	}
+	fhirJSON(t, meta)
 	if !slices.ContainsFunc(cs.ImplementationGuide, func(s string) bool { return strings.Contains(s, "subscriptions-backport") }) {
 		t.Errorf("implementationGuide %v", cs.ImplementationGuide)
 	}
@@ -626,4 +636,36 @@ func TestSubscriptionsOff(t *testing.T) {
 	if strings.Contains(string(get(t, e.url+"/fhir/metadata").body), "subscriptions-backport") {
 		t.Error("the CapabilityStatement claims the backport IG")
 	}
+}
+
+// fhirJSON fails the test when body holds what FHIR JSON forbids: null, an empty array or an
+// empty object.
+func fhirJSON(t *testing.T, body []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case nil:
+			t.Errorf("%s is null in %.300s", path, body)
+		case []any:
+			if len(x) == 0 {
+				t.Errorf("%s is an empty array in %.300s", path, body)
+			}
+			for i, e := range x {
+				walk(path+"["+strconv.Itoa(i)+"]", e)
+			}
+		case map[string]any:
+			if len(x) == 0 {
+				t.Errorf("%s is an empty object in %.300s", path, body)
+			}
+			for k, e := range x {
+				walk(path+"."+k, e)
+			}
+		}
+	}
+	walk("$", v)
 }

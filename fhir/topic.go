@@ -191,7 +191,7 @@ type bundleOut struct {
 	Timestamp    string           `json:"timestamp,omitempty"`
 	Total        *int             `json:"total,omitempty"`
 	Link         []bundleLink     `json:"link,omitempty"`
-	Entry        []bundleEntryOut `json:"entry"`
+	Entry        []bundleEntryOut `json:"entry,omitempty"`
 }
 
 type metaOut struct {
@@ -251,7 +251,6 @@ func subscriptionCapabilities(base string) []capResource {
 			"provenance delta of its focus.",
 		Interaction: []capInteraction{{Code: "create"}, {Code: "read"}, {Code: "delete"}},
 		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
-		SearchParam: []capSearchParam{},
 		Operation: []capOperation{{Name: "status", Definition: "http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status",
 			Documentation: "GET [base]/Subscription/[id]/$status"}},
 	}
@@ -260,7 +259,6 @@ func subscriptionCapabilities(base string) []capResource {
 	}
 	basic := capResource{
 		Type: "Basic", Profile: "http://hl7.org/fhir/StructureDefinition/Basic",
-		SupportedProfile: []string{},
 		Documentation: "The subscription topics, as the backport IG represents SubscriptionTopic on R4 (Basic coded " +
 			topicTypeName + "); also served at [base]/" + topicTypeName + ". Scope system/" + topicTypeName + ".rs.",
 		Interaction: []capInteraction{{Code: "read"}, {Code: "search-type"}},
