@@ -76,7 +76,7 @@ type extIn struct {
 
 // subscriptionRoutes registers the Subscription interactions.
 func (s *Server) subscriptionRoutes(r *mux.Router) {
-	const id = `/{id:[A-Za-z0-9_\-\.]{1,64}}`
+	const id = `/{id:[A-Za-z0-9\-\.]{1,64}}`
 	r.HandleFunc("/Subscription", s.createSubscription).Methods(http.MethodPost)
 	r.HandleFunc("/Subscription"+id, s.readSubscription).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/Subscription"+id, s.deleteSubscription).Methods(http.MethodDelete)
@@ -137,7 +137,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	channel := res["channel"].(map[string]any)
 	exts, _ := channel["extension"].([]ext)
 	channel["extension"] = append(exts, ext{URL: s.base + extSigningSecretPath, ValueString: sub.Secret})
-	w.Header().Set("Location", s.base+"/Subscription/"+sub.ID)
+	w.Header().Set("Location", s.subscriptionURL(sub))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeJSON(w, r, http.StatusCreated, ct, res)
 }
@@ -254,7 +254,7 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 	}
 	res := map[string]any{
 		"resourceType": "Subscription",
-		"id":           sub.ID,
+		"id":           resourceID(sub.ID),
 		"meta":         metaOut{Profile: []string{profileSubscription}},
 		"status":       c.State,
 		"reason":       c.Reason,
@@ -271,6 +271,18 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 	return res
 }
 
+// resourceID is the Subscription id of a subscription: its webhook id with a hyphen for the
+// underscore, which FHIR ids do not allow ("wh-" and 16 hex digits).
+func resourceID(subID string) string { return strings.Replace(subID, "_", "-", 1) }
+
+// subscriptionID is the webhook id of a Subscription id.
+func subscriptionID(resourceID string) string { return strings.Replace(resourceID, "-", "_", 1) }
+
+// subscriptionURL is a subscription's absolute URL.
+func (s *Server) subscriptionURL(sub webhook.Subscription) string {
+	return s.base + "/Subscription/" + resourceID(sub.ID)
+}
+
 // ownSubscription reads the request's subscription {id}, answering 404 when the client has
 // none of that id.
 func (s *Server) ownSubscription(w http.ResponseWriter, r *http.Request, i catalog.Interaction) (webhook.Subscription, string, bool) {
@@ -279,7 +291,7 @@ func (s *Server) ownSubscription(w http.ResponseWriter, r *http.Request, i catal
 		return webhook.Subscription{}, "", false
 	}
 	id := mux.Vars(r)["id"]
-	sub, err := webhook.GetFHIR(r.Context(), s.st, owner, id)
+	sub, err := webhook.GetFHIR(r.Context(), s.st, owner, subscriptionID(id))
 	if errors.Is(err, webhook.ErrNotFound) {
 		Error(w, r, http.StatusNotFound, "not_found", "no Subscription "+id)
 		return sub, "", false
@@ -318,7 +330,7 @@ func (s *Server) subscriptionStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	total := 1
 	s.writeJSON(w, r, http.StatusOK, ct, bundleOut{ResourceType: "Bundle", Type: "searchset", Total: &total,
-		Link: []bundleLink{{Relation: "self", URL: s.base + "/Subscription/" + sub.ID + "/$status"}},
+		Link: []bundleLink{{Relation: "self", URL: s.subscriptionURL(sub) + "/$status"}},
 		Entry: []bundleEntryOut{{FullURL: "urn:uuid:" + statusUUID(sub.ID, "status"), Resource: s.statusParameters(sub, "query-status", nil),
 			Search: &entrySearch{Mode: "match"}}}})
 }
@@ -343,7 +355,7 @@ type reference struct {
 func (s *Server) statusParameters(sub webhook.Subscription, typ string, events []paramOut) map[string]any {
 	c := sub.FHIR
 	ps := []paramOut{
-		{Name: "subscription", ValueReference: &reference{Reference: s.base + "/Subscription/" + sub.ID}},
+		{Name: "subscription", ValueReference: &reference{Reference: s.subscriptionURL(sub)}},
 		{Name: "topic", ValueCanonical: c.Topic},
 		{Name: "status", ValueCode: c.State},
 		{Name: "type", ValueCode: typ},
@@ -417,7 +429,7 @@ func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d w
 		Entry: append([]bundleEntryOut{{
 			FullURL:  "urn:uuid:" + statusUUID(sub.ID, d.EventID+"/status"),
 			Resource: s.statusParameters(sub, typ, events),
-			Request:  &entryRequest{Method: "GET", URL: s.base + "/Subscription/" + sub.ID + "/$status"},
+			Request:  &entryRequest{Method: "GET", URL: s.subscriptionURL(sub) + "/$status"},
 			Response: &entryResponse{Status: "200"},
 		}}, focus...)}
 	return json.Marshal(b)

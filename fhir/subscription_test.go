@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -280,6 +281,9 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	r, full := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/full", "full-resource", 60, filter))
 	if r.status != http.StatusCreated || full.Status != "requested" || full.secret() == "" || r.header.Get("Location") == "" {
 		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	if !fhirID.MatchString(full.ID) || r.header.Get("Location") != e.url+"/fhir/Subscription/"+full.ID {
+		t.Errorf("id %q, Location %q", full.ID, r.header.Get("Location"))
 	}
 	fhirJSON(t, r.body)
 	r, idOnly := createSubscription(t, e, writer, subscriptionBody(topic, rv.srv.URL+"/id", "id-only", 0, filter))
@@ -637,6 +641,9 @@ func TestSubscriptionsOff(t *testing.T) {
 		t.Error("the CapabilityStatement claims the backport IG")
 	}
 }
+
+// fhirID is the shape of a FHIR id.
+var fhirID = regexp.MustCompile(`^[A-Za-z0-9\-.]{1,64}$`)
 
 // fhirJSON fails the test when body holds what FHIR JSON forbids: null, an empty array or an
 // empty object.
