@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -195,7 +196,7 @@ func attemptOutcome(a Attempt) string {
 // sent when several are (after a pause of the worker); its event id is its number, so workers
 // running this at once enqueue it once.
 func Heartbeats(ctx context.Context, st store.Store, now time.Time) error {
-	subs, err := allSubscriptions(ctx, st)
+	subs, err := fhirSubscriptions(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -226,6 +227,35 @@ func Heartbeats(ctx context.Context, st store.Store, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// fhirSubscriptions reads the FHIR subscriptions, decoding no webhook's record: a webhook's
+// watch list of a thousand NPIs costs more to decode than the rest of a heartbeat pass.
+func fhirSubscriptions(ctx context.Context, st store.Store) ([]Subscription, error) {
+	var out []Subscription
+	after := ""
+	for {
+		recs, err := st.ListRecords(ctx, subscriptionKind, after, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			if !bytes.Contains(rec.Body, []byte(`"fhir":{`)) {
+				continue
+			}
+			s, err := decodeSubscription(rec)
+			if err != nil {
+				return nil, err
+			}
+			if s.FHIR != nil {
+				out = append(out, s)
+			}
+		}
+		if len(recs) < 500 {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
 }
 
 // fhirBody is the body of an attempt to a FHIR subscription: the Notifier's Bundle.
