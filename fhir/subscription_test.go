@@ -676,3 +676,61 @@ func fhirJSON(t *testing.T, body []byte) {
 	}
 	walk("$", v)
 }
+
+// Notification shapes each kind of change and payload content as the backport IG has it: the
+// focus entry's request method follows the change, empty content has no focus, and handshakes
+// and heartbeats carry no event.
+func TestNotificationShapes(t *testing.T) {
+	e := subscriptionEnv(t)
+	sub := webhook.Subscription{ID: "wh_0123456789abcdef", FHIR: &webhook.FHIRChannel{Topic: e.url + "/fhir/SubscriptionTopic/organization-changed",
+		FocusType: "Organization", State: webhook.FHIRActive, Events: 7}}
+	snap := "2025-07-08"
+	tests := []struct {
+		event, change, content string
+		method                 string // of the focus entry; "" for none
+		typ                    string
+	}{
+		{webhook.EventHandshake, "", "id-only", "", "handshake"},
+		{webhook.EventHeartbeat, "", "full-resource", "", "heartbeat"},
+		{webhook.EventProviderChanged, "changed", "id-only", "PUT", "event-notification"},
+		{webhook.EventProviderChanged, "added", "id-only", "POST", "event-notification"},
+		{webhook.EventProviderChanged, "removed", "full-resource", "DELETE", "event-notification"},
+		{webhook.EventProviderChanged, "changed", "empty", "", "event-notification"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+" "+tt.change+" "+tt.content, func(t *testing.T) {
+			c := *sub.FHIR
+			c.Content = tt.content
+			s := sub
+			s.FHIR = &c
+			payload, _ := json.Marshal(webhook.ProviderChanged{Event: webhook.EventProviderChanged, NPI: "1234567893", Change: tt.change,
+				Fields: map[string]webhook.FieldChange{}, Snapshot: &snap, Provenance: json.RawMessage(`{"_snapshot":"2025-07-08"}`)})
+			d := webhook.Delivery{EventID: "evt_x", Event: tt.event, Payload: payload, EventNumber: 7, CreatedAt: time.Now()}
+			body, err := e.fhir.Notification(context.Background(), s, d, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fhirJSON(t, body)
+			var b tnotification
+			_ = json.Unmarshal(body, &b)
+			p := statusOf(t, body)
+			if b.Type != "history" || p.typ() != tt.typ || p.get("subscription").ValueReference.Reference != e.url+"/fhir/Subscription/wh-0123456789abcdef" {
+				t.Errorf("%s", body)
+			}
+			hasEvent := len(p.get("notification-event").Part) > 0
+			if hasEvent != (tt.typ == "event-notification") {
+				t.Errorf("notification-event present %v in %s", hasEvent, body)
+			}
+			switch {
+			case tt.method == "" && len(b.Entry) != 1:
+				t.Errorf("%d entries, want the status alone", len(b.Entry))
+			case tt.method != "" && (len(b.Entry) != 2 || b.Entry[1].Request == nil || b.Entry[1].Request.Method != tt.method ||
+				b.Entry[1].Request.URL != "Organization/1234567893" || len(b.Entry[1].Resource) != 0):
+				t.Errorf("focus entry of %s", body)
+			}
+		})
+	}
+	if _, err := e.fhir.Notification(context.Background(), sub, webhook.Delivery{Event: webhook.EventPing}, time.Now()); err == nil {
+		t.Error("a ping rendered as a FHIR notification")
+	}
+}
