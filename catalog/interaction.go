@@ -4,8 +4,11 @@ package catalog
 // whether it allows one; the SMART layer answers from the scopes it granted.
 type Interaction string
 
-// The interactions of the read-only FHIR surface.
+// The interactions of the FHIR surface. The directory's data is read-only; create and delete
+// apply to the Subscription type alone.
 const (
 	Read   Interaction = "read"
 	Search Interaction = "search"
+	Create Interaction = "create"
+	Delete Interaction = "delete"
 )

@@ -115,7 +115,8 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 		for _, in := range r.Interaction {
 			interactions = append(interactions, in.Code)
 		}
-		if !slices.Contains(interactions, "read") || !slices.Contains(interactions, "search-type") {
+		// the directory's types; Subscription (create, read, delete) is held by subscriptionChecks
+		if slices.Contains(servedTypes, r.Type) && (!slices.Contains(interactions, "read") || !slices.Contains(interactions, "search-type")) {
 			problems = append(problems, fmt.Sprintf("%s interactions %v lack read or search-type", r.Type, interactions))
 		}
 	}

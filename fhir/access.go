@@ -86,9 +86,15 @@ func scopeFor(typ string, i catalog.Interaction) string {
 	return "system/" + typ + "." + letter(i)
 }
 
+// letter is the SMART v2 permission letter of an interaction.
 func letter(i catalog.Interaction) string {
-	if i == catalog.Read {
+	switch i {
+	case catalog.Read:
 		return "r"
+	case catalog.Create:
+		return "c"
+	case catalog.Delete:
+		return "d"
 	}
 	return "s"
 }
@@ -97,22 +103,20 @@ func letter(i catalog.Interaction) string {
 // in the order the types first appear, space-separated as RFC 6750's scope attribute is.
 func neededScopes(needs []access) string {
 	var types []string
-	read, search := map[string]bool{}, map[string]bool{}
+	letters := map[string]string{}
 	for _, n := range needs {
 		if !slices.Contains(types, n.typ) {
 			types = append(types, n.typ)
 		}
-		read[n.typ] = read[n.typ] || n.i == catalog.Read
-		search[n.typ] = search[n.typ] || n.i == catalog.Search
+		letters[n.typ] += letter(n.i)
 	}
 	scopes := make([]string, len(types))
 	for i, t := range types {
 		perms := "" // SMART v2 permissions are written in cruds order
-		if read[t] {
-			perms += "r"
-		}
-		if search[t] {
-			perms += "s"
+		for _, c := range "cruds" {
+			if strings.ContainsRune(letters[t], c) {
+				perms += string(c)
+			}
 		}
 		scopes[i] = "system/" + t + "." + perms
 	}

@@ -62,9 +62,10 @@ type capSecurity struct {
 }
 
 type capExtension struct {
-	URL       string         `json:"url"`
-	ValueURI  string         `json:"valueUri,omitempty"`
-	Extension []capExtension `json:"extension,omitempty"`
+	URL            string         `json:"url"`
+	ValueURI       string         `json:"valueUri,omitempty"`
+	ValueCanonical string         `json:"valueCanonical,omitempty"`
+	Extension      []capExtension `json:"extension,omitempty"`
 }
 
 type capConcept struct {
@@ -79,9 +80,10 @@ type capCoding struct {
 }
 
 type capResource struct {
+	Extension         []capExtension   `json:"extension,omitempty"`
 	Type              string           `json:"type"`
 	Profile           string           `json:"profile"`
-	SupportedProfile  []string         `json:"supportedProfile"`
+	SupportedProfile  []string         `json:"supportedProfile,omitempty"`
 	Documentation     string           `json:"documentation"`
 	Interaction       []capInteraction `json:"interaction"`
 	Versioning        string           `json:"versioning"`
@@ -93,7 +95,14 @@ type capResource struct {
 	ConditionalDelete string           `json:"conditionalDelete"`
 	SearchInclude     []string         `json:"searchInclude,omitempty"`
 	SearchRevInclude  []string         `json:"searchRevInclude,omitempty"`
-	SearchParam       []capSearchParam `json:"searchParam"`
+	SearchParam       []capSearchParam `json:"searchParam,omitempty"`
+	Operation         []capOperation   `json:"operation,omitempty"`
+}
+
+type capOperation struct {
+	Name          string `json:"name"`
+	Definition    string `json:"definition"`
+	Documentation string `json:"documentation,omitempty"`
 }
 
 type capInteraction struct {
@@ -116,7 +125,7 @@ const capDescription = "Read-only FHIR R4 provider directory built from public U
 	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
 
 // capabilityStatement builds the statement for a base URL and token endpoint.
-func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []string, date string, maxIncludes, maxChain int) capStatement {
+func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []string, date string, maxIncludes, maxChain int, subscriptions bool) capStatement {
 	security := "SMART Backend Services: obtain an access token from " + tokenURL +
 		" with the client-credentials grant and a private_key_jwt client assertion (RS384 or ES384); scopes " +
 		"system/<Type>.read or system/<Type>.rs. Sandbox credentials see a fixed subset of 200 practitioners, " +
@@ -196,6 +205,11 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: def, Type: string(p.kind), Documentation: doc})
 		}
 		rest.Resource = append(rest.Resource, res)
+	}
+	if subscriptions {
+		rest.Security.Description += " Subscriptions need system/Subscription.* (v1) or system/Subscription.cruds (v2; c to create, r to read, d to delete), granted to Subscription alone."
+		cs.ImplementationGuide = append(slices.Clip(cs.ImplementationGuide), backportIG)
+		rest.Resource = append(rest.Resource, subscriptionCapabilities(base)...)
 	}
 	cs.Rest = []capRest{rest}
 	return cs

@@ -18,6 +18,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/webhook"
 )
 
 // Config configures the FHIR surface.
@@ -57,6 +58,9 @@ type Config struct {
 	SnapshotTTL time.Duration
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
+	// Subscriptions, when set, offers FHIR subscriptions (subscription.go) whose endpoints
+	// this address policy admits (the webhooks' policy); nil offers none.
+	Subscriptions *webhook.AddressPolicy
 }
 
 // DefaultSnapshotTTL bounds how long after a snapshot switch the FHIR surface may still serve
@@ -79,6 +83,8 @@ type Server struct {
 	counts     countCache
 	starts     startIndex
 	tagIndex   tagIndex
+	// subPolicy admits subscription endpoints; nil when subscriptions are not offered.
+	subPolicy *webhook.AddressPolicy
 }
 
 type cachedView struct {
@@ -88,7 +94,7 @@ type cachedView struct {
 
 // New builds the FHIR server. The CapabilityStatement is rendered once, here.
 func New(cfg Config) *Server {
-	s := &Server{st: cfg.Store, grantFrom: cfg.GrantFrom, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes}
+	s := &Server{st: cfg.Store, grantFrom: cfg.GrantFrom, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes, subPolicy: cfg.Subscriptions}
 	if s.maxInc <= 0 {
 		s.maxInc = DefaultMaxIncludes
 	}
@@ -112,7 +118,7 @@ func New(cfg Config) *Server {
 	if token == "" {
 		token = s.base + "/token"
 	}
-	cs := capabilityStatement(s.base, token, cfg.PublicRead, cfg.CORSOrigins, s.now().UTC().Format("2006-01-02"), s.maxInc, s.maxChain)
+	cs := capabilityStatement(s.base, token, cfg.PublicRead, cfg.CORSOrigins, s.now().UTC().Format("2006-01-02"), s.maxInc, s.maxChain, s.subPolicy != nil)
 	var err error
 	if s.capability, err = json.Marshal(cs); err != nil {
 		panic("fhir: CapabilityStatement does not encode: " + err.Error())
@@ -129,6 +135,10 @@ var typePattern = "{type:" + strings.Join(fhirmap.Types, "|") + "}"
 // Protect) wraps the subrouter; the handlers check the grant's scopes themselves.
 func (s *Server) Routes(r *mux.Router) {
 	r.HandleFunc("/metadata", s.metadata).Methods(http.MethodGet, http.MethodHead)
+	if s.subPolicy != nil {
+		s.topicRoutes(r)
+		s.subscriptionRoutes(r)
+	}
 	r.HandleFunc("/"+typePattern, s.searchGET).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/"+typePattern+"/_search", s.searchPOST).Methods(http.MethodPost)
 	r.HandleFunc("/"+typePattern+`/{id:[A-Za-z0-9\-\.]{1,64}}`, s.read).Methods(http.MethodGet, http.MethodHead)

@@ -28,11 +28,18 @@ import (
 // smartEnv is the surface wired the way providerd wires it, behind SMART's real Protect and token
 // endpoint, over the base drop ingested into a store of its own.
 type smartEnv struct {
-	st  store.Store
-	url string // the service's base URL; FHIR is under /fhir
+	st   store.Store
+	url  string // the service's base URL; FHIR is under /fhir
+	fhir *fhir.Server
 }
 
 func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
+	t.Helper()
+	return newSMARTEnvWith(t, publicRead, nil)
+}
+
+// newSMARTEnvWith is newSMARTEnv with the FHIR configuration changed by edit (when not nil).
+func newSMARTEnvWith(t testing.TB, publicRead bool, edit func(*fhir.Config)) *smartEnv {
 	t.Helper()
 	base, _ := drops(t)
 	st, err := embedded.Open(t.TempDir())
@@ -51,7 +58,11 @@ func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { auth.Close() })
-	fsrv := fhir.New(fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: publicRead, GrantFrom: smartGrant, Log: quiet})
+	cfg := fhir.Config{Store: st, BaseURL: serviceBase + "/fhir", PublicRead: publicRead, GrantFrom: smartGrant, Log: quiet}
+	if edit != nil {
+		edit(&cfg)
+	}
+	fsrv := fhir.New(cfg)
 	h, err := httpserver.New(httpserver.Options{Logger: quiet, Surfaces: []httpserver.Surface{
 		{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, Routes: func(r *mux.Router) {
 			auth.Routes(r)
@@ -65,7 +76,7 @@ func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
 	srv.Config.Handler = h
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &smartEnv{st: st, url: srv.URL}
+	return &smartEnv{st: st, url: srv.URL, fhir: fsrv}
 }
 
 // token registers a client allowed scopes, with a fresh ES384 key, and returns the

@@ -27,6 +27,7 @@ func (s *Service) Configuration() Configuration {
 	for _, t := range ResourceTypes {
 		scopes = append(scopes, "system/"+t+".read", "system/"+t+".rs", "system/"+t+".r", "system/"+t+".s")
 	}
+	scopes = append(scopes, "system/"+SubscriptionType+".*", "system/"+SubscriptionType+".cruds")
 	return Configuration{
 		TokenEndpoint:                     s.tokenURL,
 		GrantTypesSupported:               []string{GrantClientCredentials},

@@ -25,11 +25,12 @@ type Grant struct {
 }
 
 // Allows reports whether the grant permits interaction i on resourceType. A public grant allows
-// read and search of every type. Scopes are parsed on each call (a few string cuts, no
+// read and search of every directory type; subscriptions belong to clients, so it allows nothing
+// on Subscription. Scopes are parsed on each call (a few string cuts, no
 // allocation), so a Grant built by hand in a test behaves exactly like one from a token.
 func (g Grant) Allows(resourceType string, i catalog.Interaction) bool {
 	if g.Public {
-		return i == catalog.Read || i == catalog.Search
+		return resourceType != SubscriptionType && (i == catalog.Read || i == catalog.Search)
 	}
 	for _, s := range g.Scopes {
 		sc, err := ParseScope(s)
@@ -39,6 +40,10 @@ func (g Grant) Allows(resourceType string, i catalog.Interaction) bool {
 	}
 	return false
 }
+
+// Client is the id of the client the grant was issued to ("" for a public grant); a FHIR
+// subscription belongs to it.
+func (g Grant) Client() string { return g.ClientID }
 
 // Sandboxed reports whether the grant sees only the sandbox subset.
 func (g Grant) Sandboxed() bool { return g.Sandbox }

@@ -5,12 +5,12 @@ import "slices"
 // narrow computes what a client is granted: for each requested scope, the read and search rights
 // it asks for on each type, intersected with the rights the client is registered for on that
 // type. The result may be narrower than the request (RFC 6749 section 3.3 lets the server say so
-// in the response's scope): create/update/delete are dropped, a wildcard request against a
+// in the response's scope): create/update/delete are dropped except on Subscription, a wildcard request against a
 // client registered per type becomes those types, and scopes that are narrowed by a query, not
 // system scopes or name an unserved type grant nothing.
 //
 // The granted scopes are written in v1 syntax when every requested scope was v1 and the rights
-// fit ".read", otherwise in v2 syntax; the wildcard comes first, then the types in ResourceTypes
+// fit a v1 form, otherwise in v2 syntax; the wildcard comes first, then the types in ResourceTypes
 // order, and a type is listed only where it adds to the wildcard.
 func narrow(requested []Scope, allowed []Scope) []string {
 	types := append([]string{"*"}, ResourceTypes...)
@@ -46,7 +46,7 @@ func narrow(requested []Scope, allowed []Scope) []string {
 		if r == 0 || (t != "*" && r&^wild == 0) {
 			continue
 		}
-		sc := Scope{Context: "system", Type: t, Rights: r, V1: v1 && r == RightRead|RightSearch}
+		sc := Scope{Context: "system", Type: t, Rights: r, V1: v1 && (r == readRights || r == allRights)}
 		if s := sc.String(); !slices.Contains(out, s) {
 			out = append(out, s)
 		}

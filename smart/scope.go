@@ -12,16 +12,31 @@ import (
 
 // ResourceTypes are the FHIR resource types the directory serves, the only ones a scope may name
 // besides the wildcard "*". Read it; do not modify it.
-var ResourceTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService", "Endpoint"}
+var ResourceTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService", "Endpoint",
+	SubscriptionType, "SubscriptionTopic"}
 
-// Rights is the set of interactions a scope allows. The directory is read-only, so only read and
-// search are modelled; create, update and delete parse but grant nothing.
+// SubscriptionType is the one resource type a client may write: its own FHIR subscriptions.
+const SubscriptionType = "Subscription"
+
+// Rights is the set of interactions a scope allows. The directory's data is read-only: create,
+// update and delete rights are kept only on a scope that names SubscriptionType itself; on any
+// other type, and on the wildcard, they parse but grant nothing.
 type Rights uint8
 
-// The rights a scope can give: read (SMART v2 "r", GET [type]/[id]) and search ("s").
+// The rights a scope can give: read (SMART v2 "r", GET [type]/[id]), search ("s"), and on
+// Subscription create ("c"), update ("u") and delete ("d").
 const (
 	RightRead Rights = 1 << iota
 	RightSearch
+	RightCreate
+	RightUpdate
+	RightDelete
+)
+
+// readRights are the rights every served type may be granted; allRights those of Subscription.
+const (
+	readRights = RightRead | RightSearch
+	allRights  = RightCreate | RightRead | RightUpdate | RightDelete | RightSearch
 )
 
 // Scope is one parsed SMART resource scope such as "system/Practitioner.read" (v1) or
@@ -74,16 +89,21 @@ func ParseScope(s string) (Scope, error) {
 	sc := Scope{Context: ctx, Type: typ}
 	perms, query, hasQuery := strings.Cut(perms, "?")
 	switch perms {
-	case "read", "*":
-		sc.Rights, sc.V1 = RightRead|RightSearch, true
+	case "read":
+		sc.Rights, sc.V1 = readRights, true
+	case "*":
+		sc.Rights, sc.V1 = allRights, true
 	case "write":
-		sc.V1 = true
+		sc.Rights, sc.V1 = RightCreate|RightUpdate|RightDelete, true
 	default:
 		r, ok := parseV2(perms)
 		if !ok {
 			return Scope{}, fmt.Errorf("%w: %q has permissions that are neither read, write, * nor an ordered subset of cruds", ErrScope, s)
 		}
 		sc.Rights = r
+	}
+	if typ != SubscriptionType {
+		sc.Rights &= readRights
 	}
 	if hasQuery {
 		if sc.V1 || query == "" || strings.ContainsAny(query, " \t\r\n") || !strings.Contains(query, "=") {
@@ -112,6 +132,9 @@ func validType(t string) bool {
 	return true
 }
 
+// v2Rights maps each SMART v2 permission letter to its right.
+var v2Rights = map[byte]Rights{'c': RightCreate, 'r': RightRead, 'u': RightUpdate, 'd': RightDelete, 's': RightSearch}
+
 // parseV2 reads SMART v2 permissions: a non-empty subset of c, r, u, d, s in that order.
 func parseV2(p string) (Rights, bool) {
 	const order = "cruds"
@@ -125,32 +148,29 @@ func parseV2(p string) (Rights, bool) {
 		if j < 0 {
 			return 0, false
 		}
-		switch order[next+j] {
-		case 'r':
-			r |= RightRead
-		case 's':
-			r |= RightSearch
-		}
+		r |= v2Rights[order[next+j]]
 		next += j + 1
 	}
 	return r, true
 }
 
 // String writes the scope back in SMART syntax: v1 ".read" when it was v1 and allows both read
-// and search, otherwise v2 letters.
+// and search, v1 ".*" and ".write" for the v1 forms of Subscription's rights, otherwise v2
+// letters.
 func (sc Scope) String() string {
 	perms := ""
 	switch {
-	case sc.V1 && sc.Rights == RightRead|RightSearch:
+	case sc.V1 && sc.Rights == readRights:
 		perms = "read"
-	case sc.V1 && sc.Rights == 0:
+	case sc.V1 && sc.Rights == allRights:
+		perms = "*"
+	case sc.V1 && (sc.Rights == 0 || sc.Rights == RightCreate|RightUpdate|RightDelete):
 		perms = "write"
 	default:
-		if sc.Rights&RightRead != 0 {
-			perms += "r"
-		}
-		if sc.Rights&RightSearch != 0 {
-			perms += "s"
+		for i := range len("cruds") {
+			if c := "cruds"[i]; sc.Rights&v2Rights[c] != 0 {
+				perms += string(c)
+			}
 		}
 	}
 	s := sc.Context + "/" + sc.Type + "." + perms
@@ -166,13 +186,12 @@ func (sc Scope) allows(resourceType string, i catalog.Interaction) bool {
 	if sc.Context != "system" || sc.Query != "" || (sc.Type != "*" && sc.Type != resourceType) {
 		return false
 	}
-	switch i {
-	case catalog.Read:
-		return sc.Rights&RightRead != 0
-	case catalog.Search:
-		return sc.Rights&RightSearch != 0
-	}
-	return false
+	return sc.Rights&interactionRights[i] != 0
+}
+
+// interactionRights is the right each interaction needs.
+var interactionRights = map[catalog.Interaction]Rights{
+	catalog.Read: RightRead, catalog.Search: RightSearch, catalog.Create: RightCreate, catalog.Delete: RightDelete,
 }
 
 // ParseScopeList splits a space-separated scope parameter (RFC 6749 section 3.3) into resource
@@ -216,7 +235,7 @@ func ValidateAllowed(scopes []string) ([]string, error) {
 		case sc.Query != "":
 			return nil, fmt.Errorf("%w: %q: narrowed scopes are not supported", ErrScope, s)
 		case sc.Rights == 0:
-			return nil, fmt.Errorf("%w: %q grants neither read nor search", ErrScope, s)
+			return nil, fmt.Errorf("%w: %q grants neither read nor search (write rights apply to %s only)", ErrScope, s, SubscriptionType)
 		}
 		if c := sc.String(); !slices.Contains(out, c) {
 			out = append(out, c)

@@ -26,6 +26,11 @@ func TestParseScope(t *testing.T) {
 		{in: "system/Location.s", typ: "Location", rights: RightSearch},
 		{in: "system/Organization.cruds", typ: "Organization", rights: RightRead | RightSearch},
 		{in: "system/Organization.cud", typ: "Organization"},
+		{in: "system/*.cruds", typ: "*", rights: RightRead | RightSearch},
+		{in: "system/Subscription.*", typ: "Subscription", rights: allRights, v1: true},
+		{in: "system/Subscription.write", typ: "Subscription", rights: RightCreate | RightUpdate | RightDelete, v1: true},
+		{in: "system/Subscription.cruds", typ: "Subscription", rights: allRights},
+		{in: "system/Subscription.cd", typ: "Subscription", rights: RightCreate | RightDelete},
 		{in: "user/Practitioner.rs", typ: "Practitioner", rights: RightRead | RightSearch},
 		{in: "system/Practitioner.rs?identifier=http://hl7.org/fhir/sid/us-npi|1234567893", typ: "Practitioner", rights: RightRead | RightSearch, query: "identifier=http://hl7.org/fhir/sid/us-npi|1234567893"},
 		{in: "system/Patient.read", typ: "Patient", rights: RightRead | RightSearch, v1: true}, // parses; never granted
@@ -101,6 +106,10 @@ func TestNarrow(t *testing.T) {
 		{"narrowing never widened", "system/Practitioner.rs?identifier=x", []string{"system/*.read"}, nil},
 		{"type adds to the wildcard", "system/*.r system/Location.s", []string{"system/*.read"}, []string{"system/*.r", "system/Location.rs"}},
 		{"type inside the wildcard", "system/*.rs system/Location.r", []string{"system/*.read"}, []string{"system/*.rs"}},
+		{"subscription v1 as registered", "system/Subscription.*", []string{"system/Subscription.*"}, []string{"system/Subscription.*"}},
+		{"subscription v2 as registered", "system/Subscription.cruds", []string{"system/Subscription.*"}, []string{"system/Subscription.cruds"}},
+		{"subscription write not registered", "system/Subscription.cruds", []string{"system/*.read"}, []string{"system/Subscription.rs"}},
+		{"wildcard never writes", "system/*.*", []string{"system/Subscription.*"}, []string{"system/Subscription.read"}},
 		{"mixed v1 and v2 answers in v2", "system/Practitioner.read system/Location.r", []string{"system/*.read"}, []string{"system/Practitioner.rs", "system/Location.r"}},
 	}
 	for _, tt := range tests {
@@ -145,6 +154,15 @@ func TestAllows(t *testing.T) {
 		{nil, false, "Practitioner", catalog.Read, false},
 		{nil, true, "Location", catalog.Search, true},
 		{nil, true, "Location", catalog.Interaction("create"), false},
+		{nil, true, "Subscription", catalog.Read, false},
+		{[]string{"system/Subscription.*"}, false, "Subscription", catalog.Create, true},
+		{[]string{"system/Subscription.cruds"}, false, "Subscription", catalog.Delete, true},
+		{[]string{"system/Subscription.rs"}, false, "Subscription", catalog.Create, false},
+		{[]string{"system/*.*"}, false, "Subscription", catalog.Create, false},
+		{[]string{"system/*.cruds"}, false, "Subscription", catalog.Delete, false},
+		{[]string{"system/*.read"}, false, "Subscription", catalog.Read, true},
+		{[]string{"system/Practitioner.cruds"}, false, "Practitioner", catalog.Create, false},
+		{[]string{"system/Practitioner.*"}, false, "Practitioner", catalog.Delete, false},
 	}
 	for _, tt := range tests {
 		g := Grant{Scopes: tt.scopes, Public: tt.public}
@@ -155,8 +173,8 @@ func TestAllows(t *testing.T) {
 }
 
 func TestValidateAllowed(t *testing.T) {
-	got, err := ValidateAllowed([]string{"system/Practitioner.read", "system/*.rs", "system/Practitioner.read"})
-	if err != nil || !slices.Equal(got, []string{"system/Practitioner.read", "system/*.rs"}) {
+	got, err := ValidateAllowed([]string{"system/Practitioner.read", "system/*.rs", "system/Practitioner.read", "system/Subscription.*"})
+	if err != nil || !slices.Equal(got, []string{"system/Practitioner.read", "system/*.rs", "system/Subscription.*"}) {
 		t.Fatalf("%q %v", got, err)
 	}
 	for _, bad := range [][]string{nil, {"user/Practitioner.read"}, {"system/Patient.read"}, {"system/Practitioner.write"}, {"system/Practitioner.rs?identifier=x"}, {"nonsense"}} {

@@ -89,11 +89,15 @@ type cursor struct {
 	After string `json:"after"`
 }
 
-// fanoutLoop runs fanout at once and then every FanoutInterval until ctx ends.
+// fanoutLoop runs the fan-out and the FHIR heartbeats at once and then every FanoutInterval
+// until ctx ends.
 func (w *Worker) fanoutLoop(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := Fanout(ctx, w.o.Store, w.o.Now); err != nil && ctx.Err() == nil {
 			w.o.Log.Warn("webhook fan-out", slog.Any("error", err))
+		}
+		if err := Heartbeats(ctx, w.o.Store, w.o.Now()); err != nil && ctx.Err() == nil {
+			w.o.Log.Warn("FHIR subscription heartbeats", slog.Any("error", err))
 		}
 		sleep(ctx, w.o.FanoutInterval)
 	}

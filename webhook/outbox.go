@@ -45,6 +45,9 @@ type Delivery struct {
 	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
 	// FailReason says why a failed delivery stopped.
 	FailReason string `json:"fail_reason,omitempty"`
+	// EventNumber is the event's number in a FHIR subscription's notification stream, given
+	// at its first attempt; 0 on webhooks and on handshakes and heartbeats.
+	EventNumber int64 `json:"event_number,omitempty"`
 
 	version int64
 }

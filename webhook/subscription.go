@@ -71,13 +71,16 @@ type Subscription struct {
 	// PreviousSecret signs beside Secret until PreviousUntil.
 	PreviousSecret string     `json:"previous_secret,omitempty"`
 	PreviousUntil  *time.Time `json:"previous_until,omitempty"`
+	// FHIR is set on a FHIR subscription (fhirsub.go) and nil on a webhook.
+	FHIR *FHIRChannel `json:"fhir,omitempty"`
 
 	version int64
 }
 
-// Wants reports whether the subscription is active and asked for event.
+// Wants reports whether the subscription is active and asked for event. A FHIR subscription
+// wants events only once its handshake made it active.
 func (s Subscription) Wants(event string) bool {
-	return s.Status == StatusActive && slices.Contains(s.Events, event)
+	return s.Status == StatusActive && slices.Contains(s.Events, event) && (s.FHIR == nil || s.FHIR.State == FHIRActive)
 }
 
 // secrets are the secrets a delivery at now is signed with, the current one first.

@@ -49,6 +49,9 @@ type WorkerOptions struct {
 	PollInterval   time.Duration
 	FanoutInterval time.Duration
 	Log            *slog.Logger
+	// Notifier renders the notification Bundles of FHIR subscriptions; without one their
+	// attempts fail.
+	Notifier Notifier
 }
 
 // Worker delivers due deliveries of the outbox and turns new change sets into deliveries. Any
@@ -310,13 +313,30 @@ func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
 		return
 	case sub.Status != StatusActive:
 		d.Status, d.FailReason = DeliveryFailed, "subscription disabled"
+	case sub.FHIR != nil && d.Event != EventHandshake && sub.FHIR.State != FHIRActive:
+		d.Status, d.FailReason = DeliveryFailed, "subscription not active"
 	default:
+		if sub.FHIR != nil && d.Event == EventProviderChanged && d.EventNumber == 0 {
+			if d.EventNumber, err = numberEvent(ctx, w.o.Store, sub.ID); err != nil {
+				w.o.Log.Warn("webhook delivery: number the event", slog.String("delivery", d.ID), slog.Any("error", err))
+				return
+			}
+			c := *sub.FHIR // a copy: sub may be the cached decoding other senders read
+			c.Events = d.EventNumber
+			sub.FHIR = &c
+		}
 		var retryAfter time.Duration
 		a, retryAfter = w.attempt(ctx, sub, d)
 		if ctx.Err() != nil {
 			return
 		}
 		disable = applyAttempt(&d, a, retryAfter)
+		if d.Event == EventHandshake && sub.FHIR != nil {
+			if err := settleHandshake(ctx, w.o.Store, &d, a); err != nil {
+				w.o.Log.Warn("webhook delivery: settle the handshake", slog.String("delivery", d.ID), slog.Any("error", err))
+				return
+			}
+		}
 	}
 	if disable { // first, so that a crash before the outcome is stored still leaves it disabled
 		w.disable(ctx, sub.ID, "the receiver answered 410 Gone")
@@ -385,15 +405,26 @@ var userAgent = "providerdir-webhook/" + buildinfo.PipelineVersion()
 // attempt POSTs the delivery, signed, and returns how it went and the receiver's Retry-After.
 func (w *Worker) attempt(ctx context.Context, sub Subscription, d Delivery) (Attempt, time.Duration) {
 	at := w.o.Now().UTC()
-	body := withDeliveredAt(d.Payload, at)
 	a := Attempt{At: at}
+	body, ct := withDeliveredAt(d.Payload, at), "application/json"
+	if sub.FHIR != nil {
+		var err error
+		if body, err = fhirBody(ctx, w.o.Notifier, sub, d, at); err != nil {
+			a.Error = "cannot render the notification: " + err.Error()
+			return a, 0
+		}
+		ct = "application/fhir+json"
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
 	if err != nil {
 		a.Error = "cannot build the request: " + err.Error()
 		return a, 0
 	}
 	h := req.Header
-	h.Set("Content-Type", "application/json")
+	if sub.FHIR != nil {
+		setChannelHeaders(h, sub.FHIR.Headers)
+	}
+	h.Set("Content-Type", ct)
 	h.Set("User-Agent", userAgent)
 	h.Set(HeaderEventID, d.EventID)
 	h.Set(HeaderEvent, d.Event)

@@ -122,12 +122,13 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	}()
 
 	hooks := webhook.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}
+	fsrv := fhir.New(fhirConfig(cfg, st, log, hooks))
 	hookCtx, stopHooks := context.WithCancel(ctx)
 	delivered := make(chan struct{})
 	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
 	go func() {
 		defer close(delivered)
-		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log}).Run(hookCtx)
+		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log, Notifier: fsrv}).Run(hookCtx)
 	}()
 
 	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})
@@ -150,7 +151,6 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	}
 	defer auth.Close() // before the store closes
 
-	fsrv := fhir.New(fhirConfig(cfg, st, log))
 	sup := supply.New(st, cfg.BaseURL)
 	model := languageModel(cfg)
 	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: model})
@@ -232,9 +232,9 @@ func serve(cfg config.Config, log *slog.Logger) error {
 // called.
 // fhirConfig configures the FHIR surface behind SMART: the grant of a request is the one
 // SMART's Protect put into its context.
-func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger) fhir.Config {
+func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger, hooks webhook.AddressPolicy) fhir.Config {
 	return fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins,
-		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log}
+		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log, Subscriptions: &hooks}
 }
 
 // languageModel is the language model the evidence query phrases answers with and the exports

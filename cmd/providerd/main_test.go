@@ -20,6 +20,7 @@ import (
 	"providerdir/internal/config"
 	"providerdir/smart"
 	"providerdir/store/embedded"
+	"providerdir/webhook"
 )
 
 func TestBadUsage(t *testing.T) {
@@ -238,7 +239,7 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 
 // The FHIR surface finds a request's grant where SMART's Protect put it, and none elsewhere.
 func TestFHIRGrantFromSMART(t *testing.T) {
-	c := fhirConfig(config.Config{BaseURL: "https://pd.example.org"}, nil, nil)
+	c := fhirConfig(config.Config{BaseURL: "https://pd.example.org"}, nil, nil, webhook.AddressPolicy{})
 	tests := []struct {
 		name                   string
 		ctx                    context.Context
