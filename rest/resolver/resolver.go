@@ -45,6 +45,7 @@ func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/npi/{npi}", a.npi).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/ccn/{ccn}", a.ccn).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/batch/npi", a.batch).Methods(http.MethodPost)
+	r.HandleFunc("/search", a.search).Methods(http.MethodGet, http.MethodHead)
 }
 
 // fail answers a request the service could not: 503 source_unavailable when the store cannot

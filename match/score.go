@@ -1,0 +1,187 @@
+package match
+
+import (
+	"math"
+	"slices"
+)
+
+// Token similarities: how well one query token matches one record token.
+const (
+	SimExact    = 1.0 // the same folded token
+	SimNickname = 0.9 // related by the nickname table
+	SimTypo     = 0.8 // one edit apart, both at least MinTypoLen long
+	SimInitial  = 0.7 // one of them is a single letter that begins the other
+)
+
+// Weights of the score's two parts; they sum to 1, so a score is in [0, 1].
+const (
+	WeightQuery  = 0.7
+	WeightRecord = 0.3
+)
+
+// Candidate is a record's name as scored: an individual's first, middle and last name, or an
+// organization's name (Org) with no person name.
+type Candidate struct {
+	First, Middle, Last string
+	Org                 string
+}
+
+// recordToken is one token of a candidate: core tokens (first and last name words, organization
+// words) count towards the record's coverage; parts are the core tokens a joined form stands for.
+type recordToken struct {
+	text  string
+	core  bool
+	parts []int
+}
+
+// tokens lists a candidate's tokens: each part's words and, for a part of several words, their
+// joined form (which stands for all of them).
+func (c Candidate) tokens() []recordToken {
+	var out []recordToken
+	add := func(part string, core bool) {
+		ts := Tokens(part)
+		first := len(out)
+		for _, t := range ts {
+			out = append(out, recordToken{text: t, core: core})
+		}
+		if len(ts) > 1 {
+			parts := make([]int, len(ts))
+			for i := range parts {
+				parts[i] = first + i
+			}
+			out = append(out, recordToken{text: joinTokens(ts), parts: parts})
+		}
+	}
+	if c.Org != "" && c.First == "" && c.Last == "" {
+		add(c.Org, true)
+		return out
+	}
+	add(c.First, true)
+	add(c.Middle, false)
+	add(c.Last, true)
+	return out
+}
+
+func joinTokens(ts []string) string {
+	n := 0
+	for _, t := range ts {
+		n += len(t)
+	}
+	b := make([]byte, 0, n)
+	for _, t := range ts {
+		b = append(b, t...)
+	}
+	return string(b)
+}
+
+// Similarity is how well query token q matches record token t (both folded): SimExact,
+// SimNickname, SimTypo, SimInitial or 0.
+func Similarity(q, t string) float64 {
+	switch {
+	case q == t:
+		return SimExact
+	case Related(q, t):
+		return SimNickname
+	case len(q) >= MinTypoLen && len(t) >= MinTypoLen && OneEdit(q, t):
+		return SimTypo
+	case initialOf(q, t) || initialOf(t, q):
+		return SimInitial
+	}
+	return 0
+}
+
+// initialOf reports whether a is a single letter that begins the longer b.
+func initialOf(a, b string) bool {
+	return len(a) == 1 && len(b) > 1 && b[0] == a[0]
+}
+
+// Score is the _match_score of a candidate for the query tokens q (QueryTokens):
+//
+//	score = WeightQuery * (sum of each query token's similarity) / (number of query tokens)
+//	      + WeightRecord * (sum of each matched core record token's similarity) / (core tokens)
+//
+// Query and record tokens are paired one to one, best similarity first (ties by position), so
+// the order of the words in the query does not matter. A joined record token ("smithjones")
+// stands for all its words. Core tokens are the first and last name's words of an individual,
+// every word of an organization's name; a middle name may match but its absence costs nothing.
+// The score is in [0, 1], rounded to 4 decimals; 1 means every query token is exactly a name
+// token and every core name token was named.
+func Score(q []string, c Candidate) float64 {
+	rt := c.tokens()
+	if len(q) == 0 || len(rt) == 0 {
+		return 0
+	}
+	type pair struct {
+		qi, ri int
+		sim    float64
+	}
+	var pairs []pair
+	for qi, qt := range q {
+		for ri, r := range rt {
+			if s := Similarity(qt, r.text); s > 0 {
+				pairs = append(pairs, pair{qi, ri, s})
+			}
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		if a.sim != b.sim {
+			if a.sim > b.sim {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	qUsed := make([]bool, len(q))
+	rSim := make([]float64, len(rt))
+	rUsed := make([]bool, len(rt))
+	var qSum float64
+	for _, p := range pairs {
+		if qUsed[p.qi] || rUsed[p.ri] || anyUsed(rUsed, rt[p.ri].parts) {
+			continue
+		}
+		if joinedUsed(rt, rUsed, p.ri) {
+			continue
+		}
+		qUsed[p.qi], rUsed[p.ri] = true, true
+		qSum += p.sim
+		for _, i := range rt[p.ri].parts {
+			rSim[i] = p.sim
+		}
+		rSim[p.ri] = p.sim
+	}
+	var core, rSum float64
+	for i, r := range rt {
+		if r.core {
+			core++
+			rSum += rSim[i]
+		}
+	}
+	s := WeightQuery * qSum / float64(len(q))
+	if core > 0 {
+		s += WeightRecord * rSum / core
+	}
+	return math.Round(s*1e4) / 1e4
+}
+
+// anyUsed reports whether any of the token indexes is already paired.
+func anyUsed(used []bool, idx []int) bool {
+	for _, i := range idx {
+		if used[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// joinedUsed reports whether token ri is a word of a joined token that is already paired.
+func joinedUsed(rt []recordToken, used []bool, ri int) bool {
+	for j, r := range rt {
+		if used[j] && slices.Contains(r.parts, ri) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortStrings(s []string) { slices.Sort(s) }

@@ -1,0 +1,253 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"providerdir/catalog"
+	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/match"
+	"providerdir/rest"
+	"providerdir/rest/internal/records"
+	"providerdir/store"
+)
+
+// Search paging: the default page size, the contract's cap (seeds/001 section 8: a larger limit
+// is served as MaxSearchLimit and echoed so), and the deepest page.
+const (
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 100
+	MaxSearchPage      = 50
+	// MaxQueryLen bounds q in bytes; a name is far shorter.
+	MaxQueryLen = 200
+	// SearchCandidates is the most records one search ranks: when the query's keys select more,
+	// the first SearchCandidates in NPI order are ranked and total still counts them all.
+	SearchCandidates = 1000
+)
+
+// Search error codes, additions to seeds/001 section 7 (which leaves search's parameter errors
+// open): each a 400 naming the parameter.
+const (
+	CodeInvalidQuery    = "invalid_query"
+	CodeInvalidState    = "invalid_state"
+	CodeInvalidTaxonomy = "invalid_taxonomy"
+	CodeInvalidLimit    = "invalid_limit"
+	CodeInvalidPage     = "invalid_page"
+)
+
+// SearchResult answers GET /search (seeds/001 section 2).
+type SearchResult struct {
+	Query   SearchQuery `json:"query"`
+	Total   int         `json:"total"`
+	Results []Candidate `json:"results"`
+}
+
+// SearchQuery echoes the query as served: limit is the page size used (capped), page the page.
+type SearchQuery struct {
+	Q        string `json:"q"`
+	State    string `json:"state,omitempty"`
+	Taxonomy string `json:"taxonomy,omitempty"`
+	Limit    int    `json:"limit"`
+	Page     int    `json:"page"`
+}
+
+// Candidate is one ranked search result: the registry record's identity in brief, its
+// _match_score for the query (package match), and the registry record's provenance.
+type Candidate struct {
+	NPI        string  `json:"npi"`
+	Name       string  `json:"name"`
+	EntityType string  `json:"entity_type"`
+	Taxonomy   string  `json:"taxonomy,omitempty"`
+	City       string  `json:"city,omitempty"`
+	State      string  `json:"state,omitempty"`
+	MatchScore float64 `json:"_match_score"`
+	mapping.Provenance
+}
+
+// searchRecord is the part of a registry record a search reads.
+type searchRecord struct {
+	NPI              string              `json:"npi"`
+	EntityType       string              `json:"entity_type"`
+	OrganizationName string              `json:"organization_name"`
+	OtherName        string              `json:"other_name"`
+	Name             *mapping.PersonName `json:"name"`
+	PrimaryTaxonomy  string              `json:"primary_taxonomy"`
+	PracticeAddress  struct {
+		City  string `json:"city"`
+		State string `json:"state"`
+	} `json:"practice_address"`
+}
+
+// search serves GET /search: the registry records whose names match every word of q (within
+// the tolerance of package match), narrowed by state and taxonomy, ranked by _match_score
+// (ties by NPI), one page of them.
+func (a *API) search(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	sq, tokens, code, msg := parseSearch(r)
+	if code != "" {
+		rest.ResolverError(w, r, http.StatusBadRequest, code, msg)
+		return
+	}
+	v, err := a.records.Serving(ctx)
+	if err != nil {
+		fail(w, r, "search: read the serving snapshot", err)
+		return
+	}
+	if v.Snap.Generation(catalog.RegistryProviders) == "" {
+		unavailable(w, r, "The provider registry is not loaded; retry later.")
+		return
+	}
+	ranked, total, err := rank(ctx, a.records.Store(), v, sq, tokens)
+	if err != nil {
+		fail(w, r, "search", err)
+		return
+	}
+	from := min((sq.Page-1)*sq.Limit, len(ranked))
+	to := min(from+sq.Limit, len(ranked))
+	rest.WriteJSON(w, r, http.StatusOK, SearchResult{Query: sq, Total: total, Results: ranked[from:to]})
+}
+
+// parseSearch reads and checks the query parameters; a non-empty code is the error to answer.
+func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
+	p := r.URL.Query()
+	sq := SearchQuery{Q: p.Get("q"), State: strings.ToUpper(p.Get("state")), Taxonomy: strings.ToUpper(p.Get("taxonomy")),
+		Limit: DefaultSearchLimit, Page: 1}
+	tokens := match.QueryTokens(sq.Q)
+	switch {
+	case len(sq.Q) > MaxQueryLen:
+		return sq, nil, CodeInvalidQuery, "q is at most " + strconv.Itoa(MaxQueryLen) + " bytes."
+	case !slices.ContainsFunc(tokens, func(t string) bool { return len([]rune(t)) > 1 }):
+		return sq, nil, CodeInvalidQuery, "q is a provider or organization name with at least one word of two or more letters."
+	case sq.State != "" && ident.ValidateState(sq.State) != nil:
+		return sq, nil, CodeInvalidState, "state is a two-letter USPS code such as CA."
+	case sq.Taxonomy != "" && ident.ValidateTaxonomy(sq.Taxonomy) != nil:
+		return sq, nil, CodeInvalidTaxonomy, "taxonomy is a 10-character NUCC code such as 207R00000X."
+	}
+	if s := p.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return sq, nil, CodeInvalidLimit, "limit is a whole number of at least 1 (at most " + strconv.Itoa(MaxSearchLimit) + " are served)."
+		}
+		sq.Limit = min(n, MaxSearchLimit)
+	}
+	if s := p.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxSearchPage {
+			return sq, nil, CodeInvalidPage, "page is a whole number from 1 to " + strconv.Itoa(MaxSearchPage) + "."
+		}
+		sq.Page = n
+	}
+	return sq, tokens, "", ""
+}
+
+// rank selects the candidates of a query and orders them by score. When no record matches every
+// word of a query of several words, each word in turn is left out of the selection (a stray
+// word, a typo in a short one), and the candidates of those selections are ranked together:
+// the word left out still counts in the score. total is the exact number selected.
+func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
+	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
+	docs, total, err := selectCandidates(ctx, st, v, sq, selecting)
+	if err != nil {
+		return nil, 0, err
+	}
+	if total == 0 && len(selecting) > 1 {
+		seen := map[string]bool{}
+		for i := range selecting {
+			fewer := slices.Delete(slices.Clone(selecting), i, i+1)
+			if !slices.ContainsFunc(fewer, func(t string) bool { return len([]rune(t)) > 1 }) {
+				continue
+			}
+			more, _, err := selectCandidates(ctx, st, v, sq, fewer)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, d := range more {
+				if !seen[d.ID] && len(docs) < SearchCandidates {
+					seen[d.ID] = true
+					docs = append(docs, d)
+				}
+			}
+		}
+		total = len(docs)
+	}
+	out := make([]Candidate, 0, len(docs))
+	for _, d := range docs {
+		b, err := mapping.DecodeBody[searchRecord](d)
+		if err != nil {
+			return nil, 0, fmt.Errorf("decode registry record %s: %w", d.ID, err)
+		}
+		out = append(out, candidate(b.Record, b.Provenance, tokens))
+	}
+	slices.SortFunc(out, func(a, b Candidate) int {
+		if a.MatchScore != b.MatchScore {
+			if a.MatchScore > b.MatchScore {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.NPI, b.NPI)
+	})
+	return out, total, nil
+}
+
+// selectCandidates reads up to SearchCandidates registry records matching every token (and the
+// state and taxonomy), and the exact number matching.
+func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]store.Document, int, error) {
+	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
+		Limit: SearchCandidates}
+	for _, t := range tokens {
+		q.Where = append(q.Where, tokenCondition(t))
+	}
+	if sq.State != "" {
+		q.Where = append(q.Where, store.Condition{Param: mapping.KeyState, Values: []string{sq.State}})
+	}
+	if sq.Taxonomy != "" {
+		q.Where = append(q.Where, store.Condition{Param: mapping.KeyTaxonomy, Values: []string{sq.Taxonomy}})
+	}
+	page, err := st.Find(ctx, q)
+	if err != nil || page.Next == "" {
+		return page.Docs, len(page.Docs), err
+	}
+	n, err := st.Count(ctx, q)
+	return page.Docs, int(n), err
+}
+
+// tokenCondition is the store condition one query token selects by (match.Expand): a prefix of
+// the name tokens for an initial; otherwise the token, its nicknames, its initial and its
+// deletions among the name tokens, or it and its deletions among the deletion keys.
+func tokenCondition(t string) store.Condition {
+	l := match.Expand(t)
+	if l.Prefix != "" {
+		return store.Condition{Param: match.ParamToken, Values: []string{l.Prefix}, Match: store.Prefix}
+	}
+	c := store.Condition{Param: match.ParamToken, Values: l.Tokens}
+	if len(l.Deletions) > 0 {
+		c.Or = []store.Alternative{{Param: match.ParamDeletion, Values: l.Deletions}}
+	}
+	return c
+}
+
+// candidate is the search result of one registry record.
+func candidate(rec searchRecord, prov mapping.Provenance, tokens []string) Candidate {
+	c := Candidate{NPI: rec.NPI, EntityType: rec.EntityType, Taxonomy: rec.PrimaryTaxonomy,
+		City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, Provenance: prov}
+	var mc match.Candidate
+	if rec.Name != nil {
+		mc = match.Candidate{First: rec.Name.First, Middle: rec.Name.Middle, Last: rec.Name.Last}
+		c.Name = strings.Join(slices.DeleteFunc([]string{rec.Name.First, rec.Name.Middle, rec.Name.Last}, func(s string) bool { return s == "" }), " ")
+	} else {
+		mc = match.Candidate{Org: rec.OrganizationName}
+		c.Name = rec.OrganizationName
+	}
+	c.MatchScore = match.Score(tokens, mc)
+	if rec.Name == nil && rec.OtherName != "" {
+		// An organization is found by its other name too; it scores by the better of the two.
+		c.MatchScore = max(c.MatchScore, match.Score(tokens, match.Candidate{Org: rec.OtherName}))
+	}
+	return c
+}
