@@ -164,6 +164,9 @@ func Expand(q string) Lookup {
 	}
 	l := Lookup{Tokens: append([]string{q}, Nicknames(q)...)}
 	l.Tokens = append(l.Tokens, string(r[0]))
+	if len(r) == MinTypoLen-1 {
+		l.Deletions = []string{q} // q may be a record token with a character left out
+	}
 	if len(r) >= MinTypoLen {
 		dels := Deletions(q)
 		if len(r) > MinTypoLen {

@@ -48,7 +48,7 @@ func TestOneEdit(t *testing.T) {
 func TestDeletionKeysMeetWithinOneEdit(t *testing.T) {
 	for _, tt := range []struct{ q, rec string }{
 		{"ashfrod", "ashford"}, {"ashfod", "ashford"}, {"ashfordd", "ashford"}, {"asxford", "ashford"},
-		{"ami", "amy"}, {"jhon", "john"},
+		{"ami", "amy"}, {"jhon", "john"}, {"jo", "joe"},
 	} {
 		l := Expand(tt.q)
 		toks, dels := IndexKeys(tt.rec)
