@@ -48,6 +48,7 @@ func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/batch/npi", a.batch).Methods(http.MethodPost)
 	r.HandleFunc("/search", a.search).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/quality/{type}/{id}", a.quality).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/payments/{npi}", a.payments).Methods(http.MethodGet, http.MethodHead)
 }
 
 // fail answers a request the service could not: 503 source_unavailable when the store cannot

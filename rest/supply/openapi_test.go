@@ -69,7 +69,6 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("routes %v\ndescribed as served %v", routes, served)
 	}
 	wantPlanned := []string{
-		"GET /resolver/v1/payments/{npi}",
 		"GET /v1/audit-pack", "GET /v1/audit-pack/{slug}", "GET /v1/exports/{dataset}/llm-ready",
 		"POST /v1/evidence-query",
 	}
