@@ -229,5 +229,5 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Checks is the whole suite, surface by surface.
 func Checks() []Check {
-	return slices.Concat(smartChecks(), fhirChecks(), supplyChecks(), resolverChecks(), externalChecks())
+	return slices.Concat(smartChecks(), fhirChecks(), supplyChecks(), resolverChecks(), resolverSearchChecks(), externalChecks())
 }
