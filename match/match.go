@@ -148,8 +148,8 @@ func QueryTokens(q string) []string {
 }
 
 // Lookup is what one query token is searched for: exact token values (itself, its nicknames,
-// its initial, its deletions when it may carry an extra character), a prefix when the token is
-// an initial, and deletion values (itself and its deletions) for typos.
+// its deletions when it may carry an extra character), a prefix when the token is an initial,
+// and deletion values (itself and its deletions) for typos.
 type Lookup struct {
 	Tokens    []string
 	Prefix    string
@@ -162,8 +162,9 @@ func Expand(q string) Lookup {
 	if len(r) == 1 {
 		return Lookup{Prefix: q}
 	}
+	// Not q's initial: every record with that middle initial would be a candidate. A record
+	// whose name is an initial is found by the query's other words and scored as one.
 	l := Lookup{Tokens: append([]string{q}, Nicknames(q)...)}
-	l.Tokens = append(l.Tokens, string(r[0]))
 	if len(r) == MinTypoLen-1 {
 		l.Deletions = []string{q} // q may be a record token with a character left out
 	}

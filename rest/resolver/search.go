@@ -77,11 +77,34 @@ type searchRecord struct {
 	OtherName        string              `json:"other_name"`
 	Name             *mapping.PersonName `json:"name"`
 	PrimaryTaxonomy  string              `json:"primary_taxonomy"`
-	PracticeAddress  struct {
+	Taxonomies       []struct {
+		Code string `json:"code"`
+	} `json:"taxonomies"`
+	PracticeAddress struct {
 		City  string `json:"city"`
 		State string `json:"state"`
 	} `json:"practice_address"`
 }
+
+// matches reports whether the record is in the query's state and holds its taxonomy (any of the
+// record's, as the taxonomy key indexes them all).
+func (r searchRecord) matches(sq SearchQuery) bool {
+	if sq.State != "" && r.PracticeAddress.State != sq.State {
+		return false
+	}
+	if sq.Taxonomy == "" {
+		return true
+	}
+	for _, t := range r.Taxonomies {
+		if t.Code == sq.Taxonomy {
+			return true
+		}
+	}
+	return false
+}
+
+// found is a registry record a search selected, decoded.
+type found = mapping.Body[searchRecord]
 
 // search serves GET /search: the registry records whose names match every word of q (within
 // the tolerance of package match), narrowed by state and taxonomy, ranked by _match_score
@@ -151,7 +174,7 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 // the word left out still counts in the score. total is the exact number selected.
 func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
 	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
-	docs, total, err := selectCandidates(ctx, st, v, sq, selecting)
+	recs, total, err := selectCandidates(ctx, st, v, sq, selecting)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -166,21 +189,17 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 			if err != nil {
 				return nil, 0, err
 			}
-			for _, d := range more {
-				if !seen[d.ID] && len(docs) < SearchCandidates {
-					seen[d.ID] = true
-					docs = append(docs, d)
+			for _, b := range more {
+				if !seen[b.Record.NPI] && len(recs) < SearchCandidates {
+					seen[b.Record.NPI] = true
+					recs = append(recs, b)
 				}
 			}
 		}
-		total = len(docs)
+		total = len(recs)
 	}
-	out := make([]Candidate, 0, len(docs))
-	for _, d := range docs {
-		b, err := mapping.DecodeBody[searchRecord](d)
-		if err != nil {
-			return nil, 0, fmt.Errorf("decode registry record %s: %w", d.ID, err)
-		}
+	out := make([]Candidate, 0, len(recs))
+	for _, b := range recs {
 		out = append(out, candidate(b.Record, b.Provenance, tokens))
 	}
 	slices.SortFunc(out, func(a, b Candidate) int {
@@ -196,25 +215,53 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 }
 
 // selectCandidates reads up to SearchCandidates registry records matching every token (and the
-// state and taxonomy), and the exact number matching.
-func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]store.Document, int, error) {
+// state and taxonomy), and the exact number matching. The store selects by the name tokens
+// alone, and state and taxonomy narrow the records read: a condition on one of them would have
+// the store walk that state's or taxonomy's whole posting list. Only when the names select more
+// than SearchCandidates records does the store apply them too.
+func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]found, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
 		Limit: SearchCandidates}
 	for _, t := range tokens {
 		q.Where = append(q.Where, tokenCondition(t))
 	}
-	if sq.State != "" {
-		q.Where = append(q.Where, store.Condition{Param: mapping.KeyState, Values: []string{sq.State}})
-	}
-	if sq.Taxonomy != "" {
-		q.Where = append(q.Where, store.Condition{Param: mapping.KeyTaxonomy, Values: []string{sq.Taxonomy}})
-	}
 	page, err := st.Find(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if page.Next != "" && (sq.State != "" || sq.Taxonomy != "") {
+		if sq.State != "" {
+			q.Where = append(q.Where, store.Condition{Param: mapping.KeyState, Values: []string{sq.State}})
+		}
+		if sq.Taxonomy != "" {
+			q.Where = append(q.Where, store.Condition{Param: mapping.KeyTaxonomy, Values: []string{sq.Taxonomy}})
+		}
+		if page, err = st.Find(ctx, q); err != nil {
+			return nil, 0, err
+		}
+	}
+	recs, err := decode(page.Docs, sq)
 	if err != nil || page.Next == "" {
-		return page.Docs, len(page.Docs), err
+		return recs, len(recs), err
 	}
 	n, err := st.Count(ctx, q)
-	return page.Docs, int(n), err
+	return recs, int(n), err
+}
+
+// decode reads the selected records and keeps those in the query's state and holding its
+// taxonomy.
+func decode(docs []store.Document, sq SearchQuery) ([]found, error) {
+	out := make([]found, 0, len(docs))
+	for _, d := range docs {
+		b, err := mapping.DecodeBody[searchRecord](d)
+		if err != nil {
+			return nil, fmt.Errorf("decode registry record %s: %w", d.ID, err)
+		}
+		if b.Record.matches(sq) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
 }
 
 // tokenCondition is the store condition one query token selects by (match.Expand): a prefix of

@@ -84,6 +84,17 @@ func TestSearch(t *testing.T) {
 			}
 		})
 	}
+	// state and taxonomy narrow: every candidate is in the state and holds the taxonomy.
+	narrowed := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&state="+rec.PracticeAddress.State+"&taxonomy="+rec.PrimaryTaxonomy+"&limit=100"), key)
+	wide := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&limit=100"), key)
+	if narrowed.body["total"].(float64) < 1 || narrowed.body["total"].(float64) > wide.body["total"].(float64) {
+		t.Errorf("narrowed total %v, unnarrowed %v", narrowed.body["total"], wide.body["total"])
+	}
+	for _, c := range narrowed.body["results"].([]any) {
+		if c.(map[string]any)["state"] != rec.PracticeAddress.State {
+			t.Errorf("candidate outside state %s: %v", rec.PracticeAddress.State, c)
+		}
+	}
 	if r := e.get(t, q("q=smith"), ""); r.status != 401 || r.errorCode() != "invalid_key" {
 		t.Errorf("no key: %d %q", r.status, r.errorCode())
 	}
