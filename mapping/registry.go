@@ -247,7 +247,8 @@ func digest(parts ...string) string {
 }
 
 // addSearch adds the provider-search keys of package match: the folded tokens of the person's
-// name or the organization's names, and their one-character deletions.
+// name or the organization's names, and the same tokens and their one-character deletions
+// qualified by the practice state.
 func (k *Keys) addSearch(rec RegistryRecord) {
 	var toks, dels []string
 	if rec.Name != nil {
@@ -255,7 +256,9 @@ func (k *Keys) addSearch(rec RegistryRecord) {
 	} else {
 		toks, dels = match.IndexKeys(rec.OrganizationName, rec.OtherName)
 	}
-	*k = slices.Grow(*k, len(toks)+len(dels))
+	state := rec.PracticeAddress.State
+	*k = slices.Grow(*k, 2*len(toks)+len(dels))
 	k.Add(match.ParamToken, toks...)
-	k.Add(match.ParamDeletion, dels...)
+	k.Add(match.ParamStateToken, match.InState(state, toks)...)
+	k.Add(match.ParamStateDeletion, match.InState(state, dels)...)
 }

@@ -4,9 +4,10 @@
 // query (_match_score of the resolver's search).
 //
 // Retrieval and scoring are split. Ingest writes, per registry record, its folded name tokens
-// (ParamToken) and every single-character deletion of each token of three or more characters
-// (ParamDeletion). A query token q then finds a record token t within one edit (insertion,
-// deletion, substitution or adjacent transposition) when {q} and q's deletions meet {t} and t's
+// (ParamToken, and ParamStateToken qualified by the practice state) and every single-character
+// deletion of each token of three or more characters, qualified by state (ParamStateDeletion).
+// A query token q then finds a record token t within one edit (insertion, deletion,
+// substitution or adjacent transposition) when {q} and q's deletions meet {t} and t's
 // deletions: the symmetric-deletion scheme, which turns typo tolerance into exact key lookups.
 // Nicknames and initials are expanded on the query side only (Expand), so the index holds no
 // nickname keys. Score then ranks the bounded candidate set the keys select.
@@ -23,9 +24,28 @@ import (
 const (
 	// ParamToken holds each folded name token and the joined form of a multi-word name part.
 	ParamToken = "rtok"
-	// ParamDeletion holds each single-character deletion of a token of MinTypoLen or more.
-	ParamDeletion = "rdel"
+	// ParamStateToken holds the same tokens qualified by the practice state (InState), so that
+	// a search narrowed by state reads only that state's postings.
+	ParamStateToken = "rtoks"
+	// ParamStateDeletion holds each single-character deletion of a token of MinTypoLen or
+	// more, qualified by the practice state. Deletions are kept per state only: unqualified,
+	// the deletions of common name words select thousands of records each.
+	ParamStateDeletion = "rdels"
 )
+
+// InState qualifies key values by a state ("NJ|ashford"); nil when the state is empty or holds
+// the separator (a malformed state gets no qualified keys, and a search in it finds nothing by
+// them).
+func InState(state string, values []string) []string {
+	if state == "" || strings.Contains(state, "|") {
+		return nil
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = state + "|" + v
+	}
+	return out
+}
 
 // MinTypoLen is the shortest token that tolerates a typo: shorter ones ("al", "li") would match
 // nearly every other short token within one edit.
@@ -156,8 +176,11 @@ type Lookup struct {
 	Deletions []string
 }
 
-// Expand returns the lookup of one folded query token.
-func Expand(q string) Lookup {
+// Expand returns the lookup of one folded query token. known says whether the token is itself
+// a name word of some record: then it is looked up as it is and by its nicknames, since a
+// correctly written word needs no typo tolerance, and its deletions would find every record
+// holding it once per deletion. A word no record holds is looked up within one edit.
+func Expand(q string, known bool) Lookup {
 	r := []rune(q)
 	if len(r) == 1 {
 		return Lookup{Prefix: q}
@@ -165,6 +188,9 @@ func Expand(q string) Lookup {
 	// Not q's initial: every record with that middle initial would be a candidate. A record
 	// whose name is an initial is found by the query's other words and scored as one.
 	l := Lookup{Tokens: append([]string{q}, Nicknames(q)...)}
+	if known {
+		return l
+	}
 	if len(r) == MinTypoLen-1 {
 		l.Deletions = []string{q} // q may be a record token with a character left out
 	}

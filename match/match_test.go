@@ -50,7 +50,7 @@ func TestDeletionKeysMeetWithinOneEdit(t *testing.T) {
 		{"ashfrod", "ashford"}, {"ashfod", "ashford"}, {"ashfordd", "ashford"}, {"asxford", "ashford"},
 		{"ami", "amy"}, {"jhon", "john"}, {"jo", "joe"},
 	} {
-		l := Expand(tt.q)
+		l := Expand(tt.q, false)
 		toks, dels := IndexKeys(tt.rec)
 		found := intersects(l.Tokens, toks) || intersects(l.Deletions, dels) || intersects(l.Deletions, toks)
 		if !found {
@@ -176,10 +176,33 @@ func FuzzScore(f *testing.F) {
 			}
 		}
 		for _, qt := range QueryTokens(q) {
-			l := Expand(qt)
+			l := Expand(qt, false)
+			if k := Expand(qt, true); len(k.Deletions) != 0 {
+				t.Fatalf("known token %q has deletion lookups", qt)
+			}
 			if l.Prefix == "" && len(l.Tokens) == 0 {
 				t.Fatalf("token %q expands to nothing", qt)
 			}
 		}
 	})
+}
+
+func TestCoversAndSelective(t *testing.T) {
+	john := Candidate{First: "JOHN", Middle: "A", Last: "ASHFORD"}
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"J A Ashford", true}, {"Jack Ashfrod", true}, {"John B Ashford", false}, {"Mary Ashford", false},
+	} {
+		if got := Covers(QueryTokens(tt.q), john); got != tt.want {
+			t.Errorf("Covers(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if got := Selective([]string{"j", "ann", "ashford", "b"}); !slices.Equal(got, []string{"ann", "ashford"}) {
+		t.Errorf("Selective = %v", got)
+	}
+	if got := Selective([]string{"j", "b"}); !slices.Equal(got, []string{"j", "b"}) {
+		t.Errorf("Selective of initials = %v", got)
+	}
 }

@@ -90,6 +90,35 @@ func Similarity(q, t string) float64 {
 	return 0
 }
 
+// Covers reports whether every query token matches some name token of the candidate
+// (Similarity above 0): what the search keys of a record matching all the tokens promise.
+func Covers(q []string, c Candidate) bool {
+	rt := c.tokens()
+	for _, qt := range q {
+		if !slices.ContainsFunc(rt, func(r recordToken) bool { return Similarity(qt, r.text) > 0 }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Selective returns the query tokens to select candidates by: the whole words, not the
+// initials. An initial matches every name word that begins with its letter, so a key lookup for
+// it reads a large part of the index and narrows little; it is checked on the candidates the
+// words select (Covers). A query of initials only selects by all of them.
+func Selective(q []string) []string {
+	var s []string
+	for _, t := range q {
+		if len([]rune(t)) > 1 {
+			s = append(s, t)
+		}
+	}
+	if len(s) == 0 {
+		return q
+	}
+	return s
+}
+
 // initialOf reports whether a is a single letter that begins the longer b.
 func initialOf(a, b string) bool {
 	return len(a) == 1 && len(b) > 1 && b[0] == a[0]

@@ -215,23 +215,33 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 }
 
 // selectCandidates reads up to SearchCandidates registry records matching every token (and the
-// state and taxonomy), and the exact number matching. The store selects by the name tokens
-// alone, and state and taxonomy narrow the records read: a condition on one of them would have
-// the store walk that state's or taxonomy's whole posting list. Only when the names select more
-// than SearchCandidates records does the store apply them too.
+// state and taxonomy), and the exact number matching. The store selects by the query's whole
+// words (match.Selective), by the state's keys when a state is given, and the records read are
+// checked for its initials and the taxonomy: a condition on a taxonomy would have the store
+// walk its whole posting list. Only when that selects more than SearchCandidates records does
+// the store apply every condition.
 func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]found, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
 		Limit: SearchCandidates}
+	conds := map[string]store.Condition{}
 	for _, t := range tokens {
-		q.Where = append(q.Where, tokenCondition(t))
+		c, err := tokenCondition(ctx, st, q, sq.State, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		conds[t] = c
+	}
+	for _, t := range match.Selective(tokens) {
+		q.Where = append(q.Where, conds[t])
 	}
 	page, err := st.Find(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
-	if page.Next != "" && (sq.State != "" || sq.Taxonomy != "") {
-		if sq.State != "" {
-			q.Where = append(q.Where, store.Condition{Param: mapping.KeyState, Values: []string{sq.State}})
+	if page.Next != "" {
+		q.Where = nil
+		for _, t := range tokens {
+			q.Where = append(q.Where, conds[t])
 		}
 		if sq.Taxonomy != "" {
 			q.Where = append(q.Where, store.Condition{Param: mapping.KeyTaxonomy, Values: []string{sq.Taxonomy}})
@@ -240,7 +250,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 			return nil, 0, err
 		}
 	}
-	recs, err := decode(page.Docs, sq)
+	recs, err := decode(page.Docs, sq, tokens)
 	if err != nil || page.Next == "" {
 		return recs, len(recs), err
 	}
@@ -248,16 +258,20 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 	return recs, int(n), err
 }
 
-// decode reads the selected records and keeps those in the query's state and holding its
-// taxonomy.
-func decode(docs []store.Document, sq SearchQuery) ([]found, error) {
+// decode reads the selected records and keeps those in the query's state, holding its
+// taxonomy, and matching every query word (match.Covers).
+func decode(docs []store.Document, sq SearchQuery, tokens []string) ([]found, error) {
 	out := make([]found, 0, len(docs))
 	for _, d := range docs {
 		b, err := mapping.DecodeBody[searchRecord](d)
 		if err != nil {
 			return nil, fmt.Errorf("decode registry record %s: %w", d.ID, err)
 		}
-		if b.Record.matches(sq) {
+		if !b.Record.matches(sq) {
+			continue
+		}
+		primary, other := b.Record.names()
+		if match.Covers(tokens, primary) || other.Org != "" && match.Covers(tokens, other) {
 			out = append(out, b)
 		}
 	}
@@ -265,36 +279,58 @@ func decode(docs []store.Document, sq SearchQuery) ([]found, error) {
 }
 
 // tokenCondition is the store condition one query token selects by (match.Expand): a prefix of
-// the name tokens for an initial; otherwise the token, its nicknames, its initial and its
-// deletions among the name tokens, or it and its deletions among the deletion keys.
-func tokenCondition(t string) store.Condition {
-	l := match.Expand(t)
+// the name tokens for an initial; otherwise the token and its nicknames among the name tokens
+// when some record holds the token as a name word (one key read tells), and else also its
+// deletions among the name tokens and, in a state, it and its deletions among the deletion
+// keys. With a state, every key is the state's (match.InState).
+func tokenCondition(ctx context.Context, st store.Store, in store.Query, state, t string) (store.Condition, error) {
+	param, qualify := match.ParamToken, func(vs []string) []string { return vs }
+	if state != "" {
+		param, qualify = match.ParamStateToken, func(vs []string) []string { return match.InState(state, vs) }
+	}
+	known := false
+	if len([]rune(t)) > 1 {
+		in.Where, in.Limit = []store.Condition{{Param: param, Values: qualify([]string{t})}}, 1
+		page, err := st.Find(ctx, in)
+		if err != nil {
+			return store.Condition{}, err
+		}
+		known = len(page.Docs) > 0
+	}
+	l := match.Expand(t, known)
 	if l.Prefix != "" {
-		return store.Condition{Param: match.ParamToken, Values: []string{l.Prefix}, Match: store.Prefix}
+		return store.Condition{Param: param, Values: qualify([]string{l.Prefix}), Match: store.Prefix}, nil
 	}
-	c := store.Condition{Param: match.ParamToken, Values: l.Tokens}
-	if len(l.Deletions) > 0 {
-		c.Or = []store.Alternative{{Param: match.ParamDeletion, Values: l.Deletions}}
+	c := store.Condition{Param: param, Values: qualify(l.Tokens)}
+	if len(l.Deletions) > 0 && state != "" {
+		c.Or = []store.Alternative{{Param: match.ParamStateDeletion, Values: qualify(l.Deletions)}}
 	}
-	return c
+	return c, nil
 }
 
-// candidate is the search result of one registry record.
+// names are the record's names as package match scores them: a person's name, or an
+// organization's name and its other name (Org empty when it has none).
+func (r searchRecord) names() (primary, other match.Candidate) {
+	if r.Name != nil {
+		return match.Candidate{First: r.Name.First, Middle: r.Name.Middle, Last: r.Name.Last}, match.Candidate{}
+	}
+	return match.Candidate{Org: r.OrganizationName}, match.Candidate{Org: r.OtherName}
+}
+
+// candidate is the search result of one registry record. An organization is found by its other
+// name too, and scores by the better of its two names.
 func candidate(rec searchRecord, prov mapping.Provenance, tokens []string) Candidate {
 	c := Candidate{NPI: rec.NPI, EntityType: rec.EntityType, Taxonomy: rec.PrimaryTaxonomy,
 		City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, Provenance: prov}
-	var mc match.Candidate
+	primary, other := rec.names()
 	if rec.Name != nil {
-		mc = match.Candidate{First: rec.Name.First, Middle: rec.Name.Middle, Last: rec.Name.Last}
 		c.Name = strings.Join(slices.DeleteFunc([]string{rec.Name.First, rec.Name.Middle, rec.Name.Last}, func(s string) bool { return s == "" }), " ")
 	} else {
-		mc = match.Candidate{Org: rec.OrganizationName}
 		c.Name = rec.OrganizationName
 	}
-	c.MatchScore = match.Score(tokens, mc)
-	if rec.Name == nil && rec.OtherName != "" {
-		// An organization is found by its other name too; it scores by the better of the two.
-		c.MatchScore = max(c.MatchScore, match.Score(tokens, match.Candidate{Org: rec.OtherName}))
+	c.MatchScore = match.Score(tokens, primary)
+	if other.Org != "" {
+		c.MatchScore = max(c.MatchScore, match.Score(tokens, other))
 	}
 	return c
 }
