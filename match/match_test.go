@@ -125,16 +125,18 @@ func TestScore(t *testing.T) {
 		c    Candidate
 		want float64
 	}{
-		{"exact", "John Ashford", john, 1},
-		{"word order", "Ashford, John", john, 1},
+		// 0.70 query words + 0.25 core words + 0.03 all words (middle included) + 0.02 order
+		{"exact", "John Ashford", john, 0.7 + 0.25 + 0.03*2/3 + 0.02},
+		{"word order", "Ashford, John", john, 0.7 + 0.25 + 0.03*2/3},
 		{"with middle", "John A Ashford", john, 1},
-		{"nickname", "Jack Ashford", john, 0.7*(0.9+1)/2 + 0.3*(0.9+1)/2},
-		{"typo", "Jhon Ashford", john, 0.7*(0.8+1)/2 + 0.3*(0.8+1)/2},
-		{"initials", "J A Ashford", john, 0.7*(0.7+1+1)/3 + 0.3*(0.7+1)/2},
-		{"last name only", "Ashford", john, 0.7 + 0.3*0.5},
+		{"nickname", "Jack Ashford", john, 0.7*(0.9+1)/2 + 0.25*(0.9+1)/2 + 0.03*(0.9+1)/3 + 0.02},
+		{"typo", "Jhon Ashford", john, 0.7*(0.8+1)/2 + 0.25*(0.8+1)/2 + 0.03*(0.8+1)/3 + 0.02},
+		{"initials", "J A Ashford", john, 0.7*(0.7+1+1)/3 + 0.25*(0.7+1)/2 + 0.03*(0.7+1+1)/3 + 0.02},
+		{"initials out of order", "A J Ashford", john, 0.7*(0.7+1+1)/3 + 0.25*(0.7+1)/2 + 0.03*(0.7+1+1)/3 + 0.02*2/3},
+		{"last name only", "Ashford", john, 0.7 + 0.25*0.5 + 0.03/3 + 0.02},
 		{"no match", "Mary Smith", john, 0},
 		{"hyphen joined", "Mary Smithjones", Candidate{First: "MARY", Last: "SMITH-JONES"}, 1},
-		{"organization", "Ashford Family Medicine", Candidate{Org: "ASHFORD FAMILY MEDICINE LLC"}, 0.7 + 0.3*0.75},
+		{"organization", "Ashford Family Medicine", Candidate{Org: "ASHFORD FAMILY MEDICINE LLC"}, 0.7 + 0.25*0.75 + 0.03*0.75 + 0.02},
 	} {
 		got := Score(QueryTokens(tt.q), tt.c)
 		if diff := got - round4(tt.want); diff > 1e-9 || diff < -1e-9 {
@@ -204,5 +206,18 @@ func TestCoversAndSelective(t *testing.T) {
 	}
 	if got := Selective([]string{"j", "b"}); !slices.Equal(got, []string{"j", "b"}) {
 		t.Errorf("Selective of initials = %v", got)
+	}
+}
+
+// Candidates the main parts leave equal are ordered by the small ones: the record whose every
+// word the query names, and the record naming them in the query's order.
+func TestScoreBreaksTies(t *testing.T) {
+	q := QueryTokens("William Janby")
+	if a, b := Score(q, Candidate{First: "WILLIAM", Last: "JANBY"}), Score(q, Candidate{First: "WILLIAM", Middle: "M", Last: "JANBY"}); a <= b {
+		t.Errorf("the record without a middle name scores %v, the one with %v", a, b)
+	}
+	q = QueryTokens("Janby William")
+	if a, b := Score(q, Candidate{First: "JANBY", Last: "WILLIAM"}), Score(q, Candidate{First: "WILLIAM", Last: "JANBY"}); a <= b {
+		t.Errorf("the record in the query's order scores %v, the other %v", a, b)
 	}
 }

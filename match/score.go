@@ -13,10 +13,14 @@ const (
 	SimInitial  = 0.7 // one of them is a single letter that begins the other
 )
 
-// Weights of the score's two parts; they sum to 1, so a score is in [0, 1].
+// Weights of the score's parts; they sum to 1, so a score is in [0, 1]. The last two are
+// small: they only order candidates the first two leave equal, such as a record with a middle
+// name the query does not give against one without, or initials given in another order.
 const (
-	WeightQuery  = 0.7
-	WeightRecord = 0.3
+	WeightQuery    = 0.7
+	WeightRecord   = 0.25
+	WeightComplete = 0.03
+	WeightOrder    = 0.02
 )
 
 // Candidate is a record's name as scored: an individual's first, middle and last name, or an
@@ -126,15 +130,18 @@ func initialOf(a, b string) bool {
 
 // Score is the _match_score of a candidate for the query tokens q (QueryTokens):
 //
-//	score = WeightQuery * (sum of each query token's similarity) / (number of query tokens)
-//	      + WeightRecord * (sum of each matched core record token's similarity) / (core tokens)
+//	score = 0.70 * (sum of each query token's similarity) / (number of query tokens)
+//	      + 0.25 * (sum of each matched core record token's similarity) / (core tokens)
+//	      + 0.03 * (sum of each matched record token's similarity) / (all record tokens)
+//	      + 0.02 * (share of pairs of matched tokens that the query and the record name in the
+//	               same order; 1 with one matched, 0 with none)
 //
-// Query and record tokens are paired one to one, best similarity first (ties by position), so
-// the order of the words in the query does not matter. A joined record token ("smithjones")
-// stands for all its words. Core tokens are the first and last name's words of an individual,
-// every word of an organization's name; a middle name may match but its absence costs nothing.
-// The score is in [0, 1], rounded to 4 decimals; 1 means every query token is exactly a name
-// token and every core name token was named.
+// Query and record tokens are paired one to one, best similarity first (ties by position). A
+// joined record token ("smithjones") stands for all its words. Core tokens are the first and
+// last name's words of an individual, every word of an organization's name; a middle name
+// counts only in the third part, so that its absence from the query costs little, and word
+// order only in the fourth. The score is in [0, 1], rounded to 4 decimals; 1 means every query
+// token is exactly a name token, every name token was named, in the record's order.
 func Score(q []string, c Candidate) float64 {
 	rt := c.tokens()
 	if len(q) == 0 || len(rt) == 0 {
@@ -153,10 +160,10 @@ func Score(q []string, c Candidate) float64 {
 		}
 	}
 	slices.SortStableFunc(pairs, func(a, b pair) int {
-		if a.sim != b.sim {
-			if a.sim > b.sim {
-				return -1
-			}
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
 			return 1
 		}
 		return 0
@@ -165,32 +172,69 @@ func Score(q []string, c Candidate) float64 {
 	rSim := make([]float64, len(rt))
 	rUsed := make([]bool, len(rt))
 	var qSum float64
+	var matched []pair
 	for _, p := range pairs {
-		if qUsed[p.qi] || rUsed[p.ri] || anyUsed(rUsed, rt[p.ri].parts) {
-			continue
-		}
-		if joinedUsed(rt, rUsed, p.ri) {
+		if qUsed[p.qi] || rUsed[p.ri] || anyUsed(rUsed, rt[p.ri].parts) || joinedUsed(rt, rUsed, p.ri) {
 			continue
 		}
 		qUsed[p.qi], rUsed[p.ri] = true, true
 		qSum += p.sim
+		matched = append(matched, p)
 		for _, i := range rt[p.ri].parts {
 			rSim[i] = p.sim
 		}
 		rSim[p.ri] = p.sim
 	}
-	var core, rSum float64
+	var core, coreSum, words, wordSum float64
 	for i, r := range rt {
+		if r.parts != nil {
+			continue // a joined form: its words count
+		}
+		words++
+		wordSum += rSim[i]
 		if r.core {
 			core++
-			rSum += rSim[i]
+			coreSum += rSim[i]
 		}
 	}
 	s := WeightQuery * qSum / float64(len(q))
 	if core > 0 {
-		s += WeightRecord * rSum / core
+		s += WeightRecord * coreSum / core
 	}
+	if words > 0 {
+		s += WeightComplete * wordSum / words
+	}
+	s += WeightOrder * inOrder(matched, func(p pair) (int, int) { return p.qi, firstPart(rt, p.ri) })
 	return math.Round(s*1e4) / 1e4
+}
+
+// inOrder is the share of pairs of matches whose query positions and record positions agree in
+// order: 1 when the query names the words in the record's order or matches one word, 0 when it
+// matches none.
+func inOrder[P any](m []P, pos func(P) (int, int)) float64 {
+	if len(m) < 2 {
+		return float64(len(m))
+	}
+	agree, all := 0, 0
+	for i := range m {
+		for j := i + 1; j < len(m); j++ {
+			qi, ri := pos(m[i])
+			qj, rj := pos(m[j])
+			all++
+			if (qi < qj) == (ri < rj) {
+				agree++
+			}
+		}
+	}
+	return float64(agree) / float64(all)
+}
+
+// firstPart is the position of a record token, a joined form standing at its first word's.
+func firstPart(rt []recordToken, i int) int {
+	if len(rt[i].parts) > 0 {
+		return rt[i].parts[0]
+	}
+	return i
 }
 
 // anyUsed reports whether any of the token indexes is already paired.
