@@ -170,8 +170,9 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 
 // rank selects the candidates of a query and orders them by score. When no record matches every
 // word of a query of several words, each word in turn is left out of the selection (a stray
-// word, a typo in a short one), and the candidates of those selections are ranked together:
-// the word left out still counts in the score. total is the exact number selected.
+// word, or a typo the keys cannot find: one without a state, or in a word under three letters),
+// and the candidates of those selections are ranked together: the word left out still counts
+// in the score. total is the exact number selected.
 func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
 	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
 	recs, total, err := selectCandidates(ctx, st, v, sq, selecting)
