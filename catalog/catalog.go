@@ -42,6 +42,9 @@ const MIPSScores = "qpp_mips_scores"
 const (
 	Facilities = "pos_facilities"
 	Quality    = "care_compare_quality"
+	// QualityNational holds one document per facility type (id: the type slug) with the national
+	// average of each measure, computed at ingest from that type's Care Compare file.
+	QualityNational = "care_compare_national"
 )
 
 // Collections of the reference families.

@@ -235,5 +235,5 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Checks is the whole suite, surface by surface.
 func Checks() []Check {
-	return slices.Concat(smartChecks(), fhirChecks(), moreFHIRChecks(), supplyChecks(), exportChecks(), evidenceChecks(), resolverChecks(), webhookChecks(), subscriptionChecks(), budgetChecks(), externalChecks())
+	return slices.Concat(smartChecks(), fhirChecks(), moreFHIRChecks(), supplyChecks(), exportChecks(), evidenceChecks(), resolverChecks(), resolverSearchChecks(), webhookChecks(), subscriptionChecks(), budgetChecks(), externalChecks())
 }

@@ -76,12 +76,14 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 		newReader := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
 			return carecompare.NewReader(t.Kind, r, name, opts...)
 		}
+		var national mapping.NationalTally
 		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
 			var star *float64
 			if t.Kind == carecompare.Hospice {
 				star = hospiceStars[f.CCN]
 			}
 			id, rec, keys := mapping.Quality(f, star)
+			national.Add(rec)
 			availability := []string{mapping.AvailabilityPresent}
 			if rec.OverallStar == nil || hasSuppressed(rec.Measures) {
 				availability = append(availability, mapping.AvailabilitySuppressed)
@@ -90,6 +92,16 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 			return doc, true, err
 		})
 		if err != nil {
+			return err
+		}
+		// The type's national averages, from the rows just read, with the file's provenance.
+		var keys mapping.Keys
+		keys.Add(mapping.KeyType, t.Slug)
+		doc, err := mapping.NewDocument(t.Slug, national.Record(t.Slug), prov.Provenance(1), keys)
+		if err != nil {
+			return err
+		}
+		if err := l.emit(ctx, catalog.QualityNational, doc); err != nil {
 			return err
 		}
 	}

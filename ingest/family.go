@@ -49,7 +49,7 @@ var families = []*family{
 	{name: "pos", dataset: mapping.POS, patterns: []*regexp.Regexp{posFile},
 		collections: []string{catalog.Facilities}, load: loadPOS},
 	{name: "carecompare", dataset: mapping.CareCompareHospital, patterns: careComparePatterns(),
-		collections: []string{catalog.Quality}, load: loadCareCompare},
+		collections: []string{catalog.Quality, catalog.QualityNational}, load: loadCareCompare},
 	{name: "openpayments", dataset: mapping.OpenPayments, patterns: []*regexp.Regexp{generalPayments},
 		collections: []string{catalog.Payments}, load: loadOpenPayments},
 	{name: "sam", dataset: mapping.SAMExclusions, patterns: []*regexp.Regexp{samExtract},

@@ -3,8 +3,10 @@ package mapping
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
+	"providerdir/match"
 	"providerdir/source"
 	"providerdir/source/nppes"
 )
@@ -158,6 +160,7 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	}
 	k.AddText(KeyName, p.OrgName)
 	k.AddText(KeyName, p.OtherOrgName)
+	k.addSearch(rec)
 	if state := p.Practice.State; rec.Name != nil && rec.Active && state != "" && !strings.Contains(state, "|") {
 		zip := postalKeys(p.Practice.PostalCode)[0]
 		if strings.Contains(zip, "|") {
@@ -241,4 +244,21 @@ func digest(parts ...string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// addSearch adds the provider-search keys of package match: the folded tokens of the person's
+// name or the organization's names, and the same tokens and their one-character deletions
+// qualified by the practice state.
+func (k *Keys) addSearch(rec RegistryRecord) {
+	var toks, dels []string
+	if rec.Name != nil {
+		toks, dels = match.IndexKeys(rec.Name.First, rec.Name.Middle, rec.Name.Last)
+	} else {
+		toks, dels = match.IndexKeys(rec.OrganizationName, rec.OtherName)
+	}
+	state := rec.PracticeAddress.State
+	*k = slices.Grow(*k, 2*len(toks)+len(dels))
+	k.Add(match.ParamToken, toks...)
+	k.Add(match.ParamStateToken, match.InState(state, toks)...)
+	k.Add(match.ParamStateDeletion, match.InState(state, dels)...)
 }

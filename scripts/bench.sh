@@ -30,6 +30,11 @@ if [[ ! -f $dir/drop/manifest.json ]]; then
 	echo "generating $providers providers into $dir/drop (once)"
 	bin/providerctl generate --providers "$providers" --seed 7 "${reference[@]}" --out "$dir/drop" >/dev/null
 fi
+# The labelled search query set beside the drop (generate writes it; a drop kept from before is
+# given one).
+if [[ ! -f $dir/drop/search_queries.jsonl ]]; then
+	bin/providerctl search-queries --drop "$dir/drop" >/dev/null
+fi
 if [[ $ingest == always ]]; then
 	rm -rf "$dir/db"
 fi
@@ -64,6 +69,15 @@ for _ in $(seq $(((total + 49) / 50))); do
 	keys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pilot --name bench --expires 24h | tail -n 1)")
 done
 bearer=$(IFS=,; echo "${keys[*]}")
+# Resolver keys are Pro keys, each metered to 50,000 requests an hour: enough that the resolver
+# scenarios (NPI and search at every rate) and the labelled search queries spend at most 25,000 of
+# any one.
+queries=$(wc -l <"$dir/drop/search_queries.jsonl")
+rkeys=()
+for _ in $(seq $(((2 * total + queries + 24999) / 25000))); do
+	rkeys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pro --name bench --expires 24h | tail -n 1)")
+done
+service_keys=$(IFS=,; echo "${rkeys[*]}")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 bin/providerd --addr "127.0.0.1:$port" --store "embedded:$dir/db" "${reference[@]}" \
@@ -78,7 +92,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
-	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
+	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
 # Webhooks: a change set of $webhook_events watched NPIs fanned out into deliveries and delivered
@@ -130,6 +144,10 @@ $(cat "$dir/table.md")
 - The ceiling is a server inside providerbench that answers the same request with the bytes and
   headers providerd gave, from memory, driven the same way straight after; achieved/ceiling and
   p99/ceiling p99 are the figures to compare across runs and machines.
+- The resolver's NPI read and search use Pro resolver keys in turn, for the first query of the
+  drop's labelled search query set (search_queries.jsonl, written by \`providerctl generate\`);
+  then every query of the set runs through the search one at a time, and precision@1, recall@10
+  and the searches' latency percentiles are printed.
 - Supply by-state uses pilot keys in turn, enough that none reaches its quota; the token endpoint
   gets assertions signed before the run by the sandbox client's key, each request with its own
   X-Forwarded-For address so that the per-address token budget is not what is measured.

@@ -40,6 +40,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"providerdir/match/queryset"
 	"providerdir/smart"
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
@@ -67,6 +68,10 @@ type options struct {
 	clientID string
 	markdown string
 	chart    string
+	// serviceKeys are resolver keys; with queries (a labelled query set) they add the
+	// resolver scenarios and the search-quality run.
+	serviceKeys []string
+	queries     string
 }
 
 func run(args []string, out io.Writer) error {
@@ -84,6 +89,8 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.clientID, "client-id", smart.SandboxClientID, "the SMART client id of --smart-key")
 	fs.StringVar(&o.markdown, "markdown", "", "also write the open-loop table to this file as a Markdown table")
 	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
+	serviceKeys := fs.String("service-key", "", "comma-separated resolver keys (X-Service-Key) for the resolver scenarios (empty skips them)")
+	fs.StringVar(&o.queries, "queries", "", "labelled search query set (providerctl generate writes one) for the resolver scenarios and the search-quality run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -96,6 +103,12 @@ func run(args []string, out io.Writer) error {
 	}
 	if *bearer != "" {
 		o.bearer = strings.Split(*bearer, ",")
+	}
+	if *serviceKeys != "" {
+		o.serviceKeys = strings.Split(*serviceKeys, ",")
+	}
+	if (len(o.serviceKeys) > 0) != (o.queries != "") {
+		return errors.New("--service-key and --queries go together")
 	}
 	base := strings.TrimRight(o.baseURL, "/")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.inflight, MaxConnsPerHost: o.inflight}, Timeout: 10 * time.Second}
@@ -121,6 +134,17 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		scenarios = append(scenarios, sc)
+	}
+	var labelled []queryset.Query
+	if o.queries != "" {
+		if labelled, err = queryset.Read(o.queries); err != nil {
+			return err
+		}
+		sc, err := resolverScenarios(o.serviceKeys, labelled)
+		if err != nil {
+			return err
+		}
+		scenarios = append(scenarios, sc...)
 	}
 	ceiling, err := startCeiling(client, base, scenarios)
 	if err != nil {
@@ -163,6 +187,11 @@ func run(args []string, out io.Writer) error {
 	}
 	if o.chart != "" {
 		if err := writeChart(o.chart, rows); err != nil {
+			return err
+		}
+	}
+	if labelled != nil {
+		if err := searchQuality(out, client, base, o.serviceKeys, labelled); err != nil {
 			return err
 		}
 	}

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"providerdir/internal/config"
+	"providerdir/match/queryset"
 	"providerdir/source/synth"
 )
 
@@ -70,6 +72,11 @@ func init() {
 					return err
 				}
 				printGenerate(e.stdout, *out, m, time.Since(start))
+				n, err := writeQueries(*out, defaultQueries, defaultQuerySeed)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "wrote %d labelled search queries to %s\n", n, filepath.Join(*out, queryset.FileName))
 				return nil
 			}
 		},

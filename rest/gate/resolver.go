@@ -65,6 +65,7 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 				"Hourly budget of "+formatInt(b.Limit)+" requests used; back off for "+w.Header().Get(quota.HeaderRetryAfter)+" seconds (Retry-After).")
 			return
 		}
+		ctx = withNPIMeter(ctx, npiMeter{g: g, policy: NPIPolicyFor(k.Tier), subject: subject})
 		next.ServeHTTP(w, r.WithContext(withCaller(ctx, Caller{Key: k, Authenticated: true, ClientIP: ip})))
 	})
 }

@@ -23,6 +23,10 @@ type Decision struct {
 	At time.Time
 	// States has one entry per window of the policy, in the policy's order.
 	States []State
+	// Cost is the number of units decided on (AllowN's n; 1 for Allow and Peek).
+	Cost int64
+	// ready holds, per window, when it has room for Cost (set by the limiter).
+	ready []time.Time
 }
 
 // Binding returns the window closest to exhaustion: the one with the fewest requests
@@ -50,16 +54,22 @@ func (d Decision) Longest() State {
 	return best
 }
 
-// RetryAfter is how long a refused request must wait until every window has a free slot: the
-// latest Reset among the full windows. It is zero for an admitted request.
+// RetryAfter is how long a refused request must wait until every window has room for its
+// cost: for one request, the latest Reset among the full windows; for a cost of n, the latest
+// moment a window that lacks n free slots has them. It is zero for an admitted request.
 func (d Decision) RetryAfter() time.Duration {
 	if d.Allowed {
 		return 0
 	}
+	cost := max(d.Cost, 1)
 	var wait time.Duration
-	for _, s := range d.States {
-		if s.Remaining == 0 {
-			wait = max(wait, s.Reset.Sub(d.At))
+	for i, s := range d.States {
+		if s.Remaining < cost {
+			ready := s.Reset
+			if i < len(d.ready) {
+				ready = d.ready[i]
+			}
+			wait = max(wait, ready.Sub(d.At))
 		}
 	}
 	return wait

@@ -60,8 +60,20 @@ const maxAttempts = 1000
 // without counting it. subject names who is metered ("key:...", "ip:..."); the record id is
 // the policy name and the subject.
 func (l *Limiter) Allow(ctx context.Context, p Policy, subject string) (Decision, error) {
+	return l.AllowN(ctx, p, subject, 1)
+}
+
+// AllowN is Allow for something that costs n units at once (a batch of n identifiers metered
+// one by one): admitted and counted n times when every window has n free slots, else refused
+// and counted not at all. n must be at least 1 and at most every window's limit.
+func (l *Limiter) AllowN(ctx context.Context, p Policy, subject string, n int64) (Decision, error) {
 	if err := p.Validate(); err != nil {
 		return Decision{}, err
+	}
+	for _, w := range p.Windows {
+		if n < 1 || n > w.Limit {
+			return Decision{}, fmt.Errorf("quota: policy %s: a cost of %d never fits window %s of %d", p.Name, n, w.Name, w.Limit)
+		}
 	}
 	id := p.Name + "/" + subject
 	done, err := l.turn(ctx, id)
@@ -76,18 +88,18 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, subject string) (Decision
 			return rec, err
 		}
 		now := l.now()
-		if d = evaluate(states, now); !d.Allowed {
+		if d = evaluate(states, now, n); !d.Allowed {
 			return rec, store.SkipWrite
 		}
 		var expires time.Time
 		for i := range states {
-			states[i].add(now)
+			states[i].add(now, n)
 			if e := states[i].expiry(); e.After(expires) {
 				expires = e
 			}
 		}
 		rec.Body, rec.ExpiresAt = encode(states), expires
-		d = evaluate(states, now).admitted()
+		d = evaluate(states, now, n).admitted()
 		return rec, nil
 	}, store.CreateIfAbsent(), store.UpdateAttempts(maxAttempts))
 	switch {
@@ -109,7 +121,7 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision,
 	if err != nil {
 		return Decision{}, err
 	}
-	return evaluate(states, l.now()), nil
+	return evaluate(states, l.now(), 1), nil
 }
 
 // read returns the windows of the record id (none counted when there is no record).
@@ -125,13 +137,14 @@ func (l *Limiter) read(ctx context.Context, p Policy, id string) ([]windowState,
 	return states, nil
 }
 
-// evaluate prunes the windows to now and decides whether one more request fits in all of them.
-func evaluate(states []windowState, now time.Time) Decision {
-	d := Decision{Allowed: true, At: now, States: make([]State, len(states))}
+// evaluate prunes the windows to now and decides whether cost more requests fit in all of them.
+func evaluate(states []windowState, now time.Time, cost int64) Decision {
+	d := Decision{Allowed: true, At: now, States: make([]State, len(states)), Cost: cost, ready: make([]time.Time, len(states))}
 	for i := range states {
 		states[i].prune(now)
 		d.States[i] = states[i].state(now)
-		if d.States[i].Remaining == 0 {
+		d.ready[i] = states[i].readyFor(now, cost)
+		if d.States[i].Remaining < cost {
 			d.Allowed = false
 		}
 	}

@@ -139,7 +139,7 @@ func seed(t *testing.T, s store.Store, p Policy, subject string, at map[time.Tim
 	for when, n := range at {
 		for range n {
 			for i := range states {
-				states[i].add(when)
+				states[i].add(when, 1)
 			}
 		}
 	}
@@ -330,5 +330,43 @@ func BenchmarkAllow(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// AllowN admits a cost only when every window has that many free slots, counts it whole, and
+// counts nothing when it refuses; Retry-After is when the cost fits, not when one slot frees.
+func TestAllowN(t *testing.T) {
+	s := testenv.Embedded(t)
+	clock := testenv.NewClock()
+	l := New(s, clock.Now)
+	ctx := context.Background()
+	p := Policy{Name: "npis", Windows: []Window{{Name: NameMinute, Length: time.Minute, Step: time.Second, Limit: 10}}}
+	steps := []struct {
+		advance   time.Duration
+		n         int64
+		allowed   bool
+		remaining int64
+		retry     time.Duration
+	}{
+		{0, 4, true, 6, 0},
+		{10 * time.Second, 5, true, 1, 0},
+		{0, 2, false, 1, 51 * time.Second}, // needs the first 4 gone: bucket [0s,1s) leaves at 61s
+		{0, 1, true, 0, 0},                 // the refusal counted nothing
+		{51 * time.Second, 4, true, 0, 0},  // 61s: the first 4 are back
+	}
+	for i, st := range steps {
+		clock.Advance(st.advance)
+		d, err := l.AllowN(ctx, p, "k", st.n)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if d.Allowed != st.allowed || d.States[0].Remaining != st.remaining || d.RetryAfter() != st.retry {
+			t.Fatalf("step %d: allowed %v remaining %d retry %s, want %v %d %s", i, d.Allowed, d.States[0].Remaining, d.RetryAfter(), st.allowed, st.remaining, st.retry)
+		}
+	}
+	for _, n := range []int64{0, -1, 11} {
+		if _, err := l.AllowN(ctx, p, "k", n); err == nil {
+			t.Errorf("a cost of %d was decided", n)
+		}
 	}
 }

@@ -53,20 +53,36 @@ func (ws *windowState) used() int64 {
 	return n
 }
 
-// add counts one request at now.
-func (ws *windowState) add(now time.Time) {
+// add counts n requests at now.
+func (ws *windowState) add(now time.Time, n int64) {
 	idx := ws.bucketOf(now)
 	i := len(ws.buckets)
 	for i > 0 && ws.buckets[i-1].idx > idx {
 		i--
 	}
 	if i > 0 && ws.buckets[i-1].idx == idx {
-		ws.buckets[i-1].n++
+		ws.buckets[i-1].n += n
 		return
 	}
 	ws.buckets = append(ws.buckets, bucket{})
 	copy(ws.buckets[i+1:], ws.buckets[i:])
-	ws.buckets[i] = bucket{idx: idx, n: 1}
+	ws.buckets[i] = bucket{idx: idx, n: n}
+}
+
+// readyFor is the earliest moment (after prune) the window has room for cost more requests:
+// now when it has already, else when enough of the oldest counted requests have left it.
+func (ws *windowState) readyFor(now time.Time, cost int64) time.Time {
+	need := ws.used() - ws.w.Limit + cost
+	if need <= 0 {
+		return now
+	}
+	var gone int64
+	for _, b := range ws.buckets {
+		if gone += b.n; gone >= need {
+			return ws.release(b.idx)
+		}
+	}
+	return now.Add(ws.w.Length + ws.w.Step).UTC() // cost exceeds the limit: no sooner than an empty window
 }
 
 // state reports the window at now (after prune).

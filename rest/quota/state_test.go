@@ -17,7 +17,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 	base := time.Date(2025, 6, 8, 12, 0, 0, 0, time.UTC)
 	for _, off := range []time.Duration{0, 0, time.Second, 59 * time.Second, 3 * time.Minute, 3 * time.Minute} {
 		for i := range states {
-			states[i].add(base.Add(off))
+			states[i].add(base.Add(off), 1)
 		}
 	}
 	got, err := decode(encode(states), p)
@@ -64,7 +64,7 @@ func FuzzDecode(f *testing.F) {
 	now := time.Date(2025, 6, 8, 12, 0, 0, 0, time.UTC)
 	for i := range 50 {
 		for j := range states {
-			states[j].add(now.Add(time.Duration(i*i) * time.Second))
+			states[j].add(now.Add(time.Duration(i*i)*time.Second), 1)
 		}
 	}
 	f.Add(encode(states))
@@ -77,7 +77,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Whatever decodes is usable and stable: evaluating never panics and re-encoding gives
 		// a record that decodes to the same state.
-		evaluate(got, now)
+		evaluate(got, now, 1)
 		again, err := decode(encode(got), p)
 		if err != nil {
 			t.Fatalf("re-encoded state does not decode: %v", err)

@@ -9,6 +9,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/rest"
+	"providerdir/rest/gate"
 	"providerdir/store"
 )
 
@@ -34,12 +35,17 @@ type BatchResult struct {
 
 // batch serves POST /batch/npi. The whole body is checked before any lookup: more than MaxBatch
 // NPIs (or a body over MaxBatchBody) is 400 batch_too_large, a malformed NPI 400 invalid_npi
-// naming its position, a body that is not {"npis": [...]} 400 invalid_body.
+// naming its position, a body that is not {"npis": [...]} 400 invalid_body. A valid batch is
+// then charged, NPI by NPI, to the caller's per-NPI ceiling (gate.MeterNPIs), besides the one
+// request the gate counted: over it, 429 rate_limited.
 func (a *API) batch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	req, code, msg := decodeBatch(w, r)
 	if code != "" {
 		rest.ResolverError(w, r, http.StatusBadRequest, code, msg)
+		return
+	}
+	if !gate.MeterNPIs(w, r, len(req.NPIs)) {
 		return
 	}
 	v, err := a.records.Serving(ctx)

@@ -42,15 +42,10 @@ type FacilityAddress struct {
 func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ccn := mux.Vars(r)["ccn"]
-	state, ok := "", len(ccn) == 6 && ident.ValidateCCN(ccn) == nil
-	if ok {
-		state, ok = ident.CCNState(ccn[:2])
-	}
-	if !ok {
-		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidCCN,
-			"A CCN is six characters: a two-character state code and four more, digits or uppercase letters as CMS assigns them.")
+	if !validCCN(w, r, ccn) {
 		return
 	}
+	state, _ := ident.CCNState(ccn[:2])
 	v, err := a.records.Serving(ctx)
 	if err != nil {
 		fail(w, r, "ccn: read the serving snapshot", err)

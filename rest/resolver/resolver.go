@@ -1,5 +1,6 @@
 // Package resolver owns the resolver API (/resolver/v1, seeds/001): provider records by NPI with
-// their facts, facility records by CCN, and batch resolution. It reads the serving snapshot
+// their facts, facility records by CCN, provider search, quality by facility type, payments by
+// NPI, and batch resolution. It reads the serving snapshot
 // through rest/internal/records, the same reader the supply API uses; keys, quotas and the
 // rate-limit headers come from the gate mounted around its routes, the error envelope from
 // package rest.
@@ -45,6 +46,9 @@ func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/npi/{npi}", a.npi).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/ccn/{ccn}", a.ccn).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/batch/npi", a.batch).Methods(http.MethodPost)
+	r.HandleFunc("/search", a.search).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/quality/{type}/{id}", a.quality).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/payments/{npi}", a.payments).Methods(http.MethodGet, http.MethodHead)
 }
 
 // fail answers a request the service could not: 503 source_unavailable when the store cannot

@@ -188,6 +188,9 @@ func TestSourcesNotLoaded(t *testing.T) {
 		e.get(t, "/resolver/v1/npi/1234567893?include=facts", key),
 		e.get(t, "/resolver/v1/ccn/050001", key),
 		e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, []byte(`{"npis":["1234567893"]}`)),
+		e.get(t, "/resolver/v1/search?q=jane+doe", key),
+		e.get(t, "/resolver/v1/quality/hospital/050001", key),
+		e.get(t, "/resolver/v1/payments/1234567893", key),
 	} {
 		if r.status != 503 || r.errorCode() != "source_unavailable" || r.header.Get("Retry-After") == "" {
 			t.Errorf("%d %q Retry-After %q, want 503 source_unavailable with Retry-After", r.status, r.errorCode(), r.header.Get("Retry-After"))

@@ -82,12 +82,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	if !slices.Equal(routes, served) {
 		t.Errorf("routes %v\ndescribed as served %v", routes, served)
 	}
-	wantPlanned := []string{
-		"GET /resolver/v1/payments/{npi}", "GET /resolver/v1/quality/{type}/{id}", "GET /resolver/v1/search",
-	}
-	slices.Sort(planned)
-	if !slices.Equal(planned, wantPlanned) {
-		t.Errorf("planned %v\nwant %v", planned, wantPlanned)
+	// Every path the contracts name is served: none is described as still planned.
+	if len(planned) != 0 {
+		t.Errorf("described as planned, not served: %v", planned)
 	}
 
 	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described, and the

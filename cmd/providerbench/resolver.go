@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+
+	"providerdir/match/queryset"
+)
+
+// resolverBase is the resolver's path prefix on providerd.
+const resolverBase = "/resolver/v1"
+
+// resolverScenarios are the resolver's NPI read and search, for the first query of a labelled
+// query set (its search parameters, and the NPI it is labelled with), with each resolver key in
+// turn: a key's hourly budget is metered, so the run spreads over as many keys as it is given.
+func resolverScenarios(keys []string, qs []queryset.Query) ([]scenario, error) {
+	if len(qs) == 0 {
+		return nil, errors.New("--queries holds no query")
+	}
+	q := qs[0]
+	v := url.Values{"q": {q.Q}, "limit": {"10"}}
+	if q.State != "" {
+		v.Set("state", q.State)
+	}
+	if q.Taxonomy != "" {
+		v.Set("taxonomy", q.Taxonomy)
+	}
+	header := func(i int) http.Header { return http.Header{"X-Service-Key": {keys[i%len(keys)]}} }
+	npi := get("resolver npi", resolverBase+"/npi/"+q.NPI)
+	search := get("resolver search", resolverBase+"/search?"+v.Encode())
+	for _, sc := range []*scenario{&npi, &search} {
+		sc.header, sc.metered = header, true
+	}
+	return []scenario{npi, search}, nil
+}
+
+// searchQuality runs the labelled query set through the resolver's search, one query at a time
+// with the keys in turn, and prints precision@1 and recall@10 overall and per deformation, and
+// the searches' latency percentiles.
+func searchQuality(out io.Writer, c *http.Client, base string, keys []string, qs []queryset.Query) error {
+	n := 0
+	search := func(ctx context.Context, q queryset.Query) ([]string, error) {
+		n++
+		return queryset.HTTPSearch(c, base+resolverBase, keys[n%len(keys)])(ctx, q)
+	}
+	rep, err := queryset.Evaluate(context.Background(), qs, search)
+	if err != nil {
+		return fmt.Errorf("search quality: %w", err)
+	}
+	fmt.Fprintf(out, "\nsearch quality: %d labelled queries, precision@1 %.4f, recall@10 %.4f; latency one query at a time p50 %.2f ms p99 %.2f ms\n",
+		rep.Queries, rep.PrecisionAt1(), rep.RecallAt10(), ms(rep.Percentile(50)), ms(rep.Percentile(99)))
+	kinds := make([]string, 0, len(rep.ByDeformation))
+	for k := range rep.ByDeformation {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		t := rep.ByDeformation[k]
+		fmt.Fprintf(out, "  %-12s %5d queries  precision@1 %.4f  recall@10 %.4f\n", k, t.Queries, t.PrecisionAt1(), t.RecallAt10())
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"providerdir/match/queryset"
+)
+
+// The resolver scenarios read the first labelled query's NPI and search for its text, with the
+// keys in turn, metered.
+func TestResolverScenarios(t *testing.T) {
+	qs := []queryset.Query{{Q: "J. Ashford", State: "CA", Taxonomy: "207R00000X", NPI: "1234567893"}}
+	scs, err := resolverScenarios([]string{"k1", "k2"}, qs)
+	if err != nil || len(scs) != 2 {
+		t.Fatalf("%d scenarios, %v", len(scs), err)
+	}
+	if scs[0].path != "/resolver/v1/npi/1234567893" || !strings.HasPrefix(scs[1].path, "/resolver/v1/search?") ||
+		!strings.Contains(scs[1].path, "q=J.+Ashford") || !strings.Contains(scs[1].path, "state=CA") {
+		t.Errorf("paths %q %q", scs[0].path, scs[1].path)
+	}
+	for _, sc := range scs {
+		if !sc.metered || sc.header(0).Get("X-Service-Key") != "k1" || sc.header(1).Get("X-Service-Key") != "k2" {
+			t.Errorf("%s: metered %v, keys %q %q", sc.name, sc.metered, sc.header(0).Get("X-Service-Key"), sc.header(1).Get("X-Service-Key"))
+		}
+	}
+	if _, err := resolverScenarios([]string{"k"}, nil); err == nil {
+		t.Error("an empty query set gave scenarios")
+	}
+	if err := run([]string{"--service-key", "k"}, nil); err == nil || !strings.Contains(err.Error(), "go together") {
+		t.Errorf("--service-key without --queries: %v", err)
+	}
+}

@@ -1,0 +1,248 @@
+// Package match owns provider-name entity resolution: how a name is folded into tokens, which
+// search keys ingest writes so that a query finds a record despite initials, nicknames, accents,
+// punctuation, word order and one-edit typos, and how a candidate record is scored against a
+// query (_match_score of the resolver's search).
+//
+// Retrieval and scoring are split. Ingest writes, per registry record, its folded name tokens
+// (ParamToken, and ParamStateToken qualified by the practice state) and every single-character
+// deletion of each token of three or more characters, qualified by state (ParamStateDeletion).
+// A query token q then finds a record token t within one edit (insertion, deletion,
+// substitution or adjacent transposition) when {q} and q's deletions meet {t} and t's
+// deletions: the symmetric-deletion scheme, which turns typo tolerance into exact key lookups.
+// Nicknames and initials are expanded on the query side only (Expand), so the index holds no
+// nickname keys. Score then ranks the bounded candidate set the keys select.
+package match
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Search-key params written on registry records for provider search.
+const (
+	// ParamToken holds each folded name token and the joined form of a multi-word name part.
+	ParamToken = "rtok"
+	// ParamStateToken holds the same tokens qualified by the practice state (InState), so that
+	// a search narrowed by state reads only that state's postings.
+	ParamStateToken = "rtoks"
+	// ParamStateDeletion holds each single-character deletion of a token of MinTypoLen or
+	// more, qualified by the practice state. Deletions are kept per state only: unqualified,
+	// the deletions of common name words select thousands of records each.
+	ParamStateDeletion = "rdels"
+)
+
+// InState qualifies key values by a state ("NJ|ashford"); nil when the state is empty or holds
+// the separator (a malformed state gets no qualified keys, and a search in it finds nothing by
+// them).
+func InState(state string, values []string) []string {
+	if state == "" || strings.Contains(state, "|") {
+		return nil
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = state + "|" + v
+	}
+	return out
+}
+
+// MinTypoLen is the shortest token that tolerates a typo: shorter ones ("al", "li") would match
+// nearly every other short token within one edit.
+const MinTypoLen = 3
+
+// MaxTokenLen bounds the tokens a query or a record contributes keys for; nothing in a name is
+// longer, and the bound keeps a hostile query from producing huge keys.
+const MaxTokenLen = 40
+
+// Fold normalizes text for matching: compatibility-decomposed (NFKD, so ligatures and
+// full-width forms become plain letters), combining marks dropped, lower-cased; letters and
+// digits kept, apostrophes dropped (O'Brien meets OBrien), everything else a word break, runs of
+// breaks collapsed to one space.
+func Fold(s string) string {
+	s = norm.NFKD.String(strings.ToValidUTF8(s, " "))
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+		case r == '\'' || r == '\u2019':
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// Tokens folds s and splits it into words, dropping words longer than MaxTokenLen.
+func Tokens(s string) []string {
+	var out []string
+	for _, t := range strings.Fields(Fold(s)) {
+		if len(t) <= MaxTokenLen {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Deletions returns every distinct string made by deleting one character of t; none for a token
+// shorter than MinTypoLen.
+func Deletions(t string) []string {
+	r := []rune(t)
+	if len(r) < MinTypoLen {
+		return nil
+	}
+	out := make([]string, 0, len(r))
+	for i := range r {
+		d := string(r[:i]) + string(r[i+1:])
+		if len(out) == 0 || out[len(out)-1] != d { // doubled letters give the same deletion
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// IndexKeys returns the ParamToken and ParamDeletion values of a record whose name parts are
+// parts (first, middle, last; or an organization's names): each part's tokens, the part's
+// words joined when it has several (Smith-Jones is also smithjones), and the deletions of every
+// token.
+func IndexKeys(parts ...string) (tokens, deletions []string) {
+	seen := map[string]bool{}
+	add := func(dst *[]string, vs ...string) {
+		for _, v := range vs {
+			if v != "" && !seen[v] {
+				seen[v] = true
+				*dst = append(*dst, v)
+			}
+		}
+	}
+	for _, p := range parts {
+		ts := Tokens(p)
+		add(&tokens, ts...)
+		if len(ts) > 1 {
+			if j := strings.Join(ts, ""); len(j) <= MaxTokenLen {
+				add(&tokens, j)
+			}
+		}
+	}
+	for _, t := range tokens {
+		add(&deletions, Deletions(t)...)
+	}
+	return tokens, deletions
+}
+
+// stopwords are courtesy titles, generational suffixes and credentials: a query may carry them
+// ("Dr. Jane Doe MD") but the registry keeps them apart from the name, so they do not select.
+var stopwords = map[string]bool{
+	"dr": true, "mr": true, "mrs": true, "ms": true, "miss": true, "prof": true,
+	"jr": true, "sr": true, "ii": true, "iii": true, "iv": true,
+	"md": true, "do": true, "phd": true, "np": true, "rn": true, "dds": true, "dmd": true, "od": true,
+	"dpm": true, "pharmd": true, "aprn": true, "lpn": true, "facp": true,
+}
+
+// MaxQueryTokens is the most tokens of a query that select candidates; later ones are ignored
+// for selection and still scored.
+const MaxQueryTokens = 6
+
+// QueryTokens folds a query into the tokens that select and score: stopwords dropped unless the
+// query holds nothing else.
+func QueryTokens(q string) []string {
+	all := Tokens(q)
+	var out []string
+	for _, t := range all {
+		if !stopwords[t] {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
+}
+
+// Lookup is what one query token is searched for: exact token values (itself, its nicknames,
+// its deletions when it may carry an extra character), a prefix when the token is an initial,
+// and deletion values (itself and its deletions) for typos.
+type Lookup struct {
+	Tokens    []string
+	Prefix    string
+	Deletions []string
+}
+
+// Expand returns the lookup of one folded query token. known says whether the token is itself
+// a name word of some record: then it is looked up as it is and by its nicknames, since a
+// correctly written word needs no typo tolerance, and its deletions would find every record
+// holding it once per deletion. A word no record holds is looked up within one edit.
+func Expand(q string, known bool) Lookup {
+	r := []rune(q)
+	if len(r) == 1 {
+		return Lookup{Prefix: q}
+	}
+	// Not q's initial: every record with that middle initial would be a candidate. A record
+	// whose name is an initial is found by the query's other words and scored as one.
+	l := Lookup{Tokens: append([]string{q}, Nicknames(q)...)}
+	if known {
+		return l
+	}
+	if len(r) == MinTypoLen-1 {
+		l.Deletions = []string{q} // q may be a record token with a character left out
+	}
+	if len(r) >= MinTypoLen {
+		dels := Deletions(q)
+		if len(r) > MinTypoLen {
+			l.Tokens = append(l.Tokens, dels...) // q has one character more than the record
+		}
+		l.Deletions = append([]string{q}, dels...)
+	}
+	l.Tokens = dedupe(l.Tokens)
+	return l
+}
+
+func dedupe(vs []string) []string {
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0]
+	for _, v := range vs {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// OneEdit reports whether a and b differ by exactly one insertion, deletion, substitution or
+// transposition of adjacent characters (the optimal string alignment distance is 1).
+func OneEdit(a, b string) bool {
+	x, y := []rune(a), []rune(b)
+	if len(x) < len(y) {
+		x, y = y, x
+	}
+	switch len(x) - len(y) {
+	case 0:
+		i := 0
+		for i < len(x) && x[i] == y[i] {
+			i++
+		}
+		if i == len(x) {
+			return false
+		}
+		if string(x[i+1:]) == string(y[i+1:]) {
+			return true // substitution
+		}
+		return i+1 < len(x) && x[i] == y[i+1] && x[i+1] == y[i] && string(x[i+2:]) == string(y[i+2:])
+	case 1:
+		i := 0
+		for i < len(y) && x[i] == y[i] {
+			i++
+		}
+		return string(x[i+1:]) == string(y[i:])
+	}
+	return false
+}

@@ -1,0 +1,59 @@
+package resolver_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"providerdir/internal/demosnapshot"
+	"providerdir/rest/apikey"
+	"providerdir/rest/gate"
+)
+
+// POST /batch/npi is metered NPI by NPI on the per-NPI ceiling besides the one request it
+// counts: the sandbox's ceiling (1,000 NPIs an hour per address) takes one full batch, and the
+// next batch is 429 rate_limited with Retry-After and every rate-limit field, counting none of
+// its NPIs; the fields name each tier's ceiling.
+func TestBatchNPICeiling(t *testing.T) {
+	d := demosnapshot.Open(t)
+	f := demoFixtures(t, d.Store)
+	e := newEnv(t, d.Store)
+	batchOf := func(n int) []byte {
+		npis := make([]string, n)
+		for i := range npis {
+			npis[i] = f.enrolled
+		}
+		b, _ := json.Marshal(map[string]any{"npis": npis})
+		return b
+	}
+	sandbox := e.sandbox(t)
+	full := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1000))
+	if full.status != 200 || full.header.Get(gate.HeaderNPILimit) != "1000" || full.header.Get(gate.HeaderNPIRemaining) != "0" {
+		t.Fatalf("full batch: %d, NPI limit %q remaining %q", full.status, full.header.Get(gate.HeaderNPILimit), full.header.Get(gate.HeaderNPIRemaining))
+	}
+	over := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1))
+	if over.status != 429 || over.errorCode() != "rate_limited" || !strings.Contains(string(over.raw), "Per-NPI ceiling") {
+		t.Fatalf("over the ceiling: %d %q %s", over.status, over.errorCode(), over.raw)
+	}
+	rateLimitHeaders(t, "per-NPI 429", over)
+	if s, err := strconv.Atoi(over.header.Get("Retry-After")); err != nil || s < 1 || s > 3610 { // an hour and one 10-second step at most
+		t.Errorf("Retry-After %q", over.header.Get("Retry-After"))
+	}
+	if over.header.Get(gate.HeaderNPIRemaining) != "0" {
+		t.Errorf("NPI remaining %q after a refusal", over.header.Get(gate.HeaderNPIRemaining))
+	}
+	// The request budget counted the two batches as two requests.
+	if got := over.header.Get("X-RateLimit-Remaining"); got != "98" {
+		t.Errorf("X-RateLimit-Remaining %q, want 98 of the sandbox's 100", got)
+	}
+	for tier, want := range map[apikey.Tier]string{apikey.TierStarter: "50000", apikey.TierPro: "500000"} {
+		r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", e.key(t, tier), batchOf(3))
+		if r.status != 200 || r.header.Get(gate.HeaderNPILimit) != want || r.header.Get(gate.HeaderNPIRemaining) != strconv.Itoa(mustAtoi(want)-3) {
+			t.Errorf("%s: %d NPI limit %q remaining %q", tier, r.status, r.header.Get(gate.HeaderNPILimit), r.header.Get(gate.HeaderNPIRemaining))
+		}
+	}
+}
+
+func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }

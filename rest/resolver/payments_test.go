@@ -1,0 +1,133 @@
+package resolver_test
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"testing"
+
+	"providerdir/catalog"
+	"providerdir/internal/demosnapshot"
+	"providerdir/mapping"
+	"providerdir/rest/apikey"
+	"providerdir/rest/resolver"
+	"providerdir/store"
+)
+
+// paymentsByNPI reads every payment of the demo snapshot that is tied to an NPI.
+func paymentsByNPI(t *testing.T, st store.Store) map[string][]mapping.PaymentRecord {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]mapping.PaymentRecord{}
+	q := store.Query{Collection: catalog.Payments, Generation: snap.Generation(catalog.Payments), Limit: 1000}
+	for {
+		page, err := st.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Docs {
+			b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Record.NPI != "" {
+				out[b.Record.NPI] = append(out[b.Record.NPI], b.Record)
+			}
+		}
+		if page.Next == "" {
+			return out
+		}
+		q.After = page.Next
+	}
+}
+
+// GET /payments/{npi}: the latest program year's total, count and records, _confidence the
+// weakest record's match, another year by program_year; and every error the path answers.
+func TestPayments(t *testing.T) {
+	d := demosnapshot.Open(t)
+	f := demoFixtures(t, d.Store)
+	e := newEnv(t, d.Store)
+	key := e.key(t, apikey.TierPro)
+	byNPI := paymentsByNPI(t, d.Store)
+	var npi string
+	for n, recs := range byNPI {
+		if len(recs) > 1 && (npi == "" || n < npi) {
+			npi = n
+		}
+	}
+	if npi == "" {
+		t.Fatal("no NPI with two or more payments in the demo snapshot")
+	}
+	latest := 0
+	for _, r := range byNPI[npi] {
+		latest = max(latest, r.ProgramYear)
+	}
+	check := func(path string, year int) {
+		t.Helper()
+		r := e.get(t, path, key)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.raw)
+		}
+		provenanceKeys(t, path, r.body)
+		rateLimitHeaders(t, path, r)
+		var cents int64
+		n, conf := 0, 1.0
+		for _, p := range byNPI[npi] {
+			if p.ProgramYear == year {
+				cents += p.AmountCents
+				n++
+				conf = math.Min(conf, p.Match.Confidence)
+			}
+		}
+		if r.body["program_year"] != float64(year) || r.body["record_count"] != float64(n) ||
+			r.body["total_amount_usd"] != float64(cents)/100 || len(r.body["records"].([]any)) != n {
+			t.Errorf("%s: year %v count %v total %v, want %d %d %v", path, r.body["program_year"], r.body["record_count"], r.body["total_amount_usd"], year, n, float64(cents)/100)
+		}
+		if r.body["_confidence"] != conf || r.body["_dataset_id"] != mapping.OpenPayments.ID {
+			t.Errorf("%s: _confidence %v (want the weakest match %v), dataset %v", path, r.body["_confidence"], conf, r.body["_dataset_id"])
+		}
+	}
+	check("/resolver/v1/payments/"+npi, latest)
+	for _, p := range byNPI[npi] {
+		if p.ProgramYear != latest {
+			check("/resolver/v1/payments/"+npi+"?program_year="+strconv.Itoa(p.ProgramYear), p.ProgramYear)
+			break
+		}
+	}
+	// An NPI of the registry without payments: an empty year, the searched file's provenance.
+	var none string
+	for _, cand := range []string{f.notEnrolled, f.notExcluded, f.enrolled, f.excluded} {
+		if len(byNPI[cand]) == 0 {
+			none = cand
+			break
+		}
+	}
+	if none != "" {
+		r := e.get(t, "/resolver/v1/payments/"+none, key)
+		if r.status != 200 || r.body["record_count"] != float64(0) || r.body["total_amount_usd"] != float64(0) {
+			t.Errorf("NPI without payments: %d %s", r.status, r.raw)
+		}
+		provenanceKeys(t, "no payments", r.body)
+	}
+	for _, tt := range []struct {
+		name, path, key string
+		status          int
+		code            string
+	}{
+		{"malformed NPI", "/resolver/v1/payments/12345", key, 400, resolver.CodeInvalidNPI},
+		{"bad program year", "/resolver/v1/payments/" + npi + "?program_year=23", key, 400, resolver.CodeInvalidProgramYear},
+		{"check digit", "/resolver/v1/payments/" + f.badCheckDigit, key, 404, "not_found"},
+		{"absent", "/resolver/v1/payments/" + f.absent, key, 404, "not_found"},
+		{"no key", "/resolver/v1/payments/" + npi, "", 401, "invalid_key"},
+	} {
+		r := e.get(t, tt.path, tt.key)
+		if r.status != tt.status || r.errorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.status, r.errorCode(), tt.status, tt.code, r.raw)
+		}
+		rateLimitHeaders(t, tt.name, r)
+	}
+}

@@ -1,0 +1,160 @@
+package resolver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/catalog"
+	"providerdir/ident"
+	"providerdir/mapping"
+	"providerdir/rest"
+	"providerdir/store"
+)
+
+// CodeInvalidType is an addition: a quality type other than the six of seeds/001 section 4.
+const CodeInvalidType = "invalid_type"
+
+// Quality is the quality record of GET /quality/{type}/{id} (seeds/001 section 2): the facility's
+// Care Compare row for the type, with the row's provenance.
+type Quality struct {
+	Type         string `json:"type"`
+	CCN          string `json:"ccn"`
+	FacilityName string `json:"facility_name,omitempty"`
+	// OverallStar is null when Care Compare publishes no star for the facility, never zero.
+	OverallStar *int `json:"overall_star"`
+	// MeasurementPeriod is "<start date>/<end date>", or the file's own wording when it
+	// publishes no dates; absent when the file states no period for the row.
+	MeasurementPeriod string           `json:"measurement_period,omitempty"`
+	Measures          []QualityMeasure `json:"measures"`
+	mapping.Provenance
+}
+
+// QualityMeasure is one measure: its value (null when suppressed for a small sample, never
+// zero) and the national average of the facilities of the type that published one, absent when
+// none did.
+type QualityMeasure struct {
+	ID          string   `json:"id"`
+	Value       *float64 `json:"value"`
+	NationalAvg *float64 `json:"national_avg,omitempty"`
+}
+
+// qualityType returns the type of a path slug.
+func qualityType(slug string) (mapping.QualityType, bool) {
+	for _, t := range mapping.QualityTypes {
+		if t.Slug == slug {
+			return t, true
+		}
+	}
+	return mapping.QualityType{}, false
+}
+
+// quality serves GET /quality/{type}/{id}. An unknown type is 400 invalid_type, an id that is
+// neither a six-character CCN nor the ten-character supplier number of an ambulatory surgical
+// center 400 invalid_ccn, a CCN without a row of the type 404 not_found; a snapshot without Care
+// Compare is 503 source_unavailable.
+func (a *API) quality(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	vars := mux.Vars(r)
+	t, ok := qualityType(vars["type"])
+	if !ok {
+		slugs := make([]string, len(mapping.QualityTypes))
+		for i, qt := range mapping.QualityTypes {
+			slugs[i] = qt.Slug
+		}
+		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidType, "type is one of "+strings.Join(slugs, ", ")+".")
+		return
+	}
+	ccn := vars["id"]
+	if ident.ValidateCCN(ccn) != nil {
+		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidCCN,
+			"id is the facility's CCN: six characters (a two-character state code and four more), or the ten-character supplier number Care Compare publishes ambulatory surgical centers under.")
+		return
+	}
+	v, err := a.records.Serving(ctx)
+	if err != nil {
+		fail(w, r, "quality: read the serving snapshot", err)
+		return
+	}
+	gen := v.Snap.Generation(catalog.Quality)
+	if gen == "" {
+		unavailable(w, r, "Care Compare is not loaded; retry later.")
+		return
+	}
+	d, err := a.records.Store().Get(ctx, gen, catalog.Quality, t.Slug+"."+ccn)
+	if errors.Is(err, store.ErrNotFound) {
+		rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound, "Care Compare publishes no "+t.Slug+" row for CCN "+ccn+".")
+		return
+	}
+	if err != nil {
+		fail(w, r, "quality: read the row", err)
+		return
+	}
+	row, err := mapping.DecodeBody[mapping.QualityRecord](d)
+	if err != nil {
+		fail(w, r, "quality: decode the row", fmt.Errorf("decode quality %s: %w", d.ID, err))
+		return
+	}
+	averages, err := a.nationalAverages(r, v.Snap, t.Slug)
+	if err != nil {
+		fail(w, r, "quality: read the national averages", err)
+		return
+	}
+	q := Quality{Type: t.Slug, CCN: ccn, FacilityName: row.Record.Name, MeasurementPeriod: row.Record.MeasurementPeriod,
+		Measures: make([]QualityMeasure, 0, len(row.Record.Measures)), Provenance: row.Provenance}
+	if s := row.Record.OverallStar; s != nil {
+		star := int(math.Round(*s))
+		q.OverallStar = &star
+	}
+	for _, m := range row.Record.Measures {
+		qm := QualityMeasure{ID: m.ID, Value: m.Value}
+		if avg, ok := averages[m.ID]; ok {
+			qm.NationalAvg = &avg
+		}
+		q.Measures = append(q.Measures, qm)
+	}
+	rest.WriteJSON(w, r, http.StatusOK, q)
+}
+
+// validCCN answers a malformed CCN (400 invalid_ccn) and reports whether the lookup goes on. A
+// CCN is six characters here (the contract's form) whose first two are a state code.
+func validCCN(w http.ResponseWriter, r *http.Request, ccn string) bool {
+	ok := len(ccn) == 6 && ident.ValidateCCN(ccn) == nil
+	if ok {
+		_, ok = ident.CCNState(ccn[:2])
+	}
+	if !ok {
+		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidCCN,
+			"A CCN is six characters: a two-character state code and four more, digits or uppercase letters as CMS assigns them.")
+	}
+	return ok
+}
+
+// nationalAverages reads a type's national averages, by measure id; empty when the snapshot
+// holds none for the type.
+func (a *API) nationalAverages(r *http.Request, snap store.Snapshot, slug string) (map[string]float64, error) {
+	gen := snap.Generation(catalog.QualityNational)
+	if gen == "" {
+		return nil, nil
+	}
+	d, err := a.records.Store().Get(r.Context(), gen, catalog.QualityNational, slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := mapping.DecodeBody[mapping.NationalRecord](d)
+	if err != nil {
+		return nil, fmt.Errorf("decode national averages %s: %w", slug, err)
+	}
+	out := make(map[string]float64, len(b.Record.Measures))
+	for _, m := range b.Record.Measures {
+		out[m.ID] = m.Average
+	}
+	return out, nil
+}

@@ -1,0 +1,128 @@
+package resolver_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"providerdir/catalog"
+	"providerdir/internal/demosnapshot"
+	"providerdir/mapping"
+	"providerdir/rest/apikey"
+	"providerdir/rest/resolver"
+	"providerdir/store"
+)
+
+// qualityRows reads every Care Compare row of the demo snapshot, by type.
+func qualityRows(t *testing.T, st store.Store) map[string][]mapping.QualityRecord {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]mapping.QualityRecord{}
+	q := store.Query{Collection: catalog.Quality, Generation: snap.Generation(catalog.Quality), Limit: 1000}
+	for {
+		page, err := st.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Docs {
+			b, err := mapping.DecodeBody[mapping.QualityRecord](d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[b.Record.Type] = append(out[b.Record.Type], b.Record)
+		}
+		if page.Next == "" {
+			return out
+		}
+		q.After = page.Next
+	}
+}
+
+// GET /quality/{type}/{id} for each of the six types: the row's star and period, each measure's
+// value (null where suppressed) and the national average recomputed here from every row of the
+// type; and every error the path answers.
+func TestQuality(t *testing.T) {
+	d := demosnapshot.Open(t)
+	e := newEnv(t, d.Store)
+	key := e.key(t, apikey.TierPro)
+	rows := qualityRows(t, d.Store)
+	suppressedSeen := false
+	for _, qt := range mapping.QualityTypes {
+		list := rows[qt.Slug]
+		if len(list) == 0 {
+			t.Fatalf("the demo snapshot has no %s row", qt.Slug)
+		}
+		sums, counts := map[string]float64{}, map[string]int{}
+		for _, row := range list {
+			for _, m := range row.Measures {
+				if m.Value != nil {
+					sums[m.ID] += *m.Value
+					counts[m.ID]++
+				}
+			}
+		}
+		row := list[0]
+		r := e.get(t, "/resolver/v1/quality/"+qt.Slug+"/"+row.CCN, key)
+		if r.status != 200 {
+			t.Fatalf("%s %s: %d %s", qt.Slug, row.CCN, r.status, r.raw)
+		}
+		provenanceKeys(t, qt.Slug, r.body)
+		rateLimitHeaders(t, qt.Slug, r)
+		period, _ := r.body["measurement_period"].(string)
+		if r.body["type"] != qt.Slug || r.body["ccn"] != row.CCN || period != row.MeasurementPeriod {
+			t.Errorf("%s: %v", qt.Slug, r.body)
+		}
+		if row.OverallStar == nil && r.body["overall_star"] != nil ||
+			row.OverallStar != nil && r.body["overall_star"] != math.Round(*row.OverallStar) {
+			t.Errorf("%s: overall_star %v, row has %v", qt.Slug, r.body["overall_star"], row.OverallStar)
+		}
+		measures := r.body["measures"].([]any)
+		if len(measures) != len(row.Measures) {
+			t.Fatalf("%s: %d measures, row has %d", qt.Slug, len(measures), len(row.Measures))
+		}
+		for i, m := range measures {
+			got := m.(map[string]any)
+			want := row.Measures[i]
+			if want.Value == nil {
+				suppressedSeen = true
+				if v, present := got["value"]; !present || v != nil {
+					t.Errorf("%s %s: suppressed value served as %v", qt.Slug, want.ID, v)
+				}
+			} else if got["value"] != *want.Value {
+				t.Errorf("%s %s: value %v, want %v", qt.Slug, want.ID, got["value"], *want.Value)
+			}
+			if n := counts[want.ID]; n > 0 {
+				avg := math.Round(sums[want.ID]/float64(n)*1e4) / 1e4
+				if got["national_avg"] != avg {
+					t.Errorf("%s %s: national_avg %v, want %v over %d facilities", qt.Slug, want.ID, got["national_avg"], avg, n)
+				}
+			}
+		}
+	}
+	if !suppressedSeen {
+		t.Log("no suppressed measure among the rows looked at")
+	}
+	hospital := rows["hospital"][0].CCN
+	for _, tt := range []struct {
+		name, path, key string
+		status          int
+		code            string
+	}{
+		{"unknown type", "/resolver/v1/quality/clinic/" + hospital, key, 400, resolver.CodeInvalidType},
+		{"malformed CCN", "/resolver/v1/quality/hospital/12345", key, 400, resolver.CodeInvalidCCN},
+		{"unknown state code", "/resolver/v1/quality/hospital/ZZ0001", key, 400, resolver.CodeInvalidCCN},
+		{"malformed CCN letters", "/resolver/v1/quality/hospital/zz!!00", key, 400, resolver.CodeInvalidCCN},
+		{"no row of the type", "/resolver/v1/quality/asc/" + hospital, key, 404, "not_found"},
+		{"no key", "/resolver/v1/quality/hospital/" + hospital, "", 401, "invalid_key"},
+	} {
+		r := e.get(t, tt.path, tt.key)
+		if r.status != tt.status || r.errorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.status, r.errorCode(), tt.status, tt.code, r.raw)
+		}
+		rateLimitHeaders(t, tt.name, r)
+	}
+}

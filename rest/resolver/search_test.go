@@ -1,0 +1,175 @@
+package resolver_test
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"providerdir/catalog"
+	"providerdir/internal/demosnapshot"
+	"providerdir/mapping"
+	"providerdir/rest/apikey"
+	"providerdir/rest/resolver"
+	"providerdir/store"
+)
+
+// anIndividual is a registry record of the demo snapshot with a first, middle and last name.
+func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders),
+		Where: []store.Condition{{Param: mapping.KeyEntity, Values: []string{"individual"}}}, Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range page.Docs {
+		b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := b.Record.Name; n != nil && n.Middle != "" && len(n.First) > 3 && len(n.Last) > 3 && b.Record.PracticeAddress.State != "" {
+			return b.Record
+		}
+	}
+	t.Fatal("no individual with a middle name in the demo snapshot")
+	return mapping.RegistryRecord{}
+}
+
+// GET /search: every status and code, the rate-limit fields on each, the provenance keys and
+// _match_score on each candidate, and each response valid against the document.
+func TestSearch(t *testing.T) {
+	d := demosnapshot.Open(t)
+	e := newEnv(t, d.Store)
+	key := e.key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	name := rec.Name.First + " " + rec.Name.Last
+	q := func(params string) string { return "/resolver/v1/search?" + params }
+	tests := []struct {
+		name, path string
+		status     int
+		code       string
+	}{
+		{"name", q("q=" + url.QueryEscape(name)), 200, ""},
+		{"narrowed", q("q=" + url.QueryEscape(name) + "&state=" + rec.PracticeAddress.State + "&taxonomy=" + rec.PrimaryTaxonomy + "&limit=5&page=1"), 200, ""},
+		{"limit over the cap", q("q=" + url.QueryEscape(rec.Name.Last) + "&limit=1000"), 200, ""},
+		{"page past the end", q("q=" + url.QueryEscape(name) + "&page=50"), 200, ""},
+		{"no q", q("state=CA"), 400, resolver.CodeInvalidQuery},
+		{"only initials", q("q=J+A"), 400, resolver.CodeInvalidQuery},
+		{"q too long", q("q=" + strings.Repeat("a", 201)), 400, resolver.CodeInvalidQuery},
+		{"bad state", q("q=smith&state=ZZ"), 400, resolver.CodeInvalidState},
+		{"bad taxonomy", q("q=smith&taxonomy=nope"), 400, resolver.CodeInvalidTaxonomy},
+		{"bad limit", q("q=smith&limit=0"), 400, resolver.CodeInvalidLimit},
+		{"limit not a number", q("q=smith&limit=ten"), 400, resolver.CodeInvalidLimit},
+		{"bad page", q("q=smith&page=51"), 400, resolver.CodeInvalidPage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.get(t, tt.path, key)
+			if r.status != tt.status || r.errorCode() != tt.code {
+				t.Fatalf("%d %q, want %d %q: %.400s", r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			}
+			rateLimitHeaders(t, tt.name, r)
+			if tt.code != "" {
+				return
+			}
+			results, _ := r.body["results"].([]any)
+			for _, c := range results {
+				provenanceKeys(t, "candidate", c.(map[string]any))
+			}
+		})
+	}
+	// state and taxonomy narrow: every candidate is in the state and holds the taxonomy.
+	narrowed := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&state="+rec.PracticeAddress.State+"&taxonomy="+rec.PrimaryTaxonomy+"&limit=100"), key)
+	wide := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&limit=100"), key)
+	if narrowed.body["total"].(float64) < 1 || narrowed.body["total"].(float64) > wide.body["total"].(float64) {
+		t.Errorf("narrowed total %v, unnarrowed %v", narrowed.body["total"], wide.body["total"])
+	}
+	for _, c := range narrowed.body["results"].([]any) {
+		if c.(map[string]any)["state"] != rec.PracticeAddress.State {
+			t.Errorf("candidate outside state %s: %v", rec.PracticeAddress.State, c)
+		}
+	}
+	if r := e.get(t, q("q=smith"), ""); r.status != 401 || r.errorCode() != "invalid_key" {
+		t.Errorf("no key: %d %q", r.status, r.errorCode())
+	}
+}
+
+// The cap, the echo and the paging: a page is at most 100, total counts every candidate, and
+// the pages of a query are the ranked list cut in order.
+func TestSearchPaging(t *testing.T) {
+	d := demosnapshot.Open(t)
+	e := newEnv(t, d.Store)
+	key := e.key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	base := "/resolver/v1/search?q=" + url.QueryEscape(rec.Name.Last[:1]+" "+rec.Name.Last)
+	all := e.get(t, base+"&limit=1000", key)
+	query := all.body["query"].(map[string]any)
+	if query["limit"] != float64(resolver.MaxSearchLimit) {
+		t.Errorf("limit echoed %v, want the cap %d", query["limit"], resolver.MaxSearchLimit)
+	}
+	total := int(all.body["total"].(float64))
+	results := all.body["results"].([]any)
+	if total < 1 || len(results) != min(total, resolver.MaxSearchLimit) {
+		t.Fatalf("total %d, %d results", total, len(results))
+	}
+	var paged []any
+	for p := 1; len(paged) < len(results); p++ {
+		r := e.get(t, base+"&limit=10&page="+strconv.Itoa(p), key)
+		if r.body["total"] != all.body["total"] {
+			t.Fatalf("page %d: total %v, want %v", p, r.body["total"], all.body["total"])
+		}
+		page := r.body["results"].([]any)
+		if len(page) == 0 {
+			t.Fatalf("page %d is empty after %d of %d results", p, len(paged), len(results))
+		}
+		paged = append(paged, page...)
+	}
+	for i := range paged {
+		if paged[i].(map[string]any)["npi"] != results[i].(map[string]any)["npi"] {
+			t.Fatalf("paged result %d is %v, the whole list has %v", i, paged[i], results[i])
+		}
+	}
+	prev := 2.0
+	for _, c := range results {
+		s := c.(map[string]any)["_match_score"].(float64)
+		if s > prev || s < 0 || s > 1 {
+			t.Fatalf("scores out of order or range: %v after %v", s, prev)
+		}
+		prev = s
+	}
+}
+
+// Each deformation of a registered name still finds the provider first, narrowed by state and
+// taxonomy, or by taxonomy alone (without a state, a misspelt word is found through the
+// query's other words).
+func TestSearchDeformations(t *testing.T) {
+	d := demosnapshot.Open(t)
+	e := newEnv(t, d.Store)
+	key := e.key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	n := rec.Name
+	typo := n.Last[:2] + n.Last[3:]
+	for _, q := range []string{
+		n.First + " " + n.Middle + " " + n.Last,
+		n.Last + ", " + n.First,
+		n.First[:1] + ". " + n.Middle + ". " + n.Last,
+		strings.ToLower(n.First) + " " + typo,
+		"Dr. " + n.First + " " + n.Last + ", MD",
+		n.First + " " + n.Last[:1] + "'" + n.Last[1:],
+		n.First + " " + strings.Replace(n.Last, "A", "Á", 1) + " " + strings.Replace(n.Last, "E", "É", 1)[:0],
+	} {
+		for _, narrow := range []string{"&state=" + rec.PracticeAddress.State + "&taxonomy=" + rec.PrimaryTaxonomy, "&taxonomy=" + rec.PrimaryTaxonomy} {
+			r := e.get(t, "/resolver/v1/search?q="+url.QueryEscape(q)+narrow, key)
+			results, _ := r.body["results"].([]any)
+			if r.status != 200 || len(results) == 0 || results[0].(map[string]any)["npi"] != rec.NPI {
+				t.Errorf("q=%q%s: %d, first of %d results is not %s: %.300s", q, narrow, r.status, len(results), rec.NPI, r.raw)
+			}
+		}
+	}
+}
