@@ -31,22 +31,22 @@ func NewService(st store.Store, policy AddressPolicy, now func() time.Time) *Ser
 }
 
 // Now is the service's clock, which also says which secrets a subscription signs with.
-func (v *Service) Now() time.Time { return v.now() }
+func (sv *Service) Now() time.Time { return sv.now() }
 
 // Create registers a webhook for owner (a live key's id). Bad events or NPIs, a URL the
 // address policy refuses, or an owner already at MaxSubscriptionsPerKey give an *InputError
 // (CodeLimitReached for the last). The subscription returned holds its signing secret, to be
 // shown once.
-func (v *Service) Create(ctx context.Context, owner string, reg Registration) (Subscription, error) {
+func (sv *Service) Create(ctx context.Context, owner string, reg Registration) (Subscription, error) {
 	events, npis, err := reg.normalize()
 	if err != nil {
 		return Subscription{}, err
 	}
-	u, err := v.policy.CheckURL(ctx, reg.URL)
+	u, err := sv.policy.CheckURL(ctx, reg.URL)
 	if err != nil {
 		return Subscription{}, &InputError{CodeInvalidURL, err.Error()}
 	}
-	mine, err := v.List(ctx, owner)
+	mine, err := sv.List(ctx, owner)
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -54,10 +54,10 @@ func (v *Service) Create(ctx context.Context, owner string, reg Registration) (S
 		return Subscription{}, &InputError{CodeLimitReached, fmt.Sprintf("A key may hold at most %d webhooks; delete one first.", MaxSubscriptionsPerKey)}
 	}
 	s := Subscription{ID: newSubscriptionID(), Owner: owner, URL: u.String(), Events: events, NPIs: npis,
-		Status: StatusActive, CreatedAt: v.now().UTC(), Secret: NewSecret()}
+		Status: StatusActive, CreatedAt: sv.now().UTC(), Secret: NewSecret()}
 	rec, err := s.record()
 	if err == nil {
-		_, err = v.st.PutRecord(ctx, rec)
+		_, err = sv.st.PutRecord(ctx, rec)
 	}
 	if err != nil {
 		return Subscription{}, err
@@ -66,8 +66,8 @@ func (v *Service) Create(ctx context.Context, owner string, reg Registration) (S
 }
 
 // List returns the subscriptions owner holds, by id.
-func (v *Service) List(ctx context.Context, owner string) ([]Subscription, error) {
-	all, err := allSubscriptions(ctx, v.st)
+func (sv *Service) List(ctx context.Context, owner string) ([]Subscription, error) {
+	all, err := allSubscriptions(ctx, sv.st)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,11 @@ func (v *Service) List(ctx context.Context, owner string) ([]Subscription, error
 
 // Get reads owner's subscription id: ErrNotFound when id is malformed, unknown or another
 // owner's (the cases are not told apart, so ids of others cannot be probed).
-func (v *Service) Get(ctx context.Context, owner, id string) (Subscription, error) {
+func (sv *Service) Get(ctx context.Context, owner, id string) (Subscription, error) {
 	if !validSubscriptionID(id) {
 		return Subscription{}, ErrNotFound
 	}
-	s, err := getSubscription(ctx, v.st, id)
+	s, err := getSubscription(ctx, sv.st, id)
 	if err == nil && s.Owner != owner {
 		return Subscription{}, ErrNotFound
 	}
@@ -96,8 +96,8 @@ func (v *Service) Get(ctx context.Context, owner, id string) (Subscription, erro
 // Delete removes subscription s, as Get returned it; deleting one already gone succeeds. Its
 // pending deliveries are failed by the worker when it next comes to them; their log stays
 // readable by id until then.
-func (v *Service) Delete(ctx context.Context, s Subscription) error {
-	err := v.st.DeleteRecord(ctx, subscriptionKind, s.ID, 0)
+func (sv *Service) Delete(ctx context.Context, s Subscription) error {
+	err := sv.st.DeleteRecord(ctx, subscriptionKind, s.ID, 0)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -106,11 +106,11 @@ func (v *Service) Delete(ctx context.Context, s Subscription) error {
 
 // SendTest enqueues a ping to subscription s, delivered and logged like any event, and returns
 // the ping's event id.
-func (v *Service) SendTest(ctx context.Context, s Subscription) (string, error) {
-	now := v.now().UTC()
+func (sv *Service) SendTest(ctx context.Context, s Subscription) (string, error) {
+	now := sv.now().UTC()
 	id := "evt_t" + strconv.FormatInt(now.UnixNano(), 10) + "_" + newSubscriptionID()[3:]
 	payload, _ := json.Marshal(Ping{Event: EventPing, Subscription: s.ID})
-	if _, err := enqueue(ctx, v.st, s.ID, id, EventPing, payload, now); err != nil {
+	if _, err := enqueue(ctx, sv.st, s.ID, id, EventPing, payload, now); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -119,10 +119,10 @@ func (v *Service) SendTest(ctx context.Context, s Subscription) (string, error) 
 // Rotate gives subscription s a new signing secret, returned in the subscription to be shown
 // once. The old one goes on signing beside it for RotationOverlap, so deliveries carry two v1
 // values meanwhile. ErrNotFound when s was deleted meanwhile.
-func (v *Service) Rotate(ctx context.Context, s Subscription) (Subscription, error) {
+func (sv *Service) Rotate(ctx context.Context, s Subscription) (Subscription, error) {
 	secret := NewSecret()
-	until := v.now().UTC().Add(RotationOverlap)
-	return updateSubscription(ctx, v.st, s.ID, func(cur *Subscription) error {
+	until := sv.now().UTC().Add(RotationOverlap)
+	return updateSubscription(ctx, sv.st, s.ID, func(cur *Subscription) error {
 		cur.PreviousSecret, cur.PreviousUntil, cur.Secret = cur.Secret, &until, secret
 		return nil
 	})
@@ -138,7 +138,7 @@ const (
 // the next page ("" on the last). limit and after are as the query gives them: limit an
 // integer from 1 to 100 (empty: 50), after a cursor of a previous page (empty: the first page);
 // anything else is an *InputError (CodeInvalidBody).
-func (v *Service) Deliveries(ctx context.Context, s Subscription, limit, after string) ([]Delivery, string, error) {
+func (sv *Service) Deliveries(ctx context.Context, s Subscription, limit, after string) ([]Delivery, string, error) {
 	n := defaultDeliveryPage
 	if limit != "" {
 		var err error
@@ -154,7 +154,7 @@ func (v *Service) Deliveries(ctx context.Context, s Subscription, limit, after s
 		}
 		from = s.ID + "." + after
 	}
-	ds, err := listDeliveries(ctx, v.st, s.ID, from, n+1)
+	ds, err := listDeliveries(ctx, sv.st, s.ID, from, n+1)
 	if err != nil || len(ds) <= n {
 		return ds, "", err
 	}
