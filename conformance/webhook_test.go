@@ -12,6 +12,7 @@ import (
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
+	"providerdir/rest/webhooks"
 	"providerdir/store/embedded"
 	"providerdir/webhook"
 )
@@ -32,7 +33,7 @@ func TestWebhookChecks(t *testing.T) {
 	h, err := httpserver.New(httpserver.Options{
 		Logger: slog.New(slog.DiscardHandler),
 		Surfaces: []httpserver.Surface{{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError,
-			Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) { webhook.NewAPI(st, webhook.AddressPolicy{}, nil).Routes(r) })}},
+			Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) { webhooks.NewAPI(st, webhook.AddressPolicy{}, nil).Routes(r) })}},
 	})
 	if err != nil {
 		t.Fatal(err)

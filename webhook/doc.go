@@ -2,9 +2,11 @@
 // resolver API, the durable outbox of deliveries in the store, their signing, and the delivery
 // worker that sends them.
 //
-//   - Subscriptions (subscription.go, api.go) are small store records owned by a live resolver
-//     key: a URL checked against the address policy (addr.go), the events wanted, the NPIs
-//     watched, and the signing secret, shown once.
+//   - Subscriptions (subscription.go) are small store records owned by a live resolver key: a
+//     URL checked against the address policy (addr.go), the events wanted, the NPIs watched,
+//     and the signing secret, shown once. Service (service.go) is what the registration
+//     endpoints do; package rest/webhooks serves it over HTTP, so this package knows no HTTP
+//     surface and fhir can use it without depending on the JSON APIs.
 //   - Events (events.go) are computed from the change sets an ingest records for every
 //     collection it switches: source.refreshed from the manifests that changed,
 //     provider.changed from watched NPIs' registry records, exclusion.added from new rows of the

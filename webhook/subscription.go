@@ -148,14 +148,14 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Message }
 
-// Error codes of the webhook endpoints (additions to seeds/001 section 7, which names none).
+// Error codes of webhook and FHIR subscriptions (additions to seeds/001 section 7, which names
+// none); the registration endpoints (rest/webhooks) answer with them.
 const (
 	CodeInvalidBody  = "invalid_body"
 	CodeInvalidURL   = "invalid_url"
 	CodeInvalidEvent = "invalid_event"
 	CodeInvalidNPI   = "invalid_npi"
 	CodeTooManyNPIs  = "too_many_npis"
-	CodeForbidden    = "forbidden"
 	CodeLimitReached = "subscription_limit"
 )
 

@@ -37,6 +37,7 @@ import (
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
+	"providerdir/rest/webhooks"
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/store/remote"
@@ -174,7 +175,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			})},
 			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) {
 				resolver.New(st).Routes(r)
-				webhook.NewAPI(st, hooks, nil).Routes(r)
+				webhooks.NewAPI(st, hooks, nil).Routes(r)
 			})},
 			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
 				auth.Routes(r)

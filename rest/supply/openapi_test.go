@@ -19,6 +19,7 @@ import (
 	"providerdir/rest/export"
 	"providerdir/rest/intake"
 	"providerdir/rest/resolver"
+	"providerdir/rest/webhooks"
 	"providerdir/webhook"
 )
 
@@ -45,7 +46,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	packs.Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	resolverRoutes := root.PathPrefix("/resolver/v1").Subrouter()
 	resolver.New(e.store).Routes(resolverRoutes)
-	webhook.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
+	webhooks.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
 	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	ask := evidence.New(evidence.Config{Store: e.store, Studies: e.api, BaseURL: e.base})
 	ask.Routes(root.PathPrefix("/v1").Subrouter())

@@ -1,14 +1,16 @@
-package webhook
+// Package webhooks serves the resolver's webhook registration endpoints
+// (/resolver/v1/webhooks...) over package webhook, which owns the subscriptions, their
+// validation and error codes, the outbox and the delivery worker. This package holds only the
+// HTTP side: the key check, request decoding, the response bodies and the status codes.
+package webhooks
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,23 +20,21 @@ import (
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/webhook"
 )
 
-// API serves the webhook registration endpoints of the resolver (/resolver/v1/webhooks...),
-// behind the gate's key check.
+// CodeForbidden answers the read-only sandbox key (an addition to seeds/001 section 7).
+const CodeForbidden = "forbidden"
+
+// API serves the webhook registration endpoints of the resolver, behind the gate's key check.
 type API struct {
-	st     store.Store
-	policy AddressPolicy
-	now    func() time.Time
+	svc *webhook.Service
 }
 
 // NewAPI returns the registration endpoints over st; URLs are checked against policy; now is
 // the clock (nil: time.Now).
-func NewAPI(st store.Store, policy AddressPolicy, now func() time.Time) *API {
-	if now == nil {
-		now = time.Now
-	}
-	return &API{st: st, policy: policy, now: now}
+func NewAPI(st store.Store, policy webhook.AddressPolicy, now func() time.Time) *API {
+	return &API{svc: webhook.NewService(st, policy, now)}
 }
 
 // Routes registers the endpoints on the resolver's subrouter.
@@ -67,18 +67,9 @@ func (a *API) owned(h func(w http.ResponseWriter, r *http.Request, owner string)
 
 // one reads the subscription named by the path for its owner: 404 not_found when there is none
 // or another key owns it (the two are not told apart).
-func (a *API) one(h func(w http.ResponseWriter, r *http.Request, s Subscription)) func(http.ResponseWriter, *http.Request, string) {
+func (a *API) one(h func(w http.ResponseWriter, r *http.Request, s webhook.Subscription)) func(http.ResponseWriter, *http.Request, string) {
 	return func(w http.ResponseWriter, r *http.Request, owner string) {
-		id := mux.Vars(r)["id"]
-		var s Subscription
-		err := ErrNotFound
-		if validSubscriptionID(id) {
-			s, err = getSubscription(r.Context(), a.st, id)
-		}
-		if errors.Is(err, ErrNotFound) || (err == nil && s.Owner != owner) {
-			rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound, "No webhook with that id belongs to this key.")
-			return
-		}
+		s, err := a.svc.Get(r.Context(), owner, mux.Vars(r)["id"])
 		if err != nil {
 			a.fail(w, r, "read webhook", err)
 			return
@@ -87,9 +78,22 @@ func (a *API) one(h func(w http.ResponseWriter, r *http.Request, s Subscription)
 	}
 }
 
+// fail answers an error of the service: a caller's mistake with its code (400, or 409 for the
+// subscription limit), an unknown subscription with 404 not_found, anything else as a failure
+// of the service, logged as what.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
-	logging.Logger(r.Context()).Error(what, slog.Any("error", err))
-	rest.WriteFailure(w, r, rest.ResolverError, err)
+	var in *webhook.InputError
+	switch {
+	case errors.As(err, &in) && in.Code == webhook.CodeLimitReached:
+		rest.ResolverError(w, r, http.StatusConflict, in.Code, in.Message)
+	case errors.As(err, &in):
+		rest.ResolverError(w, r, http.StatusBadRequest, in.Code, in.Message)
+	case errors.Is(err, webhook.ErrNotFound):
+		rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound, "No webhook with that id belongs to this key.")
+	default:
+		logging.Logger(r.Context()).Error(what, slog.Any("error", err))
+		rest.WriteFailure(w, r, rest.ResolverError, err)
+	}
 }
 
 // View is a subscription as the API shows it: never its secret, except SigningSecret in the
@@ -107,60 +111,40 @@ type View struct {
 	PreviousUntil *string `json:"previous_secret_expires_at,omitempty"`
 }
 
-func view(s Subscription, now time.Time) View {
+func view(s webhook.Subscription, now time.Time) View {
 	v := View{ID: s.ID, URL: s.URL, Events: s.Events, NPIs: s.NPIs, Status: s.Status,
 		DisabledReason: s.DisabledReason, CreatedAt: rest.Timestamp(s.CreatedAt)}
-	if len(s.secrets(now)) > 1 {
+	if s.PreviousSecretSigns(now) {
 		t := rest.Timestamp(*s.PreviousUntil)
 		v.PreviousUntil = &t
 	}
 	return v
 }
 
+// withSecret answers a subscription with its signing secret, which no cache may keep.
+func (a *API) withSecret(w http.ResponseWriter, r *http.Request, status int, s webhook.Subscription) {
+	v := view(s, a.svc.Now())
+	v.SigningSecret = s.Secret
+	w.Header().Set("Cache-Control", "no-store")
+	rest.WriteJSON(w, r, status, v)
+}
+
 // maxRegistrationBytes bounds a registration body: a full watch list and a long URL fit.
 const maxRegistrationBytes = 64 << 10
 
 func (a *API) create(w http.ResponseWriter, r *http.Request, owner string) {
-	var reg Registration
+	var reg webhook.Registration
 	if msg := decodeBody(w, r, &reg); msg != "" {
-		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidBody, msg)
+		rest.ResolverError(w, r, http.StatusBadRequest, webhook.CodeInvalidBody, msg)
 		return
 	}
-	events, npis, err := reg.normalize()
-	var in *InputError
-	if errors.As(err, &in) {
-		rest.ResolverError(w, r, http.StatusBadRequest, in.Code, in.Message)
-		return
-	}
-	u, err := a.policy.CheckURL(r.Context(), reg.URL)
+	s, err := a.svc.Create(r.Context(), owner, reg)
 	if err != nil {
-		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidURL, err.Error())
+		a.fail(w, r, "create webhook", err)
 		return
 	}
-	mine, err := a.ownedBy(r.Context(), owner)
-	if err != nil {
-		a.fail(w, r, "list webhooks", err)
-		return
-	}
-	if len(mine) >= MaxSubscriptionsPerKey {
-		rest.ResolverError(w, r, http.StatusConflict, CodeLimitReached, fmt.Sprintf("A key may hold at most %d webhooks; delete one first.", MaxSubscriptionsPerKey))
-		return
-	}
-	s := Subscription{ID: newSubscriptionID(), Owner: owner, URL: u.String(), Events: events, NPIs: npis,
-		Status: StatusActive, CreatedAt: a.now().UTC(), Secret: NewSecret()}
-	rec, err := s.record()
-	if err == nil {
-		_, err = a.st.PutRecord(r.Context(), rec)
-	}
-	if err != nil {
-		a.fail(w, r, "store webhook", err)
-		return
-	}
-	v := view(s, a.now())
-	v.SigningSecret = s.Secret
 	w.Header().Set("Location", strings.TrimSuffix(r.URL.Path, "/")+"/"+s.ID)
-	w.Header().Set("Cache-Control", "no-store")
-	rest.WriteJSON(w, r, http.StatusCreated, v)
+	a.withSecret(w, r, http.StatusCreated, s)
 }
 
 // decodeBody reads a JSON object strictly (no unknown members, nothing after it); it returns
@@ -181,48 +165,30 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) string {
 	return ""
 }
 
-// ownedBy lists the subscriptions of one key.
-func (a *API) ownedBy(ctx context.Context, owner string) ([]Subscription, error) {
-	all, err := allSubscriptions(ctx, a.st)
-	if err != nil {
-		return nil, err
-	}
-	var out []Subscription
-	for _, s := range all {
-		if s.Owner == owner {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
 // List is the body of GET /webhooks.
 type List struct {
 	Webhooks []View `json:"webhooks"`
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request, owner string) {
-	mine, err := a.ownedBy(r.Context(), owner)
+	mine, err := a.svc.List(r.Context(), owner)
 	if err != nil {
 		a.fail(w, r, "list webhooks", err)
 		return
 	}
 	out := List{Webhooks: []View{}}
 	for _, s := range mine {
-		out.Webhooks = append(out.Webhooks, view(s, a.now()))
+		out.Webhooks = append(out.Webhooks, view(s, a.svc.Now()))
 	}
 	rest.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func (a *API) get(w http.ResponseWriter, r *http.Request, s Subscription) {
-	rest.WriteJSON(w, r, http.StatusOK, view(s, a.now()))
+func (a *API) get(w http.ResponseWriter, r *http.Request, s webhook.Subscription) {
+	rest.WriteJSON(w, r, http.StatusOK, view(s, a.svc.Now()))
 }
 
-// remove deletes the subscription. Its pending deliveries are failed by the worker when it
-// next comes to them; their log stays readable by id until then.
-func (a *API) remove(w http.ResponseWriter, r *http.Request, s Subscription) {
-	err := a.st.DeleteRecord(r.Context(), subscriptionKind, s.ID, 0)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+func (a *API) remove(w http.ResponseWriter, r *http.Request, s webhook.Subscription) {
+	if err := a.svc.Delete(r.Context(), s); err != nil {
 		a.fail(w, r, "delete webhook", err)
 		return
 	}
@@ -235,55 +201,37 @@ type TestResult struct {
 	Status  string `json:"status"`
 }
 
-// test enqueues a ping to the subscription, delivered and logged like any event.
-func (a *API) test(w http.ResponseWriter, r *http.Request, s Subscription) {
-	now := a.now().UTC()
-	id := "evt_t" + strconv.FormatInt(now.UnixNano(), 10) + "_" + newSubscriptionID()[3:]
-	payload, _ := json.Marshal(Ping{Event: EventPing, Subscription: s.ID})
-	if _, err := enqueue(r.Context(), a.st, s.ID, id, EventPing, payload, now); err != nil {
+func (a *API) test(w http.ResponseWriter, r *http.Request, s webhook.Subscription) {
+	id, err := a.svc.SendTest(r.Context(), s)
+	if err != nil {
 		a.fail(w, r, "enqueue test delivery", err)
 		return
 	}
-	rest.WriteJSON(w, r, http.StatusAccepted, TestResult{EventID: id, Status: DeliveryPending})
+	rest.WriteJSON(w, r, http.StatusAccepted, TestResult{EventID: id, Status: webhook.DeliveryPending})
 }
 
-// rotate issues a new signing secret, shown once. The old one goes on signing beside it for
-// RotationOverlap, so deliveries carry two v1 values meanwhile.
-func (a *API) rotate(w http.ResponseWriter, r *http.Request, s Subscription) {
-	now := a.now().UTC()
-	secret := NewSecret()
-	until := now.Add(RotationOverlap)
-	s, err := updateSubscription(r.Context(), a.st, s.ID, func(cur *Subscription) error {
-		cur.PreviousSecret, cur.PreviousUntil, cur.Secret = cur.Secret, &until, secret
-		return nil
-	})
-	if errors.Is(err, ErrNotFound) {
-		rest.ResolverError(w, r, http.StatusNotFound, rest.CodeNotFound, "No webhook with that id belongs to this key.")
-		return
-	}
+func (a *API) rotate(w http.ResponseWriter, r *http.Request, s webhook.Subscription) {
+	s, err := a.svc.Rotate(r.Context(), s)
 	if err != nil {
 		a.fail(w, r, "rotate webhook secret", err)
 		return
 	}
-	v := view(s, now)
-	v.SigningSecret = secret
-	w.Header().Set("Cache-Control", "no-store")
-	rest.WriteJSON(w, r, http.StatusOK, v)
+	a.withSecret(w, r, http.StatusOK, s)
 }
 
 // DeliveryView is one delivery in the log of GET /webhooks/{id}/deliveries.
 type DeliveryView struct {
-	ID            string    `json:"id"`
-	EventID       string    `json:"event_id"`
-	Event         string    `json:"event"`
-	Status        string    `json:"status"`
-	Attempts      int       `json:"attempts"`
-	CreatedAt     string    `json:"created_at"`
-	NextAttemptAt *string   `json:"next_attempt_at"`
-	DeliveredAt   *string   `json:"delivered_at"`
-	FailReason    string    `json:"fail_reason,omitempty"`
-	LastResponse  *Attempt  `json:"last_response"`
-	Log           []Attempt `json:"log"`
+	ID            string            `json:"id"`
+	EventID       string            `json:"event_id"`
+	Event         string            `json:"event"`
+	Status        string            `json:"status"`
+	Attempts      int               `json:"attempts"`
+	CreatedAt     string            `json:"created_at"`
+	NextAttemptAt *string           `json:"next_attempt_at"`
+	DeliveredAt   *string           `json:"delivered_at"`
+	FailReason    string            `json:"fail_reason,omitempty"`
+	LastResponse  *webhook.Attempt  `json:"last_response"`
+	Log           []webhook.Attempt `json:"log"`
 }
 
 // DeliveryList is the body of GET /webhooks/{id}/deliveries: a page of the log by event id,
@@ -293,39 +241,15 @@ type DeliveryList struct {
 	Next       *string        `json:"next"`
 }
 
-// Paging of the delivery log.
-const (
-	defaultDeliveryPage = 50
-	maxDeliveryPage     = 100
-)
-
-func (a *API) deliveries(w http.ResponseWriter, r *http.Request, s Subscription) {
-	limit := defaultDeliveryPage
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxDeliveryPage {
-			rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("limit must be an integer from 1 to %d.", maxDeliveryPage))
-			return
-		}
-		limit = n
-	}
-	after := ""
-	if v := r.URL.Query().Get("after"); v != "" {
-		if !validEventID(v) {
-			rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidBody, "after must be the next value of a previous page.")
-			return
-		}
-		after = s.ID + "." + v
-	}
-	ds, err := listDeliveries(r.Context(), a.st, s.ID, after, limit+1)
+func (a *API) deliveries(w http.ResponseWriter, r *http.Request, s webhook.Subscription) {
+	q := r.URL.Query()
+	ds, next, err := a.svc.Deliveries(r.Context(), s, q.Get("limit"), q.Get("after"))
 	if err != nil {
 		a.fail(w, r, "list deliveries", err)
 		return
 	}
 	out := DeliveryList{Deliveries: []DeliveryView{}}
-	if len(ds) > limit {
-		ds = ds[:limit]
-		next := ds[limit-1].EventID
+	if next != "" {
 		out.Next = &next
 	}
 	for _, d := range ds {
@@ -334,13 +258,13 @@ func (a *API) deliveries(w http.ResponseWriter, r *http.Request, s Subscription)
 	rest.WriteJSON(w, r, http.StatusOK, out)
 }
 
-func deliveryView(d Delivery) DeliveryView {
+func deliveryView(d webhook.Delivery) DeliveryView {
 	v := DeliveryView{ID: d.ID, EventID: d.EventID, Event: d.Event, Status: d.Status, Attempts: d.Attempts,
 		CreatedAt: rest.Timestamp(d.CreatedAt), FailReason: d.FailReason, Log: d.Log}
 	if v.Log == nil {
-		v.Log = []Attempt{}
+		v.Log = []webhook.Attempt{}
 	}
-	if d.Status == DeliveryPending {
+	if d.Status == webhook.DeliveryPending {
 		t := rest.Timestamp(d.NextAttemptAt)
 		v.NextAttemptAt = &t
 	}
