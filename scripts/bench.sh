@@ -92,7 +92,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
-	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png"
+	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
 # Webhooks: a change set of $webhook_events watched NPIs fanned out into deliveries and delivered
@@ -128,6 +128,12 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 | webhooks | $webhook_events watched provider.changed events: $webhooks |
 
 $(cat "$dir/table.md")
+
+Search quality on the labelled query set \`providerctl generate\` writes beside the drop:
+
+\`\`\`
+$(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
+\`\`\`
 
 ![p99 latency against offered load per scenario](${chart##*/})
 
