@@ -69,9 +69,10 @@ for _ in $(seq $(((total + 49) / 50))); do
 	keys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pilot --name bench --expires 24h | tail -n 1)")
 done
 bearer=$(IFS=,; echo "${keys[*]}")
-# Resolver keys are Pro keys, each metered to 50,000 requests an hour: enough that the resolver
-# scenarios (NPI and search at every rate) and the labelled search queries spend at most 25,000 of
-# any one.
+# Resolver keys are Pro keys, each metered to 50,000 requests and 500,000 batched NPIs an hour:
+# enough that the resolver scenarios (NPI and search at every rate) and the labelled search
+# queries spend at most 25,000 requests of any one, and the batch scenario (1,000 NPIs a request
+# at 10 and 25 a second) fewer than 500,000 NPIs of all of them together.
 queries=$(wc -l <"$dir/drop/search_queries.jsonl")
 rkeys=()
 for _ in $(seq $(((2 * total + queries + 24999) / 25000))); do

@@ -155,7 +155,11 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "%s per scenario and rate after %s warm-up, at most %d in flight\n\n", o.duration, o.warmup, o.inflight)
 	var rows []row
 	for _, sc := range scenarios {
-		for _, rate := range o.rates {
+		rates := o.rates
+		if sc.rates != nil {
+			rates = sc.rates
+		}
+		for _, rate := range rates {
 			if err := sc.prepare(int(float64(rate) * (o.warmup + o.duration).Seconds())); err != nil {
 				return fmt.Errorf("%s: %w", sc.name, err)
 			}
@@ -377,6 +381,9 @@ type scenario struct {
 	prepare func(n int) error
 	// metered scenarios count against a quota or consume one-time credentials.
 	metered bool
+	// rates, when set, are the offered rates of this scenario instead of the run's: a request
+	// that carries a thousand look-ups is offered at tens a second, not thousands.
+	rates []int
 }
 
 // get is a scenario of plain GETs of path.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,10 +34,52 @@ func resolverScenarios(keys []string, qs []queryset.Query) ([]scenario, error) {
 	header := func(i int) http.Header { return http.Header{"X-Service-Key": {keys[i%len(keys)]}} }
 	npi := get("resolver npi", resolverBase+"/npi/"+q.NPI)
 	search := get("resolver search", resolverBase+"/search?"+v.Encode())
+	batch, err := batchScenario(keys, qs)
+	if err != nil {
+		return nil, err
+	}
 	for _, sc := range []*scenario{&npi, &search} {
 		sc.header, sc.metered = header, true
 	}
-	return []scenario{npi, search}, nil
+	return []scenario{npi, search, batch}, nil
+}
+
+// batchSize is the NPIs of one batch request: the contract's largest batch.
+const batchSize = 1000
+
+// batchRates are the offered rates of the batch scenario: each request resolves batchSize
+// NPIs, and every NPI counts against the key's hourly NPI ceiling.
+var batchRates = []int{10, 25}
+
+// batchScenario posts batchSize of the labelled queries' NPIs (each repeated in turn when the set
+// names fewer), with each key in turn.
+func batchScenario(keys []string, qs []queryset.Query) (scenario, error) {
+	var distinct []string
+	seen := map[string]bool{}
+	for _, q := range qs {
+		if !seen[q.NPI] {
+			seen[q.NPI] = true
+			distinct = append(distinct, q.NPI)
+		}
+	}
+	npis := make([]string, batchSize)
+	for i := range npis {
+		npis[i] = distinct[i%len(distinct)]
+	}
+	body, err := json.Marshal(map[string][]string{"npis": npis})
+	if err != nil {
+		return scenario{}, err
+	}
+	return scenario{
+		name: fmt.Sprintf("resolver batch of %d NPIs", batchSize), method: http.MethodPost, path: resolverBase + "/batch/npi",
+		header: func(i int) http.Header {
+			return http.Header{"X-Service-Key": {keys[i%len(keys)]}, "Content-Type": {"application/json"}}
+		},
+		body:    func(int) string { return string(body) },
+		prepare: func(int) error { return nil },
+		metered: true,
+		rates:   batchRates,
+	}, nil
 }
 
 // searchQuality runs the labelled query set through the resolver's search, one query at a time

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +14,13 @@ import (
 func TestResolverScenarios(t *testing.T) {
 	qs := []queryset.Query{{Q: "J. Ashford", State: "CA", Taxonomy: "207R00000X", NPI: "1234567893"}}
 	scs, err := resolverScenarios([]string{"k1", "k2"}, qs)
-	if err != nil || len(scs) != 2 {
+	if err != nil || len(scs) != 3 {
 		t.Fatalf("%d scenarios, %v", len(scs), err)
+	}
+	var batch struct{ NPIs []string }
+	if b := scs[2]; b.method != "POST" || b.path != "/resolver/v1/batch/npi" || json.Unmarshal([]byte(b.body(0)), &batch) != nil ||
+		len(batch.NPIs) != 1000 || batch.NPIs[999] != "1234567893" || !slices.Equal(b.rates, batchRates) {
+		t.Errorf("batch scenario %s %s, %d NPIs, rates %v", b.method, b.path, len(batch.NPIs), b.rates)
 	}
 	if scs[0].path != "/resolver/v1/npi/1234567893" || !strings.HasPrefix(scs[1].path, "/resolver/v1/search?") ||
 		!strings.Contains(scs[1].path, "q=J.+Ashford") || !strings.Contains(scs[1].path, "state=CA") {
