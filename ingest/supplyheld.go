@@ -14,11 +14,10 @@ import (
 // store. It keeps the store's last-wins rule for an NPI repeated in the file, so its counts are
 // those of the stored collection.
 type heldRegistry struct {
-	prov    mapping.Provenance
-	records int64           // registry records seen, repeats included
-	bit     map[string]uint // registered code -> its bit in heldProvider.codes
-	codes   []string        // the registered codes in bit order
-	byNPI   map[uint64]heldProvider
+	prov  mapping.Provenance
+	bit   map[string]uint // registered code -> its bit in heldProvider.codes
+	codes []string        // the registered codes in bit order
+	byNPI map[uint64]heldProvider
 }
 
 // heldProvider is one NPI's part of the studies, a few bytes instead of its record.
