@@ -61,7 +61,7 @@ bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench Benchmar
 seconds() { local v=${1%s}; [[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: durations are whole seconds, got $1" >&2; exit 2; }; echo "$v"; }
 per_run=$(($(seconds "$warmup") + $(seconds "$duration")))
 total=0
-for r in ${rates//,/ }; do
+for r in ${rates//,/ } 100 250; do # the by-state scenario at every rate, the export at its own
 	total=$((total + r * per_run))
 done
 keys=()

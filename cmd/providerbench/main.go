@@ -122,7 +122,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		scenarios = append(scenarios, sc)
+		scenarios = append(scenarios, sc, exportScenario(sc, o.bearer))
 	}
 	if o.smartKey != "" {
 		sc, err := tokenScenario(o.smartKey, o.clientID, base+tokenPath)
@@ -426,6 +426,19 @@ func supplyScenario(c *http.Client, base string, keys []string) (scenario, error
 	}
 	sc.metered = true
 	return sc, nil
+}
+
+// exportRates are the offered rates of the export scenario: each answer is a whole dataset,
+// tens of times a by-state answer.
+var exportRates = []int{100, 250}
+
+// exportScenario streams the LLM-ready export of the by-state scenario's specialty as ndjson,
+// with the same keys in turn.
+func exportScenario(byState scenario, keys []string) scenario {
+	slug := strings.TrimSuffix(strings.TrimPrefix(byState.path, "/v1/specialties/"), "/by-state")
+	sc := get("supply export ndjson", "/v1/exports/"+slug+"-supply/llm-ready?format=ndjson")
+	sc.header, sc.metered, sc.rates = byState.header, true, exportRates
+	return sc
 }
 
 const tokenPath = "/fhir/token"

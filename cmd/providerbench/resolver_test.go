@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -36,5 +38,17 @@ func TestResolverScenarios(t *testing.T) {
 	}
 	if err := run([]string{"--service-key", "k"}, nil); err == nil || !strings.Contains(err.Error(), "go together") {
 		t.Errorf("--service-key without --queries: %v", err)
+	}
+}
+
+// The export scenario streams the by-state scenario's specialty as ndjson, with its keys, at its
+// own rates.
+func TestExportScenario(t *testing.T) {
+	byState := get("supply by-state", "/v1/specialties/cardiology/by-state")
+	byState.header = func(i int) http.Header { return http.Header{"Authorization": {fmt.Sprint("Bearer k", i)}} }
+	sc := exportScenario(byState, []string{"k0", "k1"})
+	if sc.path != "/v1/exports/cardiology-supply/llm-ready?format=ndjson" || !sc.metered || !slices.Equal(sc.rates, exportRates) ||
+		sc.header(1).Get("Authorization") != "Bearer k1" {
+		t.Errorf("export scenario %s, metered %v, rates %v, %q", sc.path, sc.metered, sc.rates, sc.header(1).Get("Authorization"))
 	}
 }
