@@ -9,6 +9,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
+	"providerdir/internal/resolvertest"
 	"providerdir/mapping"
 	"providerdir/store"
 )
@@ -29,6 +30,11 @@ type fixtures struct {
 
 func demoFixtures(t testing.TB, st store.Store) fixtures {
 	t.Helper()
+	common := resolvertest.Find(t, st)
+	f := fixtures{excluded: common.Excluded, enrolled: common.Enrolled, notExcluded: common.NotExcluded,
+		absent: common.Absent, unknownCCN: common.UnknownCCN}
+	c := common.Absent[9] - '0'
+	f.badCheckDigit = common.Absent[:9] + strconv.Itoa(int(c+1)%10)
 	ctx := context.Background()
 	snap, err := store.Serving(ctx, st)
 	if err != nil {
@@ -56,33 +62,12 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 			t.Fatal(err)
 		}
 	}
-	npiOf := func(d store.Document) string {
-		var b mapping.Body[struct {
-			NPI string `json:"npi"`
-		}]
-		decode(d, &b)
-		return b.Record.NPI
-	}
-	var f fixtures
-	for _, d := range all(catalog.Exclusions) {
-		if npi := npiOf(d); npi != "" && inRegistry(npi) {
-			f.excluded = npi
-			break
-		}
-	}
-	for _, d := range all(catalog.Enrollments) {
-		if npi := npiOf(d); inRegistry(npi) {
-			f.enrolled = npi
-			break
-		}
-	}
 	for _, d := range all(catalog.RegistryProviders) {
-		npi := npiOf(d)
-		if f.notEnrolled == "" && !has(catalog.Enrollments, mapping.KeyNPI, npi) {
-			f.notEnrolled = npi
-		}
-		if f.notExcluded == "" && !has(catalog.Exclusions, mapping.KeyNPI, npi) {
-			f.notExcluded = npi
+		var r mapping.Body[mapping.RegistryRecord]
+		decode(d, &r)
+		if !has(catalog.Enrollments, mapping.KeyNPI, r.Record.NPI) {
+			f.notEnrolled = r.Record.NPI
+			break
 		}
 	}
 	star := func(ccn string) (int, bool) {
@@ -111,22 +96,7 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 			break
 		}
 	}
-	for n := 1; f.absent == ""; n++ {
-		nine := strconv.Itoa(123456780 + n)
-		c, _ := ident.NPICheckDigit(nine)
-		if npi := nine + string(c); !inRegistry(npi) {
-			f.absent = npi
-			f.badCheckDigit = nine + strconv.Itoa((int(c-'0')+1)%10)
-		}
-	}
-	for n := 9999; f.unknownCCN == ""; n-- {
-		ccn := "05" + strconv.Itoa(n)
-		if _, err := st.Get(ctx, snap.Generation(catalog.Facilities), catalog.Facilities, ccn); errors.Is(err, store.ErrNotFound) {
-			f.unknownCCN = ccn
-		}
-	}
-	for name, v := range map[string]string{"excluded": f.excluded, "enrolled": f.enrolled, "not enrolled": f.notEnrolled,
-		"not excluded": f.notExcluded, "rated": f.rated, "facility": f.facility.Record.CCN} {
+	for name, v := range map[string]string{"not enrolled": f.notEnrolled, "rated": f.rated, "facility": f.facility.Record.CCN} {
 		if v == "" {
 			t.Fatalf("the demo snapshot has no %s fixture", name)
 		}
