@@ -154,24 +154,15 @@ func putClient(ctx context.Context, st store.Store, c Client) (Client, error) {
 // ListClients returns every registered client, by id.
 func ListClients(ctx context.Context, st store.Store) ([]Client, error) {
 	var out []Client
-	after := ""
-	for {
-		recs, err := st.ListRecords(ctx, ClientKind, after, 500)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			c, err := decodeClient(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		if len(recs) < 500 {
-			return out, nil
-		}
-		after = recs[len(recs)-1].ID
+	err := store.EachRecord(ctx, st, ClientKind, func(r store.Record) error {
+		c, err := decodeClient(r)
+		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // SetClientEnabled enables or disables a client. A disabled client's assertions are refused at

@@ -233,29 +233,20 @@ func Heartbeats(ctx context.Context, st store.Store, now time.Time) error {
 // watch list of a thousand NPIs costs more to decode than the rest of a heartbeat pass.
 func fhirSubscriptions(ctx context.Context, st store.Store) ([]Subscription, error) {
 	var out []Subscription
-	after := ""
-	for {
-		recs, err := st.ListRecords(ctx, subscriptionKind, after, 500)
-		if err != nil {
-			return nil, err
+	err := store.EachRecord(ctx, st, subscriptionKind, func(rec store.Record) error {
+		if !bytes.Contains(rec.Body, []byte(`"fhir":{`)) {
+			return nil
 		}
-		for _, rec := range recs {
-			if !bytes.Contains(rec.Body, []byte(`"fhir":{`)) {
-				continue
-			}
-			s, err := decodeSubscription(rec)
-			if err != nil {
-				return nil, err
-			}
-			if s.FHIR != nil {
-				out = append(out, s)
-			}
+		s, err := decodeSubscription(rec)
+		if err == nil && s.FHIR != nil {
+			out = append(out, s)
 		}
-		if len(recs) < 500 {
-			return out, nil
-		}
-		after = recs[len(recs)-1].ID
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // fhirBody is the body of an attempt to a FHIR subscription: the Notifier's Bundle.

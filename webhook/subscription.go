@@ -215,24 +215,15 @@ func getSubscription(ctx context.Context, st store.Store, id string) (Subscripti
 // allSubscriptions reads every subscription, a page at a time.
 func allSubscriptions(ctx context.Context, st store.Store) ([]Subscription, error) {
 	var out []Subscription
-	after := ""
-	for {
-		recs, err := st.ListRecords(ctx, subscriptionKind, after, 500)
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
-			s, err := decodeSubscription(rec)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		if len(recs) < 500 {
-			return out, nil
-		}
-		after = recs[len(recs)-1].ID
+	err := store.EachRecord(ctx, st, subscriptionKind, func(rec store.Record) error {
+		s, err := decodeSubscription(rec)
+		out = append(out, s)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // updateSubscription changes a subscription by compare-and-swap.

@@ -10,31 +10,19 @@ import (
 	"providerdir/store"
 )
 
-// listPage is how many key records one store call returns when scanning.
-const listPage = 1000
-
 // List returns every stored key, revoked and expired ones included, ordered by hash (which is
 // to say in no meaningful order; callers sort for display).
 func (m *Manager) List(ctx context.Context) ([]Key, error) {
 	var out []Key
-	after := ""
-	for {
-		recs, err := m.st.ListRecords(ctx, keyKind, after, listPage)
-		if err != nil {
-			return nil, fmt.Errorf("apikey: list keys: %w", err)
-		}
-		for _, rec := range recs {
-			k, err := decodeKey(rec)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, k)
-		}
-		if len(recs) < listPage {
-			return out, nil
-		}
-		after = recs[len(recs)-1].ID
+	err := store.EachRecord(ctx, m.st, keyKind, func(rec store.Record) error {
+		k, err := decodeKey(rec)
+		out = append(out, k)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apikey: list keys: %w", err)
 	}
+	return out, nil
 }
 
 // Find returns the key a reference names: its ID ("key_" and 16 hex digits), the key itself,

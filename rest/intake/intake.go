@@ -106,31 +106,20 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 	return decode(rec)
 }
 
-const listPage = 1000
-
 // List returns the requests oldest first; with pendingOnly, only those awaiting a decision.
 func (s *Service) List(ctx context.Context, pendingOnly bool) ([]Request, error) {
 	var out []Request
-	after := ""
-	for {
-		recs, err := s.st.ListRecords(ctx, RecordKind, after, listPage)
-		if err != nil {
-			return nil, fmt.Errorf("intake: list requests: %w", err)
+	err := store.EachRecord(ctx, s.st, RecordKind, func(rec store.Record) error {
+		req, err := decode(rec)
+		if err == nil && (!pendingOnly || req.Status == StatusPending) {
+			out = append(out, req)
 		}
-		for _, rec := range recs {
-			req, err := decode(rec)
-			if err != nil {
-				return nil, err
-			}
-			if !pendingOnly || req.Status == StatusPending {
-				out = append(out, req)
-			}
-		}
-		if len(recs) < listPage {
-			return out, nil
-		}
-		after = recs[len(recs)-1].ID
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("intake: list requests: %w", err)
 	}
+	return out, nil
 }
 
 // Approve issues a pilot key for a pending request, named after the organization and linked to
