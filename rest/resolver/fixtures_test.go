@@ -104,5 +104,34 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 	return f
 }
 
+// storedRecords reads every record of a collection of the serving snapshot, a page at a time.
+func storedRecords[T any](t *testing.T, st store.Store, collection string) []T {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	q := store.Query{Collection: collection, Generation: snap.Generation(collection), Limit: 1000}
+	for {
+		page, err := st.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Docs {
+			b, err := mapping.DecodeBody[T](d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b.Record)
+		}
+		if page.Next == "" {
+			return out
+		}
+		q.After = page.Next
+	}
+}
+
 // testCCNState is the state a CCN's two-character code names.
 func testCCNState(ccn string) (string, bool) { return ident.CCNState(ccn[:2]) }

@@ -1,7 +1,6 @@
 package resolver_test
 
 import (
-	"context"
 	"math"
 	"strconv"
 	"testing"
@@ -16,33 +15,13 @@ import (
 
 // paymentsByNPI reads every payment of the demo snapshot that is tied to an NPI.
 func paymentsByNPI(t *testing.T, st store.Store) map[string][]mapping.PaymentRecord {
-	t.Helper()
-	ctx := context.Background()
-	snap, err := store.Serving(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string][]mapping.PaymentRecord{}
-	q := store.Query{Collection: catalog.Payments, Generation: snap.Generation(catalog.Payments), Limit: 1000}
-	for {
-		page, err := st.Find(ctx, q)
-		if err != nil {
-			t.Fatal(err)
+	for _, r := range storedRecords[mapping.PaymentRecord](t, st, catalog.Payments) {
+		if r.NPI != "" {
+			out[r.NPI] = append(out[r.NPI], r)
 		}
-		for _, d := range page.Docs {
-			b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.Record.NPI != "" {
-				out[b.Record.NPI] = append(out[b.Record.NPI], b.Record)
-			}
-		}
-		if page.Next == "" {
-			return out
-		}
-		q.After = page.Next
 	}
+	return out
 }
 
 // GET /payments/{npi}: the latest program year's total, count and records, _confidence the

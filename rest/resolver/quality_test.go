@@ -1,7 +1,6 @@
 package resolver_test
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -15,31 +14,11 @@ import (
 
 // qualityRows reads every Care Compare row of the demo snapshot, by type.
 func qualityRows(t *testing.T, st store.Store) map[string][]mapping.QualityRecord {
-	t.Helper()
-	ctx := context.Background()
-	snap, err := store.Serving(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string][]mapping.QualityRecord{}
-	q := store.Query{Collection: catalog.Quality, Generation: snap.Generation(catalog.Quality), Limit: 1000}
-	for {
-		page, err := st.Find(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range page.Docs {
-			b, err := mapping.DecodeBody[mapping.QualityRecord](d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[b.Record.Type] = append(out[b.Record.Type], b.Record)
-		}
-		if page.Next == "" {
-			return out
-		}
-		q.After = page.Next
+	for _, r := range storedRecords[mapping.QualityRecord](t, st, catalog.Quality) {
+		out[r.Type] = append(out[r.Type], r)
 	}
+	return out
 }
 
 // GET /quality/{type}/{id} for each of the six types: the row's star and period, each measure's
