@@ -52,6 +52,9 @@ type Result struct {
 	Rows     int64
 	Rejected int64
 	Elapsed  time.Duration
+	// Phases are the steps of the run in order (planning, each family loaded, each projection,
+	// each commit of bulk loads, recording the change sets) with the time each took.
+	Phases []PhaseTime
 }
 
 // FamilyResult is one family's part of an ingest.
@@ -79,6 +82,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := opts.complete(); err != nil {
 		return Result{}, err
 	}
+	clock := newPhaseClock(opts.Progress, time.Now, "planning")
+	opts.Progress = clock
 	p, err := planRun(ctx, opts)
 	if err != nil {
 		return Result{}, err
@@ -99,6 +104,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	res := Result{Families: p.results(run.loaded)}
 	if !opts.DryRun {
+		opts.Progress.Phase("recording the change sets")
 		if res.Projections, err = run.record(ctx, res.Families); err == nil {
 			err = run.switchServing(ctx)
 		}
@@ -107,7 +113,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		res.Generation, res.Switched = run.gen, true
 	}
-	res.Rows, res.Rejected, res.Elapsed = run.rows, run.rejected, time.Since(start)
+	end := time.Now()
+	res.Rows, res.Rejected, res.Elapsed, res.Phases = run.rows, run.rejected, end.Sub(start), clock.phases(end)
 	opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
 	return res, nil
 }
@@ -293,7 +300,7 @@ func newRunState(ctx context.Context, opts Options, p plan) (*runState, error) {
 	if r.gen, err = store.NewGeneration(ctx, opts.Store); err != nil {
 		return nil, err
 	}
-	r.writer = newBatchWriter(opts.Store, r.gen, opts.Log, opts.Progress.Phase)
+	r.writer = newBatchWriter(opts.Store, r.gen, opts.Log, interruptions(opts.Progress))
 	return r, nil
 }
 
@@ -304,6 +311,7 @@ func (r *runState) load(ctx context.Context) error {
 			continue
 		}
 		f := pf.found
+		r.opts.Progress.Phase("loading the " + f.family.name + " family")
 		began := time.Now()
 		m, err := r.loadFamily(ctx, f)
 		r.opts.Log.Info("family loaded", "family", f.family.name, "rows", m.Rows, "rejected", m.Rejected, "elapsed", time.Since(began).Round(time.Millisecond))

@@ -110,3 +110,81 @@ func (discardProgress) Update(string, int64, int64, int64, int64) {}
 
 func (discardProgress) Phase(string)                     {}
 func (discardProgress) Done(int64, int64, time.Duration) {}
+
+// PhaseTime is one step of an ingest and how long it took: from its Phase report to the next
+// report, or to the end of the ingest.
+type PhaseTime struct {
+	Step    string
+	Elapsed time.Duration
+}
+
+// phaseClock passes every report on to a Progress and notes when each phase began, so that the
+// Result can say where an ingest's time went without the caller timing its log lines.
+type phaseClock struct {
+	Progress
+	now func() time.Time
+
+	mu     sync.Mutex
+	steps  []string
+	starts []time.Time
+}
+
+func newPhaseClock(p Progress, now func() time.Time, first string) *phaseClock {
+	return &phaseClock{Progress: p, now: now, steps: []string{first}, starts: []time.Time{now()}}
+}
+
+func (c *phaseClock) Phase(step string) {
+	c.mark(step)
+	c.Progress.Phase(step)
+}
+
+func (c *phaseClock) mark(step string) {
+	c.mu.Lock()
+	c.steps, c.starts = append(c.steps, step), append(c.starts, c.now())
+	c.mu.Unlock()
+}
+
+// interrupt reports a step taken in the middle of another (a commit of bulk loads that a
+// projection waits for) and returns the function that ends it: from then on the time counts
+// to the interrupted step again.
+func (c *phaseClock) interrupt(step string) (end func()) {
+	c.mu.Lock()
+	resumed := c.steps[len(c.steps)-1]
+	c.mu.Unlock()
+	c.Phase(step)
+	return func() { c.mark(resumed) }
+}
+
+// phases returns each step's time, summed over its spells, in the order the steps began; the
+// last spell ends at end.
+func (c *phaseClock) phases(end time.Time) []PhaseTime {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []PhaseTime
+	at := map[string]int{}
+	for i, step := range c.steps {
+		until := end
+		if i+1 < len(c.starts) {
+			until = c.starts[i+1]
+		}
+		j, seen := at[step]
+		if !seen {
+			j, at[step] = len(out), len(out)
+			out = append(out, PhaseTime{Step: step})
+		}
+		out[j].Elapsed += until.Sub(c.starts[i])
+	}
+	return out
+}
+
+// interruptions returns how the batch writer reports a commit: as an interruption of the
+// current phase when p times phases, else as a plain phase report.
+func interruptions(p Progress) func(step string) (end func()) {
+	if c, ok := p.(*phaseClock); ok {
+		return c.interrupt
+	}
+	return func(step string) func() {
+		p.Phase(step)
+		return func() {}
+	}
+}

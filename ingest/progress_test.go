@@ -42,3 +42,57 @@ func TestProgressQuietAtFirst(t *testing.T) {
 		t.Fatalf("output %q", got)
 	}
 }
+
+// TestPhaseClock drives the clock with a fake time: each step's time runs from its report to
+// the next one, a commit's interruption gives the time after it back to the interrupted step,
+// and a step reported twice is summed.
+func TestPhaseClock(t *testing.T) {
+	type event struct {
+		at        int // seconds after the start
+		phase     string
+		interrupt string
+		end       bool // ends the last interruption
+	}
+	for _, tc := range []struct {
+		name   string
+		events []event
+		end    int
+		want   []PhaseTime
+	}{
+		{"planning only", nil, 3, []PhaseTime{{"planning", 3 * time.Second}}},
+		{"sequential", []event{{at: 1, phase: "load a"}, {at: 4, phase: "load b"}}, 10,
+			[]PhaseTime{{"planning", time.Second}, {"load a", 3 * time.Second}, {"load b", 6 * time.Second}}},
+		{"commit inside a projection", []event{{at: 2, phase: "fhir"}, {at: 3, interrupt: "commit"}, {at: 7, end: true}}, 20,
+			[]PhaseTime{{"planning", 2 * time.Second}, {"fhir", 14 * time.Second}, {"commit", 4 * time.Second}}},
+		{"a step twice", []event{{at: 1, phase: "x"}, {at: 2, phase: "y"}, {at: 4, phase: "x"}}, 5,
+			[]PhaseTime{{"planning", time.Second}, {"x", 2 * time.Second}, {"y", 2 * time.Second}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			now := start
+			c := newPhaseClock(discardProgress{}, func() time.Time { return now }, "planning")
+			var ends []func()
+			for _, e := range tc.events {
+				now = start.Add(time.Duration(e.at) * time.Second)
+				switch {
+				case e.phase != "":
+					c.Phase(e.phase)
+				case e.interrupt != "":
+					ends = append(ends, interruptions(c)(e.interrupt))
+				case e.end:
+					ends[len(ends)-1]()
+					ends = ends[:len(ends)-1]
+				}
+			}
+			got := c.phases(start.Add(time.Duration(tc.end) * time.Second))
+			if len(got) != len(tc.want) {
+				t.Fatalf("phases %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("phase %d: %v, want %v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}

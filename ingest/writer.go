@@ -49,15 +49,16 @@ const batchSize = 1000
 // (store.Loader) a collection's batches go into a load, which sync commits; whatever a
 // collection receives after that (and everything, on a store without loads) goes through Put.
 type batchWriter struct {
-	st      store.Store
-	gen     string
-	log     *slog.Logger
-	phase   func(string) // Progress.Phase
-	pending map[string][]store.Document
-	release map[string]func(body []byte) // see recycle; used by the producer only
-	lanes   []chan batch
-	laneOf  map[string]int // collection -> lane, assigned round-robin on first use
-	done    sync.WaitGroup
+	st  store.Store
+	gen string
+	log *slog.Logger
+	// interrupt reports a commit as a step taken inside the current phase; its result ends it.
+	interrupt func(step string) (end func())
+	pending   map[string][]store.Document
+	release   map[string]func(body []byte) // see recycle; used by the producer only
+	lanes     []chan batch
+	laneOf    map[string]int // collection -> lane, assigned round-robin on first use
+	done      sync.WaitGroup
 
 	// loads are the open bulk loads by collection; put marks collections written by Put. Each
 	// collection's entry is touched only by its lane, and by sync once every lane is idle.
@@ -82,8 +83,8 @@ type batch struct {
 // always overlaps the next batch's preparation.
 func writeLanes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
-func newBatchWriter(st store.Store, gen string, log *slog.Logger, phase func(string)) *batchWriter {
-	w := &batchWriter{st: st, gen: gen, log: log, phase: phase, pending: map[string][]store.Document{}, release: map[string]func([]byte){}, laneOf: map[string]int{},
+func newBatchWriter(st store.Store, gen string, log *slog.Logger, interrupt func(string) func()) *batchWriter {
+	w := &batchWriter{st: st, gen: gen, log: log, interrupt: interrupt, pending: map[string][]store.Document{}, release: map[string]func([]byte){}, laneOf: map[string]int{},
 		loads: map[string]store.Loading{}, put: map[string]bool{}, loaded: map[string]int{}}
 	for range writeLanes() {
 		q := make(chan batch, 4)
@@ -177,7 +178,7 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 	w.loadMu.Unlock()
 	// A national load's commit merges gigabytes of runs; say so rather than fall silent.
 	w.log.Info("committing bulk loads", "collections", names)
-	w.phase(fmt.Sprintf("committing %d collections (%s)", len(names), strings.Join(names, ", ")))
+	defer w.interrupt(fmt.Sprintf("committing %d collections (%s)", len(names), strings.Join(names, ", ")))()
 	sem := make(chan struct{}, writeLanes())
 	errs := make(chan error, len(loads))
 	for _, c := range order {

@@ -55,6 +55,51 @@ bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench Benchmar
 	awk -v ingest="$ingest_s" '/^BenchmarkBareRead/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i
 		printf "bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", m["s/read"], m["rows"], ingest / m["s/read"] }')
 
+# Where the ingest's time went: its phase table (providerctl ingest prints it last), each phase
+# also as a ratio to the bare read of the same files.
+bare_s=$(sed -n 's/^bare CSV read of the same files \([0-9.]*\) s.*/\1/p' <<<"$bare")
+phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log as markdown
+	awk -v bare="$2" '/^PHASE +SECONDS +SHARE$/ { on = 1; print "| phase | seconds | share | phase / bare CSV read |"; print "| --- | ---: | ---: | ---: |"; next }
+		on && NF >= 3 { share = $NF; secs = $(NF - 1); $NF = ""; $(NF - 1) = ""; sub(/ +$/, "")
+			printf "| %s | %s | %s | %.1f |\n", $0, secs, share, (bare > 0 ? secs / bare : 0) }' "$1"
+}
+
+# National scale: the NPPES family of a drop of $BENCH_NATIONAL providers (9 million is the
+# national registry) ingested into an empty store of its own, timed with its phases, its peak
+# resident memory and the bare read of the same files; the store is deleted afterwards. Only the
+# NPPES files are kept (under data/bench/national-N/nppes): a whole national drop and its store
+# need about 60 GB.
+national=""
+if [[ -n ${BENCH_NATIONAL:-} ]]; then
+	ndir=data/bench/national-$BENCH_NATIONAL
+	if [[ ! -d $ndir/nppes ]]; then
+		echo "generating $BENCH_NATIONAL providers into $ndir (once; only the NPPES files are kept)"
+		rm -rf "$ndir" && mkdir -p "$ndir/nppes"
+		bin/providerctl generate --providers "$BENCH_NATIONAL" --seed 7 "${reference[@]}" --out "$ndir/drop" >/dev/null
+		mv "$ndir"/drop/{npidata,pl,othername,endpoint}_pfile_*.csv "$ndir/nppes/"
+		rm -rf "$ndir/drop"
+	fi
+	need_kb=$(($(du -sk "$ndir/nppes" | cut -f1) * 4))
+	free_kb=$(df -Pk "$ndir" | awk 'NR == 2 { print $4 }')
+	if ((free_kb < need_kb)); then
+		national="not run: its store needs about $((need_kb / 1048576)) GB free, $((free_kb / 1048576)) GB are"
+	else
+		echo "ingesting the NPPES family of $BENCH_NATIONAL providers (national scale)"
+		rm -rf "$ndir/db"
+		nstart=$(date +%s.%N)
+		/usr/bin/time -f '%M' -o "$ndir/peak.kb" bin/providerctl ingest --store "embedded:$ndir/db" "${reference[@]}" "$ndir/nppes" >"$ndir/ingest.log" 2>&1
+		nend=$(date +%s.%N)
+		rm -rf "$ndir/db"
+		nbare=$(CSV_CEILING_DIR="$PWD/$ndir/nppes" ${GO:-go} test -run '^$' -bench BenchmarkBareRead -benchtime 1x ./source/internal/csvscan/ |
+			awk '/^BenchmarkBareRead/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i; printf "%.1f %d", m["s/read"], m["rows"] }')
+		read -r nbare_s nbare_rows <<<"$nbare"
+		nsecs=$(awk -v a="$nstart" -v b="$nend" 'BEGIN { printf "%.0f", b - a }')
+		national=$(awk -v s="$nsecs" -v b="$nbare_s" -v r="$nbare_rows" -v kb="$(cat "$ndir/peak.kb")" \
+			'BEGIN { printf "%d s (%d min %02d s), peak resident %.2f GB; bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", s, s / 60, s % 60, kb / 1048576, b, r, s / b }')
+	fi
+	echo "national NPPES ingest: $national"
+fi
+
 # Supply API keys are pilot keys, each metered to 60 requests a rolling minute and 1,000 a day.
 # The run issues its own, enough that providerbench, using them in turn, spends at most 50 of any
 # one across all its rates; they expire after a day.
@@ -126,9 +171,18 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 | snapshot | $providers synthetic providers (seed 7), store $store_size |
 | load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
 | ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s; $bare |
+| national NPPES ingest | ${national:-not run (BENCH_NATIONAL unset)} |
 | webhooks | $webhook_events watched provider.changed events: $webhooks |
 
 $(cat "$dir/table.md")
+
+Where the ingest of $providers providers spent its time (\`providerctl ingest\` prints this table last):
+
+$(phase_table "$dir/ingest.log" "$bare_s")
+$(if [[ -n ${BENCH_NATIONAL:-} && -f ${ndir:-}/ingest.log ]]; then
+	printf '\nWhere the national NPPES ingest spent its time:\n\n'
+	phase_table "$ndir/ingest.log" "${nbare_s:-0}"
+fi)
 
 Search quality on the labelled query set \`providerctl generate\` writes beside the drop:
 
@@ -142,6 +196,12 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
 
 - The drop is generated once with \`providerctl generate --seed 7\` and kept under data/bench; the
   ingest is timed from an empty store to the switched snapshot.
+- National scale: the NPPES files of a drop of \$BENCH_NATIONAL providers (generated once with
+  the same seed, the other families' files deleted) are ingested into an empty store of their
+  own, timed from start to switched snapshot with \`/usr/bin/time\` for the peak resident memory;
+  the store is deleted afterwards. The run is skipped, and says so, when the disk lacks four
+  times the files' size. The whole national drop (all families) is measured by
+  \`PROVIDERDIR_INGEST_SCALE=9000000 go test -run TestIngestAtScale ./ingest/\`.
 - providerd serves the snapshot on a free loopback port with \`--fhir-public-read\` and
   \`--trusted-proxies 127.0.0.1/32\`. cmd/providerbench drives it open-loop: each request is
   issued on a fixed schedule at the offered rate whether or not earlier ones have answered, and

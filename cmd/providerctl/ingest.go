@@ -99,7 +99,24 @@ func printIngest(w io.Writer, res ingest.Result, dryRun bool) {
 		fmt.Fprintf(w, "serving generation %s (%d rows, %d rejected, %s)\n", res.Generation, res.Rows, res.Rejected, res.Elapsed.Round(time.Millisecond))
 	default:
 		fmt.Fprintln(w, "nothing changed; the serving snapshot is as it was")
+		return
 	}
+	printPhases(w, res)
+}
+
+// printPhases writes where the ingest's time went: each step, its seconds and its share of the
+// whole, so an operator sees which family, projection or commit dominates a run.
+func printPhases(w io.Writer, res ingest.Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PHASE\tSECONDS\tSHARE")
+	for _, p := range res.Phases {
+		share := 0.0
+		if res.Elapsed > 0 {
+			share = 100 * p.Elapsed.Seconds() / res.Elapsed.Seconds()
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f%%\n", p.Step, p.Elapsed.Seconds(), share)
+	}
+	tw.Flush()
 }
 
 // isTerminal reports whether w is a character device, where a self-rewriting progress line reads
