@@ -296,16 +296,13 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 		if err != nil {
 			return Page{}, err
 		}
-		switch c := order.compare(a, b); {
+		switch {
 		case !okA && !okB:
 			return page, nil
-		case !okB || okA && c < 0:
+		case !okB || okA && order.compare(a, b) < 0:
 			page.Docs = append(page.Docs, upper.pop())
-		case !okA || c > 0:
+		default:
 			page.Docs = append(page.Docs, lower.pop())
-		default: // the same id on both sides: the top's copy replaces the one below
-			page.Docs = append(page.Docs, upper.pop())
-			lower.pop()
 		}
 	}
 	more, err := upper.more(ctx)
@@ -345,7 +342,8 @@ func (o pageOrder) value(d Document) string {
 	return v
 }
 
-// compare says whether a comes before (<0) or after (>0) b in the order, 0 for the same place.
+// compare says whether a comes before (<0) or after (>0) b in the order. Two sides of a stack
+// never hold the same id (the mask hides the one below), so no two documents compare equal.
 func (o pageOrder) compare(a, b Document) int {
 	c := cmp.Or(strings.Compare(o.value(a), o.value(b)), strings.Compare(a.ID, b.ID))
 	if o.desc {
