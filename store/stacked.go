@@ -284,6 +284,7 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 		return idSet(masked), err
 	}}
 	lower.q.Generation = below
+	lower.q.Limit = belowLimit(limit)
 	order := pageOrder{by: q.OrderBy, desc: q.Descending}
 
 	var page Page
@@ -318,6 +319,11 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 	}
 	return page, nil
 }
+
+// belowLimit is how many documents a stacked Find reads from the view below per page: the page
+// and some more, so that a few masked documents and the look past the page's end (whether a
+// next page exists) are usually served by the same read.
+func belowLimit(limit int) int { return min(limit+limit/8+2, MaxLimit) }
 
 func ids(docs []Document) []string {
 	out := make([]string, len(docs))

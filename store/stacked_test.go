@@ -63,3 +63,58 @@ func TestStackedWrapsOnce(t *testing.T) {
 type unwrapper struct{ store.Store }
 
 func (u unwrapper) Unwrap() store.Store { return u.Store }
+
+// A plain generation costs the backend exactly the call it would cost unwrapped, and a stacked
+// Get of a document the view holds costs one call more (the mask, then the layer that answers).
+func TestStackedCalls(t *testing.T) {
+	emb, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	counted := &countingStore{Store: emb}
+	s := store.Stacked(counted)
+	ctx := t.Context()
+	put := func(gen, coll string, ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			if err := s.Put(ctx, gen, coll, []store.Document{{ID: id, Body: []byte(`{}`)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("g1", "c", "kept", "changed", "deleted")
+	put("g2", "c", "changed", "new")
+	put("g2", store.MaskCollection("c"), "changed", "deleted")
+	stack := store.StackGeneration("g2", "g1")
+	tests := []struct {
+		gen, id string
+		calls   int64
+	}{
+		{"g1", "kept", 1},
+		{"g1", "absent", 1},
+		{stack, "kept", 2},
+		{stack, "changed", 2},
+		{stack, "deleted", 2},
+		{stack, "new", 3},
+	}
+	for _, tt := range tests {
+		counted.calls.Store(0)
+		_, _ = s.Get(ctx, tt.gen, "c", tt.id)
+		if n := counted.calls.Load(); n != tt.calls {
+			t.Errorf("Get(%s, %s) made %d backend calls, want %d", tt.gen, tt.id, n, tt.calls)
+		}
+	}
+	for _, q := range []store.Query{{Generation: "g1", Collection: "c"}, {Generation: "g1", Collection: "c", OrderBy: "k"}} {
+		counted.calls.Store(0)
+		if _, err := s.Find(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Count(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if n := counted.calls.Load(); n != 2 {
+			t.Errorf("Find and Count of a plain generation made %d backend calls, want 2", n)
+		}
+	}
+}
