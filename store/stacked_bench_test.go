@@ -28,7 +28,7 @@ func BenchmarkStacked(b *testing.B) {
 	writeBenchStack(b, s, benchBase)
 	stack := store.StackGeneration("g2", "g1")
 	kept := func(i int) string { return benchID(i*100 + 50) } // never touched by the top
-	changed := func(i int) string { return benchID(i * 100) }  // replaced by the top
+	changed := func(i int) string { return benchID(i * 100) } // replaced by the top
 	reads := []struct {
 		name string
 		st   store.Store
