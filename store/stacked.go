@@ -222,7 +222,7 @@ func (w *stacked) Count(ctx context.Context, q Query) (int64, error) {
 	if !isComposite(q.Generation) {
 		return w.s.Count(ctx, q)
 	}
-	top, below, err := w.checkQuery(q)
+	top, below, _, err := w.checkQuery(q)
 	if err != nil {
 		return 0, err
 	}
@@ -246,36 +246,35 @@ func (w *stacked) Count(ctx context.Context, q Query) (int64, error) {
 }
 
 // checkQuery validates a query on a composite generation as a backend would validate it on a
-// plain one, cursor included, and returns the top layer and the view below.
-func (w *stacked) checkQuery(q Query) (top, below string, err error) {
+// plain one, cursor included, and returns the top layer, the view below and the page's limit.
+func (w *stacked) checkQuery(q Query) (top, below string, limit int, err error) {
 	if top, below, err = splitTop(q.Generation); err != nil {
-		return "", "", err
+		return "", "", 0, err
 	}
 	q.Generation = top
-	if _, err := ValidateQuery(q); err != nil {
-		return "", "", err
+	if limit, err = ValidateQuery(q); err != nil {
+		return "", "", 0, err
 	}
 	if q.After != "" {
 		if _, err := DecodeCursor(q.After); err != nil {
-			return "", "", err
+			return "", "", 0, err
 		}
 	}
-	return top, below, nil
+	return top, below, limit, nil
 }
 
 // Find merges the top's documents and the unmasked documents of the view below in the query's
 // order. Both sides are read after the same cursor: a cursor is an order value and an id, a
-// position that means the same in every layer. Each side is read a page of the query's limit at
-// a time, and only as far as the merged page needs.
+// position that means the same in every layer. Each side is read a page at a time (the view
+// below a little more, see belowLimit), and only as far as the merged page needs.
 func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 	if !isComposite(q.Generation) {
 		return w.s.Find(ctx, q)
 	}
-	top, below, err := w.checkQuery(q)
+	top, below, limit, err := w.checkQuery(q)
 	if err != nil {
 		return Page{}, err
 	}
-	limit, _ := ValidateQuery(Query{Generation: top, Collection: q.Collection, Limit: q.Limit})
 	q.Limit = limit
 	upper := &layerStream{find: w.s.Find, q: q, next: q.After}
 	upper.q.Generation = top
