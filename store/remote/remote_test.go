@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"providerdir/store"
@@ -118,4 +119,88 @@ func TestLoadEndedID(t *testing.T) {
 	if err := ld.Add(t.Context(), []store.Document{{ID: "a", Body: []byte("{}")}}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("Add to an aborted load: %v, want store.ErrInvalid", err)
 	}
+}
+
+// A stacked generation reads as its merged view across the socket whichever side resolves the
+// stack: a stacked client over a plain server (what storeopen opens), a plain client over a
+// stacked server, or both (providerctl reaching providerd, which serves its own stacked store).
+func TestStackedEitherSide(t *testing.T) {
+	tests := []struct {
+		name           string
+		server, client func(store.Store) store.Store
+	}{
+		{"stacked client", func(s store.Store) store.Store { return s }, store.Stacked},
+		{"stacked server", store.Stacked, func(s store.Store) store.Store { return s }},
+		{"both", store.Stacked, store.Stacked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := os.MkdirTemp("", "rs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			c := tt.client(serveAs(t, dir, tt.server))
+			readStack(t, c)
+		})
+	}
+}
+
+// readStack writes a two-layer stack through s and reads it back every way.
+func readStack(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := t.Context()
+	d := func(id, body, rank string) store.Document {
+		return store.Document{ID: id, Body: []byte(body), Keys: []store.Key{{Param: "rank", Value: rank}}}
+	}
+	writes := []struct {
+		gen, coll string
+		docs      []store.Document
+	}{
+		{"g1", "c", []store.Document{d("a", `"a1"`, "1"), d("b", `"b1"`, "2"), d("c", `"c1"`, "3")}},
+		{"g2", "c", []store.Document{d("b", `"b2"`, "9"), d("n", `"n2"`, "0")}},
+		{"g2", store.MaskCollection("c"), []store.Document{d("b", `{}`, "2"), d("c", `{}`, "3")}},
+	}
+	for _, w := range writes {
+		if err := s.Put(ctx, w.gen, w.coll, w.docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := store.StackGeneration("g2", "g1")
+	if got, err := s.Get(ctx, gen, "c", "b"); err != nil || string(got.Body) != `"b2"` {
+		t.Errorf("Get(b) = %s, %v; want the top's", got.Body, err)
+	}
+	if _, err := s.Get(ctx, gen, "c", "c"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Get of a deleted id: %v", err)
+	}
+	docs, err := s.GetMany(ctx, gen, "c", []string{"c", "b", "a", "n"})
+	if got := docIDs(docs); err != nil || !slices.Equal(got, []string{"b", "a", "n"}) {
+		t.Errorf("GetMany = %q, %v", got, err)
+	}
+	q := store.Query{Generation: gen, Collection: "c", OrderBy: "rank", Limit: 2}
+	var got []string
+	for {
+		p, err := s.Find(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, docIDs(p.Docs)...)
+		if q.After = p.Next; q.After == "" {
+			break
+		}
+	}
+	if want := []string{"n", "a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("Find by rank = %q, want %q", got, want)
+	}
+	if n, err := s.Count(ctx, q); err != nil || n != 3 {
+		t.Errorf("Count = %d, %v; want 3", n, err)
+	}
+}
+
+func docIDs(docs []store.Document) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.ID)
+	}
+	return out
 }

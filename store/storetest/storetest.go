@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Update", updateTests},
 		{"Snapshots", snapshotTests},
 		{"Loading", loadTests},
+		{"Stacked", stackedTests},
 		{"Closed", closedTests},
 	}
 	for _, g := range groups {
