@@ -195,7 +195,7 @@ func ReclaimEvery(ctx context.Context, s Store, window, interval time.Duration, 
 }
 
 // CollectGenerations drops generations that neither the serving nor the previous mapping
-// references and that are older than the newest referenced one. Newer unreferenced generations
+// references (a stacked generation references each of its layers) and that are older than the newest referenced one. Newer unreferenced generations
 // are left alone: an ingest may be writing one right now. A crashed ingest's leftover is
 // collected after the next successful switch. It returns the generations dropped.
 func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
@@ -207,8 +207,10 @@ func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
 	newest := ""
 	for _, m := range []map[string]string{snap.Collections, snap.Previous} {
 		for _, g := range m {
-			referenced[g] = true
-			newest = max(newest, g)
+			for _, layer := range Layers(g) { // every layer of a stack is read
+				referenced[layer] = true
+				newest = max(newest, layer)
+			}
 		}
 	}
 	gens, err := s.Generations(ctx)

@@ -20,6 +20,13 @@
 //     rollback is the same operation with the previous mapping, which Reclaim releases after the
 //     rollback window so that unreferenced generations can be dropped. No backend needs
 //     multi-document transactions or change streams.
+//   - A collection's serving generation may be a stack (StackGeneration): a small top
+//     generation laid over the view below it, holding the documents that are new or changed and
+//     a mask (MaskCollection) of those it replaces or deletes. An update that touches a few
+//     documents of a large collection then writes only those, yet switches like a full ingest.
+//     Stacked wraps a backend so that reads of a stacked generation answer from the merged view
+//     (Find pages in the query's order with the same cursors, exact Count), and every reader
+//     that passes the snapshot's generation on sees the stack without knowing of it.
 //   - A Loader fills an empty collection in one pass, visible at once on Commit as if it had
 //     been Put batch by batch.
 //   - Every backend answers ErrUnavailable when it cannot be reached, which every surface turns

@@ -36,8 +36,19 @@ func CacheSize(bytes int64) Option {
 	return func(o *options) { o.embedded = append(o.embedded, embedded.WithCacheSize(bytes)) }
 }
 
-// Open opens the store spec names.
+// Open opens the store spec names, wrapped by store.Stacked so that every reader of a stacked
+// generation sees its merged view, on any backend and through a running server's socket alike
+// (the socket carries plain calls; the stack is resolved on this side of it).
 func Open(ctx context.Context, spec Spec, opts ...Option) (store.Store, error) {
+	s, err := open(ctx, spec, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return store.Stacked(s), nil
+}
+
+// open opens the backend spec names.
+func open(ctx context.Context, spec Spec, opts ...Option) (store.Store, error) {
 	var o options
 	for _, f := range opts {
 		f(&o)

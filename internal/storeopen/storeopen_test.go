@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,36 @@ func TestOpenEmbedded(t *testing.T) {
 	if _, err := s.GetRecord(ctx, "k", "x"); err != nil {
 		t.Fatalf("record did not survive reopening: %v", err)
 	}
+	readsStacks(t, s)
+}
+
+// readsStacks fails unless s reads a stacked generation as its merged view: a document the top
+// replaces, one it deletes, and one it leaves to the generation below.
+func readsStacks(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	put := func(gen, coll string, ids ...string) {
+		t.Helper()
+		docs := make([]store.Document, len(ids))
+		for i, id := range ids {
+			docs[i] = store.Document{ID: id, Body: []byte(`"` + gen + `"`)}
+		}
+		if err := s.Put(ctx, gen, coll, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("stackbase", "c", "kept", "changed", "deleted")
+	put("stacktop", "c", "changed")
+	put("stacktop", store.MaskCollection("c"), "changed", "deleted")
+	gen := store.StackGeneration("stacktop", "stackbase")
+	docs, err := s.GetMany(ctx, gen, "c", []string{"kept", "changed", "deleted"})
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.ID+"="+string(d.Body))
+	}
+	if want := []string{`kept="stackbase"`, `changed="stacktop"`}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("GetMany on a stack = %q, %v; want %q", got, err, want)
+	}
 }
 
 func TestOpenEmbeddedFailureIsANilStore(t *testing.T) {
@@ -73,6 +104,7 @@ func TestOpenMongo(t *testing.T) {
 	if _, err := store.Serving(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
+	readsStacks(t, s)
 }
 
 func TestOpenUnknownBackend(t *testing.T) {
@@ -104,7 +136,12 @@ func TestOpenHeldStoreThroughSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: remote.Handler(holder)}
+	// The server side serves the bare backend: the stack is resolved by the client's wrapper.
+	bare := holder
+	if u, ok := holder.(interface{ Unwrap() store.Store }); ok {
+		bare = u.Unwrap()
+	}
+	srv := &http.Server{Handler: remote.Handler(bare)}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
@@ -120,4 +157,5 @@ func TestOpenHeldStoreThroughSocket(t *testing.T) {
 	if err != nil || string(rec.Body) != "x" {
 		t.Errorf("the holder does not see the write made through the socket: %v %q", err, rec.Body)
 	}
+	readsStacks(t, second)
 }
