@@ -1,0 +1,248 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"providerdir/catalog"
+	"providerdir/ingest"
+	"providerdir/source/reference"
+	"providerdir/source/synth"
+	"providerdir/store"
+)
+
+// weekly writes a week of n changes for the shared base drop, and the drop with it applied.
+func weekly(t *testing.T, n int) (base, week, merged string, res *synth.WeeklyResult) {
+	t.Helper()
+	base, _, _, _ = drops(t)
+	dir := t.TempDir()
+	week, merged = filepath.Join(dir, "week"), filepath.Join(dir, "merged")
+	res, err := synth.GenerateWeekly(context.Background(), synth.WeeklyConfig{From: base, Out: week, Changes: n, Merged: merged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, week, merged, res
+}
+
+// pinned are ingest options that stamp every record alike, whichever run loads it: the same
+// clock and snapshot date.
+func pinned(st store.Store, dir, snapshot string) ingest.Options {
+	return ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded(), SnapshotDate: snapshot,
+		Now: func() time.Time { return time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC) }}
+}
+
+// A weekly delta on top of a monthly snapshot serves, in every collection, exactly what a full
+// ingest of the monthly drop with the week applied serves (Open Payments aside, whose matches a
+// delta keeps): the same documents, bodies and keys, the same pages by id and by each key's
+// order, the same counts.
+func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
+	base, week, merged, wk := weekly(t, 60)
+	ctx := context.Background()
+	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	if _, err := ingest.Run(ctx, pinned(delta, base, wk.Last)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ingest.Run(ctx, pinned(delta, week, wk.Last))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(ctx, pinned(full, merged, wk.Last)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := store.Serving(ctx, delta)
+	b, _ := store.Serving(ctx, full)
+	for _, c := range append([]string{catalog.RegistryProviders, catalog.RegistryLocations}, ingest.FHIRCollections...) {
+		if len(store.Layers(a.Generation(c))) != 2 {
+			t.Errorf("%s is served at %q, not as a stack of two layers", c, a.Generation(c))
+		}
+	}
+	for coll, gen := range b.Collections {
+		// Open Payments recipients are not matched again by a delta (their match stays the one
+		// of the monthly ingest), and the manifests differ by the files they list.
+		if coll == catalog.ManifestCollection || coll == catalog.Payments {
+			continue
+		}
+		sameView(t, coll, delta, a.Generation(coll), full, gen)
+	}
+	m := family(t, res, "nppes").Manifest
+	var names []string
+	for _, f := range m.Weekly {
+		names = append(names, f.Name)
+	}
+	want := []string{}
+	for _, f := range wk.Files {
+		want = append(want, f.Name)
+	}
+	slices.Sort(names)
+	slices.Sort(want)
+	if !slices.Equal(names, want) || len(m.Files) != 4 || !strings.Contains(m.Files[0].Name, "20050523-") {
+		t.Errorf("NPPES manifest: files %v, weekly %v; want the monthly files and the weekly %v", m.Files, names, want)
+	}
+	// The change set lists the changed NPIs alone.
+	sum := family(t, res, "nppes").Changes[catalog.RegistryProviders]
+	moved := wk.Changes[synth.WeeklyMoved]
+	if sum.Added != int64(len(wk.Changes[synth.WeeklyNew])) || sum.Changed == 0 || sum.Changed > int64(60-len(wk.Changes[synth.WeeklyNew])) || sum.Removed != 0 {
+		t.Errorf("registry change summary %+v for changes %v", sum, wk.Changes)
+	}
+	changed := changedIDs(t, delta, store.Layers(a.Generation(catalog.RegistryProviders))[0], catalog.RegistryProviders)
+	if len(moved) == 0 || !changed[moved[0]] || int64(len(changed)) != sum.Changed {
+		t.Errorf("change set %v lacks moved %v, or is not the %d changes summarised", changed, moved, sum.Changed)
+	}
+}
+
+// sameView compares one collection as served by two stores: every document in id order, and
+// for a sample of documents, each search key's matches and the whole collection in that key's
+// order, by id and count.
+func sameView(t *testing.T, coll string, sa store.Store, ga string, sb store.Store, gb string) {
+	t.Helper()
+	ctx := context.Background()
+	all := func(s store.Store, gen string) []store.Document {
+		var out []store.Document
+		q := store.Query{Collection: coll, Generation: gen, Limit: 333}
+		for {
+			p, err := s.Find(ctx, q)
+			if err != nil {
+				t.Fatalf("%s at %s: %v", coll, gen, err)
+			}
+			out = append(out, p.Docs...)
+			if p.Next == "" {
+				return out
+			}
+			q.After = p.Next
+		}
+	}
+	da, db := all(sa, ga), all(sb, gb)
+	if len(da) != len(db) {
+		t.Fatalf("%s: %d documents after the delta, %d after a full ingest", coll, len(da), len(db))
+	}
+	for i := range da {
+		if da[i].ID != db[i].ID || !bytes.Equal(da[i].Body, db[i].Body) || !slices.Equal(da[i].Keys, db[i].Keys) {
+			t.Fatalf("%s: document %q after the delta differs from %q after a full ingest:\n%s\n%s", coll, da[i].ID, db[i].ID, da[i].Body, db[i].Body)
+		}
+	}
+	for i := 0; i < len(db); i += max(1, len(db)/7) {
+		for _, k := range db[i].Keys {
+			for _, q := range []store.Query{
+				{Collection: coll, Limit: 40, Where: []store.Condition{{Param: k.Param, Values: []string{k.Value}}}},
+				{Collection: coll, Limit: 40, Where: []store.Condition{{Param: k.Param, Values: []string{k.Value[:max(1, len(k.Value)/2)]}, Match: store.Prefix}}},
+				{Collection: coll, Limit: 40, OrderBy: k.Param},
+				{Collection: coll, Limit: 40, OrderBy: k.Param, Descending: true},
+			} {
+				qa, qb := q, q
+				qa.Generation, qb.Generation = ga, gb
+				pa, errA := sa.Find(ctx, qa)
+				pb, errB := sb.Find(ctx, qb)
+				if errA != nil || errB != nil {
+					t.Fatal(errA, errB)
+				}
+				if !slices.Equal(docIDs(pa.Docs), docIDs(pb.Docs)) {
+					t.Fatalf("%s: %+v finds %v after the delta, %v after a full ingest", coll, q, docIDs(pa.Docs), docIDs(pb.Docs))
+				}
+				na, errA := sa.Count(ctx, qa)
+				nb, errB := sb.Count(ctx, qb)
+				if errA != nil || errB != nil || na != nb {
+					t.Fatalf("%s: %+v counts %d after the delta, %d after a full ingest (%v %v)", coll, q, na, nb, errA, errB)
+				}
+			}
+		}
+	}
+}
+
+// A weekly delta interrupted halfway switches nothing: the monthly snapshot keeps serving and
+// the partial generation is dropped.
+func TestInterruptedWeeklyDeltaLeavesServingSnapshot(t *testing.T) {
+	base, week, _, _ := weekly(t, 60)
+	s := store.Stacked(openStore(t))
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.Serving(ctx, s)
+	gensBefore, _ := s.Generations(ctx)
+	for _, phase := range []string{"updating the fhir projection", "updating the supply projection"} {
+		cctx, cancel := context.WithCancel(ctx)
+		_, err := ingest.Run(cctx, ingest.Options{Store: s, Dir: week, Reference: reference.Embedded(), Progress: &cancelAtPhase{phase: phase, cancel: cancel}})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("delta interrupted at %q returned %v, want context.Canceled", phase, err)
+		}
+		after, _ := store.Serving(ctx, s)
+		if after.Version != before.Version || !mapsEqual(after.Collections, before.Collections) {
+			t.Errorf("interrupted at %q: serving snapshot changed: %+v -> %+v", phase, before, after)
+		}
+		gensAfter, _ := s.Generations(ctx)
+		if !slices.Equal(gensBefore, gensAfter) {
+			t.Errorf("interrupted at %q: generations %v -> %v: the partial one was not dropped", phase, gensBefore, gensAfter)
+		}
+	}
+}
+
+// cancelAtPhase cancels the ingest when it starts the named phase.
+type cancelAtPhase struct {
+	phase  string
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtPhase) Update(string, int64, int64, int64, int64) {}
+func (c *cancelAtPhase) Phase(p string) {
+	if p == c.phase {
+		c.cancel()
+	}
+}
+func (c *cancelAtPhase) Done(int64, int64, time.Duration) {}
+
+// A drop mixing monthly and weekly NPPES files is refused with a clear error and changes
+// nothing; weekly files with no monthly snapshot serving are refused too.
+func TestWeeklyDeltaRefusals(t *testing.T) {
+	base, week, _, _ := weekly(t, 20)
+	ctx := context.Background()
+	mixed := t.TempDir()
+	for _, dir := range []string{base, week} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.Contains(e.Name(), "_pfile_") {
+				if err := os.Link(filepath.Join(dir, e.Name()), filepath.Join(mixed, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	s := store.Stacked(openStore(t))
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); !errors.Is(err, ingest.ErrNoMonthlyNPPES) {
+		t.Errorf("weekly files on an empty store: %v, want ErrNoMonthlyNPPES", err)
+	}
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.Serving(ctx, s)
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: mixed}); !errors.Is(err, ingest.ErrMixedNPPES) {
+		t.Errorf("a drop of monthly and weekly files: %v, want ErrMixedNPPES", err)
+	}
+	after, _ := store.Serving(ctx, s)
+	if after.Version != before.Version {
+		t.Errorf("a refused drop switched the snapshot")
+	}
+	// The same week twice: the second run finds it applied and does nothing.
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); err != nil {
+		t.Fatal(err)
+	}
+	applied, _ := store.Serving(ctx, s)
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := store.Serving(ctx, s)
+	if res.Switched || again.Version != applied.Version {
+		t.Errorf("the week applied twice switched the snapshot again")
+	}
+}
