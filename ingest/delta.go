@@ -57,8 +57,34 @@ func (f *foundFamily) planWeekly(current []catalog.Manifest, i int) error {
 	if i < 0 {
 		return ErrNoMonthlyNPPES
 	}
+	// The week's days are compared as the file names give them, whatever --snapshot-date says.
+	applied, week := lastDay(current[i].Files), ""
+	for _, w := range current[i].Weekly {
+		applied = max(applied, lastDay([]catalog.File{w}))
+	}
+	for _, sf := range f.files {
+		week = max(week, lastDay([]catalog.File{{Name: sf.base()}}))
+	}
+	if week < applied {
+		return fmt.Errorf("%w: the week ends %s, the registry serving is as of %s", ErrStaleWeekly, week, applied)
+	}
 	f.base = &current[i]
 	return nil
+}
+
+// ErrStaleWeekly is returned for weekly NPPES files older than the registry serving: applied,
+// they would bring back records later files replaced.
+var ErrStaleWeekly = errors.New("ingest: the NPPES weekly files are older than the registry serving")
+
+// lastDay is the latest last day (YYYYMMDD) of the NPPES file names' ranges, "" for none.
+func lastDay(files []catalog.File) string {
+	last := ""
+	for _, f := range files {
+		if m := nppesSpan.FindStringSubmatch(f.Name); m != nil {
+			last = max(last, m[2])
+		}
+	}
+	return last
 }
 
 // nppesSpan reads the first and last day of an NPPES file's name.

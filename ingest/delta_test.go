@@ -199,7 +199,8 @@ func (c *cancelAtPhase) Phase(p string) {
 func (c *cancelAtPhase) Done(int64, int64, time.Duration) {}
 
 // A drop mixing monthly and weekly NPPES files is refused with a clear error and changes
-// nothing; weekly files with no monthly snapshot serving are refused too.
+// nothing; so are weekly files with no monthly snapshot serving, and a week older than the
+// registry serving. A week applied twice is skipped the second time.
 func TestWeeklyDeltaRefusals(t *testing.T) {
 	base, week, _, _ := weekly(t, 20)
 	ctx := context.Background()
@@ -231,6 +232,18 @@ func TestWeeklyDeltaRefusals(t *testing.T) {
 	after, _ := store.Serving(ctx, s)
 	if after.Version != before.Version {
 		t.Errorf("a refused drop switched the snapshot")
+	}
+	// A week before the monthly snapshot would bring back replaced records.
+	stale := t.TempDir()
+	entries, _ := os.ReadDir(week)
+	for _, e := range entries {
+		old := strings.Replace(e.Name(), "20250609-20250615", "20250526-20250601", 1)
+		if err := os.Link(filepath.Join(week, e.Name()), filepath.Join(stale, old)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: stale}); !errors.Is(err, ingest.ErrStaleWeekly) {
+		t.Errorf("a week before the monthly snapshot: %v, want ErrStaleWeekly", err)
 	}
 	// The same week twice: the second run finds it applied and does nothing.
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); err != nil {
