@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -93,16 +94,15 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 	}
 	u := &fhirUpdate{p: p, st: st, j: newJ, tags: map[string]store.Document{}, stats: map[string]int64{}}
 	npis := slices.Sorted(maps.Keys(rebuild))
-	for batch := range slices.Chunk(npis, maskBatch) {
-		if err := u.maskResources(ctx, store.Prefix, batch); err != nil {
-			return err
-		}
-		if err := u.providers(ctx, gen, batch); err != nil {
-			return err
-		}
+	if err := u.providers(ctx, gen, npis); err != nil {
+		return err
 	}
 	for _, ccn := range slices.Sorted(maps.Keys(facilities)) {
-		if err := u.facility(ctx, gen[catalog.Facilities], ccn); err != nil {
+		b, err := u.facility(ctx, gen[catalog.Facilities], ccn)
+		if err == nil {
+			err = u.write(ctx, b)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -123,9 +123,25 @@ type fhirUpdate struct {
 	stats map[string]int64
 }
 
-// emit writes new resources into the top and notes their tag sets.
-func (u *fhirUpdate) emit(ctx context.Context, res []fhirmap.Resource) error {
-	for _, r := range res {
+// fhirBatch is what a batch of the update replaces: the serving resources to mask, by
+// collection, and the new resources.
+type fhirBatch struct {
+	masks map[string][]store.Document
+	res   []fhirmap.Resource
+	err   error
+}
+
+// write emits a batch: its masks, then its resources into the top, noting their tag sets.
+func (u *fhirUpdate) write(ctx context.Context, b fhirBatch) error {
+	for _, c := range FHIRCollections {
+		for _, d := range b.masks[c] {
+			if err := u.p.EmitMask(ctx, c, maskOf(d)); err != nil {
+				return err
+			}
+			u.stats["masked"]++
+		}
+	}
+	for _, r := range b.res {
 		if err := u.p.Emit(ctx, catalog.FHIRCollection(r.Type), r.Doc); err != nil {
 			return err
 		}
@@ -136,30 +152,82 @@ func (u *fhirUpdate) emit(ctx context.Context, res []fhirmap.Resource) error {
 	return nil
 }
 
-// maskResources masks every serving resource, of every type, whose id matches one of ids
-// (match Prefix: the resources of those NPIs; Exact: those ids alone).
-func (u *fhirUpdate) maskResources(ctx context.Context, match store.Match, ids []string) error {
+// servingResources returns every serving resource, of every type, whose id matches one of ids
+// (match Prefix: the resources of those NPIs; Exact: those ids alone), by collection.
+func (u *fhirUpdate) servingResources(ctx context.Context, match store.Match, ids []string) (map[string][]store.Document, error) {
+	out := map[string][]store.Document{}
 	for _, c := range FHIRCollections {
 		q := store.Query{Collection: c, Generation: u.p.run.serving.Generation(c),
 			Where: []store.Condition{{Param: fhirmap.KeyID, Values: ids, Match: match}}}
 		err := eachDoc(ctx, u.st, q, func(d *store.Document) error {
-			u.stats["masked"]++
-			return u.p.EmitMask(ctx, c, maskOf(*d))
+			out[c] = append(out[c], store.Document{ID: d.ID, Keys: d.Keys})
+			return nil
 		})
 		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// providers replaces the resources of the registry providers with the given NPIs (ascending),
+// a batch at a time: batches are looked up and built on a worker per core, and written in
+// order by this goroutine alone, as the batch writer wants.
+func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis []string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := slices.Collect(slices.Chunk(npis, maskBatch))
+	out := make([]chan fhirBatch, len(batches))
+	for k := range out {
+		out[k] = make(chan fhirBatch, 1) // a worker never waits to hand its batch over
+	}
+	// A slot is taken per batch being built or waiting to be written, which bounds the
+	// batches held in memory.
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0)+1)
+	go func() {
+		for k, batch := range batches {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				b, err := u.batch(ctx, gen, batch)
+				b.err = err
+				out[k] <- b
+			}()
+		}
+	}()
+	for k := range batches {
+		var b fhirBatch
+		select {
+		case b = <-out[k]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-slots
+		if b.err != nil {
+			return b.err
+		}
+		if err := u.write(ctx, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// providers builds the resources of the registry providers with the given NPIs (ascending) as
-// the full projection does, from their registry documents and the secondary locations, other
-// names and endpoints that name them.
-func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis []string) error {
+// batch looks up the serving resources of a batch of NPIs and builds their new ones as the
+// full projection does, from their registry documents and the secondary locations, other names
+// and endpoints that name them.
+func (u *fhirUpdate) batch(ctx context.Context, gen map[string]string, npis []string) (fhirBatch, error) {
+	var b fhirBatch
+	var err error
+	if b.masks, err = u.servingResources(ctx, store.Prefix, npis); err != nil {
+		return b, err
+	}
 	docs, err := u.st.GetMany(ctx, gen[catalog.RegistryProviders], catalog.RegistryProviders, npis)
 	if err != nil || len(docs) == 0 {
-		return err
+		return b, err
 	}
 	groups := map[string]map[string][]store.Document{}
 	for _, c := range []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints} {
@@ -170,7 +238,7 @@ func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis 
 			return nil
 		})
 		if err != nil {
-			return err
+			return b, err
 		}
 		groups[c] = byNPI
 	}
@@ -182,39 +250,36 @@ func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis 
 			continue
 		}
 		if err != nil {
-			return err
+			return b, err
 		}
-		if err := u.emit(ctx, res); err != nil {
-			return err
-		}
+		b.res = append(b.res, res...)
 	}
-	return nil
+	return b, nil
 }
 
-// facility masks the serving resources of a Provider of Services facility and builds its new
-// ones, unless it is now merged into an organization NPI.
-func (u *fhirUpdate) facility(ctx context.Context, gen, ccn string) error {
-	if err := u.maskResources(ctx, store.Exact, []string{fhirmap.FacilityID(ccn)}); err != nil {
-		return err
+// facility replaces the resources of a Provider of Services facility: its serving ones are
+// masked, and it gets new ones unless it is now merged into an organization NPI.
+func (u *fhirUpdate) facility(ctx context.Context, gen, ccn string) (fhirBatch, error) {
+	var b fhirBatch
+	var err error
+	if b.masks, err = u.servingResources(ctx, store.Exact, []string{fhirmap.FacilityID(ccn)}); err != nil {
+		return b, err
 	}
 	if _, merged := u.j.mergedCCN[ccn]; merged || gen == "" {
-		return nil
+		return b, nil
 	}
 	d, err := u.st.Get(ctx, gen, catalog.Facilities, ccn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return b, nil
 	}
 	if err != nil {
-		return err
+		return b, err
 	}
-	res, err := u.j.facilityResources(ctx, &d)
+	b.res, err = u.j.facilityResources(ctx, &d)
 	if errors.Is(err, fhirmap.ErrNoResource) {
-		return nil
+		err = nil
 	}
-	if err != nil {
-		return err
-	}
-	return u.emit(ctx, res)
+	return b, err
 }
 
 // addTagSets writes the tag sets the new resources name that the serving generation lacks.
