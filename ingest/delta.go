@@ -164,33 +164,42 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 	if l.run.writer == nil {
 		return nil
 	}
-	st := l.run.opts.Store
-	for batch := range slices.Chunk(d.npis, maskBatch) {
-		below, err := st.GetMany(ctx, l.run.serving.Generation(catalog.RegistryProviders), catalog.RegistryProviders, batch)
-		if err != nil {
-			return err
+	st, serving := l.run.opts.Store, l.run.serving
+	secondary := []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}
+	batches := slices.Collect(slices.Chunk(d.npis, maskBatch))
+	// Each batch's documents below, by collection: looked up in parallel, masked in order.
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (map[string][]store.Document, error) {
+		below := map[string][]store.Document{}
+		var err error
+		below[catalog.RegistryProviders], err = st.GetMany(ctx, serving.Generation(catalog.RegistryProviders), catalog.RegistryProviders, batches[k])
+		for _, c := range secondary {
+			if err != nil {
+				break
+			}
+			q := store.Query{Collection: c, Generation: serving.Generation(c), Where: []store.Condition{{Param: mapping.KeyNPI, Values: batches[k]}}}
+			err = eachDoc(ctx, st, q, func(doc *store.Document) error {
+				below[c] = append(below[c], store.Document{ID: doc.ID, Keys: doc.Keys})
+				return nil
+			})
 		}
-		for _, doc := range below {
+		return below, err
+	}, func(below map[string][]store.Document) error {
+		for _, doc := range below[catalog.RegistryProviders] {
 			var v registryView
 			if err := json.Unmarshal(doc.Body, &v); err != nil {
 				return fmt.Errorf("ingest: registry record %s: %w", doc.ID, err)
 			}
 			d.old[doc.ID] = v.provider()
-			if err := l.run.writer.add(ctx, store.MaskCollection(catalog.RegistryProviders), maskOf(doc)); err != nil {
-				return err
+		}
+		for _, c := range append([]string{catalog.RegistryProviders}, secondary...) {
+			for _, doc := range below[c] {
+				if err := l.run.writer.add(ctx, store.MaskCollection(c), maskOf(doc)); err != nil {
+					return err
+				}
 			}
 		}
-		for _, c := range []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints} {
-			err := eachDoc(ctx, st, store.Query{Collection: c, Generation: l.run.serving.Generation(c),
-				Where: []store.Condition{{Param: mapping.KeyNPI, Values: batch}}}, func(doc *store.Document) error {
-				return l.run.writer.add(ctx, store.MaskCollection(c), maskOf(*doc))
-			})
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // ownedProvider copies the strings of p, which may point into a reader's buffers.

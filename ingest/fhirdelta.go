@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -128,7 +127,6 @@ type fhirUpdate struct {
 type fhirBatch struct {
 	masks map[string][]store.Document
 	res   []fhirmap.Resource
-	err   error
 }
 
 // write emits a batch: its masks, then its resources into the top, noting their tag sets.
@@ -171,49 +169,13 @@ func (u *fhirUpdate) servingResources(ctx context.Context, match store.Match, id
 }
 
 // providers replaces the resources of the registry providers with the given NPIs (ascending),
-// a batch at a time: batches are looked up and built on a worker per core, and written in
-// order by this goroutine alone, as the batch writer wants.
+// a batch at a time, looked up and built in parallel and written in order by this goroutine
+// alone, as the batch writer wants.
 func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis []string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	batches := slices.Collect(slices.Chunk(npis, maskBatch))
-	out := make([]chan fhirBatch, len(batches))
-	for k := range out {
-		out[k] = make(chan fhirBatch, 1) // a worker never waits to hand its batch over
-	}
-	// A slot is taken per batch being built or waiting to be written, which bounds the
-	// batches held in memory.
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0)+1)
-	go func() {
-		for k, batch := range batches {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			go func() {
-				b, err := u.batch(ctx, gen, batch)
-				b.err = err
-				out[k] <- b
-			}()
-		}
-	}()
-	for k := range batches {
-		var b fhirBatch
-		select {
-		case b = <-out[k]:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		<-slots
-		if b.err != nil {
-			return b.err
-		}
-		if err := u.write(ctx, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (fhirBatch, error) {
+		return u.batch(ctx, gen, batches[k])
+	}, func(b fhirBatch) error { return u.write(ctx, b) })
 }
 
 // batch looks up the serving resources of a batch of NPIs and builds their new ones as the
@@ -319,15 +281,22 @@ type enrollmentView struct {
 }
 
 // lookUp calls fn for every document of collection at gen with a key param equal to one of
-// values, asking for maskBatch values at a time.
+// values, asking for maskBatch values at a time, the batches in parallel and fn in order.
 func lookUp(ctx context.Context, st store.Store, gen, collection, param string, values []string, fn func(*store.Document) error) error {
-	for batch := range slices.Chunk(values, maskBatch) {
-		q := store.Query{Collection: collection, Generation: gen, Where: []store.Condition{{Param: param, Values: batch}}}
-		if err := eachDoc(ctx, st, q, fn); err != nil {
-			return err
+	batches := slices.Collect(slices.Chunk(values, maskBatch))
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) ([]store.Document, error) {
+		var docs []store.Document
+		q := store.Query{Collection: collection, Generation: gen, Where: []store.Condition{{Param: param, Values: batches[k]}}}
+		err := eachDoc(ctx, st, q, func(d *store.Document) error { docs = append(docs, *d); return nil })
+		return docs, err
+	}, func(docs []store.Document) error {
+		for i := range docs {
+			if err := fn(&docs[i]); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // enrollmentIDs returns the enrollment ids of the enrollments of npis.

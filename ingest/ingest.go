@@ -418,23 +418,35 @@ func (r *runState) familyCollections(name string) []string {
 }
 
 // changeSets records the change set of each collection between the serving generation and the
-// run's.
+// run's. Those of stacks read only their top layers and the documents those replace, and are
+// recorded in parallel; the others walk whole generations, one at a time.
 func (r *runState) changeSets(ctx context.Context, collections []string) (map[string]ChangeSummary, error) {
 	out := map[string]ChangeSummary{}
+	var stacks []string
 	for _, c := range collections {
-		record := recordChanges
 		if r.stacked[c] {
-			record = func(ctx context.Context, st store.Store, c, prev, gen string) (ChangeSummary, error) {
-				return recordStackChanges(ctx, st, c, prev, gen, r.gen)
-			}
+			stacks = append(stacks, c)
+			continue
 		}
-		sum, err := record(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c))
+		sum, err := recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
 		if err != nil {
 			return nil, err
 		}
 		out[c] = sum
 	}
-	return out, nil
+	type recorded struct {
+		collection string
+		sum        ChangeSummary
+	}
+	err := inOrder(ctx, len(stacks), func(ctx context.Context, k int) (recorded, error) {
+		c := stacks[k]
+		sum, err := recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen)
+		return recorded{c, sum}, err
+	}, func(rc recorded) error {
+		out[rc.collection] = rc.sum
+		return nil
+	})
+	return out, err
 }
 
 // switchServing switches the serving snapshot to the run's generation for every collection it
