@@ -3,7 +3,12 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"providerdir/catalog"
+	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -39,9 +47,10 @@ func pinned(st store.Store, dir, snapshot string) ingest.Options {
 }
 
 // A weekly delta on top of a monthly snapshot serves, in every collection, exactly what a full
-// ingest of the monthly drop with the week applied serves (Open Payments aside, whose matches a
-// delta keeps): the same documents, bodies and keys, the same pages by id and by each key's
-// order, the same counts.
+// ingest of the monthly drop with the week applied serves after the same monthly snapshot: the
+// same documents, bodies and keys, the same pages by id and by each key's order, the same
+// counts, the same FHIR answers. (The other families' files are the same in both drops, so
+// neither run loads them again: Open Payments keep the monthly run's matches in both.)
 func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
 	base, week, merged, wk := weekly(t, 60)
 	ctx := context.Background()
@@ -53,8 +62,12 @@ func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ingest.Run(ctx, pinned(full, merged, wk.Last)); err != nil {
-		t.Fatal(err)
+	// The full ingest follows the same monthly snapshot, so that both stores have the same
+	// previous snapshot (a resource gone since is 410, not 404).
+	for _, dir := range []string{base, merged} {
+		if _, err := ingest.Run(ctx, pinned(full, dir, wk.Last)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	a, _ := store.Serving(ctx, delta)
 	b, _ := store.Serving(ctx, full)
@@ -64,13 +77,13 @@ func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
 		}
 	}
 	for coll, gen := range b.Collections {
-		// Open Payments recipients are not matched again by a delta (their match stays the one
-		// of the monthly ingest), and the manifests differ by the files they list.
-		if coll == catalog.ManifestCollection || coll == catalog.Payments {
+		// The manifests differ by the files they list.
+		if coll == catalog.ManifestCollection {
 			continue
 		}
 		sameView(t, coll, delta, a.Generation(coll), full, gen)
 	}
+	sameFHIR(t, delta, full, wk)
 	m := family(t, res, "nppes").Manifest
 	var names []string
 	for _, f := range m.Weekly {
@@ -258,4 +271,89 @@ func TestWeeklyDeltaRefusals(t *testing.T) {
 	if res.Switched || again.Version != applied.Version {
 		t.Errorf("the week applied twice switched the snapshot again")
 	}
+}
+
+// everything is a FHIR grant of every read and search.
+type everything struct{}
+
+func (everything) Allows(string, catalog.Interaction) bool { return true }
+func (everything) Sandboxed() bool                         { return false }
+
+// sameFHIR asks the FHIR API served from each store for the changed providers' resources, by
+// read and by searches with includes and paging, and compares the answers: the resources, the
+// totals and the entries of every page (the Bundles' own ids differ, and so do their page links,
+// which name each store's generation).
+func sameFHIR(t *testing.T, sa, sb store.Store, wk *synth.WeeklyResult) {
+	t.Helper()
+	serve := func(st store.Store) string {
+		r := mux.NewRouter()
+		fhir.New(fhir.Config{Store: st, BaseURL: "http://directory.example/fhir", GrantFrom: func(context.Context) (fhir.Grant, bool) { return everything{}, true },
+			Log: slog.New(slog.DiscardHandler)}).Routes(r.PathPrefix("/fhir").Subrouter())
+		srv := httptest.NewServer(r)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	ua, ub := serve(sa), serve(sb)
+	get := func(url string) (int, map[string]any) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v: %.200s", url, err, b)
+		}
+		return resp.StatusCode, v
+	}
+	var paths []string
+	for _, kind := range []string{synth.WeeklyMoved, synth.WeeklyTaxonomy, synth.WeeklyRenamed, synth.WeeklyDeactivated, synth.WeeklyNew} {
+		for _, npi := range wk.Changes[kind][:min(2, len(wk.Changes[kind]))] {
+			paths = append(paths, "/fhir/Practitioner/"+npi, "/fhir/Organization/"+npi, "/fhir/Location/"+npi,
+				"/fhir/PractitionerRole?practitioner=Practitioner/"+npi+"&_include=PractitionerRole:organization&_include=PractitionerRole:location",
+				"/fhir/Organization?identifier="+npi+"&_revinclude=PractitionerRole:organization")
+		}
+	}
+	paths = append(paths, "/fhir/Practitioner?address-state=CA&_count=7", "/fhir/Organization?_count=9&_sort=name",
+		"/fhir/Location?address-state=NY&_count=11", "/fhir/PractitionerRole?specialty=207RC0000X&_count=5&_include=PractitionerRole:practitioner")
+	next := func(bundle map[string]any) string {
+		for _, l := range asList(bundle["link"]) {
+			if m, _ := l.(map[string]any); m["relation"] == "next" {
+				u, _ := m["url"].(string)
+				return strings.TrimPrefix(u, "http://directory.example")
+			}
+		}
+		return ""
+	}
+	for _, p := range paths {
+		// Each store's next page is asked for with its own link, which names its generation.
+		pa, pb := p, p
+		for page := 0; pa != "" && page < 4; page++ {
+			ca, a := get(ua + pa)
+			cb, b := get(ub + pb)
+			pa, pb = next(a), next(b)
+			if a["resourceType"] == "Bundle" {
+				for _, v := range []map[string]any{a, b} {
+					delete(v, "link")
+					delete(v, "id") // each Bundle's own
+					delete(v, "meta")
+				}
+			}
+			if ca != cb || !equalJSON(a, b) || (pa == "") != (pb == "") {
+				t.Fatalf("%s (page %d): %d after the delta, %d after a full ingest:\n%v\n%v", p, page+1, ca, cb, a, b)
+			}
+		}
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
 }
