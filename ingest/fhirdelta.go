@@ -216,7 +216,30 @@ func (u *fhirUpdate) batch(ctx context.Context, gen map[string]string, npis []st
 		}
 		b.res = append(b.res, res...)
 	}
-	return b, nil
+	return b, u.maskReplaced(ctx, &b, npis)
+}
+
+// maskReplaced adds to a batch's masks the serving resources its new resources replace under
+// ids that do not start with one of the batch's NPIs (ascending): the Location an organization
+// merged with a Provider of Services facility has under the facility's id.
+func (u *fhirUpdate) maskReplaced(ctx context.Context, b *fhirBatch, npis []string) error {
+	others := map[string][]string{}
+	for _, r := range b.res {
+		if _, mine := slices.BinarySearch(npis, r.ID[:min(len(r.ID), 10)]); !mine { // an NPI is ten digits
+			c := catalog.FHIRCollection(r.Type)
+			others[c] = append(others[c], r.ID)
+		}
+	}
+	for c, ids := range others {
+		below, err := u.st.GetMany(ctx, u.p.run.serving.Generation(c), c, ids)
+		if err != nil {
+			return err
+		}
+		for _, d := range below {
+			b.masks[c] = append(b.masks[c], store.Document{ID: d.ID, Keys: d.Keys})
+		}
+	}
+	return nil
 }
 
 // facility replaces the resources of a Provider of Services facility: its serving ones are
