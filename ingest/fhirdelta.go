@@ -26,7 +26,7 @@ import (
 //   - the NPIs that entered or left the sandbox subset, and the organizations that entered or
 //     left the sandbox through their practitioners' roles;
 //   - the Provider of Services facilities whose merge with an organization NPI (a CCN bridged to
-//     exactly one registry organization) the delta made or undid.
+//     exactly one registry organization) the delta made or undid, and those part of them.
 //
 // Each of those NPIs' serving resources (ids starting with the NPI) goes into the masks, its
 // new ones into the top; the PECOS employer join is built for the rebuilt NPIs alone. Tag sets
@@ -86,10 +86,14 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 			rebuild[id] = true // an organization: its resources need no employer join
 		}
 	}
+	remerged := map[string]bool{}
 	for _, ccn := range slices.Concat(slices.Collect(maps.Keys(oldJ.mergedCCN)), slices.Collect(maps.Keys(newJ.mergedCCN))) {
 		if oldJ.mergedCCN[ccn] != newJ.mergedCCN[ccn] {
-			facilities[ccn] = true
+			facilities[ccn], remerged[ccn] = true, true
 		}
+	}
+	if err := facilitiesPartOf(ctx, st, gen[catalog.Facilities], remerged, facilities); err != nil {
+		return err
 	}
 	u := &fhirUpdate{p: p, st: st, j: newJ, tags: map[string]store.Document{}, stats: map[string]int64{}}
 	npis := slices.Sorted(maps.Keys(rebuild))
@@ -111,6 +115,31 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 	p.run.opts.Log.Info("FHIR resources updated", "providers", len(npis), "facilities", len(facilities), "resources", u.stats["resources"],
 		"masked", u.stats["masked"], "tag_sets_added", u.stats["tags"], "elapsed", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// facilitiesPartOf adds to facilities the CCNs of the facilities whose related provider is one of
+// ccns: a facility is part of the Organization that stands for its related provider, which
+// changes when that CCN is merged into an organization NPI or no longer is. Facilities carry
+// no key of their related provider, so they are read whole, which happens only when a merge
+// changed.
+func facilitiesPartOf(ctx context.Context, st store.Store, gen string, ccns, facilities map[string]bool) error {
+	if len(ccns) == 0 {
+		return nil
+	}
+	return eachDoc(ctx, st, store.Query{Collection: catalog.Facilities, Generation: gen}, func(d *store.Document) error {
+		var f struct {
+			Record struct {
+				RelatedProvider string `json:"related_provider"`
+			} `json:"record"`
+		}
+		if err := json.Unmarshal(d.Body, &f); err != nil {
+			return fmt.Errorf("fhir: facility %s: %w", d.ID, err)
+		}
+		if ccns[f.Record.RelatedProvider] {
+			facilities[d.ID] = true
+		}
+		return nil
+	})
 }
 
 // fhirUpdate is the state of one updateFHIR.
