@@ -142,6 +142,23 @@ func sameView(t *testing.T, coll string, sa store.Store, ga string, sb store.Sto
 	}
 	da, db := all(sa, ga), all(sb, gb)
 	if len(da) != len(db) {
+		x, y := map[string]bool{}, map[string]bool{}
+		for _, d := range da {
+			x[d.ID] = true
+		}
+		for _, d := range db {
+			y[d.ID] = true
+		}
+		for id := range x {
+			if !y[id] {
+				t.Logf("only after the delta: %s", id)
+			}
+		}
+		for id := range y {
+			if !x[id] {
+				t.Logf("only after a full ingest: %s", id)
+			}
+		}
 		t.Fatalf("%s: %d documents after the delta, %d after a full ingest", coll, len(da), len(db))
 	}
 	for i := range da {
@@ -365,4 +382,72 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// A weekly drop that also changes a family the FHIR resources are built from (here the PECOS
+// reassignments) loads the registry as a delta and rebuilds the resources in full over it:
+// what it serves is what a full ingest of the monthly drop with the week and the new PECOS
+// file applied serves.
+func TestWeeklyDeltaWithAnotherFamily(t *testing.T) {
+	base, week, merged, wk := weekly(t, 60)
+	ctx := context.Background()
+	name := ""
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Name(), "PPEF_Reassignment"):
+			name = e.Name()
+		case strings.HasPrefix(e.Name(), "PPEF_Enrollment"), strings.HasPrefix(e.Name(), "Hospital_Enrollments"):
+			// The family's other files, as they are: a family loads whole.
+			if err := os.Link(filepath.Join(base, e.Name()), filepath.Join(week, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A new file, not a link to the shared drop's: every tenth reassignment ended.
+	b, err := os.ReadFile(filepath.Join(base, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(week, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewriteCSV(t, week, "PPEF_Reassignment", func(_ []string, rows [][]string) [][]string {
+		var kept [][]string
+		for i, r := range rows {
+			if i%10 != 3 {
+				kept = append(kept, r)
+			}
+		}
+		return kept
+	})
+	if b, err = os.ReadFile(filepath.Join(week, name)); err == nil {
+		os.Remove(filepath.Join(merged, name))
+		err = os.WriteFile(filepath.Join(merged, name), b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	for _, run := range []struct {
+		st   store.Store
+		dirs []string
+	}{{delta, []string{base, week}}, {full, []string{base, merged}}} {
+		for _, dir := range run.dirs {
+			if _, err := ingest.Run(ctx, pinned(run.st, dir, wk.Last)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, _ := store.Serving(ctx, delta)
+	bs, _ := store.Serving(ctx, full)
+	if len(store.Layers(a.Generation(catalog.RegistryProviders))) != 2 || len(store.Layers(a.Generation(catalog.FHIRCollection("Practitioner")))) != 1 {
+		t.Fatalf("registry at %s, resources at %s: want a stacked registry and resources built in full",
+			a.Generation(catalog.RegistryProviders), a.Generation(catalog.FHIRCollection("Practitioner")))
+	}
+	for coll, gen := range bs.Collections {
+		if coll != catalog.ManifestCollection {
+			sameView(t, coll, delta, a.Generation(coll), full, gen)
+		}
+	}
 }
