@@ -451,3 +451,38 @@ func TestWeeklyDeltaWithAnotherFamily(t *testing.T) {
 		}
 	}
 }
+
+// Two weeks in a row make a stack of three layers, each week masking what it replaces in the
+// view below it, stacked or not: served, it is the monthly drop with both weeks applied.
+func TestTwoWeeklyDeltas(t *testing.T) {
+	base, week1, merged1, _ := weekly(t, 60)
+	dir := t.TempDir()
+	week2, merged2 := filepath.Join(dir, "week2"), filepath.Join(dir, "merged2")
+	wk2, err := synth.GenerateWeekly(context.Background(), synth.WeeklyConfig{From: merged1, Out: week2, Changes: 60, Merged: merged2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	for _, run := range []struct {
+		st   store.Store
+		dirs []string
+	}{{delta, []string{base, week1, week2}}, {full, []string{base, merged2}}} {
+		for _, d := range run.dirs {
+			if _, err := ingest.Run(ctx, pinned(run.st, d, wk2.Last)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, _ := store.Serving(ctx, delta)
+	b, _ := store.Serving(ctx, full)
+	if len(store.Layers(a.Generation(catalog.RegistryProviders))) != 3 {
+		t.Fatalf("the registry is served at %s, not as three layers", a.Generation(catalog.RegistryProviders))
+	}
+	for coll, gen := range b.Collections {
+		if coll != catalog.ManifestCollection {
+			sameView(t, coll, delta, a.Generation(coll), full, gen)
+		}
+	}
+	sameFHIR(t, delta, full, wk2)
+}

@@ -3,14 +3,17 @@ package synth
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"providerdir/ident"
 )
@@ -33,9 +36,9 @@ type WeeklyConfig struct {
 	// Changes is the number of changed records.
 	Changes int
 	// Merged, when set, receives the drop with the week applied: monthly NPPES files spanning to
-	// the week's last day in which each changed NPI's rows are the weekly ones, and every other
-	// family's files as they are in From. A full ingest of it is what a delta ingest of the week
-	// on top of From must serve.
+	// the week's last day in which each changed NPI's rows are the weekly ones, every other
+	// family's files as they are in From, and a manifest from which the next week can be
+	// written. A full ingest of it is what a delta ingest of the week on top of From must serve.
 	Merged string
 }
 
@@ -325,10 +328,21 @@ func (w *week) newNPI(n int64) (string, error) {
 // weeklyStates are the states a moved practice goes to.
 var weeklyStates = []string{"AL", "AZ", "CA", "CO", "FL", "GA", "IL", "MA", "MI", "MN", "NC", "NJ", "NY", "OH", "OR", "PA", "TX", "VA", "WA", "WI"}
 
-// writeMerged writes cfg.Merged: the drop with the week applied.
+// writeMerged writes cfg.Merged: the drop with the week applied, and its manifest, so that
+// the week after can be written from it in turn. The manifest is the drop's dated at the week's
+// last day; it lists no bad rows of the NPPES files, whose lines moved.
 func (w *week) writeMerged(ctx context.Context, m *Manifest, cfg WeeklyConfig) error {
 	if err := os.MkdirAll(cfg.Merged, 0o755); err != nil {
 		return fmt.Errorf("synth: %w", err)
+	}
+	mm := *m
+	mm.Files, mm.BadRows, mm.SnapshotDates = nil, nil, maps.Clone(m.SnapshotDates)
+	mm.Snapshot, mm.PreviousSnapshot = w.last.time().Format(time.DateOnly), m.Snapshot
+	mm.SnapshotDates["nppes"] = mm.Snapshot
+	for _, b := range m.BadRows {
+		if f, ok := m.File(b.File); ok && f.Family != "nppes" {
+			mm.BadRows = append(mm.BadRows, b)
+		}
 	}
 	for _, f := range m.Files {
 		kind := ""
@@ -345,12 +359,22 @@ func (w *week) writeMerged(ctx context.Context, m *Manifest, cfg WeeklyConfig) e
 			if err := copyFile(src, filepath.Join(cfg.Merged, f.Name)); err != nil {
 				return err
 			}
+			mm.Files = append(mm.Files, f)
 			continue
 		}
 		name := kind + nppesEpoch.compact() + "-" + w.last.compact() + ".csv"
-		if err := w.mergeFile(src, cfg.Merged, name, kind); err != nil {
+		info, err := w.mergeFile(src, cfg.Merged, name, kind)
+		if err != nil {
 			return err
 		}
+		mm.Files = append(mm.Files, info)
+	}
+	b, err := json.MarshalIndent(&mm, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Merged, ManifestName), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("synth: %w", err)
 	}
 	return nil
 }
@@ -358,23 +382,23 @@ func (w *week) writeMerged(ctx context.Context, m *Manifest, cfg WeeklyConfig) e
 // mergeFile writes a monthly file in which the changed NPIs' rows are the weekly ones: each
 // changed NPI's first row is replaced by its weekly rows, its other rows dropped, and the rows of
 // new NPIs follow at the end.
-func (w *week) mergeFile(src, outDir, name, kind string) error {
+func (w *week) mergeFile(src, outDir, name, kind string) (FileInfo, error) {
 	cr, in, err := csvReader(src)
 	if err != nil {
-		return err
+		return FileInfo{}, err
 	}
 	defer in.Close()
 	header, err := cr.Read()
 	if err != nil {
-		return fmt.Errorf("synth: %s: %w", src, err)
+		return FileInfo{}, fmt.Errorf("synth: %s: %w", src, err)
 	}
 	out, err := createCSV(outDir, name, "nppes", quoteAll, false)
 	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return FileInfo{}, fmt.Errorf("synth: %w", err)
 	}
 	defer out.abort()
 	if err := out.writeHeader(header, true); err != nil {
-		return err
+		return FileInfo{}, err
 	}
 	byNPI := map[string][][]string{}
 	for _, row := range w.weekly[kind] {
@@ -387,11 +411,11 @@ func (w *week) mergeFile(src, outDir, name, kind string) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("synth: %s: %w", src, err)
+			return FileInfo{}, fmt.Errorf("synth: %s: %w", src, err)
 		}
 		if w.changed[row[0]] == "" {
 			if err := out.writeRow(row); err != nil {
-				return err
+				return FileInfo{}, err
 			}
 			continue
 		}
@@ -401,19 +425,18 @@ func (w *week) mergeFile(src, outDir, name, kind string) error {
 		written[row[0]] = true
 		for _, r := range byNPI[row[0]] {
 			if err := out.writeRow(r); err != nil {
-				return err
+				return FileInfo{}, err
 			}
 		}
 	}
 	for _, row := range w.weekly[kind] {
 		if !written[row[0]] {
 			if err := out.writeRow(row); err != nil {
-				return err
+				return FileInfo{}, err
 			}
 		}
 	}
-	_, err = out.close()
-	return err
+	return out.close()
 }
 
 // copyFile copies a drop's file, by a hard link when the file system allows one.

@@ -122,6 +122,16 @@ func TestWeeklyMergedDrop(t *testing.T) {
 			t.Errorf("merged row of %s is neither the week's nor the base's", npi)
 		}
 	}
+	// Its manifest dates it at the week's end and names its files, so a next week can follow.
+	mm, err := ReadManifest(merged)
+	if err != nil || mm.Snapshot != res.Last || mm.SnapshotDates["nppes"] != res.Last || len(mm.Files) != len(mb.Files) {
+		t.Fatalf("merged manifest %+v, %v", mm, err)
+	}
+	for _, f := range mm.Files {
+		if _, err := os.Stat(filepath.Join(merged, f.Name)); err != nil {
+			t.Error(err)
+		}
+	}
 	for _, f := range mb.Files {
 		if f.Family == "nppes" {
 			continue
