@@ -9,8 +9,8 @@ import (
 	"providerdir/store"
 )
 
-// NPPES monthly full files, and the weekly update files of the same layout (see delta.go). The *_fileheader.csv files that ship beside them hold only a header
-// row and are not matched.
+// NPPES monthly full files, and the weekly update files of the same layout (see delta.go). The
+// *_fileheader.csv files that ship beside them hold only a header row and are not matched.
 var (
 	npidataFile   = pattern(`npidata_pfile_[0-9-]+\.csv`)
 	plFile        = pattern(`pl_pfile_[0-9-]+\.csv`)
