@@ -20,9 +20,9 @@ import (
 // rebuilds, with the full projection's own joiner and mapping, the resources of:
 //
 //   - every NPI of the weekly files;
-//   - the practitioners whose roles name one of them (a role carries its organization's name
-//     and status), found by targeted PECOS look-ups: the NPIs' enrollments, the reassignments
-//     received by those, the reassigning enrollments' NPIs;
+//   - the practitioners whose roles name one of the organizations among them (a role carries
+//     its organization's name and status), found by targeted PECOS look-ups: the organizations'
+//     enrollments, the reassignments received by those, the reassigning enrollments' NPIs;
 //   - the NPIs that entered or left the sandbox subset, and the organizations that entered or
 //     left the sandbox through their practitioners' roles;
 //   - the Provider of Services facilities whose merge with an organization NPI (a CCN bridged to
@@ -52,7 +52,7 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 	for _, n := range d.npis {
 		rebuild[n] = true
 	}
-	employees, err := employeesOf(ctx, st, gen, d.npis)
+	employees, err := employeesOf(ctx, st, gen, d.organizations())
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,18 @@ func facilitiesPartOf(ctx context.Context, st store.Store, gen string, ccns, fac
 		}
 		return nil
 	})
+}
+
+// organizations are the NPIs whose registry record the delta changed that are organizations,
+// before or after: the only ones a practitioner's role can name.
+func (d *registryDelta) organizations() []string {
+	var out []string
+	for _, npi := range d.npis {
+		if d.old[npi].Organization || d.new[npi].Organization {
+			out = append(out, npi)
+		}
+	}
+	return out
 }
 
 // fhirUpdate is the state of one updateFHIR.
