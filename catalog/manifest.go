@@ -28,6 +28,10 @@ type Manifest struct {
 	Rejected    int64     `json:"rejected"`
 	StartedAt   time.Time `json:"started_at"`
 	FinishedAt  time.Time `json:"finished_at"`
+
+	// Weekly are the NPPES weekly update files applied on top of Files since they loaded, in the
+	// order they were applied; a full load of the family starts the list anew.
+	Weekly []File `json:"weekly_files,omitempty"`
 }
 
 // Coverage is the period a snapshot covers; End is a date or "ongoing".

@@ -34,25 +34,8 @@ func recordChanges(ctx context.Context, st store.Store, collection, prevGen, new
 		n, err := st.Count(ctx, store.Query{Collection: collection, Generation: newGen})
 		return ChangeSummary{Added: n, Initial: true}, err
 	}
-	sum := ChangeSummary{Previous: prevGen}
-	cur := catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection}
-	flush := func(force bool) error {
-		n := len(cur.Added) + len(cur.Changed) + len(cur.Removed)
-		if n == 0 || (!force && n < changeChunk) {
-			return nil
-		}
-		body, err := json.Marshal(cur)
-		if err != nil {
-			return err
-		}
-		id := fmt.Sprintf("%s.%s.%06d", newGen, collection, sum.Chunks)
-		if _, err := st.PutRecord(ctx, store.Record{Kind: catalog.ChangeKind, ID: id, Body: body}); err != nil {
-			return err
-		}
-		sum.Chunks++
-		cur.Added, cur.Changed, cur.Removed = nil, nil, nil
-		return nil
-	}
+	cw := &changeWriter{st: st, collection: collection, id: newGen, cur: catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection},
+		sum: ChangeSummary{Previous: prevGen}}
 	oldIt := newScan(st, collection, prevGen)
 	newIt := newScan(st, collection, newGen)
 	o, oerr := oldIt.next(ctx)
@@ -60,37 +43,77 @@ func recordChanges(ctx context.Context, st store.Store, collection, prevGen, new
 	for oerr == nil && nerr == nil && (o != nil || n != nil) {
 		switch {
 		case o == nil || (n != nil && n.ID < o.ID):
-			cur.Added = append(cur.Added, n.ID)
-			sum.Added++
+			cw.added(n.ID)
 			n, nerr = newIt.next(ctx)
 		case n == nil || o.ID < n.ID:
-			cur.Removed = append(cur.Removed, o.ID)
-			sum.Removed++
+			cw.removed(o.ID)
 			o, oerr = oldIt.next(ctx)
 		default:
 			if !sameRecord(o.Body, n.Body) {
-				cur.Changed = append(cur.Changed, n.ID)
-				sum.Changed++
+				cw.changed(n.ID)
 			}
 			o, oerr = oldIt.next(ctx)
 			n, nerr = newIt.next(ctx)
 		}
-		if err := flush(false); err != nil {
-			return sum, err
+		if err := cw.flush(ctx, false); err != nil {
+			return cw.sum, err
 		}
 	}
 	if oerr != nil {
-		return sum, oerr
+		return cw.sum, oerr
 	}
 	if nerr != nil {
-		return sum, nerr
+		return cw.sum, nerr
 	}
-	return sum, flush(true)
+	return cw.sum, cw.flush(ctx, true)
 }
+
+// changeWriter stores a collection's change set as change records of changeChunk ids at most,
+// named after the generation id (the run's own) and the collection.
+type changeWriter struct {
+	st         store.Store
+	collection string
+	id         string
+	cur        catalog.ChangeSet
+	sum        ChangeSummary
+}
+
+func (w *changeWriter) added(id string)   { w.cur.Added = append(w.cur.Added, id); w.sum.Added++ }
+func (w *changeWriter) changed(id string) { w.cur.Changed = append(w.cur.Changed, id); w.sum.Changed++ }
+func (w *changeWriter) removed(id string) { w.cur.Removed = append(w.cur.Removed, id); w.sum.Removed++ }
+
+// flush stores the ids gathered once they fill a chunk, or whatever there is when force is set.
+func (w *changeWriter) flush(ctx context.Context, force bool) error {
+	n := len(w.cur.Added) + len(w.cur.Changed) + len(w.cur.Removed)
+	if n == 0 || (!force && n < changeChunk) {
+		return nil
+	}
+	body, err := json.Marshal(w.cur)
+	if err != nil {
+		return err
+	}
+	id := fmt.Sprintf("%s.%s.%06d", w.id, w.collection, w.sum.Chunks)
+	if _, err := w.st.PutRecord(ctx, store.Record{Kind: catalog.ChangeKind, ID: id, Body: body}); err != nil {
+		return err
+	}
+	w.sum.Chunks++
+	w.cur.Added, w.cur.Changed, w.cur.Removed = nil, nil, nil
+	return nil
+}
+
+// recordMember is how the record member of a document body is named; a body without it is
+// compared whole, without decoding it.
+var recordMember = []byte(`"record"`)
 
 // sameRecord compares the "record" members of two document bodies, ignoring provenance. Bodies
 // without a record member are compared whole.
 func sameRecord(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if !bytes.Contains(a, recordMember) || !bytes.Contains(b, recordMember) {
+		return false // compared whole, as they must be without a record member
+	}
 	var x, y struct {
 		Record json.RawMessage `json:"record"`
 	}

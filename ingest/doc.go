@@ -38,6 +38,11 @@
 // loads whenever a later family or projection must read what an earlier one wrote. Each
 // document body is built in a buffer from a pool, given back once the store has copied it.
 //
+// A drop of NPPES weekly update files loads as a delta (delta.go): the changed records and what
+// derives from them are written as small top layers over the serving generations
+// (store.StackGeneration), so that the run takes time in proportion to the week, not to the
+// registry; it switches in one step like any other run.
+//
 // Then the change set against the serving generation is computed by a merge join of the two
 // generations in id order and stored as change records, and the serving pointer switches in one
 // compare-and-swap (store.Switch). On error or cancellation nothing switches and the partial

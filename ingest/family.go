@@ -40,7 +40,7 @@ var families = []*family{
 		collections: []string{catalog.CensusStates, catalog.CensusCounties}, load: loadCensus, snapshotOf: censusVintageDate},
 	{name: "nucc", dataset: mapping.NUCC, patterns: []*regexp.Regexp{nuccFile},
 		collections: []string{catalog.NUCCTaxonomy}, load: loadNUCC, snapshotOf: nuccReleaseDate},
-	{name: "nppes", dataset: mapping.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
+	{name: nppesFamily, dataset: mapping.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
 		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}, load: loadNPPES},
 	{name: "pecos", dataset: mapping.PECOS, patterns: []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
 		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments}, load: loadPECOS},
@@ -85,6 +85,8 @@ type foundFamily struct {
 	// described lists the files with their sizes, and their checksums if they were computed
 	// before the load.
 	described []catalog.File
+	// base is set for NPPES weekly update files: the serving manifest they apply on top of.
+	base *catalog.Manifest
 }
 
 // findFamilies lists the families present in roots (and their immediate subdirectories, where

@@ -209,16 +209,7 @@ func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resour
 		if _, merged := j.mergedCCN[d.ID]; merged {
 			continue
 		}
-		body, err := mapping.DecodeBody[mapping.FacilityRecord](*d)
-		if err != nil {
-			return fmt.Errorf("fhir: facility %s: %w", d.ID, err)
-		}
-		f := &fhirmap.Facility{Record: body.Record, Provenance: body.Provenance}
-		if f.PartOf, err = j.parentOf(ctx, fhirmap.FacilityID(d.ID)); err != nil {
-			return err
-		}
-		f.Sandbox = j.sandboxOrgs[fhirmap.FacilityID(d.ID)]
-		res, err := fhirmap.BuildFacility(f)
+		res, err := j.facilityResources(ctx, d)
 		if errors.Is(err, fhirmap.ErrNoResource) {
 			stats["skipped"]++
 			continue
@@ -230,6 +221,21 @@ func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resour
 			return err
 		}
 	}
+}
+
+// facilityResources builds the resources of a Provider of Services facility that is not merged
+// into an organization NPI.
+func (j *joiner) facilityResources(ctx context.Context, d *store.Document) ([]fhirmap.Resource, error) {
+	body, err := mapping.DecodeBody[mapping.FacilityRecord](*d)
+	if err != nil {
+		return nil, fmt.Errorf("fhir: facility %s: %w", d.ID, err)
+	}
+	f := &fhirmap.Facility{Record: body.Record, Provenance: body.Provenance}
+	if f.PartOf, err = j.parentOf(ctx, fhirmap.FacilityID(d.ID)); err != nil {
+		return nil, err
+	}
+	f.Sandbox = j.sandboxOrgs[fhirmap.FacilityID(d.ID)]
+	return fhirmap.BuildFacility(f)
 }
 
 // taxonomies reads the NUCC display names.

@@ -55,21 +55,28 @@ type facInfo struct {
 }
 
 func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
-	j := &joiner{st: p.Store(), gen: map[string]string{}, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
-		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
-		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
+	gen := map[string]string{}
 	for _, c := range fhirInputs {
 		g, err := p.Generation(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		j.gen[c] = g
+		gen[c] = g
 	}
+	return newJoinerAt(ctx, p.Store(), gen, loadPECOSJoin)
+}
+
+// newJoinerAt is a joiner reading the inputs at the generations gen, whose PECOS employer join
+// comes from pecos: the whole join, or the part a delta needs.
+func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pecos func(context.Context, *joiner) (*pecosJoin, error)) (*joiner, error) {
+	j := &joiner{st: st, gen: gen, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
+		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
+		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
 	var err error
 	if j.tax, err = taxonomies(ctx, j.st, j.gen[catalog.NUCCTaxonomy]); err != nil {
 		return nil, err
 	}
-	if j.emp, err = loadPECOSJoin(ctx, j); err != nil {
+	if j.emp, err = pecos(ctx, j); err != nil {
 		return nil, err
 	}
 	err = j.each(ctx, catalog.SandboxNPIs, nil, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
@@ -333,13 +340,10 @@ func npiNumber(s string) (uint32, bool) {
 func npiString(n uint32) string { return fmt.Sprintf("%010d", n) }
 
 func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
-	pj := &pecosJoin{links: map[uint32][]pecosLink{}}
+	b := newPECOSJoinBuilder()
 	if j.gen[catalog.Enrollments] == "" || j.gen[catalog.Reassignments] == "" {
-		return pj, nil
+		return b.pj, nil
 	}
-	// Enrollment id -> NPI; an enrollment id under several NPIs keeps the others in more.
-	first := map[string]uint32{}
-	more := map[string][]uint32{}
 	sc := newScan(j.st, catalog.Enrollments, j.gen[catalog.Enrollments])
 	for {
 		d, err := sc.next(ctx)
@@ -349,34 +353,10 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 		if d == nil {
 			break
 		}
-		var b struct {
-			Record struct {
-				NPI          string `json:"npi"`
-				EnrollmentID string `json:"enrollment_id"`
-			} `json:"record"`
-		}
-		if err := json.Unmarshal(d.Body, &b); err != nil {
-			return nil, fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
-		}
-		npi, ok := npiNumber(b.Record.NPI)
-		if !ok || b.Record.EnrollmentID == "" {
-			continue
-		}
-		if prev, seen := first[b.Record.EnrollmentID]; !seen {
-			first[b.Record.EnrollmentID] = npi
-		} else if prev != npi && !slices.Contains(more[b.Record.EnrollmentID], npi) {
-			more[b.Record.EnrollmentID] = append(more[b.Record.EnrollmentID], npi)
+		if err := b.addEnrollment(d); err != nil {
+			return nil, err
 		}
 	}
-	npisOf := func(enrollment string, buf []uint32) []uint32 {
-		buf = buf[:0]
-		if n, ok := first[enrollment]; ok {
-			buf = append(buf, n)
-		}
-		return append(buf, more[enrollment]...)
-	}
-	provIndex := map[string]uint32{}
-	var from, to []uint32
 	sc = newScan(j.st, catalog.Reassignments, j.gen[catalog.Reassignments])
 	for {
 		d, err := sc.next(ctx)
@@ -386,38 +366,94 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 		if d == nil {
 			break
 		}
-		var b struct {
-			Record     mapping.ReassignmentRecord `json:"record"`
-			Provenance json.RawMessage            `json:"provenance"`
+		if err := b.addReassignment(d); err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(d.Body, &b); err != nil {
-			return nil, fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
+	}
+	return b.pj, nil
+}
+
+// pecosJoinBuilder builds a pecosJoin from enrollment documents, then reassignment documents in
+// id order.
+type pecosJoinBuilder struct {
+	pj *pecosJoin
+	// Enrollment id -> NPI; an enrollment id under several NPIs keeps the others in more.
+	first     map[string]uint32
+	more      map[string][]uint32
+	provIndex map[string]uint32
+	from, to  []uint32
+}
+
+func newPECOSJoinBuilder() *pecosJoinBuilder {
+	return &pecosJoinBuilder{pj: &pecosJoin{links: map[uint32][]pecosLink{}}, first: map[string]uint32{}, more: map[string][]uint32{},
+		provIndex: map[string]uint32{}}
+}
+
+// addEnrollment notes the NPI of one enrollment document. Adding one twice changes nothing.
+func (b *pecosJoinBuilder) addEnrollment(d *store.Document) error {
+	var e struct {
+		Record struct {
+			NPI          string `json:"npi"`
+			EnrollmentID string `json:"enrollment_id"`
+		} `json:"record"`
+	}
+	if err := json.Unmarshal(d.Body, &e); err != nil {
+		return fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
+	}
+	npi, ok := npiNumber(e.Record.NPI)
+	if !ok || e.Record.EnrollmentID == "" {
+		return nil
+	}
+	if prev, seen := b.first[e.Record.EnrollmentID]; !seen {
+		b.first[e.Record.EnrollmentID] = npi
+	} else if prev != npi && !slices.Contains(b.more[e.Record.EnrollmentID], npi) {
+		b.more[e.Record.EnrollmentID] = append(b.more[e.Record.EnrollmentID], npi)
+	}
+	return nil
+}
+
+func (b *pecosJoinBuilder) npisOf(enrollment string, buf []uint32) []uint32 {
+	buf = buf[:0]
+	if n, ok := b.first[enrollment]; ok {
+		buf = append(buf, n)
+	}
+	return append(buf, b.more[enrollment]...)
+}
+
+// addReassignment links the NPIs of a reassignment's reassigning enrollment to those of its
+// receiving one.
+func (b *pecosJoinBuilder) addReassignment(d *store.Document) error {
+	var r struct {
+		Record     mapping.ReassignmentRecord `json:"record"`
+		Provenance json.RawMessage            `json:"provenance"`
+	}
+	if err := json.Unmarshal(d.Body, &r); err != nil {
+		return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
+	}
+	if b.from = b.npisOf(r.Record.Reassigning, b.from); len(b.from) == 0 {
+		return nil
+	}
+	if b.to = b.npisOf(r.Record.Receiving, b.to); len(b.to) == 0 {
+		return nil
+	}
+	pi, ok := b.provIndex[string(r.Provenance)]
+	if !ok {
+		var prov mapping.Provenance
+		if err := json.Unmarshal(r.Provenance, &prov); err != nil {
+			return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 		}
-		if from = npisOf(b.Record.Reassigning, from); len(from) == 0 {
-			continue
-		}
-		if to = npisOf(b.Record.Receiving, to); len(to) == 0 {
-			continue
-		}
-		pi, ok := provIndex[string(b.Provenance)]
-		if !ok {
-			var prov mapping.Provenance
-			if err := json.Unmarshal(b.Provenance, &prov); err != nil {
-				return nil, fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
-			}
-			pi = uint32(len(pj.provs))
-			pj.provs = append(pj.provs, prov)
-			provIndex[string(b.Provenance)] = pi
-		}
-		for _, a := range from {
-			for _, o := range to {
-				if o != a {
-					pj.links[a] = append(pj.links[a], pecosLink{org: o, prov: pi})
-				}
+		pi = uint32(len(b.pj.provs))
+		b.pj.provs = append(b.pj.provs, prov)
+		b.provIndex[string(r.Provenance)] = pi
+	}
+	for _, a := range b.from {
+		for _, o := range b.to {
+			if o != a {
+				b.pj.links[a] = append(b.pj.links[a], pecosLink{org: o, prov: pi})
 			}
 		}
 	}
-	return pj, nil
+	return nil
 }
 
 // employers follows PECOS from an individual's NPI to the organizations that bill for their

@@ -124,6 +124,9 @@ func (o *Options) complete() error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	// A weekly delta is read and written through stacked generations; a store already stacked
+	// (every store internal/storeopen opens) is used as it is.
+	o.Store = store.Stacked(o.Store)
 	if o.Progress == nil {
 		o.Progress = discardProgress{}
 	}
@@ -177,8 +180,14 @@ func planRun(ctx context.Context, opts Options) (plan, error) {
 		if f.described, err = describeFiles(f.files); err != nil {
 			return plan{}, err
 		}
+		i := slices.IndexFunc(p.current, func(m catalog.Manifest) bool { return m.Family == f.family.name })
+		if f.family.name == nppesFamily {
+			if err := f.planWeekly(p.current, i); err != nil {
+				return plan{}, err
+			}
+		}
 		var old *catalog.Manifest
-		if i := slices.IndexFunc(p.current, func(m catalog.Manifest) bool { return m.Family == f.family.name }); i >= 0 && !opts.Force && !opts.DryRun {
+		if i >= 0 && !opts.Force && !opts.DryRun {
 			old = &p.current[i]
 		}
 		unchanged, err := sameAsServing(ctx, f, old)
@@ -226,6 +235,12 @@ func findDrop(opts Options) ([]foundFamily, error) {
 // kept in f.described. Otherwise (a first ingest, a new release) the checksums are computed
 // while the family loads, rather than in a pass of their own on one core before it.
 func sameAsServing(ctx context.Context, f foundFamily, old *catalog.Manifest) (bool, error) {
+	if old != nil && f.base != nil {
+		// Weekly files are unchanged when they are the last ones applied.
+		m := *old
+		m.Files = old.Weekly[max(0, len(old.Weekly)-len(f.described)):]
+		old = &m
+	}
 	if old == nil || !sameSizes(old.Files, f.described) {
 		return false, nil
 	}
@@ -286,13 +301,17 @@ type runState struct {
 	// registry is what the supply studies read of the registry this run loaded; nil when the
 	// run loaded none.
 	registry *heldRegistry
+	// stacked are the collections the run writes as the top of a stack over the serving
+	// generation; delta is what a weekly NPPES delta changed (nil without one).
+	stacked map[string]bool
+	delta   *registryDelta
 }
 
 // newRunState starts the run of a plan: a new generation and its batch writer, unless the run
 // is dry.
 func newRunState(ctx context.Context, opts Options, p plan) (*runState, error) {
 	r := &runState{opts: opts, plan: p, checkedAt: opts.Now().UTC(), serving: p.serving, written: map[string]bool{},
-		bytesDone: p.bytesSkipped, bytesTotal: p.bytesTotal, loaded: map[string]FamilyResult{}, changes: map[string]string{}}
+		bytesDone: p.bytesSkipped, bytesTotal: p.bytesTotal, loaded: map[string]FamilyResult{}, changes: map[string]string{}, stacked: map[string]bool{}}
 	if opts.DryRun {
 		return r, nil
 	}
@@ -320,7 +339,8 @@ func (r *runState) load(ctx context.Context) error {
 		}
 		r.loaded[f.family.name] = FamilyResult{Manifest: m}
 		for _, c := range f.family.collections {
-			r.changes[c] = r.gen
+			r.stacked[c] = f.base != nil
+			r.changes[c] = r.outputGeneration(c)
 			r.written[c] = !r.opts.DryRun
 		}
 	}
@@ -332,7 +352,7 @@ func (r *runState) load(ctx context.Context) error {
 		return fmt.Errorf("ingest: %w", err)
 	}
 	for _, c := range r.projected {
-		r.changes[c] = r.gen
+		r.changes[c] = r.outputGeneration(c)
 	}
 	return nil
 }
@@ -406,17 +426,35 @@ func (r *runState) familyCollections(name string) []string {
 }
 
 // changeSets records the change set of each collection between the serving generation and the
-// run's.
+// run's. Those of stacks read only their top layers and the documents those replace, and are
+// recorded in parallel; the others walk whole generations, one at a time.
 func (r *runState) changeSets(ctx context.Context, collections []string) (map[string]ChangeSummary, error) {
 	out := map[string]ChangeSummary{}
+	var stacks []string
 	for _, c := range collections {
+		if r.stacked[c] {
+			stacks = append(stacks, c)
+			continue
+		}
 		sum, err := recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
 		if err != nil {
 			return nil, err
 		}
 		out[c] = sum
 	}
-	return out, nil
+	type recorded struct {
+		collection string
+		sum        ChangeSummary
+	}
+	err := inOrder(ctx, len(stacks), func(ctx context.Context, k int) (recorded, error) {
+		c := stacks[k]
+		sum, err := recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen)
+		return recorded{c, sum}, err
+	}, func(rc recorded) error {
+		out[rc.collection] = rc.sum
+		return nil
+	})
+	return out, err
 }
 
 // switchServing switches the serving snapshot to the run's generation for every collection it
@@ -460,9 +498,18 @@ func (r *runState) readGeneration(ctx context.Context, collection string) (strin
 		if err := r.writer.sync(ctx); err != nil {
 			return "", err
 		}
-		return r.gen, nil
+		return r.outputGeneration(collection), nil
 	}
 	return r.serving.Generation(collection), nil
+}
+
+// outputGeneration is the generation a collection the run writes is served at: the run's own,
+// or the run's laid over the serving one when the run writes the top of a stack.
+func (r *runState) outputGeneration(collection string) string {
+	if r.stacked[collection] {
+		return store.StackGeneration(r.gen, r.serving.Generation(collection))
+	}
+	return r.gen
 }
 
 func (r *runState) loadFamily(ctx context.Context, f foundFamily) (catalog.Manifest, error) {
@@ -499,8 +546,14 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (catalog.Manif
 	} else {
 		sums <- nil
 	}
+	load := f.family.load
+	if f.base != nil {
+		// Weekly files: the registry as a whole still covers every day since enumeration began.
+		m.Coverage.Start = min(m.Coverage.Start, f.base.Coverage.Start)
+		load = loadNPPESWeekly
+	}
 	l := &familyLoad{run: r, manifest: &m, datasets: map[string]bool{}}
-	err := f.family.load(ctx, l, f.files)
+	err := load(ctx, l, f.files)
 	if err != nil {
 		stopHashing()
 	}
@@ -515,6 +568,9 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (catalog.Manif
 	}
 	m.Datasets = slices.Sorted(maps.Keys(l.datasets))
 	m.FinishedAt = r.opts.Now().UTC()
+	if f.base != nil {
+		return onTopOf(*f.base, m), nil
+	}
 	return m, nil
 }
 

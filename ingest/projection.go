@@ -24,6 +24,9 @@ type projection struct {
 	// longer applies (a study method whose version changed): an ingest then rebuilds them even
 	// when no input changed, so that an upgrade takes effect on the next ingest.
 	outdated func(ctx context.Context, st store.Store, serving store.Snapshot) (bool, error)
+	// delta, when set, updates the serving outputs after a weekly NPPES delta (see delta.go)
+	// instead of rebuilding them, when the delta is the only input the run changed.
+	delta func(ctx context.Context, p *Projection) error
 }
 
 // projections are the derived collections' builders in the order they run: a projection comes
@@ -31,9 +34,9 @@ type projection struct {
 // This table is the one place a projection is added.
 var projections = []*projection{
 	{name: "sandbox", inputs: []string{catalog.RegistryProviders}, outputs: []string{catalog.SandboxNPIs}, run: buildSandbox},
-	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR},
+	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR, delta: updateFHIR},
 	{name: "supply", inputs: []string{catalog.RegistryProviders, catalog.CensusStates, catalog.NUCCTaxonomy}, outputs: []string{catalog.SupplyStudies},
-		run: buildSupply, outdated: studiesOutdated},
+		run: buildSupply, outdated: studiesOutdated, delta: updateSupply},
 }
 
 // Projection is what a running projection may do: read any collection at the generation it
@@ -61,6 +64,27 @@ func (p *Projection) Emit(ctx context.Context, collection string, d store.Docume
 		return nil
 	}
 	return p.run.writer.add(ctx, collection, d)
+}
+
+// Stack makes one of the projection's outputs the top of a stack over its serving generation:
+// what the projection emits into it, and into its mask (store.MaskCollection), is laid over the
+// serving documents.
+func (p *Projection) Stack(collection string) {
+	if !slices.Contains(p.outputs, collection) {
+		panic("ingest: projection stacks " + collection + ", which is not one of its outputs")
+	}
+	p.run.stacked[collection] = true
+}
+
+// EmitMask writes one entry of the mask of a stacked output (see Stack).
+func (p *Projection) EmitMask(ctx context.Context, collection string, d store.Document) error {
+	if !p.run.stacked[collection] {
+		panic("ingest: projection masks " + collection + ", which it does not stack")
+	}
+	if p.run.writer == nil {
+		return nil
+	}
+	return p.run.writer.add(ctx, store.MaskCollection(collection), d)
 }
 
 // Recycle hands the body of each document later emitted into collection to release once it is
@@ -111,8 +135,12 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 			continue
 		}
 		began := time.Now()
-		r.opts.Progress.Phase("building the " + pr.name + " projection")
-		if err := pr.run(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
+		build, what := pr.run, "building"
+		if r.deltaOnly(ctx, pr, wrote) {
+			build, what = pr.delta, "updating"
+		}
+		r.opts.Progress.Phase(what + " the " + pr.name + " projection")
+		if err := build(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
 			return nil, err
 		}
 		r.opts.Log.Info("projection built", "projection", pr.name, "elapsed", time.Since(began).Round(time.Millisecond))
@@ -122,6 +150,32 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 		}
 	}
 	return wrote, nil
+}
+
+// deltaOnly reports whether a projection can update its serving outputs from a weekly NPPES
+// delta rather than rebuild them: it has a delta builder, its outputs are all serving and up to
+// date, and every input the run wrote is the top of a stack or the output of an earlier
+// projection of the run (derived, in turn, from the delta).
+func (r *runState) deltaOnly(ctx context.Context, pr *projection, projected []string) bool {
+	if pr.delta == nil || r.delta == nil || r.writer == nil {
+		return false
+	}
+	for _, c := range pr.inputs {
+		if r.written[c] && !r.stacked[c] && !slices.Contains(projected, c) {
+			return false
+		}
+	}
+	for _, c := range pr.outputs {
+		if r.serving.Generation(c) == "" {
+			return false
+		}
+	}
+	if pr.outdated != nil {
+		if old, err := pr.outdated(ctx, r.opts.Store, r.serving); old || err != nil {
+			return false // rebuilt in full; an error there is the full build's to report
+		}
+	}
+	return true
 }
 
 // incompleteProjection reports whether the serving snapshot has some of a projection's outputs

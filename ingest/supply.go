@@ -61,28 +61,22 @@ type registryView struct {
 	Provenance mapping.Provenance `json:"provenance"`
 }
 
+// provider is what the studies count of a registry document.
+func (v *registryView) provider() study.Provider {
+	codes := make([]string, len(v.Record.Taxonomies))
+	for i, tx := range v.Record.Taxonomies {
+		codes[i] = tx.Code
+	}
+	return study.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
+		Organization: v.Record.EntityType == nppes.EntityOrganization.String()}
+}
+
 // buildSupply computes the studies. Without a registry or Census figures there is nothing to
 // compute and the collection is left empty (the API then answers that no study exists); a
 // Census file without all of the 51 fails the ingest, since every study would be wrong.
 func buildSupply(ctx context.Context, p *Projection) error {
-	regGen, err := p.Generation(ctx, catalog.RegistryProviders)
-	if err != nil {
-		return err
-	}
-	censusGen, err := p.Generation(ctx, catalog.CensusStates)
-	if err != nil {
-		return err
-	}
-	if regGen == "" || censusGen == "" {
-		p.run.opts.Log.Info("supply studies not computed: registry or Census figures not loaded")
-		return nil
-	}
-	states, censusProv, err := readThe51(ctx, p.Store(), censusGen)
-	if err != nil {
-		return err
-	}
-	in := study.Inputs{States: states, Census: censusProv}
-	if in.Names, in.Taxonomy, err = readDisplayNames(ctx, p); err != nil {
+	in, regGen, err := studyInputs(ctx, p)
+	if err != nil || regGen == "" {
 		return err
 	}
 	tally := study.NewTally()
@@ -91,6 +85,74 @@ func buildSupply(ctx context.Context, p *Projection) error {
 	} else if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
 		return err
 	}
+	return emitStudies(ctx, p, tally, in)
+}
+
+// updateSupply recomputes the studies after a weekly NPPES delta: the serving studies' counts
+// are the tally they were built from (study.TallyOf), from which each changed record's old
+// contribution is taken and its new one added. The result is what buildSupply computes from the
+// whole registry with the week applied.
+func updateSupply(ctx context.Context, p *Projection) error {
+	in, regGen, err := studyInputs(ctx, p)
+	if err != nil || regGen == "" {
+		return err
+	}
+	var serving []study.Study
+	err = eachDoc(ctx, p.Store(), store.Query{Collection: catalog.SupplyStudies, Generation: p.run.serving.Generation(catalog.SupplyStudies)},
+		func(d *store.Document) error {
+			var s study.Study
+			if err := json.Unmarshal(d.Body, &s); err != nil {
+				return fmt.Errorf("supply: decode study %s: %w", d.ID, err)
+			}
+			serving = append(serving, s)
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	tally := study.TallyOf(serving)
+	d := p.run.delta
+	for _, npi := range d.npis {
+		if old, ok := d.old[npi]; ok {
+			tally.Remove(old)
+		}
+		if now, ok := d.new[npi]; ok {
+			tally.Add(now)
+		}
+	}
+	in.Registry = d.prov
+	return emitStudies(ctx, p, tally, in)
+}
+
+// studyInputs reads what the studies are computed from besides the registry tally, and the
+// generation the registry is read at; "" (and no error) when the registry or the Census figures
+// were never loaded.
+func studyInputs(ctx context.Context, p *Projection) (study.Inputs, string, error) {
+	regGen, err := p.Generation(ctx, catalog.RegistryProviders)
+	if err != nil {
+		return study.Inputs{}, "", err
+	}
+	censusGen, err := p.Generation(ctx, catalog.CensusStates)
+	if err != nil {
+		return study.Inputs{}, "", err
+	}
+	if regGen == "" || censusGen == "" {
+		p.run.opts.Log.Info("supply studies not computed: registry or Census figures not loaded")
+		return study.Inputs{}, "", nil
+	}
+	states, censusProv, err := readThe51(ctx, p.Store(), censusGen)
+	if err != nil {
+		return study.Inputs{}, "", err
+	}
+	in := study.Inputs{States: states, Census: censusProv}
+	if in.Names, in.Taxonomy, err = readDisplayNames(ctx, p); err != nil {
+		return study.Inputs{}, "", err
+	}
+	return in, regGen, nil
+}
+
+// emitStudies writes the studies of a finished tally.
+func emitStudies(ctx context.Context, p *Projection, tally *study.Tally, in study.Inputs) error {
 	for _, st := range study.Build(tally, in) {
 		code := ""
 		if st.Filter != nil {
@@ -180,12 +242,7 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tal
 			if err := json.Unmarshal(d.Body, &v); err != nil {
 				return prov, fmt.Errorf("supply: decode registry record %s: %w", d.ID, err)
 			}
-			codes := make([]string, len(v.Record.Taxonomies))
-			for i, tx := range v.Record.Taxonomies {
-				codes[i] = tx.Code
-			}
-			t.Add(study.Provider{NPI: v.Record.NPI, Active: v.Record.Active, State: v.Record.PracticeAddress.State, Codes: codes,
-				Organization: v.Record.EntityType == nppes.EntityOrganization.String()})
+			t.Add(v.provider())
 			if !seen {
 				prov, seen = v.Provenance, true
 			}

@@ -180,7 +180,8 @@ func changeSetState(cs catalog.ChangeSet, serving store.Snapshot, gens []string)
 	switch {
 	case serving.Generation(cs.Collection) == cs.Generation, serving.Previous[cs.Collection] == cs.Generation:
 		return csUse
-	case cs.Generation > serving.Generation(cs.Collection) && slices.Contains(gens, cs.Generation):
+	case cs.Generation > serving.Generation(cs.Collection) && slices.Contains(gens, store.Layers(cs.Generation)[0]):
+		// A stacked generation exists while its top layer does.
 		return csWait
 	}
 	return csSkip

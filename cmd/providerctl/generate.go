@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "generate",
-		args:    "--out DIR [--providers N] [--seed S] [--reference DIR] [--snapshot YYYY-MM-DD] [--evolve-from DIR]",
+		args:    "--out DIR [--providers N] [--seed S] [--reference DIR] [--snapshot YYYY-MM-DD] [--evolve-from DIR] | --weekly-from DIR --out DIR [--changes N] [--merged DIR]",
 		summary: "write a synthetic source drop in the real federal file formats, or the next snapshot of one",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			providers := fs.Int64("providers", 2000, "NPPES records of the drop (2000 for the demo, about 9000000 for national scale)")
@@ -27,6 +28,9 @@ func init() {
 			reference := config.ReferenceFlag(fs, e.getenv)
 			snapshot := fs.String("snapshot", "", "snapshot date of a base drop (default 2025-06-08)")
 			evolveFrom := fs.String("evolve-from", "", "earlier drop to write the next snapshot of; seed and scale come from its manifest")
+			weeklyFrom := fs.String("weekly-from", "", "drop to write the NPPES weekly update files of (the week after its snapshot); seed from its manifest")
+			changes := fs.Int("changes", 1000, "with --weekly-from: the number of changed NPPES records")
+			merged := fs.String("merged", "", "with --weekly-from: also write the drop with the week applied (monthly files) to this directory")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("takes no arguments, got %q", args[0])
@@ -36,6 +40,12 @@ func init() {
 				}
 				set := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				if *weeklyFrom != "" {
+					return generateWeekly(ctx, e, set, synth.WeeklyConfig{From: *weeklyFrom, Out: *out, Changes: *changes, Merged: *merged})
+				}
+				if set["changes"] || set["merged"] {
+					return usagef("--changes and --merged go with --weekly-from")
+				}
 				ref, err := reference()
 				if err != nil {
 					return usageError{err}
@@ -148,4 +158,36 @@ func printGenerate(w io.Writer, dir string, m *synth.Manifest, elapsed time.Dura
 	}
 	fmt.Fprintf(w, "wrote %d files (%d rows, %d bytes) to %s in %s: seed %d, %d providers, snapshot %s, %s\n",
 		len(m.Files), rows, bytes, dir, elapsed.Round(time.Millisecond), m.Seed, m.Providers, m.Snapshot, kind)
+}
+
+// generateWeekly writes the NPPES weekly update files of a drop.
+func generateWeekly(ctx context.Context, e *env, set map[string]bool, cfg synth.WeeklyConfig) error {
+	for _, f := range []string{"providers", "seed", "snapshot", "evolve-from"} {
+		if set[f] {
+			return usagef("--%s does not go with --weekly-from: the drop's manifest fixes seed and dates", f)
+		}
+	}
+	if cfg.Changes < 1 {
+		return usagef("--changes must be positive")
+	}
+	res, err := synth.GenerateWeekly(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAMILY\tFILE\tROWS\tBYTES")
+	for _, f := range res.Files {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", f.Family, f.Name, f.Rows, f.Bytes)
+	}
+	tw.Flush()
+	kinds := []string{synth.WeeklyMoved, synth.WeeklyTaxonomy, synth.WeeklyRenamed, synth.WeeklyDeactivated, synth.WeeklyNew}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", len(res.Changes[k]), k)
+	}
+	fmt.Fprintf(e.stdout, "wrote the week %s to %s to %s: %s\n", res.First, res.Last, cfg.Out, strings.Join(parts, ", "))
+	if cfg.Merged != "" {
+		fmt.Fprintf(e.stdout, "wrote the drop with the week applied to %s\n", cfg.Merged)
+	}
+	return nil
 }

@@ -52,6 +52,19 @@ func TestGenerate(t *testing.T) {
 	if err != nil || me.Seed != 5 || me.Generation != 1 || me.Snapshot != "2025-07-08" {
 		t.Fatalf("evolved manifest %+v, %v", me, err)
 	}
+	// The week after a drop, and the drop with it applied.
+	week, merged := filepath.Join(t.TempDir(), "week"), filepath.Join(t.TempDir(), "merged")
+	code, stdout, stderr = invoke(t, nil, "generate", "--weekly-from", base, "--out", week, "--changes", "30", "--merged", merged)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "npidata_pfile_20250609-20250615.csv") || !strings.Contains(stdout, "wrote the week 2025-06-09 to 2025-06-15") ||
+		!strings.Contains(stdout, "wrote the drop with the week applied to "+merged) {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(merged, "npidata_pfile_20050523-20250615.csv")); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestGenerateUsage(t *testing.T) {
@@ -71,6 +84,10 @@ func TestGenerateUsage(t *testing.T) {
 		{"missing reference", []string{"generate", "--out", dir, "--providers", "100", "--reference", filepath.Join(dir, "absent")}, 2, "invalid --reference: reference directory"},
 		{"reference without the files", []string{"generate", "--out", dir, "--providers", "100", "--reference", empty}, 1, "providerctl generate: synth: open census/NST-EST2024-ALLDATA.csv"},
 		{"evolve from nothing", []string{"generate", "--out", filepath.Join(dir, "x"), "--evolve-from", dir}, 1, "manifest.json"},
+		{"seed with weekly", []string{"generate", "--out", dir, "--weekly-from", dir, "--seed", "3"}, 2, "--seed does not go with --weekly-from"},
+		{"changes without weekly", []string{"generate", "--out", dir, "--changes", "3"}, 2, "--changes and --merged go with --weekly-from"},
+		{"no changes", []string{"generate", "--out", dir, "--weekly-from", dir, "--changes", "0"}, 2, "--changes must be positive"},
+		{"weekly from nothing", []string{"generate", "--out", filepath.Join(dir, "w"), "--weekly-from", dir}, 1, "manifest.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

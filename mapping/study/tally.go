@@ -50,16 +50,16 @@ type Counts struct {
 	OutsideThe51 int64 `json:"outside_the_51"`
 }
 
-func (c *Counts) add(p *Provider, in51 bool) {
+func (c *Counts) add(p *Provider, in51 bool, n int64) {
 	switch {
 	case !p.Active:
-		c.Deactivated++
+		c.Deactivated += n
 	case p.Organization:
-		c.Organizations++
+		c.Organizations += n
 	case !in51:
-		c.OutsideThe51++
+		c.OutsideThe51 += n
 	default:
-		c.States[p.State]++
+		c.States[p.State] += n
 	}
 }
 
@@ -71,7 +71,7 @@ func NewCounts() Counts { return Counts{States: map[string]int64{}} }
 // the registered specialties, which Tally does not hold.
 func (c *Counts) Add(p Provider) {
 	st, ok := ident.LookupState(p.State)
-	c.add(&p, ok && st.InThe51())
+	c.add(&p, ok && st.InThe51(), 1)
 }
 
 // Total is the number of providers counted over the 51.
@@ -107,7 +107,15 @@ func NewTally() *Tally {
 }
 
 // Add counts one registry record and reports whether it matched any registered code.
-func (t *Tally) Add(p Provider) bool {
+func (t *Tally) Add(p Provider) bool { return t.count(p, 1) }
+
+// Remove takes back what Add counted for p: a registry record that changed since is removed
+// with what it was and added with what it is, so a tally follows a registry update without a
+// pass over the whole registry.
+func (t *Tally) Remove(p Provider) bool { return t.count(p, -1) }
+
+// count adds n to every count p falls in.
+func (t *Tally) count(p Provider, n int64) bool {
 	st, ok := ident.LookupState(p.State)
 	in51 := ok && st.InThe51()
 	matched := false
@@ -117,14 +125,14 @@ func (t *Tally) Add(p Provider) bool {
 			continue
 		}
 		matched = true
-		counts.add(&p, in51)
+		counts.add(&p, in51, n)
 	}
 	if !matched {
 		return false
 	}
 	for _, s := range registry {
 		if slices.ContainsFunc(p.Codes, s.Supports) {
-			t.specialty[s.Slug].add(&p, in51)
+			t.specialty[s.Slug].add(&p, in51, n)
 		}
 	}
 	return true
@@ -135,3 +143,26 @@ func (t *Tally) Specialty(slug string) Counts { return *t.specialty[slug] }
 
 // Code returns the counts of one registered code.
 func (t *Tally) Code(code string) Counts { return *t.code[code] }
+
+// TallyOf returns the tally the studies were built from (Build's output, in any order): each
+// study keeps its counts per state of the 51 and the records it left out and why, which is all
+// a tally holds.
+func TallyOf(studies []Study) *Tally {
+	t := NewTally()
+	for _, s := range studies {
+		c := t.specialty[s.Specialty]
+		if s.Filter != nil {
+			c = t.code[s.Filter.Code]
+		}
+		if c == nil {
+			continue // a specialty or code this build does not register
+		}
+		c.Deactivated, c.Organizations, c.OutsideThe51 = s.Deactivated, s.Organizations, s.OutsideThe51
+		for _, r := range s.Rows {
+			if r.ActiveProviders != 0 {
+				c.States[r.StateCode] = r.ActiveProviders
+			}
+		}
+	}
+	return t
+}

@@ -1,8 +1,12 @@
 package study
 
 import (
+	"maps"
+	"reflect"
 	"slices"
 	"testing"
+
+	"providerdir/ident"
 )
 
 func TestTally(t *testing.T) {
@@ -133,5 +137,59 @@ func TestCountsAdd(t *testing.T) {
 	}
 	if c.States["TX"] != 2 || c.States["DC"] != 1 || len(c.States) != 2 || c.Deactivated != 1 || c.Organizations != 1 || c.OutsideThe51 != 2 {
 		t.Errorf("counts %+v", c)
+	}
+}
+
+// The studies built from a tally give that tally back (TallyOf), and a tally taken back from
+// studies, with changed records removed as they were and added as they are, builds the studies
+// of the changed registry.
+func TestTallyOfAndRemove(t *testing.T) {
+	var states []StatePopulation
+	for _, s := range ident.States() {
+		if s.InThe51() {
+			states = append(states, StatePopulation{Code: s.Code, Name: s.Name, Population: 100000})
+		}
+	}
+	before := []Provider{
+		{NPI: "1", Active: true, State: "CA", Codes: []string{"207RC0000X"}},
+		{NPI: "2", Active: true, State: "NY", Codes: []string{"207N00000X", "207ND0900X"}},
+		{NPI: "3", Active: true, State: "TX", Codes: []string{"207RC0000X", "207RC0000X"}},
+		{NPI: "4", Active: true, Organization: true, State: "CA", Codes: []string{"207RC0000X"}},
+		{NPI: "5", Active: true, State: "PR", Codes: []string{"2084P0800X"}},
+		{NPI: "6", Active: true, State: "WA", Codes: []string{"2084P0800X"}},
+	}
+	changes := []struct{ old, new *Provider }{
+		{&before[0], &Provider{NPI: "1", Active: true, State: "OR", Codes: []string{"207RC0000X"}}},               // moved
+		{&before[1], &Provider{NPI: "2", Active: true, State: "NY", Codes: []string{"207N00000X", "2084P0800X"}}}, // taxonomy
+		{&before[2], &Provider{NPI: "3"}}, // deactivated
+		{nil, &Provider{NPI: "7", Active: true, State: "CA", Codes: []string{"207RC0000X"}}},        // new
+		{&before[4], &Provider{NPI: "5", Active: true, State: "PR", Codes: []string{"111N00000X"}}}, // no longer matches
+	}
+	after := map[string]Provider{}
+	for _, p := range before {
+		after[p.NPI] = p
+	}
+	for _, c := range changes {
+		after[c.new.NPI] = *c.new
+	}
+	build := func(ps []Provider) []Study {
+		tl := NewTally()
+		for _, p := range ps {
+			tl.Add(p)
+		}
+		return Build(tl, Inputs{States: states})
+	}
+	if got, want := Build(TallyOf(build(before)), Inputs{States: states}), build(before); !reflect.DeepEqual(got, want) {
+		t.Fatal("the studies of TallyOf(studies) are not the studies")
+	}
+	tl := TallyOf(build(before))
+	for _, c := range changes {
+		if c.old != nil {
+			tl.Remove(*c.old)
+		}
+		tl.Add(*c.new)
+	}
+	if got, want := Build(tl, Inputs{States: states}), build(slices.Collect(maps.Values(after))); !reflect.DeepEqual(got, want) {
+		t.Errorf("updated studies differ from those of the changed registry:\n%+v\n%+v", got, want)
 	}
 }
