@@ -75,6 +75,43 @@ type options struct {
 }
 
 func run(args []string, out io.Writer) error {
+	o, err := parseOptions(args)
+	if err != nil {
+		return err
+	}
+	base := strings.TrimRight(o.baseURL, "/")
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.inflight, MaxConnsPerHost: o.inflight}, Timeout: 10 * time.Second}
+	scenarios, labelled, err := buildScenarios(client, base, o)
+	if err != nil {
+		return err
+	}
+	ceiling, err := startCeiling(client, base, scenarios)
+	if err != nil {
+		return err
+	}
+	defer ceiling.Close()
+
+	fmt.Fprintf(out, "%s per scenario and rate after %s warm-up, at most %d in flight\n\n", o.duration, o.warmup, o.inflight)
+	rows, err := openLoop(client, base, ceiling.URL, scenarios, o)
+	if err != nil {
+		return err
+	}
+	if err := report(out, rows, o); err != nil {
+		return err
+	}
+	if labelled != nil {
+		if err := searchQuality(out, client, base, o.serviceKeys, labelled); err != nil {
+			return err
+		}
+	}
+	if o.clients <= 0 {
+		return nil
+	}
+	return saturation(out, client, base, ceiling.URL, scenarios, o)
+}
+
+// parseOptions reads the command line.
+func parseOptions(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("providerbench", flag.ContinueOnError)
 	fs.StringVar(&o.baseURL, "base-url", "http://127.0.0.1:8080", "providerd to measure (serving with --fhir-public-read)")
@@ -92,14 +129,14 @@ func run(args []string, out io.Writer) error {
 	serviceKeys := fs.String("service-key", "", "comma-separated resolver keys (X-Service-Key) for the resolver scenarios (empty skips them)")
 	fs.StringVar(&o.queries, "queries", "", "labelled search query set (providerctl generate writes one) for the resolver scenarios and the search-quality run")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return o, err
 	}
 	var err error
 	if o.rates, err = parseRates(*rates); err != nil {
-		return err
+		return o, err
 	}
 	if o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
-		return errors.New("--duration, --inflight and --rounds must be positive")
+		return o, errors.New("--duration, --inflight and --rounds must be positive")
 	}
 	if *bearer != "" {
 		o.bearer = strings.Split(*bearer, ",")
@@ -108,51 +145,53 @@ func run(args []string, out io.Writer) error {
 		o.serviceKeys = strings.Split(*serviceKeys, ",")
 	}
 	if (len(o.serviceKeys) > 0) != (o.queries != "") {
-		return errors.New("--service-key and --queries go together")
+		return o, errors.New("--service-key and --queries go together")
 	}
-	base := strings.TrimRight(o.baseURL, "/")
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.inflight, MaxConnsPerHost: o.inflight}, Timeout: 10 * time.Second}
+	return o, nil
+}
 
+// buildScenarios lists what is measured: the FHIR scenarios the server's data allows, and those
+// whose credentials or query set the options give. It also returns the labelled query set.
+func buildScenarios(client *http.Client, base string, o options) ([]scenario, []queryset.Query, error) {
 	scenarios, err := discover(client, base)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if len(o.bearer) > 0 {
 		sc, err := supplyScenario(client, base, o.bearer)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		scenarios = append(scenarios, sc, exportScenario(sc, o.bearer))
 	}
 	if o.smartKey != "" {
 		sc, err := tokenScenario(o.smartKey, o.clientID, base+tokenPath)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		scenarios = append(scenarios, sc)
 		if sc, err = tokenReadScenario(client, o.smartKey, o.clientID, base); err != nil {
-			return err
+			return nil, nil, err
 		}
 		scenarios = append(scenarios, sc)
 	}
-	var labelled []queryset.Query
-	if o.queries != "" {
-		if labelled, err = queryset.Read(o.queries); err != nil {
-			return err
-		}
-		sc, err := resolverScenarios(o.serviceKeys, labelled)
-		if err != nil {
-			return err
-		}
-		scenarios = append(scenarios, sc...)
+	if o.queries == "" {
+		return scenarios, nil, nil
 	}
-	ceiling, err := startCeiling(client, base, scenarios)
+	labelled, err := queryset.Read(o.queries)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer ceiling.Close()
+	sc, err := resolverScenarios(o.serviceKeys, labelled)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(scenarios, sc...), labelled, nil
+}
 
-	fmt.Fprintf(out, "%s per scenario and rate after %s warm-up, at most %d in flight\n\n", o.duration, o.warmup, o.inflight)
+// openLoop runs every scenario at each of its offered rates, against the server and then
+// against the ceiling.
+func openLoop(client *http.Client, base, ceiling string, scenarios []scenario, o options) ([]row, error) {
 	var rows []row
 	for _, sc := range scenarios {
 		rates := o.rates
@@ -161,13 +200,19 @@ func run(args []string, out io.Writer) error {
 		}
 		for _, rate := range rates {
 			if err := sc.prepare(int(float64(rate) * (o.warmup + o.duration).Seconds())); err != nil {
-				return fmt.Errorf("%s: %w", sc.name, err)
+				return nil, fmt.Errorf("%s: %w", sc.name, err)
 			}
 			srv := load(client, base, sc, rate, o)
-			ceil := load(client, ceiling.URL, sc, rate, o)
+			ceil := load(client, ceiling, sc, rate, o)
 			rows = append(rows, row{scenario: sc.name, rate: rate, server: srv, ceiling: ceil})
 		}
 	}
+	return rows, nil
+}
+
+// report prints the open-loop table and the token ceiling's note, and writes the Markdown table
+// and the chart when asked.
+func report(out io.Writer, rows []row, o options) error {
 	if err := writeTable(out, rows); err != nil {
 		return err
 	}
@@ -190,19 +235,9 @@ func run(args []string, out io.Writer) error {
 		}
 	}
 	if o.chart != "" {
-		if err := writeChart(o.chart, rows); err != nil {
-			return err
-		}
+		return writeChart(o.chart, rows)
 	}
-	if labelled != nil {
-		if err := searchQuality(out, client, base, o.serviceKeys, labelled); err != nil {
-			return err
-		}
-	}
-	if o.clients <= 0 {
-		return nil
-	}
-	return saturation(out, client, base, ceiling.URL, scenarios, o)
+	return nil
 }
 
 // parseRates reads a comma-separated list of positive request rates.
