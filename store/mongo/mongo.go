@@ -192,7 +192,9 @@ func Open(ctx context.Context, uri string) (store.Store, error) {
 	return breaker.Wrap(s, breaker.New(breaker.DefaultThreshold, breaker.DefaultCoolDown, nil)), nil
 }
 
-func open(ctx context.Context, uri string) (*Store, error) {
+// open connects without the circuit breaker; extra client options (the benchmarks' command
+// monitor) apply after the URI's.
+func open(ctx context.Context, uri string, extra ...*options.ClientOptions) (*Store, error) {
 	cs, err := connstring.Parse(uri)
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: bad URI: %w", err)
@@ -201,12 +203,13 @@ func open(ctx context.Context, uri string) (*Store, error) {
 	if dbName == "" {
 		dbName = DefaultDatabase
 	}
-	client, err := mongo.Connect(options.Client().
+	base := options.Client().
 		SetServerSelectionTimeout(selectionTimeout).
 		SetConnectTimeout(connectTimeout).
 		SetTimeout(operationTimeout).
 		ApplyURI(uri). // after the defaults, so that the URI's options win
-		SetAppName("providerdir"))
+		SetAppName("providerdir")
+	client, err := mongo.Connect(append([]*options.ClientOptions{base}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: connect: %w", err)
 	}
