@@ -331,22 +331,31 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 	return out, nil
 }
 
-// pointGetsAtOnce is how many reads by _id pointGets has in flight.
+// pointGetsAtOnce is how many reads by _id the store has in flight for GetMany, across all its
+// callers. On FerretDB each one scans the collection on the server, so more at once than the
+// server has cores only makes each take longer; unbounded, a few concurrent pages' includes
+// slowed every read past the operation timeout and none of those pages was answered. Reads
+// beyond the bound wait for their turn, bounded by the caller's context, and the operation
+// timeout starts when a read is sent.
 const pointGetsAtOnce = 8
 
-// pointGets reads documents one Get each, pointGetsAtOnce at a time, and returns those found in
-// the order of ids.
+// pointGets reads documents one Get each, at most pointGetsAtOnce of the store's at a time, and
+// returns those found in the order of ids.
 func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
 	docs := make([]store.Document, len(ids))
 	found := make([]bool, len(ids))
 	errs := make([]error, len(ids))
-	sem := make(chan struct{}, pointGetsAtOnce)
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		sem <- struct{}{}
+		select {
+		case s.pointSlots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return nil, s.fail("get many", ctx.Err())
+		}
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { <-s.pointSlots; wg.Done() }()
 			d, err := s.Get(ctx, generation, collection, id)
 			switch {
 			case err == nil:

@@ -83,7 +83,8 @@
 //   - $in is not handed to PostgreSQL: the server reads the whole collection and matches each
 //     document in memory, so GetMany's one $in query on _id would cost a scan of the collection
 //     per call, several seconds for a page's includes on a collection of some thousands. On
-//     FerretDB GetMany therefore reads its documents by _id equality, a few at a time.
+//     FerretDB GetMany therefore reads its documents by _id equality, a few at a time across
+//     all of the store's callers (pointGetsAtOnce).
 //   - endSessions is not implemented; the driver's call at Disconnect fails harmlessly.
 //
 // Generations are never reused after DropGeneration (they are allocated from a counter), so the
@@ -145,6 +146,8 @@ type Store struct {
 	// evaluates $in in memory over the whole collection but hands an equality on _id to
 	// PostgreSQL (see the package comment).
 	pointReads bool
+	// pointSlots holds a token per read by _id in flight (pointGets).
+	pointSlots chan struct{}
 	closed     atomic.Bool
 
 	mu    sync.Mutex
@@ -213,7 +216,8 @@ func open(ctx context.Context, uri string, extra ...*options.ClientOptions) (*St
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: connect: %w", err)
 	}
-	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{}}
+	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{},
+		pointSlots: make(chan struct{}, pointGetsAtOnce)}
 	if err := s.prepare(ctx); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, err

@@ -49,17 +49,17 @@ var pageCollections = []string{catalog.FHIRCollection("PractitionerRole"), catal
 // driver's command monitor, replayed straight through the driver by as many clients, each
 // page's include reads all at once; then the page's query alone the same way, and one client
 // alone for a third of the time: ours, the commands replayed, and the includes read with one
-// $in query instead. The snapshot is a synthetic drop of PAGE_BENCH_PROVIDERS
-// providers (20,000) ingested into an embedded store, whose page collections are copied into a
-// database of their own on the server at MONGODB_URI (dropped afterwards). The page must be
-// byte for byte the one the embedded store serves. It reports p50 and p99 latency and pages a
+// $in query instead. The snapshot is a synthetic drop of PAGE_BENCH_PROVIDERS providers
+// ingested into an embedded store, whose page collections are copied into a database of their
+// own on the server at MONGODB_URI (dropped afterwards). The page must be byte for byte the one
+// the embedded store serves. It reports p50 and p99 latency and pages a
 // second of both, the round trips (commands) of one page and the entries it holds.
 func BenchmarkSpecialtyPage(b *testing.B) {
 	uri := os.Getenv("MONGODB_URI")
-	if uri == "" {
-		b.Skip("MONGODB_URI is not set: start a server with: eval \"$(scripts/mongotest.sh start)\"")
+	if uri == "" || os.Getenv("PAGE_BENCH_PROVIDERS") == "" {
+		b.Skip("runs with PAGE_BENCH_PROVIDERS and MONGODB_URI set (scripts/bench.sh sets both)")
 	}
-	providers := envInt(b, "PAGE_BENCH_PROVIDERS", 20000)
+	providers := envInt(b, "PAGE_BENCH_PROVIDERS", 0)
 	clients := envInt(b, "PAGE_BENCH_CLIENTS", 16)
 	duration, err := time.ParseDuration(envOr("PAGE_BENCH_DURATION", "15s"))
 	if err != nil {
