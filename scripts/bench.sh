@@ -243,7 +243,8 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   to 16 closed-loop clients (each sends its next request when the last one answered) for 15 s,
   with the operation timeout of production (a page whose store call times out answers 503).
   The round trips are the commands on data collections the driver's command monitor saw for one
-  page. The bare driver replays those commands through the driver alone, the page's query then
+  page: the page's query and, on FerretDB, one read per resource it includes (at most \`_count\`
+  per included type, and the include cap); on MongoDB one \`\$in\` query per included type. The bare driver replays those commands through the driver alone, the page's query then
   its include reads all at once, from the same number of clients; then the query alone; then
   one client for 5 s each: ours, the replay, and the includes as one \`\$in\` query. On FerretDB
   1.24 every query is a sequential scan in PostgreSQL: an equality, on _id too, becomes a jsonb

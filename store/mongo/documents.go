@@ -332,12 +332,13 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 }
 
 // pointGetsAtOnce is how many reads by _id the store has in flight for GetMany, across all its
-// callers. On FerretDB each one scans the collection on the server, so more at once than the
-// server has cores only makes each take longer; unbounded, a few concurrent pages' includes
-// slowed every read past the operation timeout and none of those pages was answered. Reads
-// beyond the bound wait for their turn, bounded by the caller's context, and the operation
-// timeout starts when a read is sent.
-const pointGetsAtOnce = 8
+// callers. On FerretDB each one scans the collection on the server, and the server shares its
+// cores among the scans in flight: a page's reads sent together finish no later than sent a few
+// at a time, so the bound lets the includes of a default page of 20 go at once. Without a bound
+// over all callers, the reads of a few concurrent pages each took longer than the operation
+// timeout and none of those pages was answered. Reads beyond the bound wait for their turn,
+// bounded by the caller's context; the operation timeout starts when a read is sent.
+const pointGetsAtOnce = 20
 
 // pointGets reads documents one Get each, at most pointGetsAtOnce of the store's at a time, and
 // returns those found in the order of ids.

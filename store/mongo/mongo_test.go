@@ -243,7 +243,7 @@ func TestPointReadsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	most.Store(0)
-	const callers = 8
+	const callers = 16
 	errs := make(chan error, callers)
 	for range callers {
 		go func() {
