@@ -331,22 +331,32 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 	return out, nil
 }
 
-// pointGetsAtOnce is how many reads by _id pointGets has in flight.
-const pointGetsAtOnce = 8
+// pointGetsAtOnce is how many reads by _id the store has in flight for GetMany, across all its
+// callers. On FerretDB each one scans the collection on the server, and the server shares its
+// cores among the scans in flight: a page's reads sent together finish no later than sent a few
+// at a time, so the bound lets the includes of a default page of 20 go at once. Without a bound
+// over all callers, the reads of a few concurrent pages each took longer than the operation
+// timeout and none of those pages was answered. Reads beyond the bound wait for their turn,
+// bounded by the caller's context; the operation timeout starts when a read is sent.
+const pointGetsAtOnce = 20
 
-// pointGets reads documents one Get each, pointGetsAtOnce at a time, and returns those found in
-// the order of ids.
+// pointGets reads documents one Get each, at most pointGetsAtOnce of the store's at a time, and
+// returns those found in the order of ids.
 func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
 	docs := make([]store.Document, len(ids))
 	found := make([]bool, len(ids))
 	errs := make([]error, len(ids))
-	sem := make(chan struct{}, pointGetsAtOnce)
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		sem <- struct{}{}
+		select {
+		case s.pointSlots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return nil, s.fail("get many", ctx.Err())
+		}
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { <-s.pointSlots; wg.Done() }()
 			d, err := s.Get(ctx, generation, collection, id)
 			switch {
 			case err == nil:

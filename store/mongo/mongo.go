@@ -83,7 +83,8 @@
 //   - $in is not handed to PostgreSQL: the server reads the whole collection and matches each
 //     document in memory, so GetMany's one $in query on _id would cost a scan of the collection
 //     per call, several seconds for a page's includes on a collection of some thousands. On
-//     FerretDB GetMany therefore reads its documents by _id equality, a few at a time.
+//     FerretDB GetMany therefore reads its documents by _id equality, a few at a time across
+//     all of the store's callers (pointGetsAtOnce).
 //   - endSessions is not implemented; the driver's call at Disconnect fails harmlessly.
 //
 // Generations are never reused after DropGeneration (they are allocated from a counter), so the
@@ -145,6 +146,8 @@ type Store struct {
 	// evaluates $in in memory over the whole collection but hands an equality on _id to
 	// PostgreSQL (see the package comment).
 	pointReads bool
+	// pointSlots holds a token per read by _id in flight (pointGets).
+	pointSlots chan struct{}
 	closed     atomic.Bool
 
 	mu    sync.Mutex
@@ -192,7 +195,9 @@ func Open(ctx context.Context, uri string) (store.Store, error) {
 	return breaker.Wrap(s, breaker.New(breaker.DefaultThreshold, breaker.DefaultCoolDown, nil)), nil
 }
 
-func open(ctx context.Context, uri string) (*Store, error) {
+// open connects without the circuit breaker; extra client options (the benchmarks' command
+// monitor) apply after the URI's.
+func open(ctx context.Context, uri string, extra ...*options.ClientOptions) (*Store, error) {
 	cs, err := connstring.Parse(uri)
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: bad URI: %w", err)
@@ -201,16 +206,18 @@ func open(ctx context.Context, uri string) (*Store, error) {
 	if dbName == "" {
 		dbName = DefaultDatabase
 	}
-	client, err := mongo.Connect(options.Client().
+	base := options.Client().
 		SetServerSelectionTimeout(selectionTimeout).
 		SetConnectTimeout(connectTimeout).
 		SetTimeout(operationTimeout).
 		ApplyURI(uri). // after the defaults, so that the URI's options win
-		SetAppName("providerdir"))
+		SetAppName("providerdir")
+	client, err := mongo.Connect(append([]*options.ClientOptions{base}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: connect: %w", err)
 	}
-	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{}}
+	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{},
+		pointSlots: make(chan struct{}, pointGetsAtOnce)}
 	if err := s.prepare(ctx); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, err

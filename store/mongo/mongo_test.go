@@ -12,6 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"providerdir/store"
 	"providerdir/store/storetest"
 )
@@ -32,7 +35,10 @@ var dbSeq atomic.Int64
 
 // openTest opens a store on a database of its own, dropped when the test ends. In CI the server
 // must be there: a suite that skips there would pass while testing nothing.
-func openTest(tb testing.TB) store.Store {
+func openTest(tb testing.TB) store.Store { return openTestWith(tb) }
+
+// openTestWith is openTest with further client options.
+func openTestWith(tb testing.TB, extra ...*options.ClientOptions) *Store {
 	tb.Helper()
 	uri := os.Getenv("MONGODB_URI")
 	if uri == "" {
@@ -45,7 +51,7 @@ func openTest(tb testing.TB) store.Store {
 	db := fmt.Sprintf("storetest_%d_%s_%d", os.Getpid(), time.Now().Format("150405"), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := open(ctx, withDatabase(uri, db))
+	s, err := open(ctx, withDatabase(uri, db), extra...)
 	if err != nil {
 		tb.Fatalf("open %s: %v", db, err)
 	}
@@ -196,5 +202,69 @@ func TestIndexes(t *testing.T) {
 		Where: []store.Condition{{Param: "name", Values: []string{"sm"}, Match: store.Prefix}}})
 	if err != nil || len(p.Docs) != 2 || p.Docs[0].ID != "b" {
 		t.Fatalf("Find over indexed fields = %v, %v", p.Docs, err)
+	}
+}
+
+// TestPointReadsBounded: on FerretDB GetMany reads its documents by _id, and each such read
+// scans the whole collection on the server. However many callers read at once, the store has at
+// most pointGetsAtOnce of them in flight, so that under load each read stays short of the
+// operation timeout rather than all of them slowing down together until they time out.
+func TestPointReadsBounded(t *testing.T) {
+	var inFlight, most atomic.Int64
+	done := func(name string) {
+		if name == "find" {
+			inFlight.Add(-1)
+		}
+	}
+	s := openTestWith(t, options.Client().SetMonitor(&event.CommandMonitor{
+		Started: func(_ context.Context, e *event.CommandStartedEvent) {
+			if e.CommandName != "find" {
+				return
+			}
+			n := inFlight.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		},
+		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) { done(e.CommandName) },
+		Failed:    func(_ context.Context, e *event.CommandFailedEvent) { done(e.CommandName) },
+	}))
+	if !s.pointReads {
+		t.Skip("GetMany is one $in query on this server")
+	}
+	ctx := t.Context()
+	var docs []store.Document
+	var ids []string
+	for i := range 40 {
+		id := fmt.Sprintf("d%02d", i)
+		docs = append(docs, store.Document{ID: id, Body: []byte(id)})
+		ids = append(ids, id)
+	}
+	if err := s.Put(ctx, "g1", "c", docs); err != nil {
+		t.Fatal(err)
+	}
+	most.Store(0)
+	const callers = 16
+	errs := make(chan error, callers)
+	for range callers {
+		go func() {
+			got, err := s.GetMany(ctx, "g1", "c", append([]string{"absent"}, ids...))
+			if err == nil && len(got) != len(ids) {
+				err = fmt.Errorf("GetMany returned %d documents, want %d", len(got), len(ids))
+			}
+			for i := 0; err == nil && i < len(got); i++ {
+				if got[i].ID != ids[i] || string(got[i].Body) != ids[i] {
+					err = fmt.Errorf("GetMany's document %d is %q (%q), want %q", i, got[i].ID, got[i].Body, ids[i])
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range callers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := most.Load(); n > pointGetsAtOnce {
+		t.Errorf("%d reads by _id were in flight at once, want at most %d", n, pointGetsAtOnce)
 	}
 }
