@@ -325,26 +325,35 @@ func (p *prober) close() {
 	}
 }
 
-// advance reads up to n entries from each condition in turn. When one runs out, it returns that
-// condition's index and its distinct ids within the window, sorted; otherwise -1.
+// advance reads up to n entries from each condition in turn. When some run out, it returns the
+// one that read the fewest entries (the smallest: every one read as many in earlier rounds) with
+// its distinct ids within the window, sorted; otherwise -1. The first condition to run out need
+// not be the smallest, as it reads its whole chunk before the next starts: those after it read
+// only as far as it did, to see whether one of them is smaller. The smallest drives the plan, and
+// every id it yields is a document to load.
 func (p *prober) advance(n int) (int, []string, error) {
+	driver, limit := -1, n
 	for j, sc := range p.scanners {
-		for range n {
+		for read := 0; read < limit; read++ {
 			id, ok := sc.id()
 			if !ok {
 				if err := sc.it.Error(); err != nil {
 					return -1, nil, fmt.Errorf("embedded: %w", err)
 				}
-				ids := p.collected[j]
-				slices.Sort(ids)
-				return j, slices.Compact(ids), nil
+				driver, limit = j, read
+				break
 			}
 			if p.w.admits(id) {
 				p.collected[j] = append(p.collected[j], string(id))
 			}
 		}
 	}
-	return -1, nil, nil
+	if driver < 0 {
+		return -1, nil, nil
+	}
+	ids := p.collected[driver]
+	slices.Sort(ids)
+	return driver, slices.Compact(ids), nil
 }
 
 // run advances until one condition runs out (its index and ids, as advance) or each has yielded
@@ -621,8 +630,10 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 	return true, nil
 }
 
-// matching loads a candidate document and reports whether it satisfies every condition.
-func (q *query) matching(id string) (store.Document, bool, error) {
+// matching loads a candidate document and reports whether it satisfies every condition but
+// skip (-1 for none): a candidate read off a condition's index entries satisfies that one, and
+// checking it again would compare each of the document's keys with each of its values.
+func (q *query) matching(id string, skip int) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
 	}
@@ -630,7 +641,10 @@ func (q *query) matching(id string) (store.Document, bool, error) {
 	if err != nil || !found {
 		return store.Document{}, false, err
 	}
-	return d, store.Matches(d.Keys, q.where), nil
+	if skip < 0 {
+		return d, store.Matches(d.Keys, q.where), nil
+	}
+	return d, store.Matches(d.Keys, q.where[:skip]) && store.Matches(d.Keys, q.where[skip+1:]), nil
 }
 
 // hit is a document on its way to a page, with the value it is ordered by.
@@ -712,41 +726,43 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		_, err = ds.scan(math.MaxInt, add)
 		return err
 	}
-	visit := func(id string) (bool, error) {
-		d, ok, err := q.matching(id)
+	visit := func(id string, skip int) (bool, error) {
+		d, ok, err := q.matching(id, skip)
 		if err != nil || !ok {
 			return err == nil, err
 		}
 		return add(d, ""), nil
 	}
+	visitAll := func(id string) (bool, error) { return visit(id, -1) }
 	singles := q.singles()
 	if len(singles) == len(q.conds) {
 		// Only posting lists: intersecting them from the cursor reads no more than the page
 		// needs, whatever their sizes.
-		return q.leapfrog(singles, w, visit)
+		return q.leapfrog(singles, w, visitAll)
 	}
 	var ids []string
+	var driver int
 	if len(singles) == 0 {
-		found, done, err := q.race(w, add)
+		d, found, done, err := q.race(w, add)
 		if err != nil || done {
 			return err
 		}
-		ids = found
+		driver, ids = d, found
 	} else {
-		driver, small, err := q.probe(w, q.cap)
+		d, small, err := q.probe(w, q.cap)
 		if err != nil {
 			return err
 		}
-		if driver < 0 {
-			return q.leapfrog(singles, w, visit)
+		if d < 0 {
+			return q.leapfrog(singles, w, visitAll)
 		}
-		ids = small
+		driver, ids = d, small
 	}
 	if w.desc {
 		slices.Reverse(ids)
 	}
 	for _, id := range ids {
-		if more, err := visit(id); err != nil || !more {
+		if more, err := visit(id, driver); err != nil || !more {
 			return err
 		}
 	}
@@ -754,34 +770,34 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 }
 
 // race runs the probe against a scan of the documents from the cursor (see the planning
-// comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose ids
-// beyond the part of the window the scan has covered it returns to be visited, or when the scan
-// is done (the page is full or the collection has ended).
-func (q *query) race(w window, add func(store.Document, string) bool) ([]string, bool, error) {
+// comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose
+// index and ids beyond the part of the window the scan has covered it returns to be visited, or
+// when the scan is done (the page is full or the collection has ended).
+func (q *query) race(w window, add func(store.Document, string) bool) (int, []string, bool, error) {
 	p, err := q.newProber(w)
 	if err != nil {
-		return nil, false, err
+		return -1, nil, false, err
 	}
 	defer p.close()
 	ds, err := q.newDocScan(w)
 	if err != nil {
-		return nil, false, err
+		return -1, nil, false, err
 	}
 	defer ds.close()
 	for step := 4 * probeStep; ; step = probeStep {
 		driver, ids, err := p.advance(step)
 		if err != nil {
-			return nil, false, err
+			return -1, nil, false, err
 		}
 		if driver >= 0 {
 			rest := ds.rest()
-			return slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }), false, nil
+			return driver, slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }), false, nil
 		}
 		if done, err := ds.scan(scanKeys, add); err != nil || done {
-			return nil, done, err
+			return -1, nil, done, err
 		}
 		if err := q.ctx.Err(); err != nil {
-			return nil, false, err
+			return -1, nil, false, err
 		}
 	}
 }
@@ -794,7 +810,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 			return err
 		}
 		if driver >= 0 {
-			return q.sortCandidates(ids, param, cur, desc, add)
+			return q.sortCandidates(ids, driver, param, cur, desc, add)
 		}
 	}
 	singles := q.singles()
@@ -804,7 +820,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 				return err == nil, err
 			}
 		}
-		d, ok, err := q.matching(id)
+		d, ok, err := q.matching(id, -1)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -812,12 +828,12 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 	})
 }
 
-// sortCandidates orders a small candidate set by (order value, id) in memory and adds the
-// documents after the cursor.
-func (q *query) sortCandidates(ids []string, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
+// sortCandidates orders a small candidate set, the ids of condition driver, by (order value,
+// id) in memory and adds the documents after the cursor.
+func (q *query) sortCandidates(ids []string, driver int, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	var hits []hit
 	for _, id := range ids {
-		d, ok, err := q.matching(id)
+		d, ok, err := q.matching(id, driver)
 		if err != nil {
 			return err
 		}
@@ -879,9 +895,10 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		return n, err
 	}
 
-	// verify checks a candidate against the conditions not already guaranteed (skip), by
-	// index lookups where it can and by the document only where it must.
-	verify := func(id string, skip func(int) bool) (bool, error) {
+	// verify checks a candidate against the conditions not already guaranteed (skip; driver,
+	// when the candidate came from a condition's entries), by index lookups where it can and by
+	// the document only where it must.
+	verify := func(id string, skip func(int) bool, driver int) (bool, error) {
 		needDoc := sq.OrderBy != ""
 		for j, c := range q.conds {
 			if skip(j) {
@@ -898,7 +915,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if !needDoc {
 			return true, q.tick()
 		}
-		d, ok, err := q.matching(id)
+		d, ok, err := q.matching(id, driver)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -907,8 +924,8 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		}
 		return ok, nil
 	}
-	count := func(id string, skip func(int) bool) (bool, error) {
-		ok, err := verify(id, skip)
+	count := func(id string, skip func(int) bool, driver int) (bool, error) {
+		ok, err := verify(id, skip, driver)
 		if ok {
 			n++
 		}
@@ -918,7 +935,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	singles := q.singles()
 	leapfrog := func() (int64, error) {
 		isSingle := func(j int) bool { return q.conds[j].single() }
-		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle) })
+		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle, -1) })
 		return n, err
 	}
 	if len(singles) == len(q.conds) && sq.OrderBy == "" {
@@ -943,7 +960,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	}
 	isDriver := func(j int) bool { return j == driver }
 	for _, id := range ids {
-		if _, err := count(id, isDriver); err != nil {
+		if _, err := count(id, isDriver, driver); err != nil {
 			return 0, err
 		}
 	}
