@@ -208,6 +208,31 @@ func TestProbeDrivesBySmallest(t *testing.T) {
 	}
 }
 
+// BenchmarkFindSmallAfterLarge measures a query of two conditions of several values each that
+// both run out in the probe's first round, the larger first: a first name and its nicknames in a
+// state, and a typo's deletions, as a resolver search makes them. Driven by the larger, it would
+// load a third of the collection's documents to keep 31.
+func BenchmarkFindSmallAfterLarge(b *testing.B) {
+	docs := raceDocs(3000)
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(b.Context(), "g1", "c", docs[start:start+1000]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := store.Query{Generation: "g1", Collection: "c", Limit: 100, Where: []store.Condition{
+		{Param: "state", Values: []string{"CA", "XX"}}, {Param: "tag", Values: []string{"rare", "none"}}}}
+	for b.Loop() {
+		if _, err := s.Find(b.Context(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkFindBroadPrefix measures the first page of a broad prefix condition in id order on a
 // collection of small documents: the query a short FHIR name prefix makes. A name is a letter
 // (one of 26), "a" and four digits, so the prefix "sa" matches about 7,700 of the 200,000
