@@ -31,13 +31,14 @@ import (
 // that fails a condition.
 //
 // Otherwise a query probes its conditions: it reads their index ranges side by side, a chunk at
-// a time, until one range is exhausted or every one has yielded probeCap entries. The first
-// range to run out belongs to the most selective condition (to within a chunk), at a cost of at
-// most (number of conditions) times its size. Then:
+// a time, until one range is exhausted or every one has yielded probeCap entries. Of the ranges
+// that run out in the same round, the shortest belongs to the most selective condition, found
+// at a cost of at most (number of conditions) times its size. Then:
 //
 //   - Found a small condition: its ids (sorted, distinct) are the candidates. Each is verified
-//     against the other conditions on the loaded document; with OrderBy, candidates are sorted
-//     by their order value in memory (there are at most probeCap of them).
+//     against the other conditions (not the one it came from) on the loaded document; with
+//     OrderBy, candidates are sorted by their order value in memory (there are at most
+//     probeCap of them).
 //   - No small condition, no OrderBy, some single-valued Exact conditions: their posting lists
 //     are leapfrogged and the rest verified on the documents.
 //   - No small condition, with OrderBy: walk the OrderBy param's index from the cursor,
