@@ -375,14 +375,71 @@ func (p *prober) run(limit int) (int, []string, error) {
 	}
 }
 
-// probe runs a new prober to limit entries per condition.
-func (q *query) probe(w window, limit int) (int, []string, error) {
+// probe runs a new prober to limit entries per condition and returns the index of the condition
+// that ran out (-1 if none did) and its candidates.
+func (q *query) probe(w window, limit int) (int, candidates, error) {
 	p, err := q.newProber(w)
 	if err != nil {
-		return -1, nil, err
+		return -1, candidates{}, err
 	}
 	defer p.close()
-	return p.run(limit)
+	driver, ids, err := p.run(limit)
+	if err != nil || driver < 0 {
+		return driver, candidates{}, err
+	}
+	c, err := p.candidates(driver, ids)
+	return driver, c, err
+}
+
+// candidates are the ids of the condition that drives a plan, and the query's conditions they
+// still need checking against on their documents.
+type candidates struct {
+	ids    []string
+	verify []store.Condition
+}
+
+// narrowFactor bounds how far candidates reads the other conditions on: up to this many index
+// entries per candidate, which cost about what loading one document from the block cache does
+// (an entry is a step of an iterator, a document a point read), and far less than loading it
+// from disk.
+const narrowFactor = 32
+
+// candidates narrows the ids of the driver by the other conditions' index entries: each is read
+// on, up to narrowFactor entries per id (at most the probe's cap), and one that runs out keeps
+// only the ids it yielded too and needs no check on the documents. A candidate that fails such
+// a condition is dropped without loading its document.
+func (p *prober) candidates(driver int, ids []string) (candidates, error) {
+	limit := min(narrowFactor*len(ids), p.q.cap)
+	var verify []store.Condition
+	for j, sc := range p.scanners {
+		if j == driver {
+			continue
+		}
+		ran := false
+		for range limit {
+			id, ok := sc.id()
+			if !ok {
+				if err := sc.it.Error(); err != nil {
+					return candidates{}, fmt.Errorf("embedded: %w", err)
+				}
+				ran = true
+				break
+			}
+			if p.w.admits(id) {
+				p.collected[j] = append(p.collected[j], string(id))
+			}
+		}
+		if !ran {
+			verify = append(verify, p.q.where[j])
+			continue
+		}
+		yielded := make(map[string]bool, len(p.collected[j]))
+		for _, id := range p.collected[j] {
+			yielded[id] = true
+		}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return !yielded[id] })
+	}
+	return candidates{ids: ids, verify: verify}, nil
 }
 
 // singles returns the single-valued Exact conditions.
@@ -631,10 +688,11 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 	return true, nil
 }
 
-// matching loads a candidate document and reports whether it satisfies every condition but
-// skip (-1 for none): a candidate read off a condition's index entries satisfies that one, and
-// checking it again would compare each of the document's keys with each of its values.
-func (q *query) matching(id string, skip int) (store.Document, bool, error) {
+// matching loads a candidate document and reports whether it satisfies the conditions of
+// verify: those of the query, less any the candidate is known to satisfy (a candidate read off a
+// condition's index entries satisfies that one, and checking it again would compare each of the
+// document's keys with each of its values).
+func (q *query) matching(id string, verify []store.Condition) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
 	}
@@ -642,10 +700,15 @@ func (q *query) matching(id string, skip int) (store.Document, bool, error) {
 	if err != nil || !found {
 		return store.Document{}, false, err
 	}
+	return d, store.Matches(d.Keys, verify), nil
+}
+
+// whereExcept is the query's conditions less the one at index skip (-1 for none).
+func (q *query) whereExcept(skip int) []store.Condition {
 	if skip < 0 {
-		return d, store.Matches(d.Keys, q.where), nil
+		return q.where
 	}
-	return d, store.Matches(d.Keys, q.where[:skip]) && store.Matches(d.Keys, q.where[skip+1:]), nil
+	return slices.Concat(q.where[:skip], q.where[skip+1:])
 }
 
 // hit is a document on its way to a page, with the value it is ordered by.
@@ -727,43 +790,42 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		_, err = ds.scan(math.MaxInt, add)
 		return err
 	}
-	visit := func(id string, skip int) (bool, error) {
-		d, ok, err := q.matching(id, skip)
+	visit := func(id string, verify []store.Condition) (bool, error) {
+		d, ok, err := q.matching(id, verify)
 		if err != nil || !ok {
 			return err == nil, err
 		}
 		return add(d, ""), nil
 	}
-	visitAll := func(id string) (bool, error) { return visit(id, -1) }
+	visitAll := func(id string) (bool, error) { return visit(id, q.where) }
 	singles := q.singles()
 	if len(singles) == len(q.conds) {
 		// Only posting lists: intersecting them from the cursor reads no more than the page
 		// needs, whatever their sizes.
 		return q.leapfrog(singles, w, visitAll)
 	}
-	var ids []string
-	var driver int
+	var c candidates
 	if len(singles) == 0 {
-		d, found, done, err := q.race(w, add)
+		found, done, err := q.race(w, add)
 		if err != nil || done {
 			return err
 		}
-		driver, ids = d, found
+		c = found
 	} else {
-		d, small, err := q.probe(w, q.cap)
+		driver, small, err := q.probe(w, q.cap)
 		if err != nil {
 			return err
 		}
-		if d < 0 {
+		if driver < 0 {
 			return q.leapfrog(singles, w, visitAll)
 		}
-		driver, ids = d, small
+		c = small
 	}
 	if w.desc {
-		slices.Reverse(ids)
+		slices.Reverse(c.ids)
 	}
-	for _, id := range ids {
-		if more, err := visit(id, driver); err != nil || !more {
+	for _, id := range c.ids {
+		if more, err := visit(id, c.verify); err != nil || !more {
 			return err
 		}
 	}
@@ -772,33 +834,34 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 
 // race runs the probe against a scan of the documents from the cursor (see the planning
 // comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose
-// index and ids beyond the part of the window the scan has covered it returns to be visited, or
+// candidates beyond the part of the window the scan has covered it returns to be visited, or
 // when the scan is done (the page is full or the collection has ended).
-func (q *query) race(w window, add func(store.Document, string) bool) (int, []string, bool, error) {
+func (q *query) race(w window, add func(store.Document, string) bool) (candidates, bool, error) {
 	p, err := q.newProber(w)
 	if err != nil {
-		return -1, nil, false, err
+		return candidates{}, false, err
 	}
 	defer p.close()
 	ds, err := q.newDocScan(w)
 	if err != nil {
-		return -1, nil, false, err
+		return candidates{}, false, err
 	}
 	defer ds.close()
 	for step := 4 * probeStep; ; step = probeStep {
 		driver, ids, err := p.advance(step)
 		if err != nil {
-			return -1, nil, false, err
+			return candidates{}, false, err
 		}
 		if driver >= 0 {
 			rest := ds.rest()
-			return driver, slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }), false, nil
+			c, err := p.candidates(driver, slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }))
+			return c, false, err
 		}
 		if done, err := ds.scan(scanKeys, add); err != nil || done {
-			return -1, nil, done, err
+			return candidates{}, done, err
 		}
 		if err := q.ctx.Err(); err != nil {
-			return -1, nil, false, err
+			return candidates{}, false, err
 		}
 	}
 }
@@ -806,12 +869,12 @@ func (q *query) race(w window, add func(store.Document, string) bool) (int, []st
 // findOrdered finds documents in order of their smallest value of param.
 func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	if len(q.conds) > 0 {
-		driver, ids, err := q.probe(window{}, q.cap)
+		driver, c, err := q.probe(window{}, q.cap)
 		if err != nil {
 			return err
 		}
 		if driver >= 0 {
-			return q.sortCandidates(ids, driver, param, cur, desc, add)
+			return q.sortCandidates(c, param, cur, desc, add)
 		}
 	}
 	singles := q.singles()
@@ -821,7 +884,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 				return err == nil, err
 			}
 		}
-		d, ok, err := q.matching(id, -1)
+		d, ok, err := q.matching(id, q.where)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -829,12 +892,12 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 	})
 }
 
-// sortCandidates orders a small candidate set, the ids of condition driver, by (order value,
-// id) in memory and adds the documents after the cursor.
-func (q *query) sortCandidates(ids []string, driver int, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
+// sortCandidates orders a small candidate set by (order value, id) in memory and adds the
+// documents after the cursor.
+func (q *query) sortCandidates(c candidates, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	var hits []hit
-	for _, id := range ids {
-		d, ok, err := q.matching(id, driver)
+	for _, id := range c.ids {
+		d, ok, err := q.matching(id, c.verify)
 		if err != nil {
 			return err
 		}
@@ -896,10 +959,10 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		return n, err
 	}
 
-	// verify checks a candidate against the conditions not already guaranteed (skip; driver,
-	// when the candidate came from a condition's entries), by index lookups where it can and by
-	// the document only where it must.
-	verify := func(id string, skip func(int) bool, driver int) (bool, error) {
+	// verify checks a candidate against the conditions not already guaranteed (skip), by index
+	// lookups where it can and by the document only where it must, against where (the query's
+	// conditions less the one the candidate came from).
+	verify := func(id string, skip func(int) bool, where []store.Condition) (bool, error) {
 		needDoc := sq.OrderBy != ""
 		for j, c := range q.conds {
 			if skip(j) {
@@ -916,7 +979,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if !needDoc {
 			return true, q.tick()
 		}
-		d, ok, err := q.matching(id, driver)
+		d, ok, err := q.matching(id, where)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -925,8 +988,8 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		}
 		return ok, nil
 	}
-	count := func(id string, skip func(int) bool, driver int) (bool, error) {
-		ok, err := verify(id, skip, driver)
+	count := func(id string, skip func(int) bool, where []store.Condition) (bool, error) {
+		ok, err := verify(id, skip, where)
 		if ok {
 			n++
 		}
@@ -936,7 +999,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	singles := q.singles()
 	leapfrog := func() (int64, error) {
 		isSingle := func(j int) bool { return q.conds[j].single() }
-		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle, -1) })
+		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle, q.where) })
 		return n, err
 	}
 	if len(singles) == len(q.conds) && sq.OrderBy == "" {
@@ -960,8 +1023,9 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		}
 	}
 	isDriver := func(j int) bool { return j == driver }
+	others := q.whereExcept(driver)
 	for _, id := range ids {
-		if _, err := count(id, isDriver, driver); err != nil {
+		if _, err := count(id, isDriver, others); err != nil {
 			return 0, err
 		}
 	}

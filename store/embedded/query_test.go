@@ -208,6 +208,71 @@ func TestProbeDrivesBySmallest(t *testing.T) {
 	}
 }
 
+// TestCandidatesNarrowByIndex: once a condition drives, the others are read on through their
+// index entries, and one that runs out within the bound keeps only the candidates it yields too,
+// so that the documents of the rest are never loaded; one too large to run out is left to be
+// checked on the documents. On raceDocs, "rare" is 31 documents, a state 1,000, the filler
+// value every one of the 3,000.
+func TestCandidatesNarrowByIndex(t *testing.T) {
+	docs := raceDocs(3000)
+	s := open(t)
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(t.Context(), "g1", "c", docs[start:start+1000]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
+	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
+	filler := store.Condition{Param: "filler", Values: []string{"0", "none"}}
+	tests := []struct {
+		name   string
+		where  []store.Condition
+		verify []store.Condition // left to check on the documents
+	}{
+		{"both small", []store.Condition{rare, state}, nil},
+		{"small after large", []store.Condition{state, rare}, nil},
+		{"the other too large", []store.Condition{rare, filler}, []store.Condition{filler}},
+		{"one of each", []store.Condition{filler, rare, state}, []store.Condition{filler}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := newView(s.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.close()
+			q := s.newQuery(t.Context(), v, store.Query{Generation: "g1", Collection: "c", Where: tt.where})
+			_, c, err := q.probe(window{}, q.cap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var narrowed []store.Condition // the conditions the candidates are known to meet
+			for _, w := range tt.where {
+				if !slices.ContainsFunc(tt.verify, func(v store.Condition) bool { return v.Param == w.Param }) {
+					narrowed = append(narrowed, w)
+				}
+			}
+			if want := bruteForce(docs, narrowed, false); !slices.Equal(c.ids, want) {
+				t.Errorf("%d candidates, want %d", len(c.ids), len(want))
+			}
+			if len(c.verify) != len(tt.verify) || len(c.verify) > 0 && c.verify[0].Param != tt.verify[0].Param {
+				t.Errorf("left to check %v, want %v", c.verify, tt.verify)
+			}
+			page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range page.Docs {
+				got = append(got, d.ID)
+			}
+			if all := bruteForce(docs, tt.where, false); !slices.Equal(got, all) {
+				t.Errorf("Find: %d documents, want %d", len(got), len(all))
+			}
+		})
+	}
+}
+
 // BenchmarkFindSmallAfterLarge measures a query of two conditions of several values each that
 // both run out in the probe's first round, the larger first: a first name and its nicknames in a
 // state, and a typo's deletions, as a resolver search makes them. Driven by the larger, it would
