@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"providerdir/internal/logging"
 	"providerdir/internal/requestid"
@@ -62,9 +63,23 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	writeEncoded(w, r, status, "application/json; charset=utf-8", v)
 }
 
+// encodeBuffers holds buffers responses are encoded into before they are written (so that an
+// encoding error is still a clean 500 and the length is known): a batch answer is a megabyte,
+// and a buffer grown to that for each response would be most of what serving it allocates.
+// A buffer over maxPooledBuffer is not kept, so one outsized answer does not pin its memory.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 4 << 20
+
 func writeEncoded(w http.ResponseWriter, r *http.Request, status int, contentType string, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false) // URLs in links keep their '&' readable
 	if err := enc.Encode(v); err != nil {
 		logging.Logger(r.Context()).Error("encode response", slog.Any("error", err))

@@ -154,6 +154,21 @@ func (w *stacked) GetMany(ctx context.Context, generation, collection string, id
 	if !isComposite(generation) {
 		return w.s.GetMany(ctx, generation, collection, ids)
 	}
+	return w.readMany(ctx, generation, collection, ids, Store.GetBodies)
+}
+
+// GetBodies resolves the ids as GetMany does, reading each layer's documents without keys.
+func (w *stacked) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]Document, error) {
+	if !isComposite(generation) {
+		return w.s.GetBodies(ctx, generation, collection, ids)
+	}
+	return w.readMany(ctx, generation, collection, ids, Store.GetBodies)
+}
+
+// readMany is GetMany and GetBodies over a stack, read being the one of the two asked for. The
+// mask is read without keys either way: only which ids it holds matters here.
+func (w *stacked) readMany(ctx context.Context, generation, collection string, ids []string,
+	read func(s Store, ctx context.Context, generation, collection string, ids []string) ([]Document, error)) ([]Document, error) {
 	top, below, err := splitTop(generation)
 	if err != nil {
 		return nil, err
@@ -162,7 +177,7 @@ func (w *stacked) GetMany(ctx context.Context, generation, collection string, id
 	if err != nil {
 		return nil, err
 	}
-	masked, err := w.s.GetMany(ctx, top, MaskCollection(collection), ids)
+	masked, err := w.s.GetBodies(ctx, top, MaskCollection(collection), ids)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +190,7 @@ func (w *stacked) GetMany(ctx context.Context, generation, collection string, id
 	}
 	found := map[string]Document{}
 	if len(unmasked) > 0 {
-		docs, err := w.GetMany(ctx, below, collection, unmasked)
+		docs, err := read(w, ctx, below, collection, unmasked)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +205,7 @@ func (w *stacked) GetMany(ctx context.Context, generation, collection string, id
 		}
 	}
 	if len(fromTop) > 0 {
-		docs, err := w.s.GetMany(ctx, top, collection, fromTop)
+		docs, err := read(w.s, ctx, top, collection, fromTop)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +294,7 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 	upper := &layerStream{find: w.s.Find, q: q, next: q.After}
 	upper.q.Generation = top
 	lower := &layerStream{find: w.Find, q: q, next: q.After, mask: func(docs []Document) (map[string]bool, error) {
-		masked, err := w.s.GetMany(ctx, top, MaskCollection(q.Collection), ids(docs))
+		masked, err := w.s.GetBodies(ctx, top, MaskCollection(q.Collection), ids(docs))
 		return idSet(masked), err
 	}}
 	lower.q.Generation = below

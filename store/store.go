@@ -185,6 +185,10 @@ type Store interface {
 	// includes, read together rather than one round trip each. An id with no document is left
 	// out, not an error. More than MaxLimit ids is ErrInvalid.
 	GetMany(ctx context.Context, generation, collection string, ids []string) ([]Document, error)
+	// GetBodies is GetMany for a reader that serves documents' bodies and never looks at their
+	// keys: the same documents in the same order, each with its ID and Body and with Keys nil,
+	// so that a backend keeping the keys beside the body neither decodes nor returns them.
+	GetBodies(ctx context.Context, generation, collection string, ids []string) ([]Document, error)
 	// Find returns one page of the documents matching the query, in a stable order. A generation
 	// or collection that holds no documents gives an empty page, not ErrNotFound.
 	Find(ctx context.Context, q Query) (Page, error)

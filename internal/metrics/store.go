@@ -110,6 +110,13 @@ func (t *timedStore) GetMany(ctx context.Context, generation, collection string,
 	return d, err
 }
 
+func (t *timedStore) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	start := time.Now()
+	d, err := t.s.GetBodies(ctx, generation, collection, ids)
+	t.observe("get_bodies", start, err)
+	return d, err
+}
+
 func (t *timedStore) Find(ctx context.Context, q store.Query) (store.Page, error) {
 	start := time.Now()
 	p, err := t.s.Find(ctx, q)

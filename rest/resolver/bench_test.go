@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
 	"providerdir/catalog"
 	"providerdir/internal/demosnapshot"
 	"providerdir/mapping"
+	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/store"
@@ -80,6 +82,28 @@ func BenchmarkNPIFacts(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		e.send(b, i, func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, e.url+"/resolver/v1/npi/"+npis[i%len(npis)]+"?include=facts", nil)
+			req.Header.Set(gate.HeaderServiceKey, key)
+			return req
+		})
+	}
+}
+
+// GET /search over real HTTP for each query of the demo drop's labelled query set in turn:
+// names deformed as callers deform them, typos among them (whose words select by their
+// deletions beside a first name's postings).
+func BenchmarkSearchLabelled(b *testing.B) {
+	d := demosnapshot.Open(b)
+	e := newEnv(b, d.Store)
+	key := e.key(b, apikey.TierPro)
+	qs, err := queryset.Build(d.Drop, 1000, 7)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		q := qs[i%len(qs)]
+		v := url.Values{"q": {q.Q}, "limit": {"10"}, "state": {q.State}, "taxonomy": {q.Taxonomy}}
+		e.send(b, i, func() *http.Request {
+			req, _ := http.NewRequest(http.MethodGet, e.url+"/resolver/v1/search?"+v.Encode(), nil)
 			req.Header.Set(gate.HeaderServiceKey, key)
 			return req
 		})

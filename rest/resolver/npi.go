@@ -158,22 +158,64 @@ func resolve(ctx context.Context, v records.View, npi string, withFacts bool) (P
 // record reads the registry record of a well-formed NPI as a provider record; enrolled is its
 // pecos_enrolled fact, nil when unknown.
 func record(ctx context.Context, v records.View, npi string, enrolled *Fact) (Provider, error) {
-	if v.Snap.Generation(catalog.RegistryProviders) == "" {
-		return Provider{}, errNoRegistry
-	}
-	rec, prov, err := v.Registry(ctx, npi)
+	ps, err := providers(ctx, v, []string{npi})
 	if err != nil {
 		return Provider{}, err
 	}
-	p := Provider{NPI: rec.NPI, EntityType: rec.EntityType, OrganizationName: rec.OrganizationName, Name: rec.Name,
-		PrimaryTaxonomy: rec.PrimaryTaxonomy, EnumerationDate: rec.EnumerationDate,
-		Address:    Address{City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, PostalCode: rec.PracticeAddress.PostalCode},
-		Provenance: prov}
-	if enrolled != nil {
-		b := enrolled.Value.(bool)
-		p.PecosEnrolled = &b
+	p, ok := ps[npi]
+	if !ok {
+		return Provider{}, fmt.Errorf("npi %s: %w", npi, store.ErrNotFound)
 	}
-	return p, nil
+	p.setEnrolled(enrolled)
+	return *p, nil
+}
+
+// registryRecord is the part of a registry record a provider record is made of. Decoding into
+// it passes over the rest (taxonomies, mailing address, authorized official) without building
+// it.
+type registryRecord struct {
+	NPI              string              `json:"npi"`
+	EntityType       string              `json:"entity_type"`
+	OrganizationName string              `json:"organization_name"`
+	Name             *mapping.PersonName `json:"name"`
+	PrimaryTaxonomy  string              `json:"primary_taxonomy"`
+	EnumerationDate  string              `json:"enumeration_date"`
+	PracticeAddress  Address             `json:"practice_address"`
+}
+
+// providers reads the registry records of well-formed NPIs as provider records (without
+// pecos_enrolled), by NPI, in one store call that leaves the records' search keys unread. An NPI
+// the registry does not hold is absent from the map; it is errNoRegistry when no registry is
+// loaded.
+func providers(ctx context.Context, v records.View, npis []string) (map[string]*Provider, error) {
+	if v.Snap.Generation(catalog.RegistryProviders) == "" {
+		return nil, errNoRegistry
+	}
+	docs, err := v.Bodies(ctx, catalog.RegistryProviders, npis)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Provider, len(docs))
+	for _, d := range docs {
+		b, err := mapping.DecodeBody[registryRecord](d)
+		if err != nil {
+			return nil, fmt.Errorf("decode registry record %s: %w", d.ID, err)
+		}
+		rec := b.Record
+		p := &Provider{NPI: rec.NPI, EntityType: rec.EntityType, OrganizationName: rec.OrganizationName, Name: rec.Name,
+			PrimaryTaxonomy: rec.PrimaryTaxonomy, EnumerationDate: rec.EnumerationDate, Address: rec.PracticeAddress,
+			Provenance: b.Provenance}
+		out[d.ID] = p
+	}
+	return out, nil
+}
+
+// setEnrolled sets pecos_enrolled from the provider's pecos_enrolled fact, nil when unknown.
+func (p *Provider) setEnrolled(enrolled *Fact) {
+	if enrolled != nil {
+		e := enrolled.Value.(bool)
+		p.PecosEnrolled = &e
+	}
 }
 
 // presence is the boolean fact "the source lists the NPI" for each of npis, read in one query:

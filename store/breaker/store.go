@@ -67,6 +67,10 @@ func (w *Store) GetMany(ctx context.Context, generation, collection string, ids 
 	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetMany(ctx, generation, collection, ids) })
 }
 
+func (w *Store) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetBodies(ctx, generation, collection, ids) })
+}
+
 func (w *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
 	return call(w, ctx, func() (store.Page, error) { return w.s.Find(ctx, q) })
 }

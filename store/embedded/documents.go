@@ -244,6 +244,11 @@ func (s *Store) Get(ctx context.Context, gen, coll, id string) (store.Document, 
 
 // loadDoc reads one document from r.
 func loadDoc(r reader, gen, coll, id string) (store.Document, bool, error) {
+	return loadWith(r, gen, coll, id, decodeDoc)
+}
+
+// loadWith reads one document from r and decodes it with decode (decodeDoc, or decodeBody).
+func loadWith(r reader, gen, coll, id string, decode func(id string, v []byte) (store.Document, error)) (store.Document, bool, error) {
 	v, closer, err := r.Get(docKey(gen, coll, id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return store.Document{}, false, nil
@@ -252,7 +257,7 @@ func loadDoc(r reader, gen, coll, id string) (store.Document, bool, error) {
 		return store.Document{}, false, fmt.Errorf("embedded: read %q: %w", id, err)
 	}
 	defer closer.Close()
-	d, err := decodeDoc(id, v)
+	d, err := decode(id, v)
 	return d, err == nil, err
 }
 
@@ -347,6 +352,16 @@ func (s *Store) DropGeneration(ctx context.Context, gen string) error {
 // other, but its prefix seeks cost more than point reads, which consult each table's Bloom
 // filter; the documents of one generation do not change once it serves.
 func (s *Store) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+	return s.getMany(ctx, gen, coll, ids, decodeDoc)
+}
+
+// GetBodies reads as GetMany does and passes over each document's keys without decoding them.
+func (s *Store) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+	return s.getMany(ctx, gen, coll, ids, decodeBody)
+}
+
+// getMany reads the documents of GetMany, each decoded by decode.
+func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, decode func(id string, v []byte) (store.Document, error)) ([]store.Document, error) {
 	ids, err := store.ValidateGetMany(gen, coll, ids)
 	if err != nil {
 		return nil, err
@@ -363,7 +378,7 @@ func (s *Store) GetMany(ctx context.Context, gen, coll string, ids []string) ([]
 				return nil, err
 			}
 		}
-		d, ok, err := loadDoc(s.db, gen, coll, id)
+		d, ok, err := loadWith(s.db, gen, coll, id, decode)
 		if err != nil {
 			return nil, err
 		}

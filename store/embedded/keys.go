@@ -171,36 +171,55 @@ func decodeDoc(id string, v []byte) (store.Document, error) {
 	return store.Document{ID: id, Body: bytes.Clone(body), Keys: keys}, nil
 }
 
-// decodeKeys returns a stored document's keys and its body (a sub-slice of v). The keys' params
-// and values are substrings of one string copied from v: a FHIR resource has some thirty keys,
-// and a string for each would be most of the allocations of serving a read.
-func decodeKeys(v []byte) ([]store.Key, []byte, error) {
+// decodeBody returns a stored document with its body and without its keys, in memory the
+// caller owns (GetBodies).
+func decodeBody(id string, v []byte) (store.Document, error) {
+	_, _, body, err := splitDoc(v)
+	if err != nil {
+		return store.Document{}, fmt.Errorf("%w: document %q", err, id)
+	}
+	return store.Document{ID: id, Body: bytes.Clone(body)}, nil
+}
+
+// splitDoc checks the lengths of a stored document's keys and returns their number, their
+// encoding and the body, sub-slices of v.
+func splitDoc(v []byte) (uint64, []byte, []byte, error) {
 	if len(v) == 0 || v[0] != formatV1 {
-		return nil, nil, errCorrupt
+		return 0, nil, nil, errCorrupt
 	}
 	v = v[1:]
 	n, w := binary.Uvarint(v)
 	// Each key takes at least two bytes, which bounds n before anything is allocated.
 	if w <= 0 || n > uint64(len(v)-w)/2 {
-		return nil, nil, errCorrupt
+		return 0, nil, nil, errCorrupt
 	}
 	v = v[w:]
-	// A first pass checks the lengths and finds where the keys end.
 	body := v
 	for range 2 * n {
 		var ok bool
 		if _, body, ok = readBytes(body); !ok {
-			return nil, nil, errCorrupt
+			return 0, nil, nil, errCorrupt
 		}
 	}
-	s := string(v[:len(v)-len(body)])
+	return n, v[:len(v)-len(body)], body, nil
+}
+
+// decodeKeys returns a stored document's keys and its body (a sub-slice of v). The keys' params
+// and values are substrings of one string copied from v: a FHIR resource has some thirty keys,
+// and a string for each would be most of the allocations of serving a read.
+func decodeKeys(v []byte) ([]store.Key, []byte, error) {
+	n, enc, body, err := splitDoc(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := string(enc)
 	var keys []store.Key
 	if n > 0 {
 		keys = make([]store.Key, n)
 	}
 	at := 0
 	next := func() string {
-		l, w := binary.Uvarint(v[at:])
+		l, w := binary.Uvarint(enc[at:])
 		at += w + int(l)
 		return s[at-int(l) : at]
 	}

@@ -31,13 +31,14 @@ import (
 // that fails a condition.
 //
 // Otherwise a query probes its conditions: it reads their index ranges side by side, a chunk at
-// a time, until one range is exhausted or every one has yielded probeCap entries. The first
-// range to run out belongs to the most selective condition (to within a chunk), at a cost of at
-// most (number of conditions) times its size. Then:
+// a time, until one range is exhausted or every one has yielded probeCap entries. Of the ranges
+// that run out in the same round, the shortest belongs to the most selective condition, found
+// at a cost of at most (number of conditions) times its size. Then:
 //
 //   - Found a small condition: its ids (sorted, distinct) are the candidates. Each is verified
-//     against the other conditions on the loaded document; with OrderBy, candidates are sorted
-//     by their order value in memory (there are at most probeCap of them).
+//     against the other conditions (not the one it came from) on the loaded document; with
+//     OrderBy, candidates are sorted by their order value in memory (there are at most
+//     probeCap of them).
 //   - No small condition, no OrderBy, some single-valued Exact conditions: their posting lists
 //     are leapfrogged and the rest verified on the documents.
 //   - No small condition, with OrderBy: walk the OrderBy param's index from the cursor,
@@ -325,26 +326,35 @@ func (p *prober) close() {
 	}
 }
 
-// advance reads up to n entries from each condition in turn. When one runs out, it returns that
-// condition's index and its distinct ids within the window, sorted; otherwise -1.
+// advance reads up to n entries from each condition in turn. When some run out, it returns the
+// one that read the fewest entries (the smallest: every one read as many in earlier rounds) with
+// its distinct ids within the window, sorted; otherwise -1. The first condition to run out need
+// not be the smallest, as it reads its whole chunk before the next starts: those after it read
+// only as far as it did, to see whether one of them is smaller. The smallest drives the plan, and
+// every id it yields is a document to load.
 func (p *prober) advance(n int) (int, []string, error) {
+	driver, limit := -1, n
 	for j, sc := range p.scanners {
-		for range n {
+		for read := 0; read < limit; read++ {
 			id, ok := sc.id()
 			if !ok {
 				if err := sc.it.Error(); err != nil {
 					return -1, nil, fmt.Errorf("embedded: %w", err)
 				}
-				ids := p.collected[j]
-				slices.Sort(ids)
-				return j, slices.Compact(ids), nil
+				driver, limit = j, read
+				break
 			}
 			if p.w.admits(id) {
 				p.collected[j] = append(p.collected[j], string(id))
 			}
 		}
 	}
-	return -1, nil, nil
+	if driver < 0 {
+		return -1, nil, nil
+	}
+	ids := p.collected[driver]
+	slices.Sort(ids)
+	return driver, slices.Compact(ids), nil
 }
 
 // run advances until one condition runs out (its index and ids, as advance) or each has yielded
@@ -365,14 +375,71 @@ func (p *prober) run(limit int) (int, []string, error) {
 	}
 }
 
-// probe runs a new prober to limit entries per condition.
-func (q *query) probe(w window, limit int) (int, []string, error) {
+// probe runs a new prober to limit entries per condition and returns the index of the condition
+// that ran out (-1 if none did) and its candidates.
+func (q *query) probe(w window, limit int) (int, candidates, error) {
 	p, err := q.newProber(w)
 	if err != nil {
-		return -1, nil, err
+		return -1, candidates{}, err
 	}
 	defer p.close()
-	return p.run(limit)
+	driver, ids, err := p.run(limit)
+	if err != nil || driver < 0 {
+		return driver, candidates{}, err
+	}
+	c, err := p.candidates(driver, ids)
+	return driver, c, err
+}
+
+// candidates are the ids of the condition that drives a plan, and the query's conditions they
+// still need checking against on their documents.
+type candidates struct {
+	ids    []string
+	verify []store.Condition
+}
+
+// narrowFactor bounds how far candidates reads the other conditions on: up to this many index
+// entries per candidate, which cost about what loading one document from the block cache does
+// (an entry is a step of an iterator, a document a point read), and far less than loading it
+// from disk.
+const narrowFactor = 32
+
+// candidates narrows the ids of the driver by the other conditions' index entries: each is read
+// on, up to narrowFactor entries per id (at most the probe's cap), and one that runs out keeps
+// only the ids it yielded too and needs no check on the documents. A candidate that fails such
+// a condition is dropped without loading its document.
+func (p *prober) candidates(driver int, ids []string) (candidates, error) {
+	limit := min(narrowFactor*len(ids), p.q.cap)
+	var verify []store.Condition
+	for j, sc := range p.scanners {
+		if j == driver {
+			continue
+		}
+		ran := false
+		for range limit {
+			id, ok := sc.id()
+			if !ok {
+				if err := sc.it.Error(); err != nil {
+					return candidates{}, fmt.Errorf("embedded: %w", err)
+				}
+				ran = true
+				break
+			}
+			if p.w.admits(id) {
+				p.collected[j] = append(p.collected[j], string(id))
+			}
+		}
+		if !ran {
+			verify = append(verify, p.q.where[j])
+			continue
+		}
+		yielded := make(map[string]bool, len(p.collected[j]))
+		for _, id := range p.collected[j] {
+			yielded[id] = true
+		}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return !yielded[id] })
+	}
+	return candidates{ids: ids, verify: verify}, nil
 }
 
 // singles returns the single-valued Exact conditions.
@@ -621,8 +688,11 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 	return true, nil
 }
 
-// matching loads a candidate document and reports whether it satisfies every condition.
-func (q *query) matching(id string) (store.Document, bool, error) {
+// matching loads a candidate document and reports whether it satisfies the conditions of
+// verify: those of the query, less any the candidate is known to satisfy (a candidate read off a
+// condition's index entries satisfies that one, and checking it again would compare each of the
+// document's keys with each of its values).
+func (q *query) matching(id string, verify []store.Condition) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
 	}
@@ -630,7 +700,15 @@ func (q *query) matching(id string) (store.Document, bool, error) {
 	if err != nil || !found {
 		return store.Document{}, false, err
 	}
-	return d, store.Matches(d.Keys, q.where), nil
+	return d, store.Matches(d.Keys, verify), nil
+}
+
+// whereExcept is the query's conditions less the one at index skip (-1 for none).
+func (q *query) whereExcept(skip int) []store.Condition {
+	if skip < 0 {
+		return q.where
+	}
+	return slices.Concat(q.where[:skip], q.where[skip+1:])
 }
 
 // hit is a document on its way to a page, with the value it is ordered by.
@@ -712,41 +790,42 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		_, err = ds.scan(math.MaxInt, add)
 		return err
 	}
-	visit := func(id string) (bool, error) {
-		d, ok, err := q.matching(id)
+	visit := func(id string, verify []store.Condition) (bool, error) {
+		d, ok, err := q.matching(id, verify)
 		if err != nil || !ok {
 			return err == nil, err
 		}
 		return add(d, ""), nil
 	}
+	visitAll := func(id string) (bool, error) { return visit(id, q.where) }
 	singles := q.singles()
 	if len(singles) == len(q.conds) {
 		// Only posting lists: intersecting them from the cursor reads no more than the page
 		// needs, whatever their sizes.
-		return q.leapfrog(singles, w, visit)
+		return q.leapfrog(singles, w, visitAll)
 	}
-	var ids []string
+	var c candidates
 	if len(singles) == 0 {
 		found, done, err := q.race(w, add)
 		if err != nil || done {
 			return err
 		}
-		ids = found
+		c = found
 	} else {
 		driver, small, err := q.probe(w, q.cap)
 		if err != nil {
 			return err
 		}
 		if driver < 0 {
-			return q.leapfrog(singles, w, visit)
+			return q.leapfrog(singles, w, visitAll)
 		}
-		ids = small
+		c = small
 	}
 	if w.desc {
-		slices.Reverse(ids)
+		slices.Reverse(c.ids)
 	}
-	for _, id := range ids {
-		if more, err := visit(id); err != nil || !more {
+	for _, id := range c.ids {
+		if more, err := visit(id, c.verify); err != nil || !more {
 			return err
 		}
 	}
@@ -754,34 +833,35 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 }
 
 // race runs the probe against a scan of the documents from the cursor (see the planning
-// comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose ids
-// beyond the part of the window the scan has covered it returns to be visited, or when the scan
-// is done (the page is full or the collection has ended).
-func (q *query) race(w window, add func(store.Document, string) bool) ([]string, bool, error) {
+// comment above), a chunk of each in turn. It ends when the probe exhausts a condition, whose
+// candidates beyond the part of the window the scan has covered it returns to be visited, or
+// when the scan is done (the page is full or the collection has ended).
+func (q *query) race(w window, add func(store.Document, string) bool) (candidates, bool, error) {
 	p, err := q.newProber(w)
 	if err != nil {
-		return nil, false, err
+		return candidates{}, false, err
 	}
 	defer p.close()
 	ds, err := q.newDocScan(w)
 	if err != nil {
-		return nil, false, err
+		return candidates{}, false, err
 	}
 	defer ds.close()
 	for step := 4 * probeStep; ; step = probeStep {
 		driver, ids, err := p.advance(step)
 		if err != nil {
-			return nil, false, err
+			return candidates{}, false, err
 		}
 		if driver >= 0 {
 			rest := ds.rest()
-			return slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }), false, nil
+			c, err := p.candidates(driver, slices.DeleteFunc(ids, func(id string) bool { return !rest.admits([]byte(id)) }))
+			return c, false, err
 		}
 		if done, err := ds.scan(scanKeys, add); err != nil || done {
-			return nil, done, err
+			return candidates{}, done, err
 		}
 		if err := q.ctx.Err(); err != nil {
-			return nil, false, err
+			return candidates{}, false, err
 		}
 	}
 }
@@ -789,12 +869,12 @@ func (q *query) race(w window, add func(store.Document, string) bool) ([]string,
 // findOrdered finds documents in order of their smallest value of param.
 func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	if len(q.conds) > 0 {
-		driver, ids, err := q.probe(window{}, q.cap)
+		driver, c, err := q.probe(window{}, q.cap)
 		if err != nil {
 			return err
 		}
 		if driver >= 0 {
-			return q.sortCandidates(ids, param, cur, desc, add)
+			return q.sortCandidates(c, param, cur, desc, add)
 		}
 	}
 	singles := q.singles()
@@ -804,7 +884,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 				return err == nil, err
 			}
 		}
-		d, ok, err := q.matching(id)
+		d, ok, err := q.matching(id, q.where)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -814,10 +894,10 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 
 // sortCandidates orders a small candidate set by (order value, id) in memory and adds the
 // documents after the cursor.
-func (q *query) sortCandidates(ids []string, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
+func (q *query) sortCandidates(c candidates, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	var hits []hit
-	for _, id := range ids {
-		d, ok, err := q.matching(id)
+	for _, id := range c.ids {
+		d, ok, err := q.matching(id, c.verify)
 		if err != nil {
 			return err
 		}
@@ -879,9 +959,10 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		return n, err
 	}
 
-	// verify checks a candidate against the conditions not already guaranteed (skip), by
-	// index lookups where it can and by the document only where it must.
-	verify := func(id string, skip func(int) bool) (bool, error) {
+	// verify checks a candidate against the conditions not already guaranteed (skip), by index
+	// lookups where it can and by the document only where it must, against where (the query's
+	// conditions less the one the candidate came from).
+	verify := func(id string, skip func(int) bool, where []store.Condition) (bool, error) {
 		needDoc := sq.OrderBy != ""
 		for j, c := range q.conds {
 			if skip(j) {
@@ -898,7 +979,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if !needDoc {
 			return true, q.tick()
 		}
-		d, ok, err := q.matching(id)
+		d, ok, err := q.matching(id, where)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -907,8 +988,8 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		}
 		return ok, nil
 	}
-	count := func(id string, skip func(int) bool) (bool, error) {
-		ok, err := verify(id, skip)
+	count := func(id string, skip func(int) bool, where []store.Condition) (bool, error) {
+		ok, err := verify(id, skip, where)
 		if ok {
 			n++
 		}
@@ -918,7 +999,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	singles := q.singles()
 	leapfrog := func() (int64, error) {
 		isSingle := func(j int) bool { return q.conds[j].single() }
-		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle) })
+		err := q.leapfrog(singles, window{}, func(id string) (bool, error) { return count(id, isSingle, q.where) })
 		return n, err
 	}
 	if len(singles) == len(q.conds) && sq.OrderBy == "" {
@@ -942,8 +1023,9 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		}
 	}
 	isDriver := func(j int) bool { return j == driver }
+	others := q.whereExcept(driver)
 	for _, id := range ids {
-		if _, err := count(id, isDriver); err != nil {
+		if _, err := count(id, isDriver, others); err != nil {
 			return 0, err
 		}
 	}

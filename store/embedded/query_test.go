@@ -145,6 +145,159 @@ func TestFindBroadByID(t *testing.T) {
 
 func head(ids []string) []string { return ids[:min(len(ids), 10)] }
 
+// TestProbeDrivesBySmallest: when several conditions run out in the same round of the probe,
+// the smallest drives the plan, wherever it stands in the query: the first to run out reads its
+// whole chunk before the next starts, and driving by it would load every one of its documents.
+// On raceDocs, a state is a third of the documents (1,000 of 3,000: within the first round of
+// 1,024 entries) and "rare" 31 of them.
+func TestProbeDrivesBySmallest(t *testing.T) {
+	docs := raceDocs(3000)
+	s := open(t)
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(t.Context(), "g1", "c", docs[start:start+1000]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
+	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
+	empty := store.Condition{Param: "tag", Values: []string{"none", "nothing"}}
+	tests := []struct {
+		name   string
+		where  []store.Condition
+		driver int
+	}{
+		{"small last", []store.Condition{state, rare}, 1},
+		{"small first", []store.Condition{rare, state}, 0},
+		{"empty after small", []store.Condition{state, rare, empty}, 2},
+		{"only one", []store.Condition{state}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := newView(s.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.close()
+			q := s.newQuery(t.Context(), v, store.Query{Generation: "g1", Collection: "c", Where: tt.where})
+			p, err := q.newProber(window{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.close()
+			driver, ids, err := p.advance(4 * probeStep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bruteForce(docs, tt.where[tt.driver:tt.driver+1], false)
+			if driver != tt.driver || !slices.Equal(ids, want) {
+				t.Errorf("driver %d with %d ids, want %d with %d", driver, len(ids), tt.driver, len(want))
+			}
+			// The answer is the same whichever condition drives.
+			page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range page.Docs {
+				got = append(got, d.ID)
+			}
+			if all := bruteForce(docs, tt.where, false); !slices.Equal(got, all) {
+				t.Errorf("Find: %d documents, want %d", len(got), len(all))
+			}
+		})
+	}
+}
+
+// TestCandidatesNarrowByIndex: once a condition drives, the others are read on through their
+// index entries, and one that runs out within the bound keeps only the candidates it yields too,
+// so that the documents of the rest are never loaded; one too large to run out is left to be
+// checked on the documents. On raceDocs, "rare" is 31 documents, a state 1,000, the filler
+// value every one of the 3,000.
+func TestCandidatesNarrowByIndex(t *testing.T) {
+	docs := raceDocs(3000)
+	s := open(t)
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(t.Context(), "g1", "c", docs[start:start+1000]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
+	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
+	filler := store.Condition{Param: "filler", Values: []string{"0", "none"}}
+	tests := []struct {
+		name   string
+		where  []store.Condition
+		verify []store.Condition // left to check on the documents
+	}{
+		{"both small", []store.Condition{rare, state}, nil},
+		{"small after large", []store.Condition{state, rare}, nil},
+		{"the other too large", []store.Condition{rare, filler}, []store.Condition{filler}},
+		{"one of each", []store.Condition{filler, rare, state}, []store.Condition{filler}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := newView(s.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.close()
+			q := s.newQuery(t.Context(), v, store.Query{Generation: "g1", Collection: "c", Where: tt.where})
+			_, c, err := q.probe(window{}, q.cap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var narrowed []store.Condition // the conditions the candidates are known to meet
+			for _, w := range tt.where {
+				if !slices.ContainsFunc(tt.verify, func(v store.Condition) bool { return v.Param == w.Param }) {
+					narrowed = append(narrowed, w)
+				}
+			}
+			if want := bruteForce(docs, narrowed, false); !slices.Equal(c.ids, want) {
+				t.Errorf("%d candidates, want %d", len(c.ids), len(want))
+			}
+			if len(c.verify) != len(tt.verify) || len(c.verify) > 0 && c.verify[0].Param != tt.verify[0].Param {
+				t.Errorf("left to check %v, want %v", c.verify, tt.verify)
+			}
+			page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range page.Docs {
+				got = append(got, d.ID)
+			}
+			if all := bruteForce(docs, tt.where, false); !slices.Equal(got, all) {
+				t.Errorf("Find: %d documents, want %d", len(got), len(all))
+			}
+		})
+	}
+}
+
+// BenchmarkFindSmallAfterLarge measures a query of two conditions of several values each that
+// both run out in the probe's first round, the larger first: a first name and its nicknames in a
+// state, and a typo's deletions, as a resolver search makes them. Driven by the larger, it would
+// load a third of the collection's documents to keep 31.
+func BenchmarkFindSmallAfterLarge(b *testing.B) {
+	docs := raceDocs(3000)
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(b.Context(), "g1", "c", docs[start:start+1000]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := store.Query{Generation: "g1", Collection: "c", Limit: 100, Where: []store.Condition{
+		{Param: "state", Values: []string{"CA", "XX"}}, {Param: "tag", Values: []string{"rare", "none"}}}}
+	for b.Loop() {
+		if _, err := s.Find(b.Context(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkFindBroadPrefix measures the first page of a broad prefix condition in id order on a
 // collection of small documents: the query a short FHIR name prefix makes. A name is a letter
 // (one of 26), "a" and four digits, so the prefix "sa" matches about 7,700 of the 200,000

@@ -29,6 +29,9 @@ type wireDoc struct {
 
 var docProjection = bson.D{{Key: "b", Value: 1}, {Key: "k", Value: 1}}
 
+// bodyProjection reads a document without its keys (GetBodies).
+var bodyProjection = bson.D{{Key: "b", Value: 1}}
+
 // collState remembers which indexes this process has made sure of for one physical collection,
 // so that a Put costs index round trips only the first time a collection or param shows up.
 type collState struct {
@@ -262,6 +265,11 @@ func (w wireDoc) document() (store.Document, error) {
 
 // Get returns one document.
 func (s *Store) Get(ctx context.Context, generation, collection, id string) (store.Document, error) {
+	return s.get(ctx, generation, collection, id, docProjection)
+}
+
+// get returns one document with the fields of projection.
+func (s *Store) get(ctx context.Context, generation, collection, id string, projection bson.D) (store.Document, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Document{}, err
 	}
@@ -277,7 +285,7 @@ func (s *Store) Get(ctx context.Context, generation, collection, id string) (sto
 	phys, _ := s.physName(generation, collection)
 	var w wireDoc
 	err := s.db.Collection(phys).FindOne(ctx, bson.D{{Key: "_id", Value: enc(id)}},
-		options.FindOne().SetProjection(docProjection)).Decode(&w)
+		options.FindOne().SetProjection(projection)).Decode(&w)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return store.Document{}, fmt.Errorf("store/mongo: %s/%s/%q: %w", generation, collection, id, store.ErrNotFound)
 	}
@@ -290,6 +298,16 @@ func (s *Store) Get(ctx context.Context, generation, collection, id string) (sto
 // GetMany reads the documents with one $in query on _id: one round trip for a page's included
 // resources however many there are. On FerretDB it reads them by _id (pointGets).
 func (s *Store) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	return s.getMany(ctx, generation, collection, ids, docProjection)
+}
+
+// GetBodies reads as GetMany does, without the documents' keys.
+func (s *Store) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+	return s.getMany(ctx, generation, collection, ids, bodyProjection)
+}
+
+// getMany reads the documents of GetMany with the fields of projection.
+func (s *Store) getMany(ctx context.Context, generation, collection string, ids []string, projection bson.D) ([]store.Document, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -298,7 +316,7 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 		return nil, err
 	}
 	if s.pointReads {
-		return s.pointGets(ctx, generation, collection, ids)
+		return s.pointGets(ctx, generation, collection, ids, projection)
 	}
 	in := make(bson.A, len(ids))
 	for i, id := range ids {
@@ -306,7 +324,7 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 	}
 	phys, _ := s.physName(generation, collection)
 	cur, err := s.db.Collection(phys).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
-		options.Find().SetProjection(docProjection))
+		options.Find().SetProjection(projection))
 	if err != nil {
 		return nil, s.fail("get many", err)
 	}
@@ -340,9 +358,9 @@ func (s *Store) GetMany(ctx context.Context, generation, collection string, ids 
 // bounded by the caller's context; the operation timeout starts when a read is sent.
 const pointGetsAtOnce = 20
 
-// pointGets reads documents one Get each, at most pointGetsAtOnce of the store's at a time, and
-// returns those found in the order of ids.
-func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+// pointGets reads documents one Get each (with the fields of projection), at most
+// pointGetsAtOnce of the store's at a time, and returns those found in the order of ids.
+func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string, projection bson.D) ([]store.Document, error) {
 	docs := make([]store.Document, len(ids))
 	found := make([]bool, len(ids))
 	errs := make([]error, len(ids))
@@ -357,7 +375,7 @@ func (s *Store) pointGets(ctx context.Context, generation, collection string, id
 		wg.Add(1)
 		go func() {
 			defer func() { <-s.pointSlots; wg.Done() }()
-			d, err := s.Get(ctx, generation, collection, id)
+			d, err := s.get(ctx, generation, collection, id, projection)
 			switch {
 			case err == nil:
 				docs[i], found[i] = d, true

@@ -130,6 +130,10 @@ func Handler(st store.Store) http.Handler {
 		r.Page.Docs, err = st.GetMany(ctx, q.Generation, q.Collection, q.IDs)
 		return err
 	})
+	op("get_bodies", func(ctx context.Context, q request, r *response) (err error) {
+		r.Page.Docs, err = st.GetBodies(ctx, q.Generation, q.Collection, q.IDs)
+		return err
+	})
 	op("find", func(ctx context.Context, q request, r *response) (err error) {
 		r.Page, err = st.Find(ctx, q.Query)
 		return err
@@ -262,6 +266,11 @@ func (c *Client) Get(ctx context.Context, gen, coll, id string) (store.Document,
 
 func (c *Client) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
 	r, err := c.call(ctx, "get_many", request{Generation: gen, Collection: coll, IDs: ids})
+	return r.Page.Docs, err
+}
+
+func (c *Client) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+	r, err := c.call(ctx, "get_bodies", request{Generation: gen, Collection: coll, IDs: ids})
 	return r.Page.Docs, err
 }
 

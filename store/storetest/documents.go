@@ -19,6 +19,7 @@ var documentTests = []test{
 	{"EmptyBatch", testEmptyBatch},
 	{"CollectionsAreSeparate", testCollectionsSeparate},
 	{"GetMany", testGetMany},
+	{"GetBodies", testGetBodies},
 	{"GetManyArguments", testGetManyArguments},
 }
 

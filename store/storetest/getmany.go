@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -10,9 +11,28 @@ import (
 	"providerdir/store"
 )
 
+// readMany is a read by ids: store.Store.GetMany or store.Store.GetBodies.
+type readMany func(s store.Store, ctx context.Context, gen, coll string, ids []string) ([]store.Document, error)
+
 // testGetMany reads documents by id together: in the order asked, each once, absent ids left
 // out, whole and as copies, from the generation and collection asked only.
-func testGetMany(t *testing.T, s store.Store) {
+func testGetMany(t *testing.T, s store.Store) { testReadMany(t, s, store.Store.GetMany, true) }
+
+// testGetBodies reads as GetMany does, each document with its body and without its keys.
+func testGetBodies(t *testing.T, s store.Store) { testReadMany(t, s, store.Store.GetBodies, false) }
+
+// testReadMany checks a read by ids; whole says whether it returns the documents' keys.
+func testReadMany(t *testing.T, s store.Store, read readMany, whole bool) {
+	get := func(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+		return read(s, ctx, gen, coll, ids)
+	}
+	// as is what the read returns of a stored document.
+	as := func(d store.Document) store.Document {
+		if !whole {
+			d.Keys = nil
+		}
+		return d
+	}
 	docs := roundTripDocs()
 	mustPut(t, s, "g1", "practitioner", docs...)
 	mustPut(t, s, "g2", "practitioner", doc("only-g2", `{}`))
@@ -38,7 +58,7 @@ func testGetMany(t *testing.T, s store.Store) {
 		{"nothing there", []string{"nope", "only-g2"}, nil},
 	}
 	for _, tc := range cases {
-		got, err := s.GetMany(t.Context(), "g1", "practitioner", tc.ids)
+		got, err := get(t.Context(), "g1", "practitioner", tc.ids)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -47,23 +67,25 @@ func testGetMany(t *testing.T, s store.Store) {
 			continue
 		}
 		for _, d := range got {
-			if diff := sameDoc(d, byID[d.ID]); diff != "" {
+			if diff := sameDoc(d, as(byID[d.ID])); diff != "" {
 				t.Errorf("%s: %s", tc.name, diff)
 			}
 		}
 	}
-	got, err := s.GetMany(t.Context(), "absent", "practitioner", []string{"plain"})
+	got, err := get(t.Context(), "absent", "practitioner", []string{"plain"})
 	if err != nil || len(got) != 0 {
 		t.Errorf("a generation that does not exist: %d documents, %v; want none, no error", len(got), err)
 	}
 
 	// The documents returned are the caller's: changing them changes nothing stored.
-	got, err = s.GetMany(t.Context(), "g1", "practitioner", []string{"plain"})
+	got, err = get(t.Context(), "g1", "practitioner", []string{"plain"})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("GetMany: %d documents, %v", len(got), err)
 	}
 	got[0].Body[0] = 'X'
-	got[0].Keys[0].Value = "changed"
+	if whole {
+		got[0].Keys[0].Value = "changed"
+	}
 	if again := mustGet(t, s, "g1", "practitioner", "plain"); sameDoc(again, byID["plain"]) != "" {
 		t.Fatalf("stored document changed through a document GetMany returned: %q %v", again.Body, again.Keys)
 	}
@@ -77,7 +99,7 @@ func testGetMany(t *testing.T, s store.Store) {
 		manyIDs = append(manyIDs, id, "absent-"+strconv.Itoa(i))
 	}
 	mustPut(t, s, "g3", "c", many...)
-	got, err = s.GetMany(t.Context(), "g3", "c", manyIDs)
+	got, err = get(t.Context(), "g3", "c", manyIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +108,15 @@ func testGetMany(t *testing.T, s store.Store) {
 	}
 }
 
-// testGetManyArguments: malformed calls are ErrInvalid, as they are for Get.
+// testGetManyArguments: malformed calls are ErrInvalid, as they are for Get, for GetMany and
+// GetBodies alike.
 func testGetManyArguments(t *testing.T, s store.Store) {
+	for _, read := range []readMany{store.Store.GetMany, store.Store.GetBodies} {
+		testReadManyArguments(t, s, read)
+	}
+}
+
+func testReadManyArguments(t *testing.T, s store.Store, read readMany) {
 	mustPut(t, s, "g1", "c", doc("a", `{}`))
 	tooMany := make([]string, store.MaxLimit+1)
 	for i := range tooMany {
@@ -104,7 +133,7 @@ func testGetManyArguments(t *testing.T, s store.Store) {
 		if name == "bad generation name" {
 			gen, call = "g/1", []string{"a"}
 		}
-		_, err := s.GetMany(t.Context(), gen, "c", call)
+		_, err := read(s, t.Context(), gen, "c", call)
 		if !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}

@@ -144,6 +144,16 @@ func checkView(t *testing.T, s store.Store, v view, coll string, absent []string
 			t.Errorf("GetMany(%s): %s", v.gen, diff)
 		}
 	}
+	// GetBodies: the same documents in the same order, each body as the view has it, no keys.
+	bodies, err := s.GetBodies(t.Context(), v.gen, coll, ask)
+	if err != nil || !equalIDs(ids(bodies), want) {
+		t.Errorf("GetBodies(%s) = %q, %v; want %q", v.gen, ids(bodies), err, want)
+	}
+	for _, d := range bodies {
+		if d.Keys != nil || string(d.Body) != string(v.want[d.ID].Body) {
+			t.Errorf("GetBodies(%s) %q: body %q keys %v; want body %q and no keys", v.gen, d.ID, d.Body, d.Keys, v.want[d.ID].Body)
+		}
+	}
 }
 
 // testStackedGet reads single documents of a two-layer stack: one left to the view below, one

@@ -94,6 +94,17 @@ func (v View) Registry(ctx context.Context, npi string) (mapping.RegistryRecord,
 	return b.Record, b.Provenance, nil
 }
 
+// Bodies reads the documents of a collection with the given ids, in the order of ids, without
+// their search keys (store.Store.GetBodies): one store call for all of them. An id with no
+// document is left out; all are when the collection is not in the serving snapshot.
+func (v View) Bodies(ctx context.Context, collection string, ids []string) ([]store.Document, error) {
+	gen := v.Snap.Generation(collection)
+	if gen == "" {
+		return nil, nil
+	}
+	return v.r.store.GetBodies(ctx, gen, collection, ids)
+}
+
 // Keyed reads every document of a collection whose search key param has one of values. It is
 // nil when the collection is not in the serving snapshot.
 func (v View) Keyed(ctx context.Context, collection, param string, values ...string) ([]store.Document, error) {
