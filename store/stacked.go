@@ -154,7 +154,7 @@ func (w *stacked) GetMany(ctx context.Context, generation, collection string, id
 	if !isComposite(generation) {
 		return w.s.GetMany(ctx, generation, collection, ids)
 	}
-	return w.readMany(ctx, generation, collection, ids, Store.GetBodies)
+	return w.readMany(ctx, generation, collection, ids, Store.GetMany)
 }
 
 // GetBodies resolves the ids as GetMany does, reading each layer's documents without keys.
