@@ -216,30 +216,13 @@ func maskOf(d store.Document) store.Document {
 	return store.Document{ID: d.ID, Body: []byte(`{}`), Keys: d.Keys}
 }
 
-// eachDoc calls fn for every document a query finds, a page at a time (q.Limit 0 reads pages of
-// 1,000). A query of a collection never loaded (no generation) finds nothing.
+// eachDoc calls fn for every document a query finds (store.EachDocument); a query of a
+// collection never loaded (no generation) finds nothing.
 func eachDoc(ctx context.Context, st store.Store, q store.Query, fn func(*store.Document) error) error {
 	if q.Generation == "" {
 		return nil
 	}
-	if q.Limit == 0 {
-		q.Limit = 1000
-	}
-	for {
-		page, err := st.Find(ctx, q)
-		if err != nil {
-			return err
-		}
-		for i := range page.Docs {
-			if err := fn(&page.Docs[i]); err != nil {
-				return err
-			}
-		}
-		if page.Next == "" {
-			return nil
-		}
-		q.After = page.Next
-	}
+	return store.EachDocument(ctx, st, q, fn)
 }
 
 // recordStackChanges records the change set of a collection served as a stack: the top layer

@@ -170,22 +170,7 @@ func (j *joiner) each(ctx context.Context, collection string, where []store.Cond
 	if gen == "" {
 		return nil
 	}
-	q := store.Query{Collection: collection, Generation: gen, Where: where, Limit: 1000}
-	for {
-		page, err := j.st.Find(ctx, q)
-		if err != nil {
-			return err
-		}
-		for i := range page.Docs {
-			if err := fn(&page.Docs[i]); err != nil {
-				return err
-			}
-		}
-		if page.Next == "" {
-			return nil
-		}
-		q.After = page.Next
-	}
+	return store.EachDocument(ctx, j.st, store.Query{Collection: collection, Generation: gen, Where: where}, fn)
 }
 
 // provider builds the resources of one registry document from it and the documents joined to

@@ -232,25 +232,19 @@ func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tal
 		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: study.AllCodes()}}}
 	var prov mapping.Provenance
 	seen := false
-	for {
-		page, err := st.Find(ctx, q)
-		if err != nil {
-			return prov, err
+	err := store.EachDocument(ctx, st, q, func(d *store.Document) error {
+		var v registryView
+		if err := json.Unmarshal(d.Body, &v); err != nil {
+			return fmt.Errorf("supply: decode registry record %s: %w", d.ID, err)
 		}
-		for _, d := range page.Docs {
-			var v registryView
-			if err := json.Unmarshal(d.Body, &v); err != nil {
-				return prov, fmt.Errorf("supply: decode registry record %s: %w", d.ID, err)
-			}
-			t.Add(v.provider())
-			if !seen {
-				prov, seen = v.Provenance, true
-			}
+		t.Add(v.provider())
+		if !seen {
+			prov, seen = v.Provenance, true
 		}
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+		return nil
+	})
+	if err != nil {
+		return prov, err
 	}
 	if seen {
 		return prov, nil

@@ -26,3 +26,30 @@ func EachRecord(ctx context.Context, s Store, kind string, fn func(Record) error
 		after = recs[len(recs)-1].ID
 	}
 }
+
+// documentPage is how many documents EachDocument reads per Find when the query sets no limit.
+const documentPage = 1000
+
+// EachDocument calls fn with every document q finds, in q's order, a page at a time (q.Limit
+// documents, or documentPage when it is 0), and stops at fn's first error. fn may keep nothing
+// of the document past its return but what it copies: the page is read once and then dropped.
+func EachDocument(ctx context.Context, s Store, q Query, fn func(*Document) error) error {
+	if q.Limit == 0 {
+		q.Limit = documentPage
+	}
+	for {
+		page, err := s.Find(ctx, q)
+		if err != nil {
+			return err
+		}
+		for i := range page.Docs {
+			if err := fn(&page.Docs[i]); err != nil {
+				return err
+			}
+		}
+		if page.Next == "" {
+			return nil
+		}
+		q.After = page.Next
+	}
+}

@@ -52,3 +52,62 @@ func TestEachRecord(t *testing.T) {
 		t.Errorf("after an error: %v, %d visited", err, seen)
 	}
 }
+
+// EachDocument visits every document a query finds across pages, in the query's order, and
+// stops at the callback's first error.
+func TestEachDocument(t *testing.T) {
+	s, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	const n = 2345 // more than two default pages
+	var docs []store.Document
+	for i := range n {
+		state := "CA"
+		if i%3 == 0 {
+			state = "NY"
+		}
+		docs = append(docs, store.Document{ID: fmt.Sprintf("d%05d", i), Body: []byte("{}"), Keys: []store.Key{{Param: "state", Value: state}}})
+	}
+	if err := s.Put(ctx, "g1", "c", docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		q     store.Query
+		want  int
+		first string
+	}{
+		{"all, default pages", store.Query{Collection: "c", Generation: "g1"}, n, "d00000"},
+		{"a condition, small pages", store.Query{Collection: "c", Generation: "g1", Limit: 7, Where: []store.Condition{{Param: "state", Values: []string{"NY"}}}}, (n + 2) / 3, "d00000"},
+		{"descending", store.Query{Collection: "c", Generation: "g1", Descending: true}, n, fmt.Sprintf("d%05d", n-1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ids []string
+			if err := store.EachDocument(ctx, s, tc.q, func(d *store.Document) error { ids = append(ids, d.ID); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) != tc.want || ids[0] != tc.first {
+				t.Fatalf("%d documents, first %v; want %d, first %s", len(ids), ids[:min(1, len(ids))], tc.want, tc.first)
+			}
+			for i := 1; i < len(ids); i++ {
+				if (ids[i-1] >= ids[i]) != tc.q.Descending {
+					t.Fatalf("out of order at %d: %s %s", i, ids[i-1], ids[i])
+				}
+			}
+		})
+	}
+	stop := errors.New("stop")
+	seen := 0
+	err = store.EachDocument(ctx, s, store.Query{Collection: "c", Generation: "g1"}, func(*store.Document) error {
+		if seen++; seen == 1500 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || seen != 1500 {
+		t.Fatalf("stopped with %v after %d documents", err, seen)
+	}
+}
