@@ -1,48 +1,25 @@
 package fhir_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/mux"
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
-	"providerdir/store"
+	"providerdir/store/storetest"
 )
-
-// countingStore counts the document reads that go through it to the real store underneath.
-type countingStore struct {
-	store.Store
-	gets, getMany, finds atomic.Int64
-}
-
-func (c *countingStore) Get(ctx context.Context, gen, coll, id string) (store.Document, error) {
-	c.gets.Add(1)
-	return c.Store.Get(ctx, gen, coll, id)
-}
-
-func (c *countingStore) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	c.getMany.Add(1)
-	return c.Store.GetMany(ctx, gen, coll, ids)
-}
-
-func (c *countingStore) Find(ctx context.Context, q store.Query) (store.Page, error) {
-	c.finds.Add(1)
-	return c.Store.Find(ctx, q)
-}
 
 // TestIncludeRoundTrips: a search page costs a bounded number of store calls, whatever the
 // number of resources it includes: one Find for the page, one GetMany per included type, and
 // no Get per included resource; an NPI list is read together too.
 func TestIncludeRoundTrips(t *testing.T) {
 	e := sharedEnv(t)
-	cs := &countingStore{Store: e.st}
+	cs := &storetest.Counting{Store: e.st}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := fhir.New(fhir.Config{Store: cs, BaseURL: e.base, GrantFrom: smartGrant, Log: quiet})
 	h, err := httpserver.New(httpserver.Options{Logger: quiet, Surfaces: []httpserver.Surface{{Name: "fhir", Prefix: "/fhir", Error: fhir.Error,
@@ -71,9 +48,9 @@ func TestIncludeRoundTrips(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// The serving snapshot and the tag sets are read once, on first use.
 			get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode())
-			cs.gets.Store(0)
-			cs.getMany.Store(0)
-			cs.finds.Store(0)
+			cs.Gets.Store(0)
+			cs.GetManys.Store(0)
+			cs.Finds.Store(0)
 			r := get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode())
 			b := e.checkBundle(t, r)
 			n := 0
@@ -85,15 +62,15 @@ func TestIncludeRoundTrips(t *testing.T) {
 			if n < c.included {
 				t.Fatalf("%d resources included, want at least %d", n, c.included)
 			}
-			if g, m, f := cs.gets.Load(), cs.getMany.Load(), cs.finds.Load(); g != c.gets || m > c.getMany || f > c.finds {
+			if g, m, f := cs.Gets.Load(), cs.GetManys.Load(), cs.Finds.Load(); g != c.gets || m > c.getMany || f > c.finds {
 				t.Errorf("%d Get, %d GetMany, %d Find for %d included resources; want %d Get, at most %d GetMany and %d Find",
 					g, m, f, n, c.gets, c.getMany, c.finds)
 			}
 		})
 	}
 	t.Run("NPI list", func(t *testing.T) {
-		cs.gets.Store(0)
-		cs.getMany.Store(0)
+		cs.Gets.Store(0)
+		cs.GetManys.Store(0)
 		q := url.Values{"identifier": {""}}
 		for i, npi := range npis {
 			if i > 0 {
@@ -102,7 +79,7 @@ func TestIncludeRoundTrips(t *testing.T) {
 			q["identifier"][0] += "http://hl7.org/fhir/sid/us-npi|" + npi
 		}
 		e.checkBundle(t, get(t, ts.URL+"/fhir/Practitioner?"+q.Encode()))
-		if g, m := cs.gets.Load(), cs.getMany.Load(); g != 0 || m != 1 {
+		if g, m := cs.Gets.Load(), cs.GetManys.Load(); g != 0 || m != 1 {
 			t.Errorf("%d Get and %d GetMany for %d NPIs, want none and one", g, m, len(npis))
 		}
 	})

@@ -2,10 +2,8 @@ package resolver_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
-	"sync/atomic"
 	"testing"
 
 	"providerdir/catalog"
@@ -14,28 +12,8 @@ import (
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
+	"providerdir/store/storetest"
 )
-
-// countingStore counts the reads of registry records by id.
-type countingStore struct {
-	store.Store
-	gets, getMany, getBodies atomic.Int64
-}
-
-func (c *countingStore) Get(ctx context.Context, gen, coll, id string) (store.Document, error) {
-	c.gets.Add(1)
-	return c.Store.Get(ctx, gen, coll, id)
-}
-
-func (c *countingStore) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	c.getMany.Add(1)
-	return c.Store.GetMany(ctx, gen, coll, ids)
-}
-
-func (c *countingStore) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	c.getBodies.Add(1)
-	return c.Store.GetBodies(ctx, gen, coll, ids)
-}
 
 // registryNPIs are the first n NPIs of the registry, read off the store.
 func registryNPIs(tb testing.TB, st store.Store, n int) []string {
@@ -101,7 +79,7 @@ func expectedProvider(tb testing.TB, st store.Store, npi string) []byte {
 func TestBatchRecords(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
-	st := &countingStore{Store: d.Store}
+	st := &storetest.Counting{Store: d.Store}
 	e := newEnv(t, st)
 	key := e.key(t, apikey.TierPro)
 	tests := []struct {
@@ -116,12 +94,12 @@ func TestBatchRecords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{"npis": tt.npis})
-			gets, getMany, bodies := st.gets.Load(), st.getMany.Load(), st.getBodies.Load()
+			gets, getMany, bodies := st.Gets.Load(), st.GetManys.Load(), st.GetBodiesCalls.Load()
 			r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, body)
 			if r.status != http.StatusOK {
 				t.Fatalf("%d %s", r.status, r.raw)
 			}
-			if n := st.gets.Load() - gets + st.getMany.Load() - getMany + st.getBodies.Load() - bodies; n != 1 {
+			if n := st.Gets.Load() - gets + st.GetManys.Load() - getMany + st.GetBodiesCalls.Load() - bodies; n != 1 {
 				t.Errorf("the batch read records by id in %d store calls, want 1", n)
 			}
 			var got struct {
