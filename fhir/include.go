@@ -22,7 +22,10 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g Grant, res
 	if len(q.includes) == 0 && len(q.revs) == 0 || len(res.matches) == 0 {
 		return nil
 	}
-	r := &includeRound{s: s, v: v, g: g, res: res, seen: map[string]bool{}}
+	r := &includeRound{s: s, v: v, g: g, res: res, seen: map[string]bool{}, keyed: g.Sandboxed()}
+	for _, inc := range q.includes {
+		r.keyed = r.keyed || inc.iterate
+	}
 	frontier := make([]includedDoc, len(res.matches))
 	for i, d := range res.matches {
 		r.seen[fhirmap.Ref(q.typ, d.ID)] = true
@@ -58,6 +61,10 @@ type includeRound struct {
 	res    *result
 	seen   map[string]bool // "Type/id" of every resource on the page
 	capped bool
+	// keyed is whether included resources are read with their search keys: a sandbox grant
+	// filters them by key, and an _include:iterate follows their references. Otherwise their
+	// bodies are all the page shows, and reading without keys spares decoding them.
+	keyed bool
 }
 
 // room reports whether one more resource may be included, warning once when not.
@@ -87,7 +94,11 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 		if len(ids) == 0 {
 			return nil
 		}
-		found, err := r.s.st.GetMany(ctx, gen, catalog.FHIRCollection(inc.target), ids)
+		get := r.s.st.GetBodies
+		if r.keyed {
+			get = r.s.st.GetMany
+		}
+		found, err := get(ctx, gen, catalog.FHIRCollection(inc.target), ids)
 		ids = ids[:0]
 		if err != nil {
 			return err

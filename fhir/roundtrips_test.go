@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/mux"
@@ -15,8 +16,8 @@ import (
 )
 
 // TestIncludeRoundTrips: a search page costs a bounded number of store calls, whatever the
-// number of resources it includes: one Find for the page, one GetMany per included type, and
-// no Get per included resource; an NPI list is read together too.
+// number of resources it includes: one Find for the page, one read per included type, and no
+// Get per included resource; an NPI list is read together too.
 func TestIncludeRoundTrips(t *testing.T) {
 	e := sharedEnv(t)
 	cs := &storetest.Counting{Store: e.st}
@@ -37,21 +38,29 @@ func TestIncludeRoundTrips(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		name                 string
-		query                url.Values
-		included             int // at least this many included resources
-		gets, getMany, finds int64
+		name     string
+		query    url.Values
+		headers  []string
+		included int // at least this many included resources
+		// At most this many calls of each kind: the included resources are read by GetBodies
+		// unless their keys are needed (a sandbox grant filters by them, an :iterate include
+		// follows their references), then by GetMany.
+		getMany, getBodies, finds int64
 	}{
 		{"roles with their practitioners, organizations and locations", url.Values{"_count": {"30"},
-			"_include": {"PractitionerRole:practitioner", "PractitionerRole:organization", "PractitionerRole:location"}}, 30, 0, 3, 1},
+			"_include": {"PractitionerRole:practitioner", "PractitionerRole:organization", "PractitionerRole:location"}}, nil, 30, 0, 3, 1},
+		{"an iterate include reads keys", url.Values{"_count": {"30"},
+			"_include:iterate": {"PractitionerRole:practitioner"}}, nil, 30, 2, 0, 1},
+		{"a sandbox grant reads keys", url.Values{"_count": {"30"},
+			"_include": {"PractitionerRole:practitioner", "PractitionerRole:organization"}}, []string{"X-Test-Sandbox", "1"}, 1, 2, 0, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// The serving snapshot and the tag sets are read once, on first use.
-			get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode())
-			cs.Gets.Store(0)
-			cs.GetManys.Store(0)
-			cs.Finds.Store(0)
-			r := get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode())
+			get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode(), c.headers...)
+			for _, n := range []*atomic.Int64{&cs.Gets, &cs.GetManys, &cs.GetBodiesCalls, &cs.Finds} {
+				n.Store(0)
+			}
+			r := get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode(), c.headers...)
 			b := e.checkBundle(t, r)
 			n := 0
 			for _, en := range b.Entry {
@@ -62,9 +71,10 @@ func TestIncludeRoundTrips(t *testing.T) {
 			if n < c.included {
 				t.Fatalf("%d resources included, want at least %d", n, c.included)
 			}
-			if g, m, f := cs.Gets.Load(), cs.GetManys.Load(), cs.Finds.Load(); g != c.gets || m > c.getMany || f > c.finds {
-				t.Errorf("%d Get, %d GetMany, %d Find for %d included resources; want %d Get, at most %d GetMany and %d Find",
-					g, m, f, n, c.gets, c.getMany, c.finds)
+			g, m, bo, f := cs.Gets.Load(), cs.GetManys.Load(), cs.GetBodiesCalls.Load(), cs.Finds.Load()
+			if g != 0 || m > c.getMany || bo > c.getBodies || f > c.finds || m+bo == 0 {
+				t.Errorf("%d Get, %d GetMany, %d GetBodies, %d Find for %d included resources; want no Get, at most %d GetMany, %d GetBodies and %d Find",
+					g, m, bo, f, n, c.getMany, c.getBodies, c.finds)
 			}
 		})
 	}
