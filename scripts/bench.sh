@@ -87,7 +87,7 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 		echo "ingesting the NPPES family of $BENCH_NATIONAL providers (national scale)"
 		rm -rf "$ndir/db"
 		nstart=$(date +%s.%N)
-		/usr/bin/time -f '%M' -o "$ndir/peak.kb" bin/providerctl ingest --store "embedded:$ndir/db" "${reference[@]}" "$ndir/nppes" >"$ndir/ingest.log" 2>&1
+		/usr/bin/time -f '%M %U %S' -o "$ndir/peak.kb" bin/providerctl ingest --store "embedded:$ndir/db" "${reference[@]}" "$ndir/nppes" >"$ndir/ingest.log" 2>&1
 		nend=$(date +%s.%N)
 		# The weekly delta's own target: 50,000 changed records on top of the national snapshot.
 		if [[ ! -f $ndir/weekly-50000/done ]]; then
@@ -104,8 +104,11 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 			awk '/^BenchmarkBareRead/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i; printf "%.1f %d", m["s/read"], m["rows"] }')
 		read -r nbare_s nbare_rows <<<"$nbare"
 		nsecs=$(awk -v a="$nstart" -v b="$nend" 'BEGIN { printf "%.0f", b - a }')
-		national=$(awk -v s="$nsecs" -v b="$nbare_s" -v r="$nbare_rows" -v kb="$(cat "$ndir/peak.kb")" \
-			'BEGIN { printf "%d s (%d min %02d s), peak resident %.2f GB; bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", s, s / 60, s % 60, kb / 1048576, b, r, s / b }')
+		# peak.kb holds the peak resident kB, then the user and system CPU seconds: CPU seconds
+		# over wall seconds says how many of the cores the ingest kept busy.
+		read -r npeak_kb nuser nsys <"$ndir/peak.kb"
+		national=$(awk -v s="$nsecs" -v b="$nbare_s" -v r="$nbare_rows" -v kb="$npeak_kb" -v cpu="$(awk -v u="$nuser" -v y="$nsys" 'BEGIN { print u + y }')" -v cores="$(nproc)" \
+			'BEGIN { printf "%d s (%d min %02d s; target 5 min), peak resident %.2f GB, CPU %.0f s (%.2f of %d cores busy on average); bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", s, s / 60, s % 60, kb / 1048576, cpu, cpu / s, cores, b, r, s / b }')
 	fi
 	echo "national NPPES ingest: $national"
 	echo "national weekly delta: ${national_weekly:-not run}"
@@ -251,7 +254,8 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   ingest is timed from an empty store to the switched snapshot.
 - National scale: the NPPES files of a drop of \$BENCH_NATIONAL providers (generated once with
   the same seed, the other families' files deleted) are ingested into an empty store of their
-  own, timed from start to switched snapshot with \`/usr/bin/time\` for the peak resident memory;
+  own, timed from start to switched snapshot with \`/usr/bin/time\` for the peak resident memory and
+  the CPU seconds (over the wall seconds: how many cores the ingest kept busy);
   then a week of 50,000 changed records (\`providerctl generate --weekly-from\`, once) is ingested
   on top of it as a delta, timed the same way, and the store is deleted. The run is skipped, and says so, when the disk lacks four
   times the files' size. The whole national drop (all families) is measured by
