@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,11 +18,7 @@ import (
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // live is the resolver on the demo snapshot with a client holding a real key.
 type live struct {

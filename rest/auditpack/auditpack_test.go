@@ -3,7 +3,6 @@ package auditpack_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -16,11 +15,7 @@ import (
 	"providerdir/store/embedded"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 func demo(tb testing.TB) *packtest.Env {
 	return packtest.Open(tb, demosnapshot.Open(tb).Store, export.Options{})

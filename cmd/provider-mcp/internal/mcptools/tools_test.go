@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,11 +22,7 @@ import (
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // Tools is every tool the server offers.
 var Tools = []string{"check_exclusion", "get_facility", "get_payments", "get_quality", "resolve_npi", "resolve_npi_batch", "search_providers"}
