@@ -14,6 +14,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/webhooktest"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -118,7 +119,7 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 	if nm.Changes == nil || len(nm.Changes.Moved) < 2 || len(nm.Changes.NewlyExcluded) < 1 {
 		t.Fatalf("the evolved drop lists too few changes: %+v", nm.Changes)
 	}
-	clk := newClock()
+	clk := webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
@@ -245,7 +246,7 @@ func TestChangeSetState(t *testing.T) {
 // out, with no field differences claimed and no previous snapshot.
 func TestFanoutAfterPreviousCollected(t *testing.T) {
 	base, _, next, nm := drops(t)
-	st, clk := openStore(t), newClock()
+	st, clk := openStore(t), webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {
