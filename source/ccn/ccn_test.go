@@ -1,8 +1,6 @@
 package ccn
 
 import (
-	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,12 +40,7 @@ func TestRealTable(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	r, err := Open(filepath.Join("testdata", "ccn_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, Open, "ccn_edge.csv")
 	if len(got) != 2 || got[0].Code != "05" || got[1].Code != "A0" {
 		t.Errorf("got %+v", got)
 	}
@@ -62,14 +55,7 @@ func TestEdgeCases(t *testing.T) {
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, c := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[StateCode], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if len(c.Code) != 2 || len(c.Abbr) != 2 {
-				t.Fatalf("accepted %+v", c)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(c StateCode) bool {
+		return len(c.Code) != 2 || len(c.Abbr) != 2
 	})
 }
