@@ -1,9 +1,7 @@
 package carecompare
 
 import (
-	"errors"
 	"io"
-	"io/fs"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -181,15 +179,11 @@ func TestHospiceCAHPS(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := Open(NursingHome, filepath.Join("testdata", "Hospital_General_Information.csv"))
-	if err == nil || !strings.Contains(err.Error(), `header does not match Care Compare NH_ProviderInfo: missing "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`) {
-		t.Errorf("hospital file as nursing homes: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match Care Compare NH_ProviderInfo: missing "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`)
 	if _, err := Open(Kind(99), "testdata/ASC_Facility.csv"); err == nil {
 		t.Error("unknown kind accepted")
 	}
-	if _, err := OpenMeasures("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Missing(t, OpenMeasures)
 	for _, k := range Kinds() {
 		if k.String() == "unknown" {
 			t.Errorf("kind %d has no name", k)

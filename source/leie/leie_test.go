@@ -1,9 +1,6 @@
 package leie
 
 import (
-	"errors"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,12 +48,8 @@ func TestMonthlyReinstatements(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("NPI,Entity Type Code\n"), "npidata.csv")
-	if err == nil || !strings.Contains(err.Error(), `npidata.csv: header does not match OIG LEIE: missing "LASTNAME", "FIRSTNAME"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
-	if _, err := Open(filepath.Join("testdata", "2502excl.csv")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `npidata.csv: header does not match OIG LEIE: missing "LASTNAME", "FIRSTNAME"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {

@@ -2,7 +2,6 @@ package nppes
 
 import (
 	"errors"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,12 +150,8 @@ func TestFileErrors(t *testing.T) {
 		t.Errorf("pl_pfile read as npidata: %v", err)
 	}
 	_, err = OpenLocations(filepath.Join("testdata", "npidata_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `missing "Provider Secondary Practice Location Address- Address Line 1"`) {
-		t.Errorf("npidata read as pl_pfile: %v", err)
-	}
-	if _, err := OpenOtherNames(filepath.Join("testdata", "missing.csv")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
+	sourcetest.Refused(t, err, `missing "Provider Secondary Practice Location Address- Address Line 1"`)
+	sourcetest.Missing(t, OpenOtherNames)
 }
 
 func FuzzProviders(f *testing.F) {

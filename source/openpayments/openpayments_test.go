@@ -1,8 +1,6 @@
 package openpayments
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
 	"testing"
 
@@ -85,12 +83,8 @@ func TestParseCents(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Physician_Profile_ID,Physician_First_Name\n"), "OP_PH_PRFL_SPLMTL.csv")
-	if err == nil || !strings.Contains(err.Error(), `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
-	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {

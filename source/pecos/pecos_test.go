@@ -1,8 +1,6 @@
 package pecos
 
 import (
-	"errors"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,16 +60,10 @@ func TestHospitalEnrollments(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := OpenHospitals(filepath.Join("testdata", "base_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `header does not match PECOS Hospital_Enrollments: missing "ENROLLMENT ID", "ENROLLMENT STATE"`) {
-		t.Errorf("base file as hospitals: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match PECOS Hospital_Enrollments: missing "ENROLLMENT ID", "ENROLLMENT STATE"`)
 	_, err = Open(filepath.Join("testdata", "Hospital_Enrollments_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `missing "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`) {
-		t.Errorf("hospitals as base file: %v", err)
-	}
-	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `missing "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzEnrollments(f *testing.F) {

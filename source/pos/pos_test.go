@@ -1,8 +1,6 @@
 package pos
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
 	"testing"
 
@@ -59,12 +57,8 @@ func TestLowercaseHeader(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Facility ID,Facility Name\n"), "Hospital_General_Information.csv")
-	if err == nil || !strings.Contains(err.Error(), `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
-	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {

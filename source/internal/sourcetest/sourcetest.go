@@ -7,10 +7,12 @@ package sourcetest
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"providerdir/source"
@@ -100,6 +102,24 @@ func Equal[T comparable](tb testing.TB, what string, got, want []T) {
 func RowErrors(tb testing.TB, rep *source.Report, want []source.RowError) {
 	tb.Helper()
 	Equal(tb, "row error", rep.Errors, want)
+}
+
+// Refused fails unless err is an error whose message contains want, as a reader's refusal of a
+// file must say what is wrong.
+func Refused(tb testing.TB, err error, want string) {
+	tb.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		tb.Errorf("got error %v, want one containing %q", err, want)
+	}
+}
+
+// Missing fails unless opening a file that does not exist with open fails with an error
+// satisfying errors.Is(err, fs.ErrNotExist).
+func Missing[T any](tb testing.TB, open OpenFunc[T]) {
+	tb.Helper()
+	if _, err := open(filepath.Join("testdata", "none.csv")); !errors.Is(err, fs.ErrNotExist) {
+		tb.Errorf("missing file: %v", err)
+	}
 }
 
 // Fuzz reads data with newReader and fails on anything but a clean end or a file-level error;

@@ -2,10 +2,13 @@ package sourcetest
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"providerdir/source"
 )
 
 // recorder is a testing.TB that notes a failure instead of failing, and stops at a fatal one as
@@ -81,6 +84,38 @@ func TestRepeatFile(t *testing.T) {
 	for _, rows := range []int{2, 5} { // the file holds one record
 		if !fails(t, func(tb testing.TB) { RepeatFile(tb, "f.csv", rows, 64) }) {
 			t.Errorf("%d rows of a file of one: no failure", rows)
+		}
+	}
+}
+
+func TestRefused(t *testing.T) {
+	tests := []struct {
+		err  error
+		fail bool
+	}{
+		{errors.New(`x.csv: header does not match T: missing "A"`), false},
+		{errors.New(`x.csv: header does not match T: missing "B"`), true},
+		{nil, true},
+	}
+	for _, tt := range tests {
+		if got := fails(t, func(tb testing.TB) { Refused(tb, tt.err, `missing "A"`) }); got != tt.fail {
+			t.Errorf("%v: failed %v, want %v", tt.err, got, tt.fail)
+		}
+	}
+}
+
+func TestMissing(t *testing.T) {
+	opens := map[string]OpenFunc[string]{
+		"not there": func(path string, _ ...source.Option) (*source.Reader[string], error) {
+			_, err := os.Open(path)
+			return nil, err
+		},
+		"opens anyway":  func(string, ...source.Option) (*source.Reader[string], error) { return nil, nil },
+		"another error": func(string, ...source.Option) (*source.Reader[string], error) { return nil, errors.New("bad header") },
+	}
+	for name, open := range opens {
+		if got := fails(t, func(tb testing.TB) { Missing(tb, open) }); got != (name != "not there") {
+			t.Errorf("%s: failed %v", name, got)
 		}
 	}
 }
