@@ -5,6 +5,10 @@
 package resolvertest
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"providerdir/internal/httpserver"
@@ -28,4 +32,26 @@ func Start(tb testing.TB, st store.Store) *Server {
 		return []httpserver.Surface{testserver.Resolver(st, g)}
 	})
 	return &Server{Server: srv, URL: srv.URL + testserver.ResolverPrefix}
+}
+
+// Raw sends a request to the resolver with key and returns its body, which must be a JSON
+// object: what the resolver itself answers, for comparison with what a client made of it.
+func (s *Server) Raw(tb testing.TB, key, method, path, body string) map[string]any {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set(gate.HeaderServiceKey, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		tb.Fatalf("%s: %v: %s", path, err, b)
+	}
+	return m
 }

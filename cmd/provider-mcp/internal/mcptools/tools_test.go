@@ -64,27 +64,6 @@ func startLive(t *testing.T) live {
 	return live{srv: srv, key: srv.Key(t, apikey.TierPro), f: resolvertest.Find(t, d.Store)}
 }
 
-// raw is the resolver's own body for a request, decoded as JSON.
-func (l live) raw(t *testing.T, method, path, body string) any {
-	t.Helper()
-	req, err := http.NewRequest(method, l.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Service-Key", l.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return v
-}
-
 // structured is a tool result's structured content as plain JSON values, checked against the
 // text content the SDK writes beside it for clients without structured content.
 func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
@@ -227,7 +206,7 @@ func TestCallTools(t *testing.T) {
 				t.Fatalf("tool error: %+v", toolErr(t, res))
 			}
 			got := structured(t, res)
-			want := l.raw(t, tt.method, tt.path, tt.body)
+			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			if tt.unservedSkipping {
 				// the typed result may leave out what the resolver adds to the contract's fields
 				if err := resolvertest.Contained(any(got), want); err != nil {
@@ -254,7 +233,7 @@ func TestCheckExclusion(t *testing.T) {
 			t.Errorf("%s: %v, want status %s", tt.npi, got, tt.status)
 		}
 		var fact any
-		for _, f := range l.raw(t, "GET", "/npi/"+tt.npi+"?include=facts", "").(map[string]any)["facts"].([]any) {
+		for _, f := range l.srv.Raw(t, l.key, "GET", "/npi/"+tt.npi+"?include=facts", "")["facts"].([]any) {
 			if f.(map[string]any)["type"] == "exclusion" {
 				fact = f
 			}
