@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/store"
 )
@@ -42,7 +43,7 @@ func BenchmarkDelivery(b *testing.B) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	for range b.N {
-		st, clk := openStore(b), webhooktest.NewClock()
+		st, clk := teststore.Embedded(b), webhooktest.NewClock()
 		ctx := context.Background()
 		npis := benchChangeSet(b, st)
 		if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor before the change set

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -25,7 +26,7 @@ func TestProviderChangedFromWeeklyDelta(t *testing.T) {
 	if len(moved) == 0 {
 		t.Fatalf("the week moves no provider: %v", wk.Changes)
 	}
-	st := store.Stacked(openStore(t))
+	st := store.Stacked(teststore.Embedded(t))
 	clk := webhooktest.NewClock()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event

@@ -14,6 +14,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
@@ -109,9 +110,10 @@ func deliveriesOf(t *testing.T, st store.Store, subID string) []Delivery {
 // provider.changed for each watched NPI whose registry record changed, and exclusion.added for
 // each watched NPI newly excluded; repeating the fan-out adds nothing.
 func TestFanoutFromIngest(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testFanoutFromIngest(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testFanoutFromIngest(t, s)
+	})
 }
 
 func testFanoutFromIngest(t *testing.T, st store.Store) {
@@ -246,7 +248,7 @@ func TestChangeSetState(t *testing.T) {
 // out, with no field differences claimed and no previous snapshot.
 func TestFanoutAfterPreviousCollected(t *testing.T) {
 	base, _, next, nm := drops(t)
-	st, clk := openStore(t), webhooktest.NewClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {

@@ -8,18 +8,7 @@ import (
 
 	"providerdir/internal/webhooktest"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
-
-func openStore(t testing.TB) store.Store {
-	t.Helper()
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // signed is how the worker names and signs a delivery, as a subscriber checks it.
 var signed = webhooktest.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Signature: HeaderSignature,

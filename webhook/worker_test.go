@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/store"
 )
@@ -28,9 +29,10 @@ func enqueueTest(t testing.TB, st store.Store, clk *webhooktest.Clock, sub Subsc
 
 // A delivery reaches a real receiver signed, with its event id, and is logged as delivered.
 func TestDeliverSigned(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testDeliverSigned(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testDeliverSigned(t, s)
+	})
 }
 
 func testDeliverSigned(t *testing.T, st store.Store) {
@@ -133,7 +135,7 @@ func TestDeliveryFaults(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st, clk := openStore(t), webhooktest.NewClock()
+			st, clk := teststore.Embedded(t), webhooktest.NewClock()
 			rv := webhooktest.NewReceiver(t, signed, c.answer)
 			sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 			id := enqueueTest(t, st, clk, sub, 1)
@@ -155,7 +157,7 @@ func TestDeliveryFaults(t *testing.T) {
 // A receiver that is down (connection refused) for most of a day gets the delivery once it is
 // back.
 func TestReceiverDown(t *testing.T) {
-	st, clk := openStore(t), webhooktest.NewClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +200,7 @@ func TestReceiverDown(t *testing.T) {
 // 410 Gone fails the delivery and disables the subscription; its other deliveries are failed
 // without being sent.
 func TestGoneDisables(t *testing.T) {
-	st, clk := openStore(t), webhooktest.NewClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	rv := webhooktest.NewReceiver(t, signed, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
 	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	first := enqueueTest(t, st, clk, sub, 1)
@@ -222,7 +224,7 @@ func TestGoneDisables(t *testing.T) {
 // During a secret rotation's overlap each delivery carries two v1 values, one per secret; a
 // receiver holding either verifies it.
 func TestRotationOverlapSignsTwice(t *testing.T) {
-	st, clk := openStore(t), webhooktest.NewClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	rv := webhooktest.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	old := sub.Secret
@@ -251,9 +253,10 @@ func TestRotationOverlapSignsTwice(t *testing.T) {
 // A worker killed after it claimed a delivery and while the receiver holds the request: the
 // delivery is taken over once the lease lapses and delivered under the same event id.
 func TestKilledWorkerClaimTakenOver(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testKilledWorker(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testKilledWorker(t, s)
+	})
 }
 
 func testKilledWorker(t *testing.T, st store.Store) {
@@ -295,9 +298,10 @@ func testKilledWorker(t *testing.T, st store.Store) {
 // Two workers on one store, a receiver failing a third of the requests: every event arrives at
 // least once, none is lost, and any duplicate carries the same event id.
 func TestTwoWorkersOneStore(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testTwoWorkers(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testTwoWorkers(t, s)
+	})
 }
 
 func testTwoWorkers(t *testing.T, st store.Store) {
@@ -411,7 +415,7 @@ func queueLen(t testing.TB, st store.Store) int {
 // refused address (here loopback, stored past the registration check) is never connected to;
 // the attempt is logged as refused and retried by the schedule.
 func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
-	st, clk := openStore(t), webhooktest.NewClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	rv := webhooktest.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, strings.Replace(rv.URL, "127.0.0.1", "localhost", 1), []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)

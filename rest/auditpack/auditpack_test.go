@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/export"
 	"providerdir/rest/internal/packtest"
-	"providerdir/store/embedded"
 )
 
 func TestMain(m *testing.M) { demosnapshot.Main(m) }
@@ -132,12 +132,7 @@ func TestEveryPack(t *testing.T) {
 // Each error, on /v1 in its envelope and on the service host in its own.
 func TestPackErrors(t *testing.T) {
 	e := demo(t)
-	empty, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = empty.Close() })
-	bare := packtest.Open(t, empty, export.Options{})
+	bare := packtest.Open(t, teststore.Embedded(t), export.Options{})
 	for _, tt := range []struct {
 		env    *packtest.Env
 		path   string

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/evidence"
-	"providerdir/rest/internal/testenv"
 )
 
 // The demo answers without a key as the keyed endpoint does, ten times per rolling 24 hours per
@@ -109,7 +109,7 @@ func TestCountyWidened(t *testing.T) {
 // Before any registry or Census figures are loaded, a question that needs them is 404
 // specialty_not_found (as by-state answers then), while a refusal needs no data.
 func TestNoStudyLoaded(t *testing.T) {
-	e := newEnv(t, testenv.Embedded(t), nil)
+	e := newEnv(t, teststore.Embedded(t), nil)
 	key := e.key(t)
 	if r := e.ask(t, key, "How many cardiologists are in Texas?"); r.Status != http.StatusNotFound || r.ErrorCode() != "specialty_not_found" {
 		t.Errorf("%d %s", r.Status, r.Raw)

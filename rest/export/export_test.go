@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/dataset"
 	"providerdir/rest/export"
 	"providerdir/rest/internal/packtest"
 	"providerdir/rest/internal/testclient"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 func TestMain(m *testing.M) { demosnapshot.Main(m) }
@@ -243,11 +243,7 @@ func TestExportFormats(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	e := demo(t, export.Options{})
 	key := e.Key(t)
-	empty, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = empty.Close() })
+	empty := teststore.Embedded(t)
 	bare := packtest.Open(t, empty, export.Options{})
 	bareKey := bare.Key(t)
 	for _, tt := range []struct {

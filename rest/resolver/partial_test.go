@@ -8,8 +8,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
@@ -27,7 +27,7 @@ func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := testenv.Embedded(t)
+	st := teststore.Embedded(t)
 	gen, err := store.NewGeneration(ctx, st)
 	if err != nil {
 		t.Fatal(err)

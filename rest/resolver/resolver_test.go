@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 	"providerdir/rest/resolver"
 )
 
@@ -182,7 +182,7 @@ func TestNPIFacts(t *testing.T) {
 // false. With no registry at all, the resolver cannot answer: 503 source_unavailable with
 // Retry-After, on every path that reads it.
 func TestSourcesNotLoaded(t *testing.T) {
-	e := newEnv(t, testenv.Embedded(t))
+	e := newEnv(t, teststore.Embedded(t))
 	key := e.Key(t, apikey.TierPro)
 	for _, r := range []response{
 		e.get(t, "/resolver/v1/npi/1234567893?include=facts", key),

@@ -10,6 +10,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testclient"
@@ -148,7 +149,7 @@ func TestEntityResolutionFamilyNotLoaded(t *testing.T) {
 			}
 		}
 	}
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

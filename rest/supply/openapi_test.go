@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gorilla/mux"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
@@ -28,7 +29,7 @@ import (
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
 // exactly the routes the API serves as served, the rest of both contracts as planned.
 func TestOpenAPIDocument(t *testing.T) {
-	e := newEnv(t, openStore(t))
+	e := newEnv(t, teststore.Embedded(t))
 	doc, _ := e.description(t)
 	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Info.Version != "1.0.0" {
 		t.Fatalf("openapi %q, info.version %q", doc.OpenAPI, doc.Info.Version)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testclient"
 	"providerdir/source/reference"
@@ -37,7 +38,7 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 
 // Before any ingest the API says there is nothing, in the contract's codes, not with a 500.
 func TestEmptyStore(t *testing.T) {
-	e := newEnv(t, openStore(t))
+	e := newEnv(t, teststore.Embedded(t))
 	key := e.Key(t, apikey.TierPilot)
 	tests := []struct {
 		path   string
@@ -94,7 +95,7 @@ func TestEmptyStore(t *testing.T) {
 
 // 500 internal_error is what a client gets when the store fails; it quotes the request id.
 func TestInternalError(t *testing.T) {
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	e := newEnv(t, st)
 	key := e.Key(t, apikey.TierPilot)
 	_ = st.Close()

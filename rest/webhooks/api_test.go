@@ -19,11 +19,11 @@ import (
 
 	"providerdir/internal/httpserver"
 	"providerdir/internal/testserver"
+	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testenv"
 	"providerdir/rest/supply"
 	"providerdir/store"
 	"providerdir/webhook"
@@ -84,7 +84,7 @@ func (e *apiEnv) validate(t *testing.T, req *http.Request, resp *http.Response, 
 
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	st, now := testenv.Embedded(t), webhooktest.NewClock().Now
+	st, now := teststore.Embedded(t), webhooktest.NewClock().Now
 	api := NewAPI(st, webhook.AddressPolicy{AllowLoopback: true}, now)
 	srv := testserver.Start(t, st, testserver.Options{}, func(_ string, g *gate.Gate) []httpserver.Surface {
 		return []httpserver.Surface{{Name: "resolver", Prefix: testserver.ResolverPrefix, Error: rest.ResolverError,
