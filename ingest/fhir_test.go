@@ -13,6 +13,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
@@ -25,7 +26,7 @@ import (
 // registry they were built from.
 func TestFHIRSnapshot(t *testing.T) {
 	base, _, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
@@ -244,7 +245,7 @@ func TestFHIRPartOf(t *testing.T) {
 		return rows
 	})
 
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)

@@ -10,68 +10,29 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/droptest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
-var (
-	dropOnce             sync.Once
-	baseDrop, evolveDrop string
-	baseMan, evolveMan   *synth.Manifest
-	dropErr              error
-)
-
-// drops generates one small base drop and its evolved successor, shared by the tests.
+// drops are one small base drop and its evolved successor, shared by the tests.
 func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
 	t.Helper()
-	ref := reference.Embedded()
-	dropOnce.Do(func() {
-		root, err := os.MkdirTemp("", "ingest-drops-")
-		if err != nil {
-			dropErr = err
-			return
-		}
-		baseDrop, evolveDrop = filepath.Join(root, "base"), filepath.Join(root, "evolved")
-		ctx := context.Background()
-		if baseMan, dropErr = synth.Generate(ctx, synth.Config{Providers: 400, Seed: 7, Out: baseDrop, Reference: ref}); dropErr != nil {
-			return
-		}
-		evolveMan, dropErr = synth.Generate(ctx, synth.Config{Seed: 7, Out: evolveDrop, Reference: ref, EvolveFrom: baseDrop})
-	})
-	if dropErr != nil {
-		t.Fatalf("generate drops: %v", dropErr)
-	}
-	return baseDrop, baseMan, evolveDrop, evolveMan
+	d := droptest.Generate(t, 400, 7)
+	return d.Base, d.BaseManifest, d.Next, d.NextManifest
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if baseDrop != "" {
-		os.RemoveAll(filepath.Dir(baseDrop))
-	}
-	os.Exit(code)
-}
-
-func openStore(t *testing.T) store.Store {
-	t.Helper()
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func TestMain(m *testing.M) { droptest.Main(m) }
 
 func count(t *testing.T, s store.Store, collection string, where ...store.Condition) int64 {
 	t.Helper()
@@ -114,7 +75,7 @@ func badRows(m *synth.Manifest, family string) int64 {
 
 func TestIngestDemoDrop(t *testing.T) {
 	base, man, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
@@ -281,7 +242,7 @@ func TestIngestDemoDrop(t *testing.T) {
 
 func TestReingestIsIdempotent(t *testing.T) {
 	base, _, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
 	if err != nil {
@@ -327,7 +288,7 @@ func TestReingestIsIdempotent(t *testing.T) {
 // same files, which reloads no family; the resources' records are unchanged.
 func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 	base, _, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -380,7 +341,7 @@ func TestReingestChecksumsDecide(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir})
 	if err != nil {
@@ -432,7 +393,7 @@ func TestReingestChecksumsDecide(t *testing.T) {
 
 func TestChangeSetOfEvolvedDrop(t *testing.T) {
 	base, _, evolved, man := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -496,7 +457,7 @@ func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	base, man, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +477,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 // An interrupted ingest switches nothing and leaves no partial generation behind.
 func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
 	base, _, evolved, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
 	}
@@ -575,7 +536,7 @@ func TestBulkLoadsStoreWhatPutsStore(t *testing.T) {
 	base, _, _, _ := drops(t)
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
-	loaded, put := openStore(t), openStore(t)
+	loaded, put := teststore.Embedded(t), teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: loaded, Dir: base, Now: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -649,7 +610,7 @@ func docIDs(docs []store.Document) []string {
 // resource, may carry it as data.
 func TestNoPlaceholderServedAsData(t *testing.T) {
 	base, _, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/source/reference"
 	"providerdir/source/sam"
@@ -18,7 +19,7 @@ import (
 // and the records found by NPI and year.
 func TestIngestSAMAndQPP(t *testing.T) {
 	base, man, _, _ := drops(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
 		t.Fatal(err)

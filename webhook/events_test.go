@@ -2,11 +2,8 @@ package webhook
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/droptest"
 	"providerdir/internal/teststore"
 	"providerdir/internal/webhooktest"
 	"providerdir/rest/supply"
@@ -22,41 +20,14 @@ import (
 	"providerdir/store"
 )
 
-var (
-	dropOnce           sync.Once
-	dropRoot           string
-	baseDrop, nextDrop string
-	baseMan, nextMan   *synth.Manifest
-	dropErr            error
-)
-
-// drops generates a small synthetic drop and its next snapshot in the real file formats.
+// drops are a small synthetic drop and its next snapshot in the real file formats.
 func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
 	t.Helper()
-	dropOnce.Do(func() {
-		if dropRoot, dropErr = os.MkdirTemp("", "webhook-drops-"); dropErr != nil {
-			return
-		}
-		baseDrop, nextDrop = filepath.Join(dropRoot, "base"), filepath.Join(dropRoot, "next")
-		ctx, ref := context.Background(), reference.Embedded()
-		if baseMan, dropErr = synth.Generate(ctx, synth.Config{Providers: 300, Seed: 11, Out: baseDrop, Reference: ref}); dropErr != nil {
-			return
-		}
-		nextMan, dropErr = synth.Generate(ctx, synth.Config{Seed: 11, Out: nextDrop, Reference: ref, EvolveFrom: baseDrop})
-	})
-	if dropErr != nil {
-		t.Fatalf("generate drops: %v", dropErr)
-	}
-	return baseDrop, baseMan, nextDrop, nextMan
+	d := droptest.Generate(t, 300, 11)
+	return d.Base, d.BaseManifest, d.Next, d.NextManifest
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if dropRoot != "" {
-		os.RemoveAll(dropRoot)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { droptest.Main(m) }
 
 func ingestDrop(t *testing.T, st store.Store, dir string) {
 	t.Helper()

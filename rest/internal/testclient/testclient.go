@@ -1,7 +1,8 @@
 // Package testclient plays clients against a server testserver runs: each request carries the
 // client's address in X-Forwarded-For, and every response is held to the interface description
-// the server serves. It is apart from testenv because it needs the gate, whose own tests use
-// testenv. Only tests import it.
+// the server serves. It is a package apart from testenv because it reaches the gate through
+// testserver, and the tests of the gate, the key manager and the quotas use testenv. Only tests
+// import it.
 package testclient
 
 import (
