@@ -31,7 +31,7 @@ import (
 // weekly writes a week of n changes for the shared base drop, and the drop with it applied.
 func weekly(t *testing.T, n int) (base, week, merged string, res *synth.WeeklyResult) {
 	t.Helper()
-	base, _, _, _ = drops(t)
+	base = drops(t).Base
 	dir := t.TempDir()
 	week, merged = filepath.Join(dir, "week"), filepath.Join(dir, "merged")
 	res, err := synth.GenerateWeekly(context.Background(), synth.WeeklyConfig{From: base, Out: week, Changes: n, Merged: merged})

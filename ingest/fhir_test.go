@@ -25,7 +25,7 @@ import (
 // the US Core rules, checks that no reference dangles, and that the resources agree with the
 // registry they were built from.
 func TestFHIRSnapshot(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
@@ -204,7 +204,7 @@ func TestFHIRSnapshot(t *testing.T) {
 // organization NPIs enrolled under one hospital CCN (each is part of the hospital, which keeps an
 // Organization of its own), and a facility whose POS row names a related provider.
 func TestFHIRPartOf(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	dir := t.TempDir()
 	entries, err := os.ReadDir(base)
 	if err != nil {

@@ -26,11 +26,7 @@ import (
 )
 
 // drops are one small base drop and its evolved successor, shared by the tests.
-func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
-	t.Helper()
-	d := droptest.Generate(t, 400, 7)
-	return d.Base, d.BaseManifest, d.Next, d.NextManifest
-}
+func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 400, 7) }
 
 func TestMain(m *testing.M) { droptest.Main(m) }
 
@@ -74,7 +70,8 @@ func badRows(m *synth.Manifest, family string) int64 {
 }
 
 func TestIngestDemoDrop(t *testing.T) {
-	base, man, _, _ := drops(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
@@ -241,7 +238,7 @@ func TestIngestDemoDrop(t *testing.T) {
 }
 
 func TestReingestIsIdempotent(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
@@ -287,7 +284,7 @@ func TestReingestIsIdempotent(t *testing.T) {
 // projection wrote no tag sets (its resources carried them) is rebuilt by the next ingest of the
 // same files, which reloads no family; the resources' records are unchanged.
 func TestReingestRebuildsIncompleteProjection(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
@@ -336,7 +333,7 @@ func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 // TestReingestChecksumsDecide reloads a family whose file changed but kept its name and size,
 // and no other.
 func TestReingestChecksumsDecide(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
 		t.Fatal(err)
@@ -392,7 +389,8 @@ func TestReingestChecksumsDecide(t *testing.T) {
 }
 
 func TestChangeSetOfEvolvedDrop(t *testing.T) {
-	base, _, evolved, man := drops(t)
+	drop := drops(t)
+	base, evolved, man := drop.Base, drop.Next, drop.NextManifest
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
@@ -456,7 +454,8 @@ func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	base, man, _, _ := drops(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
 	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, DryRun: true})
 	if err != nil {
@@ -476,7 +475,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 // An interrupted ingest switches nothing and leaves no partial generation behind.
 func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
-	base, _, evolved, _ := drops(t)
+	drop := drops(t)
+	base, evolved := drop.Base, drop.Next
 	s := teststore.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -533,7 +533,7 @@ type putOnly struct{ store.Store }
 // An ingest through bulk loads stores exactly what one through Put stores: every collection,
 // document, body and search key.
 func TestBulkLoadsStoreWhatPutsStore(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
 	loaded, put := teststore.Embedded(t), teststore.Embedded(t)
@@ -609,7 +609,7 @@ func docIDs(docs []store.Document) []string {
 // generator writes it where the real file does: no stored document, source record or FHIR
 // resource, may carry it as data.
 func TestNoPlaceholderServedAsData(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {

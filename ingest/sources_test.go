@@ -18,7 +18,8 @@ import (
 // Julian date and by the scores' performance year, every good row stored, every bad row rejected,
 // and the records found by NPI and year.
 func TestIngestSAMAndQPP(t *testing.T) {
-	base, man, _, _ := drops(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
 	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {

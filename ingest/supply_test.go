@@ -18,7 +18,7 @@ import (
 // The supply projection writes one study per specialty and per registered code, and its counts
 // agree with the registry's own search-key index: the active records holding a code, by state.
 func TestSupplyStudies(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
@@ -88,7 +88,7 @@ func decodeStudy(t *testing.T, d store.Document) study.Study {
 // another methodology version (the service was upgraded), reloading no family; once they are
 // current, the next ingest does nothing.
 func TestReingestRebuildsOutdatedStudies(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
@@ -133,7 +133,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 // stored registry: a rebuild of the same snapshot's studies through the store (the registry
 // unchanged, the studies outdated) writes the same documents.
 func TestSupplyCountedWhileLoadingMatchesStore(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {

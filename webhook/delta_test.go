@@ -15,7 +15,7 @@ import (
 // A weekly NPPES delta, served as stacked generations, fires provider.changed for a watched NPI
 // it changed, delivered signed to a receiver on loopback.
 func TestProviderChangedFromWeeklyDelta(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	ctx := context.Background()
 	week := t.TempDir()
 	wk, err := synth.GenerateWeekly(ctx, synth.WeeklyConfig{From: base, Out: week, Changes: 40})

@@ -16,16 +16,11 @@ import (
 	"providerdir/internal/webhooktest"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
-	"providerdir/source/synth"
 	"providerdir/store"
 )
 
 // drops are a small synthetic drop and its next snapshot in the real file formats.
-func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
-	t.Helper()
-	d := droptest.Generate(t, 300, 11)
-	return d.Base, d.BaseManifest, d.Next, d.NextManifest
-}
+func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 300, 11) }
 
 func TestMain(m *testing.M) { droptest.Main(m) }
 
@@ -88,7 +83,8 @@ func TestFanoutFromIngest(t *testing.T) {
 }
 
 func testFanoutFromIngest(t *testing.T, st store.Store) {
-	base, bm, next, nm := drops(t)
+	drop := drops(t)
+	base, bm, next, nm := drop.Base, drop.BaseManifest, drop.Next, drop.NextManifest
 	if nm.Changes == nil || len(nm.Changes.Moved) < 2 || len(nm.Changes.NewlyExcluded) < 1 {
 		t.Fatalf("the evolved drop lists too few changes: %+v", nm.Changes)
 	}
@@ -218,7 +214,8 @@ func TestChangeSetState(t *testing.T) {
 // When the previous generation was collected before the fan-out, provider.changed still goes
 // out, with no field differences claimed and no previous snapshot.
 func TestFanoutAfterPreviousCollected(t *testing.T) {
-	base, _, next, nm := drops(t)
+	drop := drops(t)
+	base, next, nm := drop.Base, drop.Next, drop.NextManifest
 	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
