@@ -1,6 +1,6 @@
 // Package droptest generates the synthetic source drops the ingest and delivery tests read: a
 // small base drop and its evolved successor, in the real file formats, once per test binary and
-// size. It is a test helper; only tests import it.
+// size. Only tests import it.
 package droptest
 
 import (

@@ -1,5 +1,5 @@
 // Package teststore opens the stores tests run on: every backend a suite must pass on, and a
-// fresh embedded store. It is a test helper; only tests import it.
+// fresh embedded store. Only tests import it.
 package teststore
 
 import (

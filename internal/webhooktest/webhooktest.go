@@ -2,7 +2,7 @@
 // loopback that checks every delivery's signature as a subscriber should, a clock the test
 // moves, a worker run until the test ends, and a wait with a generous bound. It imports no webhook
 // package, so that the webhook package's own tests can use it too: the caller says how a
-// delivery is named and signed (Scheme). It is a test helper; only tests import it.
+// delivery is named and signed (Scheme). Only tests import it.
 package webhooktest
 
 import (
