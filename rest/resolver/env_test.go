@@ -44,7 +44,7 @@ func (e *env) sandbox(tb testing.TB) string {
 }
 
 // response is what a test looks at.
-type response struct{ testclient.Response }
+type response = testclient.Response
 
 // do sends one request with the key (none when empty), as JSON when it has a body.
 func (e *env) do(tb testing.TB, method, path, key string, body []byte) response {
@@ -56,7 +56,7 @@ func (e *env) do(tb testing.TB, method, path, key string, body []byte) response 
 	if body != nil {
 		header = append(header, "Content-Type", "application/json")
 	}
-	return response{e.Do(tb, method, path, body, header...)}
+	return e.Do(tb, method, path, body, header...)
 }
 
 func (e *env) get(tb testing.TB, path, key string) response {
