@@ -22,6 +22,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -30,7 +31,7 @@ import (
 // weekly writes a week of n changes for the shared base drop, and the drop with it applied.
 func weekly(t *testing.T, n int) (base, week, merged string, res *synth.WeeklyResult) {
 	t.Helper()
-	base, _, _, _ = drops(t)
+	base = drops(t).Base
 	dir := t.TempDir()
 	week, merged = filepath.Join(dir, "week"), filepath.Join(dir, "merged")
 	res, err := synth.GenerateWeekly(context.Background(), synth.WeeklyConfig{From: base, Out: week, Changes: n, Merged: merged})
@@ -63,7 +64,7 @@ func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
 func testWeeklyDelta(t *testing.T, n int) {
 	base, week, merged, wk := weekly(t, n)
 	ctx := context.Background()
-	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
 	if _, err := ingest.Run(ctx, pinned(delta, base, wk.Last)); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func sameView(t *testing.T, coll string, sa store.Store, ga string, sb store.Sto
 // the partial generation is dropped.
 func TestInterruptedWeeklyDeltaLeavesServingSnapshot(t *testing.T) {
 	base, week, _, _ := weekly(t, 60)
-	s := store.Stacked(openStore(t))
+	s := store.Stacked(teststore.Embedded(t))
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -257,7 +258,7 @@ func TestWeeklyDeltaRefusals(t *testing.T) {
 			}
 		}
 	}
-	s := store.Stacked(openStore(t))
+	s := store.Stacked(teststore.Embedded(t))
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); !errors.Is(err, ingest.ErrNoMonthlyNPPES) {
 		t.Errorf("weekly files on an empty store: %v, want ErrNoMonthlyNPPES", err)
 	}
@@ -428,7 +429,7 @@ func TestWeeklyDeltaWithAnotherFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
 	for _, run := range []struct {
 		st   store.Store
 		dirs []string
@@ -463,7 +464,7 @@ func TestTwoWeeklyDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	delta, full := store.Stacked(openStore(t)), store.Stacked(openStore(t))
+	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
 	for _, run := range []struct {
 		st   store.Store
 		dirs []string

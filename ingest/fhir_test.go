@@ -13,6 +13,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
@@ -24,8 +25,8 @@ import (
 // the US Core rules, checks that no reference dangles, and that the resources agree with the
 // registry they were built from.
 func TestFHIRSnapshot(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
@@ -203,7 +204,7 @@ func TestFHIRSnapshot(t *testing.T) {
 // organization NPIs enrolled under one hospital CCN (each is part of the hospital, which keeps an
 // Organization of its own), and a facility whose POS row names a related provider.
 func TestFHIRPartOf(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	dir := t.TempDir()
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -244,7 +245,7 @@ func TestFHIRPartOf(t *testing.T) {
 		return rows
 	})
 
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)

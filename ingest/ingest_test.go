@@ -10,68 +10,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/droptest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
-var (
-	dropOnce             sync.Once
-	baseDrop, evolveDrop string
-	baseMan, evolveMan   *synth.Manifest
-	dropErr              error
-)
+// drops are one small base drop and its evolved successor, shared by the tests.
+func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 400, 7) }
 
-// drops generates one small base drop and its evolved successor, shared by the tests.
-func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
-	t.Helper()
-	ref := reference.Embedded()
-	dropOnce.Do(func() {
-		root, err := os.MkdirTemp("", "ingest-drops-")
-		if err != nil {
-			dropErr = err
-			return
-		}
-		baseDrop, evolveDrop = filepath.Join(root, "base"), filepath.Join(root, "evolved")
-		ctx := context.Background()
-		if baseMan, dropErr = synth.Generate(ctx, synth.Config{Providers: 400, Seed: 7, Out: baseDrop, Reference: ref}); dropErr != nil {
-			return
-		}
-		evolveMan, dropErr = synth.Generate(ctx, synth.Config{Seed: 7, Out: evolveDrop, Reference: ref, EvolveFrom: baseDrop})
-	})
-	if dropErr != nil {
-		t.Fatalf("generate drops: %v", dropErr)
-	}
-	return baseDrop, baseMan, evolveDrop, evolveMan
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if baseDrop != "" {
-		os.RemoveAll(filepath.Dir(baseDrop))
-	}
-	os.Exit(code)
-}
-
-func openStore(t *testing.T) store.Store {
-	t.Helper()
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func TestMain(m *testing.M) { droptest.Main(m) }
 
 func count(t *testing.T, s store.Store, collection string, where ...store.Condition) int64 {
 	t.Helper()
@@ -113,8 +70,9 @@ func badRows(m *synth.Manifest, family string) int64 {
 }
 
 func TestIngestDemoDrop(t *testing.T) {
-	base, man, _, _ := drops(t)
-	s := openStore(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
@@ -280,8 +238,8 @@ func TestIngestDemoDrop(t *testing.T) {
 }
 
 func TestReingestIsIdempotent(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
 	if err != nil {
@@ -326,8 +284,8 @@ func TestReingestIsIdempotent(t *testing.T) {
 // projection wrote no tag sets (its resources carried them) is rebuilt by the next ingest of the
 // same files, which reloads no family; the resources' records are unchanged.
 func TestReingestRebuildsIncompleteProjection(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -375,12 +333,12 @@ func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 // TestReingestChecksumsDecide reloads a family whose file changed but kept its name and size,
 // and no other.
 func TestReingestChecksumsDecide(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir})
 	if err != nil {
@@ -431,8 +389,9 @@ func TestReingestChecksumsDecide(t *testing.T) {
 }
 
 func TestChangeSetOfEvolvedDrop(t *testing.T) {
-	base, _, evolved, man := drops(t)
-	s := openStore(t)
+	drop := drops(t)
+	base, evolved, man := drop.Base, drop.Next, drop.NextManifest
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -495,8 +454,9 @@ func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	base, man, _, _ := drops(t)
-	s := openStore(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
+	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -515,8 +475,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 // An interrupted ingest switches nothing and leaves no partial generation behind.
 func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
-	base, _, evolved, _ := drops(t)
-	s := openStore(t)
+	drop := drops(t)
+	base, evolved := drop.Base, drop.Next
+	s := teststore.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
 	}
@@ -572,10 +533,10 @@ type putOnly struct{ store.Store }
 // An ingest through bulk loads stores exactly what one through Put stores: every collection,
 // document, body and search key.
 func TestBulkLoadsStoreWhatPutsStore(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
-	loaded, put := openStore(t), openStore(t)
+	loaded, put := teststore.Embedded(t), teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: loaded, Dir: base, Now: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -648,8 +609,8 @@ func docIDs(docs []store.Document) []string {
 // generator writes it where the real file does: no stored document, source record or FHIR
 // resource, may carry it as data.
 func TestNoPlaceholderServedAsData(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/source/reference"
 )
 
@@ -57,7 +58,7 @@ func TestReferenceSet(t *testing.T) {
 	for first, firstSet := range sets {
 		for second, secondSet := range sets {
 			t.Run(first+" then "+second, func(t *testing.T) {
-				s := openStore(t)
+				s := teststore.Embedded(t)
 				ctx := context.Background()
 				res, err := ingest.Run(ctx, ingest.Options{Store: s, Reference: firstSet})
 				if err != nil {
@@ -117,7 +118,7 @@ func TestReferenceSet(t *testing.T) {
 // code set is loaded and dated by its own name, the unchanged census skipped.
 func TestReferenceOverride(t *testing.T) {
 	dir := referenceCopy(t)
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestReferenceOverride(t *testing.T) {
 // TestDropOfNothing: a drop directory holding no family's files still loads the reference files,
 // and says that the drop held nothing.
 func TestDropOfNothing(t *testing.T) {
-	s := openStore(t)
+	s := teststore.Embedded(t)
 	var log bytes.Buffer
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: t.TempDir(), Reference: reference.Embedded(),
 		Log: slog.New(slog.NewTextHandler(&log, nil))})

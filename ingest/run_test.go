@@ -8,9 +8,9 @@ import (
 	"testing/fstest"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
 	"providerdir/source/reference"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // TestTables holds the family and projection tables to what the run relies on: a name per
@@ -112,11 +112,7 @@ func planned(p plan) (load, skip []string) {
 // is written.
 func TestPlanRun(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	none := Options{Store: st, Reference: reference.Embedded()}
 	if err := none.complete(); err != nil {
 		t.Fatal(err)
@@ -176,11 +172,7 @@ func TestPlanRun(t *testing.T) {
 // one of the family skipped; only the switch makes the run's generation serve.
 func TestRunSteps(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	if _, err := Run(ctx, Options{Store: st, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/source/reference"
 	"providerdir/source/sam"
@@ -17,8 +18,9 @@ import (
 // Julian date and by the scores' performance year, every good row stored, every bad row rejected,
 // and the records found by NPI and year.
 func TestIngestSAMAndQPP(t *testing.T) {
-	base, man, _, _ := drops(t)
-	s := openStore(t)
+	drop := drops(t)
+	base, man := drop.Base, drop.BaseManifest
+	s := teststore.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/source/reference"
@@ -17,8 +18,8 @@ import (
 // The supply projection writes one study per specialty and per registered code, and its counts
 // agree with the registry's own search-key index: the active records holding a code, by state.
 func TestSupplyStudies(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -87,8 +88,8 @@ func decodeStudy(t *testing.T, d store.Document) study.Study {
 // another methodology version (the service was upgraded), reloading no family; once they are
 // current, the next ingest does nothing.
 func TestReingestRebuildsOutdatedStudies(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -132,8 +133,8 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 // stored registry: a rebuild of the same snapshot's studies through the store (the registry
 // unchanged, the studies outdated) writes the same documents.
 func TestSupplyCountedWhileLoadingMatchesStore(t *testing.T) {
-	base, _, _, _ := drops(t)
-	s := openStore(t)
+	base := drops(t).Base
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,11 +17,7 @@ import (
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // live is the resolver on the demo snapshot with a client holding a real key.
 type live struct {
@@ -43,27 +37,6 @@ func startLive(t *testing.T) live {
 		t.Fatal(err)
 	}
 	return live{srv: srv, key: key, c: c, f: resolvertest.Find(t, d.Store)}
-}
-
-// raw fetches a path as the resolver answers it, for comparison with what the client decoded.
-func (l live) raw(t *testing.T, method, path, body string) map[string]any {
-	t.Helper()
-	req, err := http.NewRequest(method, l.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Service-Key", l.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: %v: %s", path, err, b)
-	}
-	return m
 }
 
 // provenanceOf is the 14 provenance keys of a JSON object.
@@ -116,7 +89,7 @@ func TestLiveRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := l.raw(t, tt.method, tt.path, tt.body)
+			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			if m := asMap(t, got); !reflect.DeepEqual(m, want) {
 				t.Errorf("decoded and encoded again:\n%v\nthe resolver's body:\n%v", m, want)
 			}
@@ -223,7 +196,7 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 			t.Errorf("search for %q in %s: %+v, want NPI %s among the results", l.f.OrganizationName, l.f.OrganizationState, r, l.f.Organization)
 		}
 		q := url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"10"}}
-		if err := resolvertest.Contained(asMap(t, r), l.raw(t, "GET", "/search?"+q.Encode(), "")); err != nil {
+		if err := resolvertest.Contained(asMap(t, r), l.srv.Raw(t, l.key, "GET", "/search?"+q.Encode(), "")); err != nil {
 			t.Errorf("the result says what the resolver did not: %v", err)
 		}
 	})
@@ -236,7 +209,7 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 		if q.CCN != l.f.QualityCCN || q.Type != l.f.QualityType {
 			t.Errorf("quality %+v, want %s %s", q, l.f.QualityType, l.f.QualityCCN)
 		}
-		carried(t, q, l.raw(t, "GET", "/quality/"+l.f.QualityType+"/"+l.f.QualityCCN, ""))
+		carried(t, q, l.srv.Raw(t, l.key, "GET", "/quality/"+l.f.QualityType+"/"+l.f.QualityCCN, ""))
 	})
 	t.Run("payments", func(t *testing.T) {
 		p, err := l.c.Payments(ctx, l.f.Paid)
@@ -247,6 +220,6 @@ func TestLiveSearchQualityPayments(t *testing.T) {
 		if p.NPI != l.f.Paid || p.RecordCount != len(p.Records) || p.RecordCount == 0 {
 			t.Errorf("payments %+v, want the records of %s", p, l.f.Paid)
 		}
-		carried(t, p, l.raw(t, "GET", "/payments/"+l.f.Paid, ""))
+		carried(t, p, l.srv.Raw(t, l.key, "GET", "/payments/"+l.f.Paid, ""))
 	})
 }

@@ -1,7 +1,6 @@
 package smart_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -28,6 +27,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/store/embedded"
@@ -51,24 +51,6 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testEnv is a providerd-shaped server: the real httpserver router with a /fhir surface holding
 // the SMART routes and a stand-in FHIR handler behind Protect that does what the FHIR package
 // will: 403 without the scope, 404 for a sandbox grant outside the subset.
@@ -78,7 +60,7 @@ type testEnv struct {
 	srv      *httptest.Server
 	handler  http.Handler // the server's handler, for benchmarks that skip the network
 	clock    *fakeClock
-	logs     *syncBuffer
+	logs     *testserver.SyncBuffer
 	tokenURL string
 	keyFile  string
 }
@@ -95,7 +77,7 @@ func newEnv(t testing.TB, mods ...func(*smart.Config)) *testEnv {
 
 func newEnvOn(t testing.TB, st store.Store, mods ...func(*smart.Config)) *testEnv {
 	t.Helper()
-	e := &testEnv{st: st, clock: &fakeClock{t: time.Now()}, logs: &syncBuffer{}}
+	e := &testEnv{st: st, clock: &fakeClock{t: time.Now()}, logs: &testserver.SyncBuffer{}}
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)

@@ -315,8 +315,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("NPI,Provider Last Name (Legal Name),Date,Count,Flag,CCN\n1234567893,A,01/01/2001,1,Y,010001\n1234567890,A,x,y,z,w\n"))
 	f.Add([]byte("\xef\xbb\xbfnpi,provider last name (legal name),date\r\n\"1234567893\",\"M\xfcller\",\"20200101\"\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs := sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[rec], error) {
-			return source.NewReader(r, "fuzz.csv", toy, decodeToy, source.MaxRecordBytes(4096))
+		recs := sourcetest.Fuzz(t, data, func(r io.Reader, name string, _ ...source.Option) (*source.Reader[rec], error) {
+			return source.NewReader(r, name, toy, decodeToy, source.MaxRecordBytes(4096))
 		})
 		for _, v := range recs {
 			if v.NPI == "" || v.Name == "" || bytes.ContainsRune([]byte(v.Name), 0xFFFD) && !bytes.Contains(data, []byte("\xef\xbf\xbd")) {

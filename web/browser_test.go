@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testserver"
+
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -230,7 +232,7 @@ func TestBrowserPages(t *testing.T) {
 		}
 		b.do(chromedp.EmulateViewport(viewport.width, viewport.height, opts...))
 		for _, p := range pages {
-			b.do(chromedp.Navigate(e.url + p.path))
+			b.do(chromedp.Navigate(e.URL + p.path))
 			b.waitFor(`document.readyState === "complete"`)
 			if h1 := eval[string](b, `document.querySelector("h1").textContent`); !strings.Contains(h1, p.heading) {
 				t.Errorf("%s: heading %q, want %q", p.path, h1, p.heading)
@@ -287,7 +289,7 @@ func TestBrowserSupplyPage(t *testing.T) {
 	b := newBrowser(t)
 	e := demoEnv(t, envOptions{})
 	key := e.key(t)
-	b.do(chromedp.Navigate(e.url + "/supply/dermatology"))
+	b.do(chromedp.Navigate(e.URL + "/supply/dermatology"))
 
 	shaded := eval[int](b, `Array.from(document.querySelectorAll("#map g.tile rect")).filter((r) => {
 		const fill = getComputedStyle(r).fill;
@@ -354,7 +356,7 @@ func TestBrowserSupplyPage(t *testing.T) {
 	b.screenshot("sorted-by-density")
 
 	// The keyboard alone reaches a sort button with Tab and sorts with Enter.
-	b.do(chromedp.Navigate(e.url + "/supply/dermatology"))
+	b.do(chromedp.Navigate(e.URL + "/supply/dermatology"))
 	reached := false
 	for range 120 {
 		b.do(chromedp.KeyEvent(kb.Tab))
@@ -436,7 +438,7 @@ func TestBrowserAccessForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.do(chromedp.Navigate(e.url + "/access"))
+	b.do(chromedp.Navigate(e.URL + "/access"))
 
 	b.do(chromedp.Click(chromedp.CSS("#access-form button[type=submit]")))
 	b.waitFor(`!document.getElementById("form-errors").hidden`)
@@ -530,7 +532,7 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 	b := newBrowser(t)
 	rec := &recordedEvidence{}
 	e := demoEnv(t, envOptions{api: rec.routes})
-	b.do(chromedp.Navigate(e.url + "/evidence"))
+	b.do(chromedp.Navigate(e.URL + "/evidence"))
 
 	b.do(chromedp.SetValue(chromedp.ID("query"), "   "), chromedp.Click(chromedp.CSS("#evidence-form button[type=submit]")))
 	b.waitFor(`!document.getElementById("query-error").hidden`)
@@ -597,7 +599,7 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 	b.noProblems(nil)
 
 	absent := demoEnv(t, envOptions{})
-	b.do(chromedp.Navigate(absent.url + "/evidence"))
+	b.do(chromedp.Navigate(absent.URL + "/evidence"))
 	ask("How many dermatologists in Vermont?", "10")
 	b.waitFor(`document.getElementById("unavailable") !== null`)
 	b.screenshot("unavailable")
@@ -608,7 +610,7 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 // the page.
 func TestEvidenceDemoEndpoint(t *testing.T) {
 	e := demoEnv(t, envOptions{evidence: true})
-	status, body := e.postJSON(t, PathEvidenceDemo, clientIP(), map[string]any{"query": "How many dermatologists per 100,000 residents are there in Vermont?"})
+	status, body := e.postJSON(t, PathEvidenceDemo, testserver.ClientIP(), map[string]any{"query": "How many dermatologists per 100,000 residents are there in Vermont?"})
 	if status != http.StatusOK {
 		t.Fatalf("%d %v", status, body)
 	}
@@ -618,7 +620,7 @@ func TestEvidenceDemoEndpoint(t *testing.T) {
 	}
 	b := newBrowser(t)
 	b.do(
-		chromedp.Navigate(e.url+"/evidence"),
+		chromedp.Navigate(e.URL+"/evidence"),
 		chromedp.SetValue(chromedp.ID("query"), "How many dermatologists per 100,000 residents are there in Vermont?"),
 		chromedp.Click(chromedp.CSS("#evidence-form button[type=submit]")),
 	)

@@ -3,16 +3,10 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/mux"
@@ -20,6 +14,7 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
@@ -32,18 +27,13 @@ import (
 	"providerdir/store/embedded"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // env is the service's surfaces over a store on a loopback listener, wired as providerd wires
 // them: the supply API behind its gate, the service host with the access form, and the pages.
 type env struct {
-	url    string
+	*testserver.Server
 	store  store.Store
-	gate   *gate.Gate
 	intake *intake.Service
 }
 
@@ -56,24 +46,16 @@ type envOptions struct {
 	evidence bool
 }
 
-// loopback is trusted as a proxy, so that X-Forwarded-For plays distinct clients and each
-// test's posts meet their own per-address limits.
-var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-
 func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 	tb.Helper()
-	g := gate.New(st, gate.Options{TrustedProxies: loopback})
-	access := intake.New(st, g.Keys(), nil)
-	srv := httptest.NewUnstartedServer(nil)
-	base := "http://" + srv.Listener.Addr().String()
-	site := New(st, Options{BaseURL: base, AuditPacks: o.audit})
-	h, err := httpserver.New(httpserver.Options{
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-		TrustedProxies: loopback,
-		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), supply.New(st, base).Routes)},
+	e := &env{store: st}
+	e.Server = testserver.Start(tb, st, testserver.Options{}, func(base string, g *gate.Gate) []httpserver.Surface {
+		e.intake = intake.New(st, g.Keys(), nil)
+		site := New(st, Options{BaseURL: base, AuditPacks: o.audit})
+		return []httpserver.Surface{
+			testserver.Supply(st, base, g),
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
-				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
+				e.intake.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 				if o.api != nil {
 					o.api(r)
 				}
@@ -83,15 +65,9 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 				}
 			}},
 			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: site.Routes},
-		},
+		}
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv.Config.Handler = h
-	srv.Start()
-	tb.Cleanup(srv.Close)
-	return &env{url: srv.URL, store: st, gate: g, intake: access}
+	return e
 }
 
 // demoEnv serves the shared demo snapshot.
@@ -123,25 +99,13 @@ func smallStore(tb testing.TB, n int64) store.Store {
 // key issues a real pilot key.
 func (e *env) key(tb testing.TB) string {
 	tb.Helper()
-	secret, _, err := e.gate.Keys().Create(context.Background(), apikey.TierPilot, tb.Name(), apikey.CreateOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return secret.Reveal()
-}
-
-var clients atomic.Int64
-
-// clientIP returns an address no other request of the test binary plays.
-func clientIP() string {
-	n := clients.Add(1)
-	return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
+	return e.Key(tb, apikey.TierPilot)
 }
 
 // get fetches a path and returns the response with its body read.
 func (e *env) get(tb testing.TB, path string, header map[string]string) (*http.Response, string) {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodGet, e.url+path, nil)
+	req, err := http.NewRequest(http.MethodGet, e.URL+path, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -167,7 +131,7 @@ func (e *env) postJSON(tb testing.TB, path, ip string, body any) (int, map[strin
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(string(b)))
+	req, err := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(string(b)))
 	if err != nil {
 		tb.Fatal(err)
 	}

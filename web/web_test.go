@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testserver"
 	"providerdir/mapping/study"
 	"providerdir/rest/supply"
 )
@@ -204,7 +205,7 @@ func TestSupplyPageMatchesAPI(t *testing.T) {
 // page says so instead of drawing an empty map.
 func TestSupplyPageNoMatch(t *testing.T) {
 	e := newEnv(t, smallStore(t, 60), envOptions{})
-	api := supply.New(e.store, e.url)
+	api := supply.New(e.store, e.URL)
 	for _, sp := range study.Specialties() {
 		for _, code := range sp.Codes {
 			st, rows, err := api.Study(context.Background(), sp.Slug, code)
@@ -281,8 +282,8 @@ func TestHomePage(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"<code>" + e.url + "/fhir</code>", "<code>" + e.url + "/v1</code>", "<code>" + e.url + "/resolver/v1</code>",
-		`href="` + e.url + `/v1/openapi.json"`, `href="` + e.url + `/fhir/metadata"`,
+		"<code>" + e.URL + "/fhir</code>", "<code>" + e.URL + "/v1</code>", "<code>" + e.URL + "/resolver/v1</code>",
+		`href="` + e.URL + `/v1/openapi.json"`, `href="` + e.URL + `/fhir/metadata"`,
 		`href="/access"`, `href="/evidence"`, `href="/docs/limitations"`, `href="/docs/methodology/specialty-supply"`,
 		`href="/supply/pediatrics"`, `href="/audit/dermatology-supply"`,
 	} {
@@ -323,8 +324,8 @@ func TestAuditPage(t *testing.T) {
 	}{
 		{withSource, "/audit/dermatology-supply", 200, []string{
 			"Audit pack: Dermatology &lt;supply&gt;", "v2025.06.1",
-			`href="` + withSource.url + `/api/audit-pack/dermatology-supply/json"`,
-			`href="` + withSource.url + `/api/audit-pack/dermatology-supply/pdf"`,
+			`href="` + withSource.URL + `/api/audit-pack/dermatology-supply/json"`,
+			`href="` + withSource.URL + `/api/audit-pack/dermatology-supply/pdf"`,
 			`<td data-value="1234">1,234</td>`, `<td data-value="190.2873">190.2873</td>`,
 			"<dt>active_providers</dt><dd>NPPES registry</dd>", "<li>Run the study.</li>",
 		}},
@@ -387,7 +388,7 @@ func TestAccessFormBoundsMatchServer(t *testing.T) {
 			form[k] = v
 		}
 		form[tt.field] = tt.value(tt.n)
-		status, body := e.postJSON(t, PathAccessRequests, clientIP(), form)
+		status, body := e.postJSON(t, PathAccessRequests, testserver.ClientIP(), form)
 		rejected := status == http.StatusBadRequest && strings.Contains(fmt.Sprint(body), "field:"+tt.field)
 		if status != http.StatusCreated && !rejected {
 			t.Fatalf("%s of %d: %d %v", tt.field, tt.n, status, body)

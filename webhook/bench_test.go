@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
+	"providerdir/internal/webhooktest"
 	"providerdir/store"
 )
 
@@ -36,19 +38,19 @@ var benchEvents = func() int {
 // no store. Run it with -benchtime 1x.
 func BenchmarkDelivery(b *testing.B) {
 	var got atomic.Int64
-	rv := newReceiver(b, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	rv := webhooktest.NewReceiver(b, signed, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		got.Add(1)
 		w.WriteHeader(http.StatusNoContent)
 	})
 	for range b.N {
-		st, clk := openStore(b), newClock()
+		st, clk := teststore.Embedded(b), webhooktest.NewClock()
 		ctx := context.Background()
 		npis := benchChangeSet(b, st)
 		if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor before the change set
 			b.Fatal(err)
 		}
 		for i := range benchEvents / benchWatched {
-			subscribe(b, st, nil, rv.srv.URL, []string{EventProviderChanged}, npis[i*benchWatched:(i+1)*benchWatched]...)
+			subscribe(b, st, nil, rv.URL, []string{EventProviderChanged}, npis[i*benchWatched:(i+1)*benchWatched]...)
 		}
 		benchChangeRecords(b, st, npis)
 		began := time.Now()
@@ -62,13 +64,13 @@ func BenchmarkDelivery(b *testing.B) {
 		before := got.Load()
 		began = time.Now()
 		stop := startWorker(b, WorkerOptions{Store: st, Now: clk.Now})
-		waitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
-		waitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
+		webhooktest.WaitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
+		webhooktest.WaitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
 		sent := time.Since(began)
 		stop()
 		b.ReportMetric(float64(benchEvents)/fanned.Seconds(), "events/s")
 		b.ReportMetric(float64(benchEvents)/sent.Seconds(), "delivered/s")
-		b.ReportMetric(receiverCeiling(b, rv.srv.URL, DefaultConcurrency), "receiver-ceiling/s")
+		b.ReportMetric(receiverCeiling(b, rv.URL, DefaultConcurrency), "receiver-ceiling/s")
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
+	"providerdir/internal/webhooktest"
 	"providerdir/source/synth"
 	"providerdir/store"
 )
@@ -13,7 +15,7 @@ import (
 // A weekly NPPES delta, served as stacked generations, fires provider.changed for a watched NPI
 // it changed, delivered signed to a receiver on loopback.
 func TestProviderChangedFromWeeklyDelta(t *testing.T) {
-	base, _, _, _ := drops(t)
+	base := drops(t).Base
 	ctx := context.Background()
 	week := t.TempDir()
 	wk, err := synth.GenerateWeekly(ctx, synth.WeeklyConfig{From: base, Out: week, Changes: 40})
@@ -24,14 +26,14 @@ func TestProviderChangedFromWeeklyDelta(t *testing.T) {
 	if len(moved) == 0 {
 		t.Fatalf("the week moves no provider: %v", wk.Changes)
 	}
-	st := store.Stacked(openStore(t))
-	clk := newClock()
+	st := store.Stacked(teststore.Embedded(t))
+	clk := webhooktest.NewClock()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
 		t.Fatal(err)
 	}
-	rv := newReceiver(t, nil)
-	subscribe(t, st, rv, rv.srv.URL, []string{EventProviderChanged}, moved[0])
+	rv := webhooktest.NewReceiver(t, signed, nil)
+	subscribe(t, st, rv, rv.URL, []string{EventProviderChanged}, moved[0])
 	ingestDrop(t, st, week)
 	if snap, _ := store.Serving(ctx, st); len(store.Layers(snap.Generation(catalog.RegistryProviders))) != 2 {
 		t.Fatalf("the week was not applied as a delta: %v", snap.Collections)
@@ -40,8 +42,8 @@ func TestProviderChangedFromWeeklyDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
-	waitFor(t, "the provider.changed delivery", func() bool { return len(rv.requests()) > 0 })
-	got := rv.requests()[0]
+	webhooktest.WaitFor(t, "the provider.changed delivery", func() bool { return len(rv.Requests()) > 0 })
+	got := rv.Requests()[0]
 	var b ProviderChanged
 	if err := json.Unmarshal(got.Body, &b); err != nil {
 		t.Fatal(err)

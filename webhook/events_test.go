@@ -2,11 +2,8 @@ package webhook
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,47 +11,18 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/droptest"
+	"providerdir/internal/teststore"
+	"providerdir/internal/webhooktest"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
-	"providerdir/source/synth"
 	"providerdir/store"
 )
 
-var (
-	dropOnce           sync.Once
-	dropRoot           string
-	baseDrop, nextDrop string
-	baseMan, nextMan   *synth.Manifest
-	dropErr            error
-)
+// drops are a small synthetic drop and its next snapshot in the real file formats.
+func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 300, 11) }
 
-// drops generates a small synthetic drop and its next snapshot in the real file formats.
-func drops(t *testing.T) (string, *synth.Manifest, string, *synth.Manifest) {
-	t.Helper()
-	dropOnce.Do(func() {
-		if dropRoot, dropErr = os.MkdirTemp("", "webhook-drops-"); dropErr != nil {
-			return
-		}
-		baseDrop, nextDrop = filepath.Join(dropRoot, "base"), filepath.Join(dropRoot, "next")
-		ctx, ref := context.Background(), reference.Embedded()
-		if baseMan, dropErr = synth.Generate(ctx, synth.Config{Providers: 300, Seed: 11, Out: baseDrop, Reference: ref}); dropErr != nil {
-			return
-		}
-		nextMan, dropErr = synth.Generate(ctx, synth.Config{Seed: 11, Out: nextDrop, Reference: ref, EvolveFrom: baseDrop})
-	})
-	if dropErr != nil {
-		t.Fatalf("generate drops: %v", dropErr)
-	}
-	return baseDrop, baseMan, nextDrop, nextMan
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if dropRoot != "" {
-		os.RemoveAll(dropRoot)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { droptest.Main(m) }
 
 func ingestDrop(t *testing.T, st store.Store, dir string) {
 	t.Helper()
@@ -108,17 +76,19 @@ func deliveriesOf(t *testing.T, st store.Store, subID string) []Delivery {
 // provider.changed for each watched NPI whose registry record changed, and exclusion.added for
 // each watched NPI newly excluded; repeating the fan-out adds nothing.
 func TestFanoutFromIngest(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testFanoutFromIngest(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testFanoutFromIngest(t, s)
+	})
 }
 
 func testFanoutFromIngest(t *testing.T, st store.Store) {
-	base, bm, next, nm := drops(t)
+	drop := drops(t)
+	base, bm, next, nm := drop.Base, drop.BaseManifest, drop.Next, drop.NextManifest
 	if nm.Changes == nil || len(nm.Changes.Moved) < 2 || len(nm.Changes.NewlyExcluded) < 1 {
 		t.Fatalf("the evolved drop lists too few changes: %+v", nm.Changes)
 	}
-	clk := newClock()
+	clk := webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
@@ -244,8 +214,9 @@ func TestChangeSetState(t *testing.T) {
 // When the previous generation was collected before the fan-out, provider.changed still goes
 // out, with no field differences claimed and no previous snapshot.
 func TestFanoutAfterPreviousCollected(t *testing.T) {
-	base, _, next, nm := drops(t)
-	st, clk := openStore(t), newClock()
+	drop := drops(t)
+	base, next, nm := drop.Base, drop.Next, drop.NextManifest
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {

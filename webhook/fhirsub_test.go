@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"providerdir/internal/teststore"
 )
 
 func TestChannelHeader(t *testing.T) {
@@ -34,7 +36,7 @@ func TestChannelHeader(t *testing.T) {
 // since its activation; a requested subscription, a webhook and a subscription without a
 // period get none.
 func TestHeartbeats(t *testing.T) {
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Second)
 	put := func(ch *FHIRChannel) Subscription {

@@ -3,112 +3,21 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
+	"providerdir/internal/webhooktest"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
-func openStore(t testing.TB) store.Store {
-	t.Helper()
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// clock is the test's clock: it stands still until the test moves it.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	if t.After(c.t) {
-		c.t = t
-	}
-	c.mu.Unlock()
-}
-
-func (c *clock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
-
-// received is one request a receiver got.
-type received struct {
-	EventID  string
-	Event    string
-	Body     []byte
-	Verified bool
-}
-
-// receiver is a real HTTP receiver on loopback that checks every delivery's signature as a
-// subscriber should (Verify, constant time) and answers as answer says for the nth request
-// (counted from 1).
-type receiver struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	got     []received
-	secrets []string
-	answer  func(n int, w http.ResponseWriter, r *http.Request)
-}
-
-func newReceiver(t testing.TB, answer func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
-	t.Helper()
-	rv := &receiver{answer: answer}
-	rv.srv = httptest.NewServer(http.HandlerFunc(rv.serve))
-	t.Cleanup(rv.srv.Close)
-	return rv
-}
-
-func (rv *receiver) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	rv.mu.Lock()
-	ok := false
-	for _, s := range rv.secrets {
-		if Verify(r.Header.Get(HeaderSignature), body, s, time.Time{}, 0) == nil {
-			ok = true
-		}
-	}
-	rv.got = append(rv.got, received{EventID: r.Header.Get(HeaderEventID), Event: r.Header.Get(HeaderEvent), Body: body, Verified: ok})
-	n := len(rv.got)
-	answer := rv.answer
-	rv.mu.Unlock()
-	if answer == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	answer(n, w, r)
-}
-
-func (rv *receiver) setSecrets(s ...string) {
-	rv.mu.Lock()
-	rv.secrets = s
-	rv.mu.Unlock()
-}
-
-func (rv *receiver) requests() []received {
-	rv.mu.Lock()
-	defer rv.mu.Unlock()
-	return append([]received(nil), rv.got...)
-}
+// signed is how the worker names and signs a delivery, as a subscriber checks it.
+var signed = webhooktest.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Signature: HeaderSignature,
+	Verify: func(sig string, body []byte, secret string) bool {
+		return Verify(sig, body, secret, time.Time{}, 0) == nil
+	}}
 
 // subscribe stores an active subscription to url and tells rv its secret.
-func subscribe(t testing.TB, st store.Store, rv *receiver, url string, events []string, npis ...string) Subscription {
+func subscribe(t testing.TB, st store.Store, rv *webhooktest.Receiver, url string, events []string, npis ...string) Subscription {
 	t.Helper()
 	s := Subscription{ID: newSubscriptionID(), Owner: "key_test", URL: url, Events: events, NPIs: npis,
 		Status: StatusActive, CreatedAt: time.Now().UTC(), Secret: NewSecret()}
@@ -120,7 +29,7 @@ func subscribe(t testing.TB, st store.Store, rv *receiver, url string, events []
 		t.Fatal(err)
 	}
 	if rv != nil {
-		rv.setSecrets(s.Secret)
+		rv.SetSecrets(s.Secret)
 	}
 	return s
 }
@@ -136,26 +45,7 @@ func startWorker(t testing.TB, o WorkerOptions) (stop func()) {
 	if o.FanoutInterval == 0 {
 		o.FanoutInterval = time.Hour
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := NewWorker(o)
-	go func() { defer close(done); w.Run(ctx) }()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return stop
-}
-
-// waitFor polls cond until it holds, failing the test after a generous bound.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	return webhooktest.Run(t, NewWorker(o).Run)
 }
 
 func delivery(t testing.TB, st store.Store, id string) Delivery {
@@ -174,12 +64,12 @@ func delivery(t testing.TB, st store.Store, id string) Delivery {
 // drive runs a delivery's schedule on the test clock: each time an attempt has been recorded
 // and another is due, it moves the clock to that time. It returns the delivery once it is
 // delivered or failed.
-func drive(t testing.TB, st store.Store, clk *clock, id string) Delivery {
+func drive(t testing.TB, st store.Store, clk *webhooktest.Clock, id string) Delivery {
 	t.Helper()
 	logged := 0
 	for range 100 {
 		var d Delivery
-		waitFor(t, "an attempt of "+id, func() bool {
+		webhooktest.WaitFor(t, "an attempt of "+id, func() bool {
 			d = delivery(t, st, id)
 			return d.Status != DeliveryPending || (d.LeaseOwner == "" && d.Attempts > logged)
 		})

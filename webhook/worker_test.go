@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
+	"providerdir/internal/webhooktest"
 	"providerdir/store"
 )
 
 // enqueueTest stores delivery n of a ping to sub and returns its id.
-func enqueueTest(t testing.TB, st store.Store, clk *clock, sub Subscription, n int) string {
+func enqueueTest(t testing.TB, st store.Store, clk *webhooktest.Clock, sub Subscription, n int) string {
 	t.Helper()
 	id := fmt.Sprintf("evt_test_%06d", n)
 	payload := fmt.Appendf(nil, `{"event":"ping","n":%d}`, n)
@@ -27,15 +29,16 @@ func enqueueTest(t testing.TB, st store.Store, clk *clock, sub Subscription, n i
 
 // A delivery reaches a real receiver signed, with its event id, and is logged as delivered.
 func TestDeliverSigned(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testDeliverSigned(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testDeliverSigned(t, s)
+	})
 }
 
 func testDeliverSigned(t *testing.T, st store.Store) {
-	clk := newClock()
-	rv := newReceiver(t, nil)
-	sub := subscribe(t, st, rv, rv.srv.URL+"/hook", []string{EventSourceRefreshed})
+	clk := webhooktest.NewClock()
+	rv := webhooktest.NewReceiver(t, signed, nil)
+	sub := subscribe(t, st, rv, rv.URL+"/hook", []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
 	d := drive(t, st, clk, id)
@@ -45,7 +48,7 @@ func testDeliverSigned(t *testing.T, st store.Store) {
 	if rec, err := st.GetRecord(context.Background(), deliveryKind, id); err != nil || !rec.ExpiresAt.Equal(clk.Now().Add(DeliveryRetention)) {
 		t.Errorf("a finished delivery expires at %v (%v), want after the retention", rec.ExpiresAt, err)
 	}
-	got := rv.requests()
+	got := rv.Requests()
 	if len(got) != 1 || !got[0].Verified || got[0].EventID != "evt_test_000001" || got[0].Event != EventPing {
 		t.Fatalf("received %+v", got)
 	}
@@ -54,7 +57,7 @@ func testDeliverSigned(t *testing.T, st store.Store) {
 	if body["n"] != 1.0 || body["delivered_at"] != clk.Now().Format(time.RFC3339) {
 		t.Errorf("body %s", got[0].Body)
 	}
-	waitFor(t, "the queue to empty", func() bool { return queueLen(t, st) == 0 })
+	webhooktest.WaitFor(t, "the queue to empty", func() bool { return queueLen(t, st) == 0 })
 }
 
 // Receivers that fail in the ways receivers do: every event still arrives, signed, under one
@@ -132,16 +135,16 @@ func TestDeliveryFaults(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st, clk := openStore(t), newClock()
-			rv := newReceiver(t, c.answer)
-			sub := subscribe(t, st, rv, rv.srv.URL, []string{EventSourceRefreshed})
+			st, clk := teststore.Embedded(t), webhooktest.NewClock()
+			rv := webhooktest.NewReceiver(t, signed, c.answer)
+			sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 			id := enqueueTest(t, st, clk, sub, 1)
 			startWorker(t, WorkerOptions{Store: st, Now: clk.Now, AttemptTimeout: c.timeout})
 			d := drive(t, st, clk, id)
 			if d.Status != c.status || (c.attempts > 0 && d.Attempts != c.attempts) {
 				t.Fatalf("status %s after %d attempts, want %s after %d; log %+v", d.Status, d.Attempts, c.status, c.attempts, d.Log)
 			}
-			for _, r := range rv.requests() {
+			for _, r := range rv.Requests() {
 				if !r.Verified || r.EventID != "evt_test_000001" {
 					t.Errorf("request %+v", r)
 				}
@@ -154,21 +157,21 @@ func TestDeliveryFaults(t *testing.T) {
 // A receiver that is down (connection refused) for most of a day gets the delivery once it is
 // back.
 func TestReceiverDown(t *testing.T) {
-	st, clk := openStore(t), newClock()
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close() // down
-	rv := newReceiver(t, nil)
+	rv := webhooktest.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, "http://"+addr+"/hook", []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
 	refused := 0
 	for {
 		var d Delivery
-		waitFor(t, "a refused attempt", func() bool {
+		webhooktest.WaitFor(t, "a refused attempt", func() bool {
 			d = delivery(t, st, id)
 			return d.LeaseOwner == "" && len(d.Log) == refused+1
 		})
@@ -185,21 +188,21 @@ func TestReceiverDown(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot listen on %s again: %v", addr, err)
 	}
-	srv := &http.Server{Handler: rv.srv.Config.Handler}
+	srv := &http.Server{Handler: rv}
 	go srv.Serve(up)
 	defer srv.Close()
 	d := drive(t, st, clk, id)
-	if d.Status != DeliveryDelivered || d.Attempts != refused+1 || len(rv.requests()) != 1 || !rv.requests()[0].Verified {
-		t.Fatalf("delivery %+v, requests %+v", d, rv.requests())
+	if d.Status != DeliveryDelivered || d.Attempts != refused+1 || len(rv.Requests()) != 1 || !rv.Requests()[0].Verified {
+		t.Fatalf("delivery %+v, requests %+v", d, rv.Requests())
 	}
 }
 
 // 410 Gone fails the delivery and disables the subscription; its other deliveries are failed
 // without being sent.
 func TestGoneDisables(t *testing.T) {
-	st, clk := openStore(t), newClock()
-	rv := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
-	sub := subscribe(t, st, rv, rv.srv.URL, []string{EventSourceRefreshed})
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	rv := webhooktest.NewReceiver(t, signed, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
+	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	first := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
 	if d := drive(t, st, clk, first); d.Status != DeliveryFailed || d.Attempts != 1 {
@@ -213,7 +216,7 @@ func TestGoneDisables(t *testing.T) {
 	if d := drive(t, st, clk, second); d.Status != DeliveryFailed || d.FailReason != "subscription disabled" {
 		t.Fatalf("delivery %+v", d)
 	}
-	if n := len(rv.requests()); n != 1 {
+	if n := len(rv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
@@ -221,9 +224,9 @@ func TestGoneDisables(t *testing.T) {
 // During a secret rotation's overlap each delivery carries two v1 values, one per secret; a
 // receiver holding either verifies it.
 func TestRotationOverlapSignsTwice(t *testing.T) {
-	st, clk := openStore(t), newClock()
-	rv := newReceiver(t, nil)
-	sub := subscribe(t, st, rv, rv.srv.URL, []string{EventSourceRefreshed})
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	rv := webhooktest.NewReceiver(t, signed, nil)
+	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	old := sub.Secret
 	until := clk.Now().Add(RotationOverlap)
 	sub, err := updateSubscription(context.Background(), st, sub.ID, func(s *Subscription) error {
@@ -233,15 +236,15 @@ func TestRotationOverlapSignsTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv.setSecrets(old) // a receiver that has not switched yet
+	rv.SetSecrets(old) // a receiver that has not switched yet
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
 	drive(t, st, clk, enqueueTest(t, st, clk, sub, 1))
-	rv.setSecrets(sub.Secret) // one that has
+	rv.SetSecrets(sub.Secret) // one that has
 	drive(t, st, clk, enqueueTest(t, st, clk, sub, 2))
 	clk.Set(until)
-	rv.setSecrets(old) // after the overlap the old secret no longer verifies
+	rv.SetSecrets(old) // after the overlap the old secret no longer verifies
 	drive(t, st, clk, enqueueTest(t, st, clk, sub, 3))
-	got := rv.requests()
+	got := rv.Requests()
 	if len(got) != 3 || !got[0].Verified || !got[1].Verified || got[2].Verified {
 		t.Fatalf("verified %v %v %v, want true true false", got[0].Verified, got[1].Verified, got[2].Verified)
 	}
@@ -250,16 +253,17 @@ func TestRotationOverlapSignsTwice(t *testing.T) {
 // A worker killed after it claimed a delivery and while the receiver holds the request: the
 // delivery is taken over once the lease lapses and delivered under the same event id.
 func TestKilledWorkerClaimTakenOver(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testKilledWorker(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testKilledWorker(t, s)
+	})
 }
 
 func testKilledWorker(t *testing.T, st store.Store) {
-	clk := newClock()
+	clk := webhooktest.NewClock()
 	arrived, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	rv := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	rv := webhooktest.NewReceiver(t, signed, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			once.Do(func() { close(arrived) })
 			select {
@@ -268,7 +272,7 @@ func testKilledWorker(t *testing.T, st store.Store) {
 			}
 		}
 	})
-	sub := subscribe(t, st, rv, rv.srv.URL, []string{EventSourceRefreshed})
+	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	kill := startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "doomed"})
 	<-arrived
@@ -280,12 +284,12 @@ func testKilledWorker(t *testing.T, st store.Store) {
 	}
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "heir"})
 	time.Sleep(50 * time.Millisecond) // the heir must not take a live lease
-	if n := len(rv.requests()); n != 1 {
+	if n := len(rv.Requests()); n != 1 {
 		t.Fatalf("%d requests before the lease lapsed, want 1", n)
 	}
 	clk.Set(d.LeaseUntil)
 	d = drive(t, st, clk, id)
-	got := rv.requests()
+	got := rv.Requests()
 	if d.Status != DeliveryDelivered || len(got) != 2 || got[0].EventID != got[1].EventID || !got[1].Verified {
 		t.Fatalf("delivery %+v, requests %+v", d, got)
 	}
@@ -294,23 +298,24 @@ func testKilledWorker(t *testing.T, st store.Store) {
 // Two workers on one store, a receiver failing a third of the requests: every event arrives at
 // least once, none is lost, and any duplicate carries the same event id.
 func TestTwoWorkersOneStore(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testTwoWorkers(t, b.open(t)) })
-	}
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+		s, _ := b.Open(t)
+		testTwoWorkers(t, s)
+	})
 }
 
 func testTwoWorkers(t *testing.T, st store.Store) {
-	clk := newClock()
-	rv := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	clk := webhooktest.NewClock()
+	rv := webhooktest.NewReceiver(t, signed, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n%3 == 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	})
 	subs := []Subscription{
-		subscribe(t, st, nil, rv.srv.URL+"/a", []string{EventSourceRefreshed}),
-		subscribe(t, st, nil, rv.srv.URL+"/b", []string{EventSourceRefreshed}),
+		subscribe(t, st, nil, rv.URL+"/a", []string{EventSourceRefreshed}),
+		subscribe(t, st, nil, rv.URL+"/b", []string{EventSourceRefreshed}),
 	}
-	rv.setSecrets(subs[0].Secret, subs[1].Secret)
+	rv.SetSecrets(subs[0].Secret, subs[1].Secret)
 	const perSub = 150
 	want := map[string]bool{}
 	var ids []string
@@ -322,12 +327,12 @@ func testTwoWorkers(t *testing.T, st store.Store) {
 	}
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "w1", Concurrency: 8})
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "w2", Concurrency: 8})
-	waitFor(t, "every delivery to finish", func() bool {
+	webhooktest.WaitFor(t, "every delivery to finish", func() bool {
 		clk.Advance(time.Minute) // retries fall due as the day passes
 		return queueLen(t, st) == 0
 	})
 	acked := map[string]int{}
-	for _, r := range rv.requests() {
+	for _, r := range rv.Requests() {
 		if !r.Verified || !want[r.EventID] {
 			t.Fatalf("request %+v", r)
 		}
@@ -410,9 +415,9 @@ func queueLen(t testing.TB, st store.Store) int {
 // refused address (here loopback, stored past the registration check) is never connected to;
 // the attempt is logged as refused and retried by the schedule.
 func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
-	st, clk := openStore(t), newClock()
-	rv := newReceiver(t, nil)
-	sub := subscribe(t, st, rv, strings.Replace(rv.srv.URL, "127.0.0.1", "localhost", 1), []string{EventSourceRefreshed})
+	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	rv := webhooktest.NewReceiver(t, signed, nil)
+	sub := subscribe(t, st, rv, strings.Replace(rv.URL, "127.0.0.1", "localhost", 1), []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -422,11 +427,11 @@ func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	var d Delivery
-	waitFor(t, "a refused attempt", func() bool {
+	webhooktest.WaitFor(t, "a refused attempt", func() bool {
 		d = delivery(t, st, id)
 		return len(d.Log) == 1 && d.LeaseOwner == ""
 	})
-	if d.Status != DeliveryPending || !strings.HasPrefix(d.Log[0].Error, "address refused") || len(rv.requests()) != 0 {
-		t.Fatalf("delivery %+v, %d requests", d, len(rv.requests()))
+	if d.Status != DeliveryPending || !strings.HasPrefix(d.Log[0].Error, "address refused") || len(rv.Requests()) != 0 {
+		t.Fatalf("delivery %+v, %d requests", d, len(rv.Requests()))
 	}
 }

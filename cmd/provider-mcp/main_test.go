@@ -32,9 +32,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
+	demosnapshot.Main(m)
 }
 
 // tools is every tool the command offers.
@@ -62,7 +60,7 @@ func startService(t *testing.T) service {
 	d := demosnapshot.Open(t)
 	srv := resolvertest.Start(t, d.Store)
 	f := resolvertest.Find(t, d.Store)
-	return service{root: strings.TrimSuffix(srv.URL, resolvertest.Prefix), key: srv.Key(t, apikey.TierPro), calls: []toolCall{
+	return service{root: srv.Server.URL, key: srv.Key(t, apikey.TierPro), calls: []toolCall{
 		{tool: "resolve_npi", args: map[string]any{"npi": f.Enrolled}},
 		{tool: "check_exclusion", args: map[string]any{"npi": f.Excluded}, record: "fact"},
 		{tool: "get_facility", args: map[string]any{"ccn": f.CCN}},

@@ -73,3 +73,11 @@ func Close() {
 		_ = os.RemoveAll(demo.root)
 	}
 }
+
+// Main runs the tests of a package that opens the demo snapshot, then closes it; the package's
+// TestMain calls it.
+func Main(m *testing.M) {
+	code := m.Run()
+	Close()
+	os.Exit(code)
+}

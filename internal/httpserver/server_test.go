@@ -2,7 +2,6 @@ package httpserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,29 +23,16 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/internal/metrics"
 	"providerdir/internal/requestid"
+	"providerdir/internal/testserver"
 	"providerdir/rest"
 	"providerdir/store/embedded"
 )
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// lines returns the JSON log lines written so far.
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
+// logLines returns the JSON log lines written to logs so far.
+func logLines(t *testing.T, logs *testserver.SyncBuffer) []map[string]any {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(s.b.Bytes()))
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var m map[string]any
@@ -60,7 +46,7 @@ func (s *syncBuffer) lines(t *testing.T) []map[string]any {
 
 type fixture struct {
 	srv     *httptest.Server
-	logs    *syncBuffer
+	logs    *testserver.SyncBuffer
 	metrics *metrics.Metrics
 }
 
@@ -75,9 +61,9 @@ func newFixture(t *testing.T, ready func(context.Context) error, mods ...func(*h
 
 // newHandler builds the handler of the five surfaces with a few test routes; mods adjust its
 // options last.
-func newHandler(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) (*httpserver.Handler, *syncBuffer, *metrics.Metrics) {
+func newHandler(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) (*httpserver.Handler, *testserver.SyncBuffer, *metrics.Metrics) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testserver.SyncBuffer{}
 	log, err := logging.New(logs, "json", slog.LevelDebug)
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +308,7 @@ func TestEveryLogLineCarriesTheRequestID(t *testing.T) {
 	f := newFixture(t, nil)
 	f.do(t, "GET", "/v1/items/1", map[string]string{requestid.Header: "log-1"})
 	f.do(t, "GET", "/v1/panic", map[string]string{requestid.Header: "log-2"})
-	lines := f.logs.lines(t)
+	lines := logLines(t, f.logs)
 	byID := map[string][]string{}
 	for _, l := range lines {
 		id, _ := l["request_id"].(string)

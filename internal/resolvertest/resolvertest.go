@@ -5,57 +5,53 @@
 package resolvertest
 
 import (
-	"context"
+	"encoding/json"
 	"io"
-	"log/slog"
-	"net/http/httptest"
+	"net/http"
+	"strings"
 	"testing"
 
 	"providerdir/internal/httpserver"
-	"providerdir/rest"
-	"providerdir/rest/apikey"
+	"providerdir/internal/testserver"
 	"providerdir/rest/gate"
-	"providerdir/rest/resolver"
 	"providerdir/store"
 )
 
-// Prefix is where providerd mounts the resolver.
-const Prefix = "/resolver/v1"
-
-// Server is one running resolver.
+// Server is one running resolver; its Key issues resolver keys.
 type Server struct {
-	// URL is the resolver's base (the server's URL and Prefix), what a client is given.
-	URL  string
-	gate *gate.Gate
+	*testserver.Server
+	// URL is the resolver's base (the server's URL and the resolver's prefix), what a client is
+	// given.
+	URL string
 }
 
 // Start serves the resolver over st until the test ends.
 func Start(tb testing.TB, st store.Store) *Server {
 	tb.Helper()
-	g := gate.New(st, gate.Options{})
-	if err := g.Start(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	h, err := httpserver.New(httpserver.Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Surfaces: []httpserver.Surface{
-			{Name: "resolver", Prefix: Prefix, Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)},
-		},
+	srv := testserver.Start(tb, st, testserver.Options{}, func(_ string, g *gate.Gate) []httpserver.Surface {
+		return []httpserver.Surface{testserver.Resolver(st, g)}
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	tb.Cleanup(srv.Close)
-	return &Server{URL: srv.URL + Prefix, gate: g}
+	return &Server{Server: srv, URL: srv.URL + testserver.ResolverPrefix}
 }
 
-// Key issues a real resolver key of the tier (pilot, starter or pro) and returns its plaintext.
-func (s *Server) Key(tb testing.TB, tier apikey.Tier) string {
+// Raw sends a request to the resolver with key and returns its body, which must be a JSON
+// object: what the resolver itself answers, for comparison with what a client made of it.
+func (s *Server) Raw(tb testing.TB, key, method, path, body string) map[string]any {
 	tb.Helper()
-	secret, _, err := s.gate.Keys().Create(context.Background(), tier, tb.Name(), apikey.CreateOptions{})
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return secret.Reveal()
+	req.Header.Set(gate.HeaderServiceKey, key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		tb.Fatalf("%s: %v: %s", path, err, b)
+	}
+	return m
 }

@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
 func TestAuthenticate(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		s, replica := b.Open(t)
 		clock := testenv.NewClock()
 		m := NewManager(s, clock.Now)
@@ -97,7 +98,7 @@ func flip(c byte) string {
 }
 
 func TestStoredOnlyAsHash(t *testing.T) {
-	s := testenv.Embedded(t)
+	s := teststore.Embedded(t)
 	m := NewManager(s, nil)
 	ctx := context.Background()
 	secret, k, err := m.Create(ctx, TierStarter, "Gamma", CreateOptions{})
@@ -123,7 +124,7 @@ func TestStoredOnlyAsHash(t *testing.T) {
 }
 
 func TestCreateRejects(t *testing.T) {
-	m := NewManager(testenv.Embedded(t), nil)
+	m := NewManager(teststore.Embedded(t), nil)
 	ctx := context.Background()
 	good := "pdpilot_" + strings.Repeat("x", 40)
 	tests := []struct {
@@ -156,7 +157,7 @@ func TestCreateRejects(t *testing.T) {
 }
 
 func TestFindAndRevoke(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		s, _ := b.Open(t)
 		m := NewManager(s, nil)
 		ctx := context.Background()
@@ -224,7 +225,7 @@ func TestFindAndRevoke(t *testing.T) {
 }
 
 func TestPepperRace(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		s, replica := b.Open(t)
 		stores := []store.Store{s, replica()}
 		ctx := context.Background()
@@ -253,7 +254,7 @@ func TestPepperRace(t *testing.T) {
 }
 
 func TestSandbox(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		s, replica := b.Open(t)
 		ctx := context.Background()
 		m := NewManager(s, nil)
@@ -333,7 +334,7 @@ func TestSandbox(t *testing.T) {
 // BenchmarkAuthenticate is the per-request key check on the embedded store: one HMAC and one
 // point read.
 func BenchmarkAuthenticate(b *testing.B) {
-	m := NewManager(testenv.Embedded(b), nil)
+	m := NewManager(teststore.Embedded(b), nil)
 	secret, _, err := m.Create(context.Background(), TierPro, "bench", CreateOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -3,24 +3,19 @@ package auditpack_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/export"
 	"providerdir/rest/internal/packtest"
-	"providerdir/store/embedded"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 func demo(tb testing.TB) *packtest.Env {
 	return packtest.Open(tb, demosnapshot.Open(tb).Store, export.Options{})
@@ -137,12 +132,7 @@ func TestEveryPack(t *testing.T) {
 // Each error, on /v1 in its envelope and on the service host in its own.
 func TestPackErrors(t *testing.T) {
 	e := demo(t)
-	empty, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = empty.Close() })
-	bare := packtest.Open(t, empty, export.Options{})
+	bare := packtest.Open(t, teststore.Embedded(t), export.Options{})
 	for _, tt := range []struct {
 		env    *packtest.Env
 		path   string

@@ -12,7 +12,7 @@ import (
 func TestConformance(t *testing.T) {
 	e := demoEnv(t, nil)
 	rep := conformance.Run(context.Background(), conformance.Options{
-		Credentials: conformance.Credentials{BaseURL: e.url, SupplyKey: e.key(t)},
+		Credentials: conformance.Credentials{BaseURL: e.URL, SupplyKey: e.key(t)},
 		Only:        []string{"evidence"},
 	})
 	if len(rep.Results) != 10 {

@@ -53,15 +53,15 @@ func (e *env) byState(t *testing.T, key string) map[string]map[string]row {
 	for _, sp := range specialty.Registered {
 		e.clock.Advance(2 * time.Second) // a pilot key's 60 per minute
 		r := e.do(t, http.MethodGet, "/v1/specialties/"+sp.Slug+"/by-state", "", nil, key)
-		if r.status != http.StatusOK {
-			t.Fatalf("by-state %s: %d %s", sp.Slug, r.status, r.raw)
+		if r.Status != http.StatusOK {
+			t.Fatalf("by-state %s: %d %s", sp.Slug, r.Status, r.Raw)
 		}
 		var body struct {
 			Data []map[string]struct {
 				Value any `json:"value"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(r.raw, &body); err != nil {
+		if err := json.Unmarshal(r.Raw, &body); err != nil {
 			t.Fatal(err)
 		}
 		rows := map[string]row{}
@@ -114,8 +114,8 @@ func TestCorpus(t *testing.T) {
 	for _, c := range corpus {
 		e.clock.Advance(2 * time.Second)
 		res := e.ask(t, key, c.Q)
-		if res.status != http.StatusOK {
-			t.Fatalf("%q: %d %s", c.Q, res.status, res.raw)
+		if res.Status != http.StatusOK {
+			t.Fatalf("%q: %d %s", c.Q, res.Status, res.Raw)
 		}
 		got := res.result(t)
 		problem := judge(c, got, figures)

@@ -54,15 +54,15 @@ func TestBodyValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, http.MethodPost, "/v1/evidence-query", tt.contentType, []byte(tt.body), key)
-			if r.status != tt.status || r.errorCode() != tt.code {
-				t.Fatalf("/v1: %d %s, want %d %s: %s", r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			if r.Status != tt.status || r.ErrorCode() != tt.code {
+				t.Fatalf("/v1: %d %s, want %d %s: %s", r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 			}
-			meta, _ := r.body["meta"].(map[string]any)
+			meta, _ := r.Body["meta"].(map[string]any)
 			if meta["api_version"] != "v1" || meta["request_id"] == "" {
-				t.Errorf("/v1: not the supply API's error envelope: %s", r.raw)
+				t.Errorf("/v1: not the supply API's error envelope: %s", r.Raw)
 			}
-			if len(r.raw) > 2000 {
-				t.Errorf("/v1: a %d-byte error repeats too much of the body", len(r.raw))
+			if len(r.Raw) > 2000 {
+				t.Errorf("/v1: a %d-byte error repeats too much of the body", len(r.Raw))
 			}
 		})
 	}
@@ -71,9 +71,9 @@ func TestBodyValidation(t *testing.T) {
 	// demo budget.
 	for _, tt := range []struct{ body, code string }{{`{}`, "missing_query"}, {`{"query": "x", "options": {"max_evidence_items": 21}}`, "invalid_max_evidence_items"}} {
 		r := e.do(t, http.MethodPost, "/api/evidence-query/demo", "application/json", []byte(tt.body), "")
-		errObj, _ := r.body["error"].(map[string]any)
-		if r.status != 400 || r.errorCode() != tt.code || errObj["request_id"] == nil || r.body["meta"] != nil {
-			t.Errorf("demo %s: %d %s", tt.body, r.status, r.raw)
+		errObj, _ := r.Body["error"].(map[string]any)
+		if r.Status != 400 || r.ErrorCode() != tt.code || errObj["request_id"] == nil || r.Body["meta"] != nil {
+			t.Errorf("demo %s: %d %s", tt.body, r.Status, r.Raw)
 		}
 	}
 }
@@ -91,8 +91,8 @@ func TestBodyBounds(t *testing.T) {
 		`{"query": "How many cardiologists are in Texas?", "options": {}}`,
 	} {
 		r := e.do(t, http.MethodPost, "/v1/evidence-query", "application/json; charset=utf-8", []byte(body), key)
-		if r.status != http.StatusOK {
-			t.Errorf("%.60s: %d %s", body, r.status, r.raw)
+		if r.Status != http.StatusOK {
+			t.Errorf("%.60s: %d %s", body, r.Status, r.Raw)
 		}
 	}
 }
@@ -102,11 +102,11 @@ func TestBodyBounds(t *testing.T) {
 func TestKeyRequired(t *testing.T) {
 	e := demoEnv(t, nil)
 	r := e.do(t, http.MethodPost, "/v1/evidence-query", "application/json", []byte(`{"query": "x"}`), "")
-	if r.status != http.StatusUnauthorized || r.errorCode() != "missing_api_key" {
-		t.Errorf("no key: %d %s", r.status, r.raw)
+	if r.Status != http.StatusUnauthorized || r.ErrorCode() != "missing_api_key" {
+		t.Errorf("no key: %d %s", r.Status, r.Raw)
 	}
 	r = e.do(t, http.MethodPost, "/v1/evidence-query", "application/json", []byte(`{"query": "x"}`), "pd_live_nonesuch")
-	if r.status != http.StatusUnauthorized || r.errorCode() != "invalid_api_key" {
-		t.Errorf("unknown key: %d %s", r.status, r.raw)
+	if r.Status != http.StatusUnauthorized || r.ErrorCode() != "invalid_api_key" {
+		t.Errorf("unknown key: %d %s", r.Status, r.Raw)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,18 +14,15 @@ import (
 	"time"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/dataset"
 	"providerdir/rest/export"
 	"providerdir/rest/internal/packtest"
+	"providerdir/rest/internal/testclient"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // demo serves the demo snapshot.
 func demo(tb testing.TB, o export.Options) *packtest.Env {
@@ -233,7 +229,7 @@ func TestExportFormats(t *testing.T) {
 	if !slices.Equal(blocks, want) {
 		t.Errorf("text blocks %v\nwant %v", blocks, want)
 	}
-	for _, r := range []packtest.Response{nd, tb} {
+	for _, r := range []testclient.Response{nd, tb} {
 		for _, h := range []string{"X-Methodology-Version", "X-Last-Refreshed", "X-Total-Chunks", "X-Narrative-Cache-Hit"} {
 			if r.Header.Get(h) != js.Header.Get(h) && h != "X-Narrative-Cache-Hit" {
 				t.Errorf("%s: %q, json's %q", h, r.Header.Get(h), js.Header.Get(h))
@@ -247,11 +243,7 @@ func TestExportFormats(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	e := demo(t, export.Options{})
 	key := e.Key(t)
-	empty, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = empty.Close() })
+	empty := teststore.Embedded(t)
 	bare := packtest.Open(t, empty, export.Options{})
 	bareKey := bare.Key(t)
 	for _, tt := range []struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/internal/testenv"
@@ -27,7 +28,7 @@ func BenchmarkGate(b *testing.B) {
 		{"supply pilot key", apikey.TierPilot, func(g *gate.Gate, h http.Handler) http.Handler { return g.RequireSupplyKey(h) }, bearer},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			st := testenv.Embedded(b)
+			st := teststore.Embedded(b)
 			clock := testenv.NewClock()
 			g := gate.New(st, gate.Options{Now: clock.Now})
 			key, _, err := g.Keys().Create(context.Background(), tc.tier, "bench", apikey.CreateOptions{})
@@ -58,7 +59,7 @@ func BenchmarkGate(b *testing.B) {
 // BenchmarkGateParallel is BenchmarkGate with many callers at once, each with its own key, as a
 // busy server sees them: the store commits their quota writes together.
 func BenchmarkGateParallel(b *testing.B) {
-	st := testenv.Embedded(b)
+	st := teststore.Embedded(b)
 	clock := testenv.NewClock()
 	g := gate.New(st, gate.Options{Now: clock.Now})
 	const callers = 64

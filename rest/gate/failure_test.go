@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testenv"
@@ -12,7 +13,7 @@ import (
 // TestStoreFailure: when the store fails, the gate answers 500 internal_error in the surface's
 // envelope, and never lets the request through unchecked.
 func TestStoreFailure(t *testing.T) {
-	st := testenv.Embedded(t)
+	st := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	srv := newServer(t, st, clock)
 	ctx := context.Background()

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/internal/testenv"
 )
 
 // TestEvidenceDemoLimit checks the service host's 10-a-day limit per address.
 func TestEvidenceDemoLimit(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testenv"
 )
@@ -15,7 +16,7 @@ import (
 // TestResolverEveryPath checks status, envelope and header set of every resolver path
 // (seeds/001 sections 7 and 8).
 func TestResolverEveryPath(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -74,7 +75,7 @@ func TestResolverEveryPath(t *testing.T) {
 // TestResolverHour spends the sandbox budget of two addresses and checks the 101st request, its
 // Retry-After (the real wait) and the hour sliding past.
 func TestResolverHour(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -119,7 +120,7 @@ func TestResolverHour(t *testing.T) {
 
 // TestRevocationAndExpiry checks that both act on the very next request.
 func TestRevocationAndExpiry(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -156,7 +157,7 @@ func TestRevocationAndExpiry(t *testing.T) {
 // TestTwoReplicas runs two servers on one store: they share quotas and see each other's
 // revocations.
 func TestTwoReplicas(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, replica := b.Open(t)
 		clock := testenv.NewClock()
 		a, bsrv := newServer(t, st, clock), newServer(t, replica(), clock)
@@ -189,7 +190,7 @@ func TestTwoReplicas(t *testing.T) {
 // TestRaceForTheLastRequest sends 200 concurrent requests for a key's last request: exactly one
 // succeeds, on one replica or split over two.
 func TestRaceForTheLastRequest(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		for _, replicas := range []int{1, 2} {
 			name := map[int]string{1: "one replica", 2: "two replicas"}[replicas]
 			t.Run(name, func(t *testing.T) {

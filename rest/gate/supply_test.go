@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/internal/testenv"
 )
@@ -15,7 +16,7 @@ const npi = "1234567893"
 // TestSupplyEveryPath sends one request down every path a supply API response can take and
 // checks status, envelope and the complete header set (seeds/000 section 8 rule 1).
 func TestSupplyEveryPath(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -110,7 +111,7 @@ func TestSupplyEveryPath(t *testing.T) {
 // TestSupplyMinute checks the 61st request in a rolling minute, its 429 exactly, and the
 // window sliding past, over HTTP.
 func TestSupplyMinute(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -162,7 +163,7 @@ func TestSupplyMinute(t *testing.T) {
 // TestSupplyDay spends a pilot key's 1,000 requests a day over HTTP, one every 61 seconds so
 // the minute window never binds, and checks the 1,001st and the slide of the first.
 func TestSupplyDay(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv := newServer(t, st, clock)
@@ -201,7 +202,7 @@ func TestSupplyDay(t *testing.T) {
 // TestAnonymousNPI checks the 100-an-hour anonymous limit per client address and which address
 // counts.
 func TestAnonymousNPI(t *testing.T) {
-	st := testenv.Embedded(t)
+	st := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	srv := newServer(t, st, clock)
 	url := srv.URL + "/v1/npi/" + npi

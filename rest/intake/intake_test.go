@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/internal/teststore"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
@@ -59,7 +60,7 @@ func post(t *testing.T, url, contentType, body string) (int, http.Header, map[st
 const form = `{"name":"Ada Lovelace","email":"ada@example.org","organization":"Analytical Health","intended_use":"Network adequacy studies for rural counties."}`
 
 func TestSubmit(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		srv, svc, _ := serve(t, st, clock)
@@ -166,7 +167,7 @@ func exported(r intake.Request) intake.Request {
 }
 
 func TestApprove(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		st, _ := b.Open(t)
 		clock := testenv.NewClock()
 		_, svc, g := serve(t, st, clock)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
@@ -73,7 +74,7 @@ func TestWindowBoundaries(t *testing.T) {
 			{advance: time.Millisecond, allowed: true, remaining: 0},          // 71s
 		}},
 	}
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				s, _ := b.Open(t)
@@ -87,7 +88,7 @@ func TestWindowBoundaries(t *testing.T) {
 // TestDayBoundary spends a pilot key's 1,000 daily requests across 16.65 hours, one a minute
 // so the minute window never binds, and checks the 1,001st and the slide of the first.
 func TestDayBoundary(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		s, _ := b.Open(t)
 		clock := testenv.NewClock()
 		l := New(s, clock.Now)
@@ -183,7 +184,7 @@ func race(t *testing.T, limiters []*Limiter, p Policy, subject string, n int) in
 }
 
 func TestConcurrency(t *testing.T) {
-	testenv.Each(t, func(t *testing.T, b testenv.Backend) {
+	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
 		tests := []struct {
 			name     string
 			seeded   int64 // requests already in the day window, one per minute
@@ -228,7 +229,7 @@ func TestConcurrency(t *testing.T) {
 }
 
 func TestPeekCountsNothing(t *testing.T) {
-	s := testenv.Embedded(t)
+	s := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	l := New(s, clock.Now)
 	ctx := context.Background()
@@ -262,7 +263,7 @@ func TestPeekCountsNothing(t *testing.T) {
 // TestRecordExpires checks that the record carries the expiry of its newest bucket, so idle
 // subjects are reclaimed.
 func TestRecordExpires(t *testing.T) {
-	s := testenv.Embedded(t)
+	s := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	l := New(s, clock.Now)
 	if _, err := l.Allow(context.Background(), pilot, "x"); err != nil {
@@ -296,7 +297,7 @@ func TestInvalidPolicy(t *testing.T) {
 		{"too fine", Policy{Name: "p", Windows: []Window{{Name: "w", Length: time.Hour, Step: time.Millisecond, Limit: 1}}}},
 		{"negative limit", Policy{Name: "p", Windows: []Window{{Name: "w", Length: time.Hour, Step: time.Minute, Limit: -1}}}},
 	}
-	l := New(testenv.Embedded(t), nil)
+	l := New(teststore.Embedded(t), nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := l.Allow(context.Background(), tt.p, "s"); err == nil {
@@ -315,7 +316,7 @@ func BenchmarkAllow(b *testing.B) {
 	for _, admit := range []bool{true, false} {
 		name := map[bool]string{true: "admitted", false: "refused"}[admit]
 		b.Run(name, func(b *testing.B) {
-			s := testenv.Embedded(b)
+			s := teststore.Embedded(b)
 			clock := testenv.NewClock()
 			l := New(s, clock.Now)
 			p := Policy{Name: "bench", Windows: []Window{RollingMinute(60), RollingDay(1 << 40)}}
@@ -336,7 +337,7 @@ func BenchmarkAllow(b *testing.B) {
 // AllowN admits a cost only when every window has that many free slots, counts it whole, and
 // counts nothing when it refuses; Retry-After is when the cost fits, not when one slot frees.
 func TestAllowN(t *testing.T) {
-	s := testenv.Embedded(t)
+	s := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	l := New(s, clock.Now)
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/internal/testenv"
 )
 
@@ -126,7 +127,7 @@ func TestBindingAndRetryAfter(t *testing.T) {
 func TestModel(t *testing.T) {
 	w := Window{Name: "w", Length: 10 * time.Second, Step: time.Second, Limit: 4}
 	p := Policy{Name: "model", Windows: []Window{w}}
-	s := testenv.Embedded(t)
+	s := teststore.Embedded(t)
 	clock := testenv.NewClock()
 	l := New(s, clock.Now)
 	rng := rand.New(rand.NewPCG(1, 2))

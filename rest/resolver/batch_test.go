@@ -81,7 +81,7 @@ func TestBatchRecords(t *testing.T) {
 	f := demoFixtures(t, d.Store)
 	st := &storetest.Counting{Store: d.Store}
 	e := newEnv(t, st)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	tests := []struct {
 		name string
 		npis []string
@@ -96,8 +96,8 @@ func TestBatchRecords(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{"npis": tt.npis})
 			gets, getMany, bodies := st.Gets.Load(), st.GetManys.Load(), st.GetBodiesCalls.Load()
 			r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, body)
-			if r.status != http.StatusOK {
-				t.Fatalf("%d %s", r.status, r.raw)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
 			if n := st.Gets.Load() - gets + st.GetManys.Load() - getMany + st.GetBodiesCalls.Load() - bodies; n != 1 {
 				t.Errorf("the batch read records by id in %d store calls, want 1", n)
@@ -105,7 +105,7 @@ func TestBatchRecords(t *testing.T) {
 			var got struct {
 				Results []json.RawMessage `json:"results"`
 			}
-			if err := json.Unmarshal(r.raw, &got); err != nil || len(got.Results) != len(tt.npis) {
+			if err := json.Unmarshal(r.Raw, &got); err != nil || len(got.Results) != len(tt.npis) {
 				t.Fatalf("%d results for %d NPIs (%v)", len(got.Results), len(tt.npis), err)
 			}
 			for i, npi := range tt.npis {
@@ -120,8 +120,8 @@ func TestBatchRecords(t *testing.T) {
 				}
 				if i < 4 {
 					single := e.get(t, "/resolver/v1/npi/"+npi, key)
-					if !bytes.Equal(bytes.TrimSuffix(single.raw, []byte("\n")), got.Results[i]) {
-						t.Errorf("GET /npi/%s:\n%s\nbatch:\n%s", npi, single.raw, got.Results[i])
+					if !bytes.Equal(bytes.TrimSuffix(single.Raw, []byte("\n")), got.Results[i]) {
+						t.Errorf("GET /npi/%s:\n%s\nbatch:\n%s", npi, single.Raw, got.Results[i])
 					}
 				}
 			}

@@ -61,12 +61,12 @@ func (e *env) send(b *testing.B, i int, req func() *http.Request) {
 func BenchmarkBatch1000(b *testing.B) {
 	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)
-	key := e.key(b, apikey.TierPro)
+	key := e.Key(b, apikey.TierPro)
 	body, _ := json.Marshal(map[string]any{"npis": benchNPIs(b, d.Store, 1000)})
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		e.send(b, i, func() *http.Request {
-			req, _ := http.NewRequest(http.MethodPost, e.url+"/resolver/v1/batch/npi", bytes.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPost, e.URL+"/resolver/v1/batch/npi", bytes.NewReader(body))
 			req.Header.Set(gate.HeaderServiceKey, key)
 			return req
 		})
@@ -77,11 +77,11 @@ func BenchmarkBatch1000(b *testing.B) {
 func BenchmarkNPIFacts(b *testing.B) {
 	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)
-	key := e.key(b, apikey.TierPro)
+	key := e.Key(b, apikey.TierPro)
 	npis := benchNPIs(b, d.Store, 1000)
 	for i := 0; b.Loop(); i++ {
 		e.send(b, i, func() *http.Request {
-			req, _ := http.NewRequest(http.MethodGet, e.url+"/resolver/v1/npi/"+npis[i%len(npis)]+"?include=facts", nil)
+			req, _ := http.NewRequest(http.MethodGet, e.URL+"/resolver/v1/npi/"+npis[i%len(npis)]+"?include=facts", nil)
 			req.Header.Set(gate.HeaderServiceKey, key)
 			return req
 		})
@@ -94,7 +94,7 @@ func BenchmarkNPIFacts(b *testing.B) {
 func BenchmarkSearchLabelled(b *testing.B) {
 	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)
-	key := e.key(b, apikey.TierPro)
+	key := e.Key(b, apikey.TierPro)
 	qs, err := queryset.Build(d.Drop, 1000, 7)
 	if err != nil {
 		b.Fatal(err)
@@ -103,7 +103,7 @@ func BenchmarkSearchLabelled(b *testing.B) {
 		q := qs[i%len(qs)]
 		v := url.Values{"q": {q.Q}, "limit": {"10"}, "state": {q.State}, "taxonomy": {q.Taxonomy}}
 		e.send(b, i, func() *http.Request {
-			req, _ := http.NewRequest(http.MethodGet, e.url+"/resolver/v1/search?"+v.Encode(), nil)
+			req, _ := http.NewRequest(http.MethodGet, e.URL+"/resolver/v1/search?"+v.Encode(), nil)
 			req.Header.Set(gate.HeaderServiceKey, key)
 			return req
 		})

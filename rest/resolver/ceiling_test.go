@@ -30,28 +30,28 @@ func TestBatchNPICeiling(t *testing.T) {
 	}
 	sandbox := e.sandbox(t)
 	full := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1000))
-	if full.status != 200 || full.header.Get(gate.HeaderNPILimit) != "1000" || full.header.Get(gate.HeaderNPIRemaining) != "0" {
-		t.Fatalf("full batch: %d, NPI limit %q remaining %q", full.status, full.header.Get(gate.HeaderNPILimit), full.header.Get(gate.HeaderNPIRemaining))
+	if full.Status != 200 || full.Header.Get(gate.HeaderNPILimit) != "1000" || full.Header.Get(gate.HeaderNPIRemaining) != "0" {
+		t.Fatalf("full batch: %d, NPI limit %q remaining %q", full.Status, full.Header.Get(gate.HeaderNPILimit), full.Header.Get(gate.HeaderNPIRemaining))
 	}
 	over := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1))
-	if over.status != 429 || over.errorCode() != "rate_limited" || !strings.Contains(string(over.raw), "Per-NPI ceiling") {
-		t.Fatalf("over the ceiling: %d %q %s", over.status, over.errorCode(), over.raw)
+	if over.Status != 429 || over.ErrorCode() != "rate_limited" || !strings.Contains(string(over.Raw), "Per-NPI ceiling") {
+		t.Fatalf("over the ceiling: %d %q %s", over.Status, over.ErrorCode(), over.Raw)
 	}
 	rateLimitHeaders(t, "per-NPI 429", over)
-	if s, err := strconv.Atoi(over.header.Get("Retry-After")); err != nil || s < 1 || s > 3610 { // an hour and one 10-second step at most
-		t.Errorf("Retry-After %q", over.header.Get("Retry-After"))
+	if s, err := strconv.Atoi(over.Header.Get("Retry-After")); err != nil || s < 1 || s > 3610 { // an hour and one 10-second step at most
+		t.Errorf("Retry-After %q", over.Header.Get("Retry-After"))
 	}
-	if over.header.Get(gate.HeaderNPIRemaining) != "0" {
-		t.Errorf("NPI remaining %q after a refusal", over.header.Get(gate.HeaderNPIRemaining))
+	if over.Header.Get(gate.HeaderNPIRemaining) != "0" {
+		t.Errorf("NPI remaining %q after a refusal", over.Header.Get(gate.HeaderNPIRemaining))
 	}
 	// The request budget counted the two batches as two requests.
-	if got := over.header.Get("X-RateLimit-Remaining"); got != "98" {
+	if got := over.Header.Get("X-RateLimit-Remaining"); got != "98" {
 		t.Errorf("X-RateLimit-Remaining %q, want 98 of the sandbox's 100", got)
 	}
 	for tier, want := range map[apikey.Tier]string{apikey.TierStarter: "50000", apikey.TierPro: "500000"} {
-		r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", e.key(t, tier), batchOf(3))
-		if r.status != 200 || r.header.Get(gate.HeaderNPILimit) != want || r.header.Get(gate.HeaderNPIRemaining) != strconv.Itoa(mustAtoi(want)-3) {
-			t.Errorf("%s: %d NPI limit %q remaining %q", tier, r.status, r.header.Get(gate.HeaderNPILimit), r.header.Get(gate.HeaderNPIRemaining))
+		r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", e.Key(t, tier), batchOf(3))
+		if r.Status != 200 || r.Header.Get(gate.HeaderNPILimit) != want || r.Header.Get(gate.HeaderNPIRemaining) != strconv.Itoa(mustAtoi(want)-3) {
+			t.Errorf("%s: %d NPI limit %q remaining %q", tier, r.Status, r.Header.Get(gate.HeaderNPILimit), r.Header.Get(gate.HeaderNPIRemaining))
 		}
 	}
 }

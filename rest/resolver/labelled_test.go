@@ -21,7 +21,7 @@ const (
 func TestSearchLabelledQueries(t *testing.T) {
 	d := demosnapshot.Open(t)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	qs, err := queryset.Build(d.Drop, 1000, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestSearchLabelledQueries(t *testing.T) {
 	if len(qs) < 500 {
 		t.Fatalf("only %d labelled queries drawn", len(qs))
 	}
-	rep, err := queryset.Evaluate(t.Context(), qs, queryset.HTTPSearch(http.DefaultClient, e.url+"/resolver/v1", key))
+	rep, err := queryset.Evaluate(t.Context(), qs, queryset.HTTPSearch(http.DefaultClient, e.URL+"/resolver/v1", key))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
@@ -27,7 +27,7 @@ func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := testenv.Embedded(t)
+	st := teststore.Embedded(t)
 	gen, err := store.NewGeneration(ctx, st)
 	if err != nil {
 		t.Fatal(err)
@@ -49,27 +49,27 @@ func TestPartialSnapshot(t *testing.T) {
 	f := demoFixtures(t, demosnapshot.Open(t).Store)
 	const corrupt = "1234567893"
 	e := newEnv(t, partialSnapshot(t, f.enrolled, corrupt))
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 
 	r := e.get(t, "/resolver/v1/npi/"+f.enrolled+"?include=facts", key)
-	if r.status != 200 || r.body["npi"] != f.enrolled {
-		t.Fatalf("%d %s", r.status, r.raw)
+	if r.Status != 200 || r.Body["npi"] != f.enrolled {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if v, ok := r.body["pecos_enrolled"]; ok {
+	if v, ok := r.Body["pecos_enrolled"]; ok {
 		t.Errorf("pecos_enrolled %v without an enrollment file, want it left out", v)
 	}
-	if facts, _ := r.body["facts"].([]any); facts == nil || len(facts) != 0 {
-		t.Errorf("facts %v without the fact sources, want []", r.body["facts"])
+	if facts, _ := r.Body["facts"].([]any); facts == nil || len(facts) != 0 {
+		t.Errorf("facts %v without the fact sources, want []", r.Body["facts"])
 	}
-	provenanceKeys(t, "record", r.body)
+	provenanceKeys(t, "record", r.Body)
 
 	for _, r := range []response{
 		e.get(t, "/resolver/v1/npi/"+corrupt, key),
 		e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, []byte(`{"npis":["`+f.enrolled+`","`+corrupt+`"]}`)),
 	} {
-		msg, _ := r.body["error"].(map[string]any)["message"].(string)
-		if r.status != 500 || r.errorCode() != "internal_error" || !strings.Contains(msg, r.header.Get("X-Request-ID")) {
-			t.Errorf("corrupt record: %d %q %q", r.status, r.errorCode(), msg)
+		msg, _ := r.Body["error"].(map[string]any)["message"].(string)
+		if r.Status != 500 || r.ErrorCode() != "internal_error" || !strings.Contains(msg, r.Header.Get("X-Request-ID")) {
+			t.Errorf("corrupt record: %d %q %q", r.Status, r.ErrorCode(), msg)
 		}
 		rateLimitHeaders(t, "500", r)
 	}

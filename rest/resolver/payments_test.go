@@ -30,7 +30,7 @@ func TestPayments(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	byNPI := paymentsByNPI(t, d.Store)
 	var npi string
 	for n, recs := range byNPI {
@@ -48,10 +48,10 @@ func TestPayments(t *testing.T) {
 	check := func(path string, year int) {
 		t.Helper()
 		r := e.get(t, path, key)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", path, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
 		}
-		provenanceKeys(t, path, r.body)
+		provenanceKeys(t, path, r.Body)
 		rateLimitHeaders(t, path, r)
 		var cents int64
 		n, conf := 0, 1.0
@@ -62,12 +62,12 @@ func TestPayments(t *testing.T) {
 				conf = math.Min(conf, p.Match.Confidence)
 			}
 		}
-		if r.body["program_year"] != float64(year) || r.body["record_count"] != float64(n) ||
-			r.body["total_amount_usd"] != float64(cents)/100 || len(r.body["records"].([]any)) != n {
-			t.Errorf("%s: year %v count %v total %v, want %d %d %v", path, r.body["program_year"], r.body["record_count"], r.body["total_amount_usd"], year, n, float64(cents)/100)
+		if r.Body["program_year"] != float64(year) || r.Body["record_count"] != float64(n) ||
+			r.Body["total_amount_usd"] != float64(cents)/100 || len(r.Body["records"].([]any)) != n {
+			t.Errorf("%s: year %v count %v total %v, want %d %d %v", path, r.Body["program_year"], r.Body["record_count"], r.Body["total_amount_usd"], year, n, float64(cents)/100)
 		}
-		if r.body["_confidence"] != conf || r.body["_dataset_id"] != mapping.OpenPayments.ID {
-			t.Errorf("%s: _confidence %v (want the weakest match %v), dataset %v", path, r.body["_confidence"], conf, r.body["_dataset_id"])
+		if r.Body["_confidence"] != conf || r.Body["_dataset_id"] != mapping.OpenPayments.ID {
+			t.Errorf("%s: _confidence %v (want the weakest match %v), dataset %v", path, r.Body["_confidence"], conf, r.Body["_dataset_id"])
 		}
 	}
 	check("/resolver/v1/payments/"+npi, latest)
@@ -87,10 +87,10 @@ func TestPayments(t *testing.T) {
 	}
 	if none != "" {
 		r := e.get(t, "/resolver/v1/payments/"+none, key)
-		if r.status != 200 || r.body["record_count"] != float64(0) || r.body["total_amount_usd"] != float64(0) {
-			t.Errorf("NPI without payments: %d %s", r.status, r.raw)
+		if r.Status != 200 || r.Body["record_count"] != float64(0) || r.Body["total_amount_usd"] != float64(0) {
+			t.Errorf("NPI without payments: %d %s", r.Status, r.Raw)
 		}
-		provenanceKeys(t, "no payments", r.body)
+		provenanceKeys(t, "no payments", r.Body)
 	}
 	for _, tt := range []struct {
 		name, path, key string
@@ -104,8 +104,8 @@ func TestPayments(t *testing.T) {
 		{"no key", "/resolver/v1/payments/" + npi, "", 401, "invalid_key"},
 	} {
 		r := e.get(t, tt.path, tt.key)
-		if r.status != tt.status || r.errorCode() != tt.code {
-			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.status, r.errorCode(), tt.status, tt.code, r.raw)
+		if r.Status != tt.status || r.ErrorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 		}
 		rateLimitHeaders(t, tt.name, r)
 	}

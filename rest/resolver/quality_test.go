@@ -27,7 +27,7 @@ func qualityRows(t *testing.T, st store.Store) map[string][]mapping.QualityRecor
 func TestQuality(t *testing.T) {
 	d := demosnapshot.Open(t)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	rows := qualityRows(t, d.Store)
 	suppressedSeen := false
 	for _, qt := range mapping.QualityTypes {
@@ -46,20 +46,20 @@ func TestQuality(t *testing.T) {
 		}
 		row := list[0]
 		r := e.get(t, "/resolver/v1/quality/"+qt.Slug+"/"+row.CCN, key)
-		if r.status != 200 {
-			t.Fatalf("%s %s: %d %s", qt.Slug, row.CCN, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("%s %s: %d %s", qt.Slug, row.CCN, r.Status, r.Raw)
 		}
-		provenanceKeys(t, qt.Slug, r.body)
+		provenanceKeys(t, qt.Slug, r.Body)
 		rateLimitHeaders(t, qt.Slug, r)
-		period, _ := r.body["measurement_period"].(string)
-		if r.body["type"] != qt.Slug || r.body["ccn"] != row.CCN || period != row.MeasurementPeriod {
-			t.Errorf("%s: %v", qt.Slug, r.body)
+		period, _ := r.Body["measurement_period"].(string)
+		if r.Body["type"] != qt.Slug || r.Body["ccn"] != row.CCN || period != row.MeasurementPeriod {
+			t.Errorf("%s: %v", qt.Slug, r.Body)
 		}
-		if row.OverallStar == nil && r.body["overall_star"] != nil ||
-			row.OverallStar != nil && r.body["overall_star"] != math.Round(*row.OverallStar) {
-			t.Errorf("%s: overall_star %v, row has %v", qt.Slug, r.body["overall_star"], row.OverallStar)
+		if row.OverallStar == nil && r.Body["overall_star"] != nil ||
+			row.OverallStar != nil && r.Body["overall_star"] != math.Round(*row.OverallStar) {
+			t.Errorf("%s: overall_star %v, row has %v", qt.Slug, r.Body["overall_star"], row.OverallStar)
 		}
-		measures := r.body["measures"].([]any)
+		measures := r.Body["measures"].([]any)
 		if len(measures) != len(row.Measures) {
 			t.Fatalf("%s: %d measures, row has %d", qt.Slug, len(measures), len(row.Measures))
 		}
@@ -99,8 +99,8 @@ func TestQuality(t *testing.T) {
 		{"no key", "/resolver/v1/quality/hospital/" + hospital, "", 401, "invalid_key"},
 	} {
 		r := e.get(t, tt.path, tt.key)
-		if r.status != tt.status || r.errorCode() != tt.code {
-			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.status, r.errorCode(), tt.status, tt.code, r.raw)
+		if r.Status != tt.status || r.ErrorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q: %s", tt.name, r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 		}
 		rateLimitHeaders(t, tt.name, r)
 	}

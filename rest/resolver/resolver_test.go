@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"providerdir/internal/demosnapshot"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 	"providerdir/rest/resolver"
 )
 
@@ -31,11 +31,11 @@ func provenanceKeys(t *testing.T, what string, o map[string]any) {
 func rateLimitHeaders(t *testing.T, what string, r response) {
 	t.Helper()
 	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
-		if _, err := strconv.ParseInt(r.header.Get(h), 10, 64); err != nil {
-			t.Errorf("%s: %s = %q, want an integer", what, h, r.header.Get(h))
+		if _, err := strconv.ParseInt(r.Header.Get(h), 10, 64); err != nil {
+			t.Errorf("%s: %s = %q, want an integer", what, h, r.Header.Get(h))
 		}
 	}
-	reset, _ := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+	reset, _ := strconv.ParseInt(r.Header.Get("X-RateLimit-Reset"), 10, 64)
 	if now := time.Now().Unix(); reset < now-3600 || reset > now+2*3600 {
 		t.Errorf("%s: X-RateLimit-Reset %d is not epoch seconds within the hour of %d", what, reset, now)
 	}
@@ -63,7 +63,7 @@ func TestNPI(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	tests := []struct {
 		name, path, key string
 		status          int
@@ -84,20 +84,20 @@ func TestNPI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.get(t, tt.path, tt.key)
-			if r.status != tt.status || r.errorCode() != tt.code {
-				t.Fatalf("%d %q, want %d %q: %s", r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			if r.Status != tt.status || r.ErrorCode() != tt.code {
+				t.Fatalf("%d %q, want %d %q: %s", r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 			}
 			rateLimitHeaders(t, tt.name, r)
 			if tt.code != "" {
-				msg, _ := r.body["error"].(map[string]any)["message"].(string)
+				msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 				if !strings.Contains(msg, tt.message) {
 					t.Errorf("message %q does not say %q", msg, tt.message)
 				}
 				return
 			}
-			provenanceKeys(t, "record", r.body)
-			if r.body["_dataset_id"] != mapping.NPPES.ID {
-				t.Errorf("_dataset_id %v, want the registry's", r.body["_dataset_id"])
+			provenanceKeys(t, "record", r.Body)
+			if r.Body["_dataset_id"] != mapping.NPPES.ID {
+				t.Errorf("_dataset_id %v, want the registry's", r.Body["_dataset_id"])
 			}
 		})
 	}
@@ -109,24 +109,24 @@ func TestNPIRecord(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierStarter)
+	key := e.Key(t, apikey.TierStarter)
 	for _, tt := range []struct {
 		npi      string
 		enrolled bool
 	}{{f.enrolled, true}, {f.notEnrolled, false}} {
 		r := e.get(t, "/resolver/v1/npi/"+tt.npi, key)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", tt.npi, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", tt.npi, r.Status, r.Raw)
 		}
-		if r.body["npi"] != tt.npi || r.body["pecos_enrolled"] != tt.enrolled {
-			t.Errorf("%s: npi %v pecos_enrolled %v, want %v", tt.npi, r.body["npi"], r.body["pecos_enrolled"], tt.enrolled)
+		if r.Body["npi"] != tt.npi || r.Body["pecos_enrolled"] != tt.enrolled {
+			t.Errorf("%s: npi %v pecos_enrolled %v, want %v", tt.npi, r.Body["npi"], r.Body["pecos_enrolled"], tt.enrolled)
 		}
 		for _, k := range []string{"entity_type", "address"} {
-			if r.body[k] == nil {
+			if r.Body[k] == nil {
 				t.Errorf("%s: %s missing", tt.npi, k)
 			}
 		}
-		if _, ok := r.body["facts"]; ok {
+		if _, ok := r.Body["facts"]; ok {
 			t.Errorf("%s: facts without include=facts", tt.npi)
 		}
 	}
@@ -140,13 +140,13 @@ func TestNPIFacts(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	facts := func(npi string) map[string][]map[string]any {
 		r := e.get(t, "/resolver/v1/npi/"+npi+"?include=facts", key)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", npi, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", npi, r.Status, r.Raw)
 		}
-		return factsOf(t, r.body)
+		return factsOf(t, r.Body)
 	}
 	ex := facts(f.excluded)
 	if len(ex["exclusion"]) != 1 || ex["exclusion"][0]["value"] != true || ex["exclusion"][0]["_dataset_id"] != mapping.LEIE.ID {
@@ -182,8 +182,8 @@ func TestNPIFacts(t *testing.T) {
 // false. With no registry at all, the resolver cannot answer: 503 source_unavailable with
 // Retry-After, on every path that reads it.
 func TestSourcesNotLoaded(t *testing.T) {
-	e := newEnv(t, testenv.Embedded(t))
-	key := e.key(t, apikey.TierPro)
+	e := newEnv(t, teststore.Embedded(t))
+	key := e.Key(t, apikey.TierPro)
 	for _, r := range []response{
 		e.get(t, "/resolver/v1/npi/1234567893?include=facts", key),
 		e.get(t, "/resolver/v1/ccn/050001", key),
@@ -192,8 +192,8 @@ func TestSourcesNotLoaded(t *testing.T) {
 		e.get(t, "/resolver/v1/quality/hospital/050001", key),
 		e.get(t, "/resolver/v1/payments/1234567893", key),
 	} {
-		if r.status != 503 || r.errorCode() != "source_unavailable" || r.header.Get("Retry-After") == "" {
-			t.Errorf("%d %q Retry-After %q, want 503 source_unavailable with Retry-After", r.status, r.errorCode(), r.header.Get("Retry-After"))
+		if r.Status != 503 || r.ErrorCode() != "source_unavailable" || r.Header.Get("Retry-After") == "" {
+			t.Errorf("%d %q Retry-After %q, want 503 source_unavailable with Retry-After", r.Status, r.ErrorCode(), r.Header.Get("Retry-After"))
 		}
 		rateLimitHeaders(t, "503", r)
 	}
@@ -204,7 +204,7 @@ func TestCCN(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	ccn := f.facility.Record.CCN
 	tests := []struct {
 		name, ccn string
@@ -222,19 +222,19 @@ func TestCCN(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.get(t, "/resolver/v1/ccn/"+tt.ccn, key)
-			if r.status != tt.status || r.errorCode() != tt.code {
-				t.Fatalf("%d %q, want %d %q: %s", r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			if r.Status != tt.status || r.ErrorCode() != tt.code {
+				t.Fatalf("%d %q, want %d %q: %s", r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 			}
 			rateLimitHeaders(t, tt.name, r)
 			if tt.code != "" {
 				return
 			}
-			provenanceKeys(t, "facility", r.body)
+			provenanceKeys(t, "facility", r.Body)
 			state, _ := testCCNState(tt.ccn)
-			addr, _ := r.body["address"].(map[string]any)
-			if r.body["ccn"] != tt.ccn || r.body["facility_name"] != f.facility.Record.Name || addr["state"] != state ||
-				r.body["overall_star"] != float64(f.facilityStar) || r.body["_dataset_id"] != mapping.POS.ID {
-				t.Errorf("facility %s", r.raw)
+			addr, _ := r.Body["address"].(map[string]any)
+			if r.Body["ccn"] != tt.ccn || r.Body["facility_name"] != f.facility.Record.Name || addr["state"] != state ||
+				r.Body["overall_star"] != float64(f.facilityStar) || r.Body["_dataset_id"] != mapping.POS.ID {
+				t.Errorf("facility %s", r.Raw)
 			}
 		})
 	}
@@ -246,18 +246,18 @@ func TestBatch(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierStarter)
+	key := e.Key(t, apikey.TierStarter)
 	npis := []string{f.enrolled, f.absent, f.excluded, f.badCheckDigit, f.enrolled}
 	body, _ := json.Marshal(map[string]any{"npis": npis})
 	first := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, body)
-	if first.status != 200 {
-		t.Fatalf("%d %s", first.status, first.raw)
+	if first.Status != 200 {
+		t.Fatalf("%d %s", first.Status, first.Raw)
 	}
 	rateLimitHeaders(t, "batch", first)
-	if first.body["requested"] != float64(5) || first.body["resolved"] != float64(3) {
-		t.Errorf("requested %v resolved %v, want 5 and 3", first.body["requested"], first.body["resolved"])
+	if first.Body["requested"] != float64(5) || first.Body["resolved"] != float64(3) {
+		t.Errorf("requested %v resolved %v, want 5 and 3", first.Body["requested"], first.Body["resolved"])
 	}
-	results := first.body["results"].([]any)
+	results := first.Body["results"].([]any)
 	if len(results) != len(npis) {
 		t.Fatalf("%d results for %d NPIs", len(results), len(npis))
 	}
@@ -275,8 +275,8 @@ func TestBatch(t *testing.T) {
 		provenanceKeys(t, "batch result", rec)
 	}
 	second := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, body)
-	a, _ := strconv.Atoi(first.header.Get("X-RateLimit-Remaining"))
-	b, _ := strconv.Atoi(second.header.Get("X-RateLimit-Remaining"))
+	a, _ := strconv.Atoi(first.Header.Get("X-RateLimit-Remaining"))
+	b, _ := strconv.Atoi(second.Header.Get("X-RateLimit-Remaining"))
 	if a-b != 1 {
 		t.Errorf("a batch of %d spent %d of the hourly budget, want 1", len(npis), a-b)
 	}
@@ -287,7 +287,7 @@ func TestBatchRefused(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	batchOf := func(n int) []byte {
 		npis := make([]string, n)
 		for i := range npis {
@@ -312,19 +312,19 @@ func TestBatchRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, tt.body)
-			if r.status != 400 || r.errorCode() != tt.code {
-				t.Fatalf("%d %q, want 400 %q: %.300s", r.status, r.errorCode(), tt.code, r.raw)
+			if r.Status != 400 || r.ErrorCode() != tt.code {
+				t.Fatalf("%d %q, want 400 %q: %.300s", r.Status, r.ErrorCode(), tt.code, r.Raw)
 			}
 			rateLimitHeaders(t, tt.name, r)
 		})
 	}
 	empty := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, []byte(`{"npis":[]}`))
-	if empty.status != 200 || string(bytes.TrimSpace(empty.raw)) != `{"requested":0,"resolved":0,"results":[]}` {
-		t.Errorf("an empty batch: %d %s", empty.status, empty.raw)
+	if empty.Status != 200 || string(bytes.TrimSpace(empty.Raw)) != `{"requested":0,"resolved":0,"results":[]}` {
+		t.Errorf("an empty batch: %d %s", empty.Status, empty.Raw)
 	}
 	full := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", key, batchOf(resolver.MaxBatch))
-	if full.status != 200 || full.body["resolved"] != float64(resolver.MaxBatch) {
-		t.Errorf("a batch of exactly %d: %d resolved %v", resolver.MaxBatch, full.status, full.body["resolved"])
+	if full.Status != 200 || full.Body["resolved"] != float64(resolver.MaxBatch) {
+		t.Errorf("a batch of exactly %d: %d resolved %v", resolver.MaxBatch, full.Status, full.Body["resolved"])
 	}
 }
 
@@ -338,15 +338,15 @@ func TestRateLimited(t *testing.T) {
 	var r response
 	for i := 0; i <= 100; i++ {
 		r = e.get(t, "/resolver/v1/npi/"+f.enrolled, key)
-		if i < 100 && r.status != 200 {
-			t.Fatalf("request %d: %d %s", i+1, r.status, r.raw)
+		if i < 100 && r.Status != 200 {
+			t.Fatalf("request %d: %d %s", i+1, r.Status, r.Raw)
 		}
 	}
-	if r.status != 429 || r.errorCode() != "rate_limited" || r.header.Get("Retry-After") == "" {
-		t.Fatalf("101st request: %d %q Retry-After %q", r.status, r.errorCode(), r.header.Get("Retry-After"))
+	if r.Status != 429 || r.ErrorCode() != "rate_limited" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("101st request: %d %q Retry-After %q", r.Status, r.ErrorCode(), r.Header.Get("Retry-After"))
 	}
 	rateLimitHeaders(t, "429", r)
-	if r.header.Get("X-RateLimit-Limit") != "100" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Errorf("limit %s remaining %s, want 100 and 0", r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-Remaining"))
+	if r.Header.Get("X-RateLimit-Limit") != "100" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Errorf("limit %s remaining %s, want 100 and 0", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
 	}
 }

@@ -46,7 +46,7 @@ func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
 func TestSearch(t *testing.T) {
 	d := demosnapshot.Open(t)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
 	name := rec.Name.First + " " + rec.Name.Last
 	q := func(params string) string { return "/resolver/v1/search?" + params }
@@ -71,14 +71,14 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.get(t, tt.path, key)
-			if r.status != tt.status || r.errorCode() != tt.code {
-				t.Fatalf("%d %q, want %d %q: %.400s", r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			if r.Status != tt.status || r.ErrorCode() != tt.code {
+				t.Fatalf("%d %q, want %d %q: %.400s", r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 			}
 			rateLimitHeaders(t, tt.name, r)
 			if tt.code != "" {
 				return
 			}
-			results, _ := r.body["results"].([]any)
+			results, _ := r.Body["results"].([]any)
 			for _, c := range results {
 				provenanceKeys(t, "candidate", c.(map[string]any))
 			}
@@ -87,16 +87,16 @@ func TestSearch(t *testing.T) {
 	// state and taxonomy narrow: every candidate is in the state and holds the taxonomy.
 	narrowed := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&state="+rec.PracticeAddress.State+"&taxonomy="+rec.PrimaryTaxonomy+"&limit=100"), key)
 	wide := e.get(t, q("q="+url.QueryEscape(rec.Name.Last)+"&limit=100"), key)
-	if narrowed.body["total"].(float64) < 1 || narrowed.body["total"].(float64) > wide.body["total"].(float64) {
-		t.Errorf("narrowed total %v, unnarrowed %v", narrowed.body["total"], wide.body["total"])
+	if narrowed.Body["total"].(float64) < 1 || narrowed.Body["total"].(float64) > wide.Body["total"].(float64) {
+		t.Errorf("narrowed total %v, unnarrowed %v", narrowed.Body["total"], wide.Body["total"])
 	}
-	for _, c := range narrowed.body["results"].([]any) {
+	for _, c := range narrowed.Body["results"].([]any) {
 		if c.(map[string]any)["state"] != rec.PracticeAddress.State {
 			t.Errorf("candidate outside state %s: %v", rec.PracticeAddress.State, c)
 		}
 	}
-	if r := e.get(t, q("q=smith"), ""); r.status != 401 || r.errorCode() != "invalid_key" {
-		t.Errorf("no key: %d %q", r.status, r.errorCode())
+	if r := e.get(t, q("q=smith"), ""); r.Status != 401 || r.ErrorCode() != "invalid_key" {
+		t.Errorf("no key: %d %q", r.Status, r.ErrorCode())
 	}
 }
 
@@ -105,26 +105,26 @@ func TestSearch(t *testing.T) {
 func TestSearchPaging(t *testing.T) {
 	d := demosnapshot.Open(t)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
 	base := "/resolver/v1/search?q=" + url.QueryEscape(rec.Name.Last[:1]+" "+rec.Name.Last)
 	all := e.get(t, base+"&limit=1000", key)
-	query := all.body["query"].(map[string]any)
+	query := all.Body["query"].(map[string]any)
 	if query["limit"] != float64(resolver.MaxSearchLimit) {
 		t.Errorf("limit echoed %v, want the cap %d", query["limit"], resolver.MaxSearchLimit)
 	}
-	total := int(all.body["total"].(float64))
-	results := all.body["results"].([]any)
+	total := int(all.Body["total"].(float64))
+	results := all.Body["results"].([]any)
 	if total < 1 || len(results) != min(total, resolver.MaxSearchLimit) {
 		t.Fatalf("total %d, %d results", total, len(results))
 	}
 	var paged []any
 	for p := 1; len(paged) < len(results); p++ {
 		r := e.get(t, base+"&limit=10&page="+strconv.Itoa(p), key)
-		if r.body["total"] != all.body["total"] {
-			t.Fatalf("page %d: total %v, want %v", p, r.body["total"], all.body["total"])
+		if r.Body["total"] != all.Body["total"] {
+			t.Fatalf("page %d: total %v, want %v", p, r.Body["total"], all.Body["total"])
 		}
-		page := r.body["results"].([]any)
+		page := r.Body["results"].([]any)
 		if len(page) == 0 {
 			t.Fatalf("page %d is empty after %d of %d results", p, len(paged), len(results))
 		}
@@ -151,7 +151,7 @@ func TestSearchPaging(t *testing.T) {
 func TestSearchDeformations(t *testing.T) {
 	d := demosnapshot.Open(t)
 	e := newEnv(t, d.Store)
-	key := e.key(t, apikey.TierPro)
+	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
 	n := rec.Name
 	typo := n.Last[:2] + n.Last[3:]
@@ -166,9 +166,9 @@ func TestSearchDeformations(t *testing.T) {
 	} {
 		for _, narrow := range []string{"&state=" + rec.PracticeAddress.State + "&taxonomy=" + rec.PrimaryTaxonomy, "&taxonomy=" + rec.PrimaryTaxonomy} {
 			r := e.get(t, "/resolver/v1/search?q="+url.QueryEscape(q)+narrow, key)
-			results, _ := r.body["results"].([]any)
-			if r.status != 200 || len(results) == 0 || results[0].(map[string]any)["npi"] != rec.NPI {
-				t.Errorf("q=%q%s: %d, first of %d results is not %s: %.300s", q, narrow, r.status, len(results), rec.NPI, r.raw)
+			results, _ := r.Body["results"].([]any)
+			if r.Status != 200 || len(results) == 0 || results[0].(map[string]any)["npi"] != rec.NPI {
+				t.Errorf("q=%q%s: %d, first of %d results is not %s: %.300s", q, narrow, r.Status, len(results), rec.NPI, r.Raw)
 			}
 		}
 	}

@@ -58,17 +58,17 @@ func benchHTTP(b *testing.B, path string, keyed bool) {
 	client := &http.Client{}
 	n := 0
 	do := func() {
-		req, _ := http.NewRequest(http.MethodGet, e.url+path, nil)
-		req.Header.Set("X-Forwarded-For", e.ip)
+		req, _ := http.NewRequest(http.MethodGet, e.URL+path, nil)
+		req.Header.Set("X-Forwarded-For", e.IP)
 		if keyed {
 			if n/50 >= len(keys) {
 				b.StopTimer()
-				keys = append(keys, e.key(b, apikey.TierPilot))
+				keys = append(keys, e.Key(b, apikey.TierPilot))
 				b.StartTimer()
 			}
 			req.Header.Set("Authorization", "Bearer "+keys[n/50])
 		} else if n%90 == 0 {
-			e.ip = fmt.Sprintf("192.0.2.%d", n/90%250) // anonymous: 100 an hour per address
+			e.IP = fmt.Sprintf("192.0.2.%d", n/90%250) // anonymous: 100 an hour per address
 		}
 		n++
 		resp, err := client.Do(req)

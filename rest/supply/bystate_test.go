@@ -10,16 +10,17 @@ import (
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // A by-state answer: the 51 rows in state code order, every field a ProvenanceField naming its
 // true source, and the meta of a study.
 func TestByStateRowsAndProvenance(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/cardiology/by-state", bearer(key)...)
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	key := e.Key(t, apikey.TierPilot)
+	r := e.get(t, "/v1/specialties/cardiology/by-state", testclient.Bearer(key)...)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
 	rows := r.rows()
 	var want []string
@@ -60,7 +61,7 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 					!strings.Contains(src, "computed from nppes (snapshot ") || !strings.Contains(src, "and census_pep_v2024 (snapshot 2024-07-01)") {
 					t.Errorf("%s: source %q", field, src)
 				}
-				if f["source_url"] != e.base+"/v1/methodology/cardiology-supply" {
+				if f["source_url"] != e.URL+"/v1/methodology/cardiology-supply" {
 					t.Errorf("%s: source_url %v", field, f["source_url"])
 				}
 				if _, has := f["confidence_score"]; has {
@@ -74,8 +75,8 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 	}
 
 	meta := r.meta()
-	if meta["methodology_url"] != e.base+"/v1/methodology/cardiology-supply" || meta["limitations_url"] != e.base+"/docs/limitations" ||
-		meta["documentation_url"] != e.base+"/v1/openapi.json" {
+	if meta["methodology_url"] != e.URL+"/v1/methodology/cardiology-supply" || meta["limitations_url"] != e.URL+"/docs/limitations" ||
+		meta["documentation_url"] != e.URL+"/v1/openapi.json" {
 		t.Errorf("meta links %v", meta)
 	}
 	if p := meta["pagination"].(map[string]any); num(p["total"]) != 51 || num(p["page"]) != 1 || num(p["per_page"]) != 51 {
@@ -99,12 +100,12 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 // Rules 2-5 of seeds/000 section 4: recomputed rows, never underserved, the filter in meta.
 func TestSubspecialtyFilter(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	byState := func(slug, query string) response {
 		t.Helper()
-		r := e.get(t, "/v1/specialties/"+slug+"/by-state"+query, bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("%s%s: %d %s", slug, query, r.status, r.raw)
+		r := e.get(t, "/v1/specialties/"+slug+"/by-state"+query, testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("%s%s: %d %s", slug, query, r.Status, r.Raw)
 		}
 		return r
 	}
@@ -160,19 +161,19 @@ func TestSubspecialtyFilter(t *testing.T) {
 // Rule 4: the error lists the supported codes of the specialty.
 func TestInvalidSubspecialtyListsSupportedCodes(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	for _, slug := range []string{"dermatology", "cardiology", "pediatrics"} {
-		r := e.get(t, "/v1/specialties/"+slug+"/by-state?subspecialty=111N00000X", bearer(key)...)
+		r := e.get(t, "/v1/specialties/"+slug+"/by-state?subspecialty=111N00000X", testclient.Bearer(key)...)
 		sp, _ := study.Lookup(slug)
-		details := r.body["error"].(map[string]any)["details"].(map[string]any)
+		details := r.Body["error"].(map[string]any)["details"].(map[string]any)
 		var got []string
 		for _, c := range details["supported_codes"].([]any) {
 			got = append(got, c.(string))
 		}
-		if r.status != 400 || !slices.Equal(got, sp.Codes) {
-			t.Errorf("%s: %d, supported codes %v", slug, r.status, got)
+		if r.Status != 400 || !slices.Equal(got, sp.Codes) {
+			t.Errorf("%s: %d, supported codes %v", slug, r.Status, got)
 		}
-		if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, sp.Codes[0]) {
+		if msg := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, sp.Codes[0]) {
 			t.Errorf("%s: message %q does not list the codes", slug, msg)
 		}
 	}

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // Rule 6: by-county carries the state's row as state_level_supply, the county in
 // meta.geo_scope_note, and under a filter the state's slice of it.
 func TestByCounty(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	tests := []struct {
 		slug, state, fips, subspecialty string
 		countyName                      string
@@ -33,10 +34,10 @@ func TestByCounty(t *testing.T) {
 			if q != "" {
 				sep = "&"
 			}
-			c := e.get(t, "/v1/specialties/"+tt.slug+"/by-county"+q+sep+"state="+tt.state+"&county_fips="+tt.fips, bearer(key)...)
-			s := e.get(t, "/v1/specialties/"+tt.slug+"/by-state"+q, bearer(key)...)
-			if c.status != 200 || s.status != 200 {
-				t.Fatalf("by-county %d, by-state %d: %.300s", c.status, s.status, c.raw)
+			c := e.get(t, "/v1/specialties/"+tt.slug+"/by-county"+q+sep+"state="+tt.state+"&county_fips="+tt.fips, testclient.Bearer(key)...)
+			s := e.get(t, "/v1/specialties/"+tt.slug+"/by-state"+q, testclient.Bearer(key)...)
+			if c.Status != 200 || s.Status != 200 {
+				t.Fatalf("by-county %d, by-state %d: %.300s", c.Status, s.Status, c.Raw)
 			}
 			var stateRow map[string]any
 			for _, row := range s.rows() {
@@ -63,7 +64,7 @@ func TestByCounty(t *testing.T) {
 			if filtered && (sf["applied_code"] != tt.subspecialty || num(sf["matched_record_count"]) != num(value(got, "active_providers"))) {
 				t.Errorf("subspecialty_filter %v: want the state's count %v", sf, value(got, "active_providers"))
 			}
-			if c.meta()["methodology_url"] != e.base+"/v1/methodology/"+tt.slug+"-supply" {
+			if c.meta()["methodology_url"] != e.URL+"/v1/methodology/"+tt.slug+"-supply" {
 				t.Errorf("methodology_url %v", c.meta()["methodology_url"])
 			}
 		})
@@ -73,10 +74,10 @@ func TestByCounty(t *testing.T) {
 // state_county_mismatch says where the county is.
 func TestStateCountyMismatchDetails(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/cardiology/by-county?state=NV&county_fips=06037", bearer(key)...)
-	d := r.body["error"].(map[string]any)["details"].(map[string]any)
-	if r.status != 400 || d["county_state"] != "CA" || d["state"] != "NV" || d["county_fips"] != "06037" {
-		t.Fatalf("%d %v", r.status, r.body)
+	key := e.Key(t, apikey.TierPilot)
+	r := e.get(t, "/v1/specialties/cardiology/by-county?state=NV&county_fips=06037", testclient.Bearer(key)...)
+	d := r.Body["error"].(map[string]any)["details"].(map[string]any)
+	if r.Status != 400 || d["county_state"] != "CA" || d["state"] != "NV" || d["county_fips"] != "06037" {
+		t.Fatalf("%d %v", r.Status, r.Body)
 	}
 }

@@ -7,16 +7,17 @@ import (
 
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // The coverage of a state is each specialty's row of that state, as by-state serves it.
 func TestStateCoverage(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	for _, state := range []string{"CA", "WY", "DC"} {
-		r := e.get(t, "/v1/states/"+state+"/coverage", bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", state, r.status, r.raw)
+		r := e.get(t, "/v1/states/"+state+"/coverage", testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", state, r.Status, r.Raw)
 		}
 		d := r.data()
 		if value(d, "state_code") != state || d["methodology_version"] != study.MethodologyVersion {
@@ -27,11 +28,11 @@ func TestStateCoverage(t *testing.T) {
 			sp := v.(map[string]any)
 			slug := sp["slug"].(string)
 			slugs = append(slugs, slug)
-			if sp["study_url"] != e.base+"/v1/specialties/"+slug+"/by-state" {
+			if sp["study_url"] != e.URL+"/v1/specialties/"+slug+"/by-state" {
 				t.Errorf("study_url %v", sp["study_url"])
 			}
 			var want map[string]any
-			for _, row := range e.get(t, "/v1/specialties/"+slug+"/by-state", bearer(key)...).rows() {
+			for _, row := range e.get(t, "/v1/specialties/"+slug+"/by-state", testclient.Bearer(key)...).rows() {
 				if value(row, "state_code") == state {
 					want = row
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // Every path of seeds/000 section 4 built here, with every status and error code of section 7
@@ -17,14 +18,14 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)
 	ctx := context.Background()
-	pilot := e.key(t, apikey.TierPilot)
-	revoked := e.key(t, apikey.TierPilot)
-	if _, _, err := e.gate.Keys().Revoke(ctx, revoked); err != nil {
+	pilot := e.Key(t, apikey.TierPilot)
+	revoked := e.Key(t, apikey.TierPilot)
+	if _, _, err := e.Gate.Keys().Revoke(ctx, revoked); err != nil {
 		t.Fatal(err)
 	}
-	expired := e.key(t, apikey.TierPilot, apikey.CreateOptions{ExpiresAt: e.clock.Now().Add(time.Minute)})
+	expired := e.Key(t, apikey.TierPilot, apikey.CreateOptions{ExpiresAt: e.clock.Now().Add(time.Minute)})
 	e.clock.Advance(2 * time.Minute)
-	resolverKey := e.key(t, apikey.TierStarter) // a key of the other API
+	resolverKey := e.Key(t, apikey.TierStarter) // a key of the other API
 	unknownKey := "pdsupply_" + strings.Repeat("A", 43)
 
 	type auth int
@@ -101,11 +102,11 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var h []string
 			if tt.auth == keyed {
-				h = bearer(pilot)
+				h = testclient.Bearer(pilot)
 			}
 			r := e.get(t, tt.path, h...)
-			if r.status != tt.status || r.errorCode() != tt.code {
-				t.Fatalf("GET %s: %d %q, want %d %q\n%.400s", tt.path, r.status, r.errorCode(), tt.status, tt.code, r.raw)
+			if r.Status != tt.status || r.ErrorCode() != tt.code {
+				t.Fatalf("GET %s: %d %q, want %d %q\n%.400s", tt.path, r.Status, r.ErrorCode(), tt.status, tt.code, r.Raw)
 			}
 			checkEnvelope(t, r)
 		})
@@ -116,9 +117,9 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 	for _, k := range []struct{ name, key string }{{"unknown", unknownKey}, {"revoked", revoked}, {"expired", expired}, {"resolver key", resolverKey}} {
 		for _, path := range []string{"/v1/specialties", "/v1/npi/" + f.dermatologist} {
 			t.Run("invalid key "+k.name+" "+path, func(t *testing.T) {
-				r := e.get(t, path, bearer(k.key)...)
-				if r.status != 401 || r.errorCode() != "invalid_api_key" {
-					t.Fatalf("%d %q", r.status, r.errorCode())
+				r := e.get(t, path, testclient.Bearer(k.key)...)
+				if r.Status != 401 || r.ErrorCode() != "invalid_api_key" {
+					t.Fatalf("%d %q", r.Status, r.ErrorCode())
 				}
 			})
 		}
@@ -129,23 +130,23 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 // meta, with the request id the server sent as X-Request-ID.
 func checkEnvelope(t *testing.T, r response) {
 	t.Helper()
-	if strings.HasPrefix(r.header.Get("Content-Type"), "application/json") == false {
-		t.Fatalf("Content-Type %q", r.header.Get("Content-Type"))
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") == false {
+		t.Fatalf("Content-Type %q", r.Header.Get("Content-Type"))
 	}
-	if _, isDoc := r.body["openapi"]; isDoc {
+	if _, isDoc := r.Body["openapi"]; isDoc {
 		return
 	}
 	meta := r.meta()
-	if meta["request_id"] != r.header.Get("X-Request-ID") || meta["api_version"] != "v1" {
-		t.Errorf("meta %v, X-Request-ID %q", meta, r.header.Get("X-Request-ID"))
+	if meta["request_id"] != r.Header.Get("X-Request-ID") || meta["api_version"] != "v1" {
+		t.Errorf("meta %v, X-Request-ID %q", meta, r.Header.Get("X-Request-ID"))
 	}
-	_, hasData := r.body["data"]
-	_, hasError := r.body["error"]
-	if hasData == hasError || (r.status >= 400) != hasError {
-		t.Errorf("status %d with data %v and error %v", r.status, hasData, hasError)
+	_, hasData := r.Body["data"]
+	_, hasError := r.Body["error"]
+	if hasData == hasError || (r.Status >= 400) != hasError {
+		t.Errorf("status %d with data %v and error %v", r.Status, hasData, hasError)
 	}
 	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Window"} {
-		if r.header.Get(h) == "" && r.status != http.StatusInternalServerError {
+		if r.Header.Get(h) == "" && r.Status != http.StatusInternalServerError {
 			t.Errorf("no %s", h)
 		}
 	}
@@ -154,7 +155,7 @@ func checkEnvelope(t *testing.T, r response) {
 // An error repeats at most a bounded part of the value it refuses, whatever the value's size.
 func TestErrorsEchoBoundedValues(t *testing.T) {
 	e := demoEnv(t)
-	h := bearer(e.key(t, apikey.TierPilot))
+	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
 	long := strings.Repeat("9", 6000)
 	for _, path := range []string{
 		"/v1/providers/" + long,
@@ -165,8 +166,8 @@ func TestErrorsEchoBoundedValues(t *testing.T) {
 		"/v1/methodology/" + strings.Repeat("m", 6000),
 	} {
 		r := e.get(t, path, h...)
-		if r.status < 400 || len(r.raw) > 2000 {
-			t.Errorf("GET %.60s…: %d with a body of %d bytes:\n%.300s", path, r.status, len(r.raw), r.raw)
+		if r.Status < 400 || len(r.Raw) > 2000 {
+			t.Errorf("GET %.60s…: %d with a body of %d bytes:\n%.300s", path, r.Status, len(r.Raw), r.Raw)
 		}
 	}
 }
@@ -175,15 +176,15 @@ func TestErrorsEchoBoundedValues(t *testing.T) {
 // provider: 404 with a hint that says why.
 func TestCheckDigitIsAHintOnA404(t *testing.T) {
 	e := demoEnv(t)
-	h := bearer(e.key(t, apikey.TierPilot))
+	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
 	for _, tt := range []struct{ path, code string }{
 		{"/v1/npi/1234567890", "not_found"},
 		{"/v1/providers/1234567890", "provider_not_found"},
 	} {
 		r := e.get(t, tt.path, h...)
-		details, _ := r.body["error"].(map[string]any)["details"].(map[string]any)
-		if r.status != 404 || r.errorCode() != tt.code || details["hint"] != "check_digit" || details["npi"] != "1234567890" {
-			t.Errorf("GET %s: %d %s\n%s", tt.path, r.status, r.errorCode(), r.raw)
+		details, _ := r.Body["error"].(map[string]any)["details"].(map[string]any)
+		if r.Status != 404 || r.ErrorCode() != tt.code || details["hint"] != "check_digit" || details["npi"] != "1234567890" {
+			t.Errorf("GET %s: %d %s\n%s", tt.path, r.Status, r.ErrorCode(), r.Raw)
 		}
 	}
 }
@@ -193,13 +194,13 @@ func TestCheckDigitIsAHintOnA404(t *testing.T) {
 func TestMethods(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)
-	h := bearer(e.key(t, apikey.TierPilot))
+	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
 	for _, path := range []string{"/v1/health", "/v1/openapi.json", "/v1/specialties", "/v1/specialties/cardiology/by-state",
 		"/v1/specialties/cardiology/by-county?state=CA&county_fips=06037", "/v1/states/CA/coverage", "/v1/providers/" + f.dermatologist,
 		"/v1/npi/" + f.dermatologist, "/v1/methodology/cardiology-supply"} {
 		get, head := e.do(t, "GET", path, h...), e.do(t, "HEAD", path, h...)
-		if head.status != get.status || get.status != 200 || len(head.raw) != 0 || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
-			t.Errorf("HEAD %s: %d %q with %d bytes; GET %d", path, head.status, head.header.Get("Content-Type"), len(head.raw), get.status)
+		if head.Status != get.Status || get.Status != 200 || len(head.Raw) != 0 || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q with %d bytes; GET %d", path, head.Status, head.Header.Get("Content-Type"), len(head.Raw), get.Status)
 		}
 	}
 	for _, tt := range []struct {
@@ -213,8 +214,8 @@ func TestMethods(t *testing.T) {
 		{"POST", "/v1/specialties", h},
 	} {
 		r := e.do(t, tt.method, tt.path, tt.headers...)
-		if r.status != 405 || r.errorCode() != "method_not_allowed" || r.header.Get("Allow") != "GET, HEAD" || r.header.Get("X-RateLimit-Limit") == "" {
-			t.Errorf("%s %s: %d %q, Allow %q, X-RateLimit-Limit %q", tt.method, tt.path, r.status, r.errorCode(), r.header.Get("Allow"), r.header.Get("X-RateLimit-Limit"))
+		if r.Status != 405 || r.ErrorCode() != "method_not_allowed" || r.Header.Get("Allow") != "GET, HEAD" || r.Header.Get("X-RateLimit-Limit") == "" {
+			t.Errorf("%s %s: %d %q, Allow %q, X-RateLimit-Limit %q", tt.method, tt.path, r.Status, r.ErrorCode(), r.Header.Get("Allow"), r.Header.Get("X-RateLimit-Limit"))
 		}
 		checkEnvelope(t, r)
 	}

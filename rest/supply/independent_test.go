@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // The independent check: the by-state figures of two specialties (and one subspecialty filter)
@@ -231,7 +232,7 @@ func recount(t *testing.T, registry map[string]registryRow, codes []string, filt
 func TestIndependentRecount(t *testing.T) {
 	e := demoEnv(t)
 	_, drop, _ := demoSnapshot(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	registry := readRegistry(t, drop)
 	tests := []struct {
 		slug, subspecialty string
@@ -248,9 +249,9 @@ func TestIndependentRecount(t *testing.T) {
 			if tt.subspecialty != "" {
 				path += "?subspecialty=" + tt.subspecialty
 			}
-			r := e.get(t, path, bearer(key)...)
-			if r.status != 200 || len(r.rows()) != 51 {
-				t.Fatalf("%d, %d rows", r.status, len(r.rows()))
+			r := e.get(t, path, testclient.Bearer(key)...)
+			if r.Status != 200 || len(r.rows()) != 51 {
+				t.Fatalf("%d, %d rows", r.Status, len(r.rows()))
 			}
 			var total int64
 			underserved := 0

@@ -10,6 +10,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 var versionShape = regexp.MustCompile(`^v\d{4}\.(0[1-9]|1[0-2])\.[1-9]\d*$`)
@@ -20,11 +21,11 @@ func TestStudyMethodology(t *testing.T) {
 		t.Fatalf("methodology version %q is not v<YYYY>.<MM>.<n>", study.MethodologyVersion)
 	}
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	for _, sp := range study.Specialties() {
-		r := e.get(t, "/v1/methodology/"+sp.Study(), bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("%s: %d", sp.Study(), r.status)
+		r := e.get(t, "/v1/methodology/"+sp.Study(), testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d", sp.Study(), r.Status)
 		}
 		d := r.data()
 		if d["methodology_version"] != study.MethodologyVersion || d["specialty"] != sp.Slug || d["kind"] != "specialty_supply_study" ||
@@ -44,17 +45,17 @@ func TestStudyMethodology(t *testing.T) {
 		if strings.Join(ids, ",") != "nppes,census_pep_v2024,nucc_taxonomy" {
 			t.Errorf("%s: sources %v", sp.Study(), ids)
 		}
-		if r.meta()["methodology_url"] != e.base+"/v1/methodology/"+sp.Study() {
+		if r.meta()["methodology_url"] != e.URL+"/v1/methodology/"+sp.Study() {
 			t.Errorf("methodology_url %v", r.meta()["methodology_url"])
 		}
 	}
-	ds := e.get(t, "/v1/methodology/"+mapping.LEIE.ID, bearer(key)...).data()
+	ds := e.get(t, "/v1/methodology/"+mapping.LEIE.ID, testclient.Bearer(key)...).data()
 	if ds["loaded"] != true || ds["methodology"] != mapping.LEIE.Methodology || ds["snapshot"] == nil {
 		t.Errorf("LEIE methodology %v", ds)
 	}
-	nf := e.get(t, "/v1/methodology/chiropractor-supply", bearer(key)...)
-	if nf.status != 404 || nf.errorCode() != "methodology_not_found" {
-		t.Errorf("chiropractor-supply: %d %q", nf.status, nf.errorCode())
+	nf := e.get(t, "/v1/methodology/chiropractor-supply", testclient.Bearer(key)...)
+	if nf.Status != 404 || nf.ErrorCode() != "methodology_not_found" {
+		t.Errorf("chiropractor-supply: %d %q", nf.Status, nf.ErrorCode())
 	}
 }
 

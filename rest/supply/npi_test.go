@@ -10,8 +10,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -24,7 +26,7 @@ var sourceKeys = []string{"nppes", "oig_leie", "pecos", "qpp_mips", "open_paymen
 func TestEntityResolution(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	tests := []struct {
 		name          string
 		npi           string
@@ -34,22 +36,22 @@ func TestEntityResolution(t *testing.T) {
 		present       []string // blocks with data
 	}{
 		{"anonymous", f.dermatologist, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes"}},
-		{"keyed", f.dermatologist, bearer(key), true, "private, no-store", []string{"nppes"}},
+		{"keyed", f.dermatologist, testclient.Bearer(key), true, "private, no-store", []string{"nppes"}},
 		{"excluded", f.excluded, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "oig_leie"}},
-		{"enrolled", f.enrolled, bearer(key), true, "private, no-store", []string{"nppes", "pecos"}},
+		{"enrolled", f.enrolled, testclient.Bearer(key), true, "private, no-store", []string{"nppes", "pecos"}},
 		{"paid", f.paid, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "open_payments"}},
 		{"deactivated", f.deactivated, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes"}},
 		{"on SAM.gov", f.samExcluded, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "sam_gov"}},
-		{"MIPS-scored", f.scored, bearer(key), true, "private, no-store", []string{"nppes", "qpp_mips"}},
+		{"MIPS-scored", f.scored, testclient.Bearer(key), true, "private, no-store", []string{"nppes", "qpp_mips"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.get(t, "/v1/npi/"+tt.npi, tt.headers...)
-			if r.status != 200 {
-				t.Fatalf("%d %s", r.status, r.raw)
+			if r.Status != 200 {
+				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
-			if r.header.Get("Cache-Control") != tt.cache || r.header.Get("Vary") != "Authorization" {
-				t.Errorf("Cache-Control %q Vary %q", r.header.Get("Cache-Control"), r.header.Get("Vary"))
+			if r.Header.Get("Cache-Control") != tt.cache || r.Header.Get("Vary") != "Authorization" {
+				t.Errorf("Cache-Control %q Vary %q", r.Header.Get("Cache-Control"), r.Header.Get("Vary"))
 			}
 			d := r.data()
 			if d["npi"] != tt.npi || d["authenticated"] != tt.authenticated {
@@ -118,14 +120,14 @@ func TestEntityResolution(t *testing.T) {
 		t.Errorf("qpp_mips block %v", qp)
 	}
 	// Errors are cacheable the same way: the answer is the same for everyone.
-	for _, h := range [][]string{nil, bearer(key)} {
+	for _, h := range [][]string{nil, testclient.Bearer(key)} {
 		r := e.get(t, "/v1/npi/"+f.absent, h...)
 		want := "public, max-age=60, stale-while-revalidate=86400"
 		if h != nil {
 			want = "private, no-store"
 		}
-		if r.status != 404 || r.header.Get("Cache-Control") != want {
-			t.Errorf("404: %d Cache-Control %q", r.status, r.header.Get("Cache-Control"))
+		if r.Status != 404 || r.Header.Get("Cache-Control") != want {
+			t.Errorf("404: %d Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
 		}
 	}
 }
@@ -147,7 +149,7 @@ func TestEntityResolutionFamilyNotLoaded(t *testing.T) {
 			}
 		}
 	}
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

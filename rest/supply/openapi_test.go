@@ -13,12 +13,15 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gorilla/mux"
 
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
 	"providerdir/rest/export"
 	"providerdir/rest/intake"
+	"providerdir/rest/internal/testclient"
 	"providerdir/rest/resolver"
+	"providerdir/rest/supply"
 	"providerdir/rest/webhooks"
 	"providerdir/webhook"
 )
@@ -26,29 +29,30 @@ import (
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
 // exactly the routes the API serves as served, the rest of both contracts as planned.
 func TestOpenAPIDocument(t *testing.T) {
-	e := newEnv(t, openStore(t))
+	e := newEnv(t, teststore.Embedded(t))
 	doc, _ := e.description(t)
 	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Info.Version != "1.0.0" {
 		t.Fatalf("openapi %q, info.version %q", doc.OpenAPI, doc.Info.Version)
 	}
-	if len(doc.Servers) != 1 || doc.Servers[0].URL != e.base {
-		t.Fatalf("servers %v, want the configured base URL %s", doc.Servers, e.base)
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != e.URL {
+		t.Fatalf("servers %v, want the configured base URL %s", doc.Servers, e.URL)
 	}
 
 	// Routes the supply API, the resolver and the service host register, as METHOD /path
 	// templates.
 	root := mux.NewRouter()
 	v1 := root.PathPrefix("/v1").Subrouter()
-	e.api.Routes(v1)
+	api := supply.New(e.store, e.URL)
+	api.Routes(v1)
 	export.New(e.store, export.Options{}).Routes(v1)
-	packs := auditpack.New(e.store, e.base)
+	packs := auditpack.New(e.store, e.URL)
 	packs.Routes(v1)
 	packs.Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	resolverRoutes := root.PathPrefix("/resolver/v1").Subrouter()
 	resolver.New(e.store).Routes(resolverRoutes)
 	webhooks.NewAPI(e.store, webhook.AddressPolicy{}, nil).Routes(resolverRoutes)
-	intake.New(e.store, e.gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
-	ask := evidence.New(evidence.Config{Store: e.store, Studies: e.api, BaseURL: e.base})
+	intake.New(e.store, e.Gate.Keys(), nil).Register(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
+	ask := evidence.New(evidence.Config{Store: e.store, Studies: api, BaseURL: e.URL})
 	ask.Routes(root.PathPrefix("/v1").Subrouter())
 	ask.RegisterDemo(root.PathPrefix("/api").Subrouter(), func(h http.Handler) http.Handler { return h })
 	var routes []string
@@ -90,7 +94,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described, and the
 	// resolver's additions.
-	raw := e.get(t, "/v1/openapi.json").raw
+	raw := e.get(t, "/v1/openapi.json").Raw
 	for _, code := range []string{"invalid_npi", "missing_state", "missing_county_fips", "state_county_mismatch",
 		"invalid_subspecialty", "missing_api_key", "invalid_api_key", "specialty_not_found", "county_not_found",
 		"provider_not_found", "methodology_not_found", "state_not_found", "rate_limit_exceeded", "internal_error",
@@ -112,10 +116,10 @@ func TestOpenAPIDocument(t *testing.T) {
 // a by-state answer with 50 rows, and one without its rate-limit fields.
 func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
-	good := e.get(t, "/v1/specialties/cardiology/by-state", bearer(key)...)
+	key := e.Key(t, apikey.TierPilot)
+	good := e.get(t, "/v1/specialties/cardiology/by-state", testclient.Bearer(key)...)
 	_, router := e.description(t)
-	req, _ := http.NewRequest(http.MethodGet, e.url+"/v1/specialties/cardiology/by-state", nil)
+	req, _ := http.NewRequest(http.MethodGet, e.URL+"/v1/specialties/cardiology/by-state", nil)
 	route, params, err := router.FindRoute(req)
 	if err != nil {
 		t.Fatal(err)
@@ -127,20 +131,20 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 			Options: &openapi3filter.Options{IncludeResponseStatus: true},
 		})
 	}
-	if err := check(good.header, good.raw); err != nil {
+	if err := check(good.Header, good.Raw); err != nil {
 		t.Fatalf("the real response fails: %v", err)
 	}
-	rows := good.body["data"].([]any)
-	short, err := json.Marshal(map[string]any{"data": rows[:50], "meta": good.body["meta"]})
+	rows := good.Body["data"].([]any)
+	short, err := json.Marshal(map[string]any{"data": rows[:50], "meta": good.Body["meta"]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if check(good.header, short) == nil {
+	if check(good.Header, short) == nil {
 		t.Error("50 rows passed")
 	}
-	bare := good.header.Clone()
+	bare := good.Header.Clone()
 	bare.Del("X-RateLimit-Window")
-	if check(bare, good.raw) == nil {
+	if check(bare, good.Raw) == nil {
 		t.Error("a response without X-RateLimit-Window passed")
 	}
 }

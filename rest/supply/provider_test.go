@@ -6,6 +6,7 @@ import (
 
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // A ProviderRecord holds the registry's values as the NPPES file publishes them, each with the
@@ -14,7 +15,7 @@ func TestProviderRecord(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)
 	_, drop, _ := demoSnapshot(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	registry := readRegistry(t, drop)
 
 	// Several providers: the dermatologist and the first few other counted ones of the file.
@@ -30,9 +31,9 @@ func TestProviderRecord(t *testing.T) {
 		}
 	}
 	for _, npi := range npis {
-		r := e.get(t, "/v1/providers/"+npi, bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", npi, r.status, r.raw)
+		r := e.get(t, "/v1/providers/"+npi, testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", npi, r.Status, r.Raw)
 		}
 		want := registry[npi]
 		d := r.data()
@@ -52,11 +53,11 @@ func TestProviderRecord(t *testing.T) {
 				t.Errorf("%s %s: provenance %v", npi, field, pf)
 			}
 		}
-		if r.meta()["methodology_url"] != e.base+"/v1/methodology/"+value(d, "specialty").(string)+"-supply" {
+		if r.meta()["methodology_url"] != e.URL+"/v1/methodology/"+value(d, "specialty").(string)+"-supply" {
 			t.Errorf("methodology_url %v", r.meta()["methodology_url"])
 		}
 	}
-	if value(e.get(t, "/v1/providers/"+f.dermatologist, bearer(key)...).data(), "specialty") != "dermatology" {
+	if value(e.get(t, "/v1/providers/"+f.dermatologist, testclient.Bearer(key)...).data(), "specialty") != "dermatology" {
 		t.Error("a dermatopathologist is not reported under dermatology")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 )
 
 // Section 8 of seeds/000 on the real endpoints: the pilot quota (60 per rolling minute, 1,000 per
@@ -14,37 +15,37 @@ import (
 // rate-limit fields on every response, Retry-After: 60 on a 429, and a 429 not counted.
 func TestPilotQuotaPerMinute(t *testing.T) {
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	path := "/v1/specialties/cardiology/by-state"
 	for i := 1; i <= 60; i++ {
-		r := e.get(t, path, bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
+		r := e.get(t, path, testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 		checkRemaining(t, r, 1000, 1000-i)
 	}
-	r := e.get(t, path, bearer(key)...)
-	if r.status != 429 || r.errorCode() != "rate_limit_exceeded" || r.header.Get("Retry-After") != "60" {
-		t.Fatalf("61st: %d %q Retry-After %q", r.status, r.errorCode(), r.header.Get("Retry-After"))
+	r := e.get(t, path, testclient.Bearer(key)...)
+	if r.Status != 429 || r.ErrorCode() != "rate_limit_exceeded" || r.Header.Get("Retry-After") != "60" {
+		t.Fatalf("61st: %d %q Retry-After %q", r.Status, r.ErrorCode(), r.Header.Get("Retry-After"))
 	}
 	checkRemaining(t, r, 1000, 940)
-	if r.header.Get("X-RateLimit-Window") != "rolling-24h" {
-		t.Errorf("X-RateLimit-Window %q", r.header.Get("X-RateLimit-Window"))
+	if r.Header.Get("X-RateLimit-Window") != "rolling-24h" {
+		t.Errorf("X-RateLimit-Window %q", r.Header.Get("X-RateLimit-Window"))
 	}
 	// Every path of the key shares the budget, errors included.
-	if r := e.get(t, "/v1/specialties/nope/by-state", bearer(key)...); r.status != 429 {
-		t.Fatalf("another path: %d", r.status)
+	if r := e.get(t, "/v1/specialties/nope/by-state", testclient.Bearer(key)...); r.Status != 429 {
+		t.Fatalf("another path: %d", r.Status)
 	}
 	// A minute (and one bucket of a second) later the window has room again; the refused
 	// requests were not counted, so the day window holds the 60 admitted ones.
 	e.clock.Advance(time.Minute + time.Second)
-	r = e.get(t, path, bearer(key)...)
-	if r.status != 200 {
-		t.Fatalf("after a minute: %d", r.status)
+	r = e.get(t, path, testclient.Bearer(key)...)
+	if r.Status != 200 {
+		t.Fatalf("after a minute: %d", r.Status)
 	}
 	checkRemaining(t, r, 1000, 939)
-	if r := e.get(t, "/v1/health", bearer(key)...); r.header.Get("X-RateLimit-Remaining") != "939" {
-		t.Errorf("health is not counted and reports the key's budget: remaining %q", r.header.Get("X-RateLimit-Remaining"))
+	if r := e.get(t, "/v1/health", testclient.Bearer(key)...); r.Header.Get("X-RateLimit-Remaining") != "939" {
+		t.Errorf("health is not counted and reports the key's budget: remaining %q", r.Header.Get("X-RateLimit-Remaining"))
 	}
 	if got := dayRemaining(t, r); got != 1000-61 {
 		t.Errorf("day window remaining %d, want %d", got, 1000-61)
@@ -56,33 +57,33 @@ func TestPilotQuotaPerDay(t *testing.T) {
 		t.Skip("1,000 requests")
 	}
 	e := demoEnv(t)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	path := "/v1/specialties"
 	for i := 1; i <= 1000; i++ {
 		if i%60 == 1 && i > 1 {
 			e.clock.Advance(time.Minute + time.Second) // stay inside the minute window
 		}
-		r := e.get(t, path, bearer(key)...)
-		if r.status != 200 {
-			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
+		r := e.get(t, path, testclient.Bearer(key)...)
+		if r.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	e.clock.Advance(time.Minute + time.Second)
-	r := e.get(t, path, bearer(key)...)
-	if r.status != 429 || r.errorCode() != "rate_limit_exceeded" || r.header.Get("Retry-After") != "60" {
-		t.Fatalf("1,001st: %d %q", r.status, r.errorCode())
+	r := e.get(t, path, testclient.Bearer(key)...)
+	if r.Status != 429 || r.ErrorCode() != "rate_limit_exceeded" || r.Header.Get("Retry-After") != "60" {
+		t.Fatalf("1,001st: %d %q", r.Status, r.ErrorCode())
 	}
-	if r.header.Get("X-RateLimit-Window") != "rolling-24h" || r.header.Get("X-RateLimit-Limit") != "1000" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Errorf("fields %v", r.header)
+	if r.Header.Get("X-RateLimit-Window") != "rolling-24h" || r.Header.Get("X-RateLimit-Limit") != "1000" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Errorf("fields %v", r.Header)
 	}
-	reset, err := time.Parse(time.RFC3339, r.header.Get("X-RateLimit-Reset"))
+	reset, err := time.Parse(time.RFC3339, r.Header.Get("X-RateLimit-Reset"))
 	if err != nil || !reset.After(e.clock.Now()) {
-		t.Errorf("X-RateLimit-Reset %q", r.header.Get("X-RateLimit-Reset"))
+		t.Errorf("X-RateLimit-Reset %q", r.Header.Get("X-RateLimit-Reset"))
 	}
 	// A rolling day (and one bucket of a minute) later the first requests have left the window.
 	e.clock.Advance(24*time.Hour + time.Minute)
-	if r := e.get(t, path, bearer(key)...); r.status != 200 {
-		t.Fatalf("a day later: %d", r.status)
+	if r := e.get(t, path, testclient.Bearer(key)...); r.Status != 200 {
+		t.Fatalf("a day later: %d", r.Status)
 	}
 }
 
@@ -92,47 +93,47 @@ func TestAnonymousNPIQuota(t *testing.T) {
 	path := "/v1/npi/" + f.dermatologist
 	for i := 1; i <= 100; i++ {
 		r := e.get(t, path)
-		if r.status != 200 {
-			t.Fatalf("request %d: %d", i, r.status)
+		if r.Status != 200 {
+			t.Fatalf("request %d: %d", i, r.Status)
 		}
 		checkRemaining(t, r, 100, 100-i)
-		if r.header.Get("X-RateLimit-Window") != "rolling-1h" {
-			t.Fatalf("X-RateLimit-Window %q", r.header.Get("X-RateLimit-Window"))
+		if r.Header.Get("X-RateLimit-Window") != "rolling-1h" {
+			t.Fatalf("X-RateLimit-Window %q", r.Header.Get("X-RateLimit-Window"))
 		}
 	}
 	r := e.get(t, path)
-	if r.status != 429 || r.errorCode() != "rate_limit_exceeded" || r.header.Get("Retry-After") != "60" {
-		t.Fatalf("101st: %d %q", r.status, r.errorCode())
+	if r.Status != 429 || r.ErrorCode() != "rate_limit_exceeded" || r.Header.Get("Retry-After") != "60" {
+		t.Fatalf("101st: %d %q", r.Status, r.ErrorCode())
 	}
 	// Malformed requests count too: the budget is per address, whatever is asked.
-	if r := e.get(t, "/v1/npi/123"); r.status != 429 {
-		t.Errorf("malformed NPI over budget: %d", r.status)
+	if r := e.get(t, "/v1/npi/123"); r.Status != 429 {
+		t.Errorf("malformed NPI over budget: %d", r.Status)
 	}
 	// A keyed caller from the same address follows its key's limits.
-	key := e.key(t, apikey.TierPilot)
-	if r := e.get(t, path, bearer(key)...); r.status != 200 || r.header.Get("X-RateLimit-Limit") != "1000" {
-		t.Errorf("keyed: %d limit %q", r.status, r.header.Get("X-RateLimit-Limit"))
+	key := e.Key(t, apikey.TierPilot)
+	if r := e.get(t, path, testclient.Bearer(key)...); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "1000" {
+		t.Errorf("keyed: %d limit %q", r.Status, r.Header.Get("X-RateLimit-Limit"))
 	}
 	// Another address has its own budget.
 	other := *e
-	other.ip = "192.0.2.77"
-	if r := other.get(t, path); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "99" {
-		t.Errorf("another address: %d remaining %q", r.status, r.header.Get("X-RateLimit-Remaining"))
+	other.IP = "192.0.2.77"
+	if r := other.get(t, path); r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != "99" {
+		t.Errorf("another address: %d remaining %q", r.Status, r.Header.Get("X-RateLimit-Remaining"))
 	}
 	// An hour (and one bucket of ten seconds) later the anonymous budget is back.
 	e.clock.Advance(time.Hour + 10*time.Second)
-	if r := e.get(t, path); r.status != 200 {
-		t.Errorf("an hour later: %d", r.status)
+	if r := e.get(t, path); r.Status != 200 {
+		t.Errorf("an hour later: %d", r.Status)
 	}
 }
 
 func checkRemaining(t *testing.T, r response, limit, remaining int) {
 	t.Helper()
-	if r.header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) || r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(remaining) {
-		t.Fatalf("X-RateLimit-Limit %q Remaining %q, want %d %d", r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-Remaining"), limit, remaining)
+	if r.Header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(remaining) {
+		t.Fatalf("X-RateLimit-Limit %q Remaining %q, want %d %d", r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"), limit, remaining)
 	}
-	if _, err := time.Parse(time.RFC3339, r.header.Get("X-RateLimit-Reset")); err != nil {
-		t.Fatalf("X-RateLimit-Reset %q", r.header.Get("X-RateLimit-Reset"))
+	if _, err := time.Parse(time.RFC3339, r.Header.Get("X-RateLimit-Reset")); err != nil {
+		t.Fatalf("X-RateLimit-Reset %q", r.Header.Get("X-RateLimit-Reset"))
 	}
 }
 
@@ -140,8 +141,8 @@ func checkRemaining(t *testing.T, r response, limit, remaining int) {
 func dayRemaining(t *testing.T, r response) int {
 	t.Helper()
 	var minute, day, t1, t2 int
-	if _, err := fmt.Sscanf(r.header.Get("RateLimit"), `"rolling-1m";r=%d;t=%d, "rolling-24h";r=%d;t=%d`, &minute, &t1, &day, &t2); err != nil {
-		t.Fatalf("RateLimit %q: %v", r.header.Get("RateLimit"), err)
+	if _, err := fmt.Sscanf(r.Header.Get("RateLimit"), `"rolling-1m";r=%d;t=%d, "rolling-24h";r=%d;t=%d`, &minute, &t1, &day, &t2); err != nil {
+		t.Fatalf("RateLimit %q: %v", r.Header.Get("RateLimit"), err)
 	}
 	return day
 }

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"providerdir/ingest"
+	"providerdir/internal/teststore"
 	"providerdir/rest/apikey"
+	"providerdir/rest/internal/testclient"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 )
@@ -36,15 +38,15 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, st)
-	key := e.key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/pediatrics/by-state?subspecialty=2080H0002X", bearer(key)...)
-	if r.status != 200 || len(r.rows()) != 0 {
-		t.Fatalf("%d, %d rows: %.300s", r.status, len(r.rows()), r.raw)
+	key := e.Key(t, apikey.TierPilot)
+	r := e.get(t, "/v1/specialties/pediatrics/by-state?subspecialty=2080H0002X", testclient.Bearer(key)...)
+	if r.Status != 200 || len(r.rows()) != 0 {
+		t.Fatalf("%d, %d rows: %.300s", r.Status, len(r.rows()), r.Raw)
 	}
 	sf := r.meta()["subspecialty_filter"].(map[string]any)
 	if sf["applied_code"] != "2080H0002X" || num(sf["matched_record_count"]) != 0 {
@@ -53,16 +55,16 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 	if pg := r.meta()["pagination"].(map[string]any); num(pg["total"]) != 0 {
 		t.Errorf("pagination %v", pg)
 	}
-	c := e.get(t, "/v1/specialties/pediatrics/by-county?state=OH&county_fips=39049&subspecialty=2080H0002X", bearer(key)...)
-	if c.status != 200 || num(value(c.data()["state_level_supply"].(map[string]any), "active_providers")) != 0 {
-		t.Errorf("by-county: %d %.300s", c.status, c.raw)
+	c := e.get(t, "/v1/specialties/pediatrics/by-county?state=OH&county_fips=39049&subspecialty=2080H0002X", testclient.Bearer(key)...)
+	if c.Status != 200 || num(value(c.data()["state_level_supply"].(map[string]any), "active_providers")) != 0 {
+		t.Errorf("by-county: %d %.300s", c.Status, c.Raw)
 	}
 }
 
 // Before any ingest the API says there is nothing, in the contract's codes, not with a 500.
 func TestEmptyStore(t *testing.T) {
-	e := newEnv(t, openStore(t))
-	key := e.key(t, apikey.TierPilot)
+	e := newEnv(t, teststore.Embedded(t))
+	key := e.Key(t, apikey.TierPilot)
 	tests := []struct {
 		path   string
 		status int
@@ -78,30 +80,30 @@ func TestEmptyStore(t *testing.T) {
 		{"/v1/methodology/nppes", 200, ""},
 	}
 	for _, tt := range tests {
-		r := e.get(t, tt.path, bearer(key)...)
-		if r.status != tt.status || r.errorCode() != tt.code {
-			t.Errorf("%s: %d %q, want %d %q", tt.path, r.status, r.errorCode(), tt.status, tt.code)
+		r := e.get(t, tt.path, testclient.Bearer(key)...)
+		if r.Status != tt.status || r.ErrorCode() != tt.code {
+			t.Errorf("%s: %d %q, want %d %q", tt.path, r.Status, r.ErrorCode(), tt.status, tt.code)
 		}
 	}
-	if r := e.get(t, "/v1/specialties", bearer(key)...); len(r.rows()) != 0 {
-		t.Errorf("specialties %s", r.raw)
+	if r := e.get(t, "/v1/specialties", testclient.Bearer(key)...); len(r.rows()) != 0 {
+		t.Errorf("specialties %s", r.Raw)
 	}
-	if d := e.get(t, "/v1/methodology/nppes", bearer(key)...).data(); d["loaded"] != false || d["snapshot"] != nil {
+	if d := e.get(t, "/v1/methodology/nppes", testclient.Bearer(key)...).data(); d["loaded"] != false || d["snapshot"] != nil {
 		t.Errorf("methodology of an unloaded dataset %v", d)
 	}
 }
 
 // 500 internal_error is what a client gets when the store fails; it quotes the request id.
 func TestInternalError(t *testing.T) {
-	st := openStore(t)
+	st := teststore.Embedded(t)
 	e := newEnv(t, st)
-	key := e.key(t, apikey.TierPilot)
+	key := e.Key(t, apikey.TierPilot)
 	_ = st.Close()
 	for _, path := range []string{"/v1/specialties/cardiology/by-state", "/v1/npi/1234567893"} {
-		r := e.get(t, path, bearer(key)...)
-		msg, _ := r.body["error"].(map[string]any)["message"].(string)
-		if r.status != 500 || r.errorCode() != "internal_error" || !strings.Contains(msg, r.header.Get("X-Request-ID")) {
-			t.Errorf("%s: %d %q %q", path, r.status, r.errorCode(), msg)
+		r := e.get(t, path, testclient.Bearer(key)...)
+		msg, _ := r.Body["error"].(map[string]any)["message"].(string)
+		if r.Status != 500 || r.ErrorCode() != "internal_error" || !strings.Contains(msg, r.Header.Get("X-Request-ID")) {
+			t.Errorf("%s: %d %q %q", path, r.Status, r.ErrorCode(), msg)
 		}
 	}
 }

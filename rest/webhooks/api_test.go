@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +16,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
-	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
+	"providerdir/internal/teststore"
+	"providerdir/internal/webhooktest"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
@@ -84,23 +84,13 @@ func (e *apiEnv) validate(t *testing.T, req *http.Request, resp *http.Response, 
 
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	st, now := openStore(t), standingClock()
-	g := gate.New(st, gate.Options{})
-	if err := g.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	st, now := teststore.Embedded(t), webhooktest.NewClock().Now
 	api := NewAPI(st, webhook.AddressPolicy{AllowLoopback: true}, now)
-	h, err := httpserver.New(httpserver.Options{
-		Logger: slog.New(slog.DiscardHandler),
-		Surfaces: []httpserver.Surface{{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError,
-			Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) { api.Routes(r) })}},
+	srv := testserver.Start(t, st, testserver.Options{}, func(_ string, g *gate.Gate) []httpserver.Surface {
+		return []httpserver.Surface{{Name: "resolver", Prefix: testserver.ResolverPrefix, Error: rest.ResolverError,
+			Routes: gate.Guard(g.RequireResolverKey, api.Routes)}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &apiEnv{url: srv.URL + "/resolver/v1", st: st, gate: g, now: now, router: describe(t, st, srv.URL)}
+	return &apiEnv{url: srv.URL + testserver.ResolverPrefix, st: st, gate: srv.Gate, now: now, router: describe(t, st, srv.URL)}
 }
 
 func (e *apiEnv) key(t *testing.T, tier apikey.Tier) string {
@@ -209,16 +199,16 @@ func TestRegistrationErrors(t *testing.T) {
 func TestRegistrationLifecycle(t *testing.T) {
 	e := newAPIEnv(t)
 	live, other := e.key(t, apikey.TierStarter), e.key(t, apikey.TierPro)
-	rv := newReceiver(t)
+	rv := webhooktest.NewReceiver(t, signed, nil)
 	var created View
-	body := fmt.Sprintf(`{"url":%q,"events":["provider.changed","source.refreshed","provider.changed"],"npis":[%q,%q,%q]}`, rv.srv.URL+"/in", npiB, npiA, npiB)
+	body := fmt.Sprintf(`{"url":%q,"events":["provider.changed","source.refreshed","provider.changed"],"npis":[%q,%q,%q]}`, rv.URL+"/in", npiB, npiA, npiB)
 	status, h := e.do(t, http.MethodPost, "/webhooks", live, body, &created)
 	if status != http.StatusCreated || !strings.HasPrefix(created.SigningSecret, "whsec_") || created.Status != webhook.StatusActive ||
 		strings.Join(created.Events, ",") != "provider.changed,source.refreshed" || strings.Join(created.NPIs, ",") != npiA+","+npiB ||
 		h.Get("Location") != "/resolver/v1/webhooks/"+created.ID {
 		t.Fatalf("create: %d %+v %v", status, created, h)
 	}
-	rv.setSecrets(created.SigningSecret)
+	rv.SetSecrets(created.SigningSecret)
 
 	var got View
 	if status, _ := e.do(t, http.MethodGet, "/webhooks/"+created.ID, live, "", &got); status != 200 || got.ID != created.ID || got.SigningSecret != "" {
@@ -239,17 +229,18 @@ func TestRegistrationLifecycle(t *testing.T) {
 		}
 	}
 
-	startWorker(t, e.st, e.now)
+	webhooktest.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: webhook.AddressPolicy{AllowLoopback: true},
+		PollInterval: 2 * time.Millisecond, FanoutInterval: time.Hour}).Run)
 	var ping TestResult
 	if status, _ := e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", &ping); status != http.StatusAccepted || ping.EventID == "" {
 		t.Fatalf("test: %d %+v", status, ping)
 	}
-	waitFor(t, "the ping", func() bool { return len(rv.requests()) == 1 })
-	if r := rv.requests()[0]; !r.Verified || r.EventID != ping.EventID || r.Event != webhook.EventPing {
+	webhooktest.WaitFor(t, "the ping", func() bool { return len(rv.Requests()) == 1 })
+	if r := rv.Requests()[0]; !r.Verified || r.EventID != ping.EventID || r.Event != webhook.EventPing {
 		t.Fatalf("ping received %+v", r)
 	}
 	var log DeliveryList
-	waitFor(t, "the ping logged as delivered", func() bool {
+	webhooktest.WaitFor(t, "the ping logged as delivered", func() bool {
 		e.do(t, http.MethodGet, "/webhooks/"+created.ID+"/deliveries", live, "", &log)
 		return len(log.Deliveries) == 1 && log.Deliveries[0].Status == webhook.DeliveryDelivered
 	})
@@ -262,10 +253,10 @@ func TestRegistrationLifecycle(t *testing.T) {
 		rotated.SigningSecret == "" || rotated.SigningSecret == created.SigningSecret || rotated.PreviousUntil == nil {
 		t.Fatalf("rotate: %d %+v", status, rotated)
 	}
-	rv.setSecrets(rotated.SigningSecret)
+	rv.SetSecrets(rotated.SigningSecret)
 	e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", &ping)
-	waitFor(t, "the second ping", func() bool { return len(rv.requests()) == 2 })
-	if r := rv.requests()[1]; !r.Verified {
+	webhooktest.WaitFor(t, "the second ping", func() bool { return len(rv.Requests()) == 2 })
+	if r := rv.Requests()[1]; !r.Verified {
 		t.Fatalf("ping after rotation not verified with the new secret")
 	}
 

@@ -1,9 +1,6 @@
 package ccn
 
 import (
-	"io"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"providerdir/ident"
@@ -42,12 +39,7 @@ func TestRealTable(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	r, err := Open(filepath.Join("testdata", "ccn_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, Open, "ccn_edge.csv")
 	if len(got) != 2 || got[0].Code != "05" || got[1].Code != "A0" {
 		t.Errorf("got %+v", got)
 	}
@@ -55,21 +47,12 @@ func TestEdgeCases(t *testing.T) {
 		rep.Errors[1].Line != 5 || rep.Errors[1].Reason != "wrong column count" {
 		t.Errorf("errors %+v", rep.Errors)
 	}
-	if _, err := source.OpenFS(reference.Embedded(), "nucc/nucc_taxonomy_251.csv", NewReader); err == nil ||
-		!strings.Contains(err.Error(), `missing "ccn_state_code", "state_abbr", "state_name"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
+	_, err := source.OpenFS(reference.Embedded(), "nucc/nucc_taxonomy_251.csv", NewReader)
+	sourcetest.Refused(t, err, `missing "ccn_state_code", "state_abbr", "state_name"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, c := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[StateCode], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if len(c.Code) != 2 || len(c.Abbr) != 2 {
-				t.Fatalf("accepted %+v", c)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(c StateCode) bool {
+		return len(c.Code) != 2 || len(c.Abbr) != 2
 	})
 }

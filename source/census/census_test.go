@@ -2,11 +2,8 @@ package census
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"providerdir/ident"
@@ -76,51 +73,28 @@ func TestRealCounties(t *testing.T) {
 }
 
 func TestStatesEdgeCases(t *testing.T) {
-	r, err := OpenStates(filepath.Join("testdata", "states_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, OpenStates, "states_edge.csv")
 	want := []State{
 		{FIPS: "01", Code: "AL", Name: "Alabama", Region: "3", Division: "6", Population: 100, InThe51: true},
 		{FIPS: "72", Code: "PR", Name: "Puerto Rico", Region: "X", Division: "X", Population: 5},
 		{FIPS: "06", Code: "CA", Name: "California", Region: "4", Division: "9", Population: 200, InThe51: true},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %+v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("row %d: got %+v, want %+v", i, got[i], want[i])
-		}
-	}
+	sourcetest.Equal(t, "row", got, want)
 	wantErr := []source.RowError{
 		{File: "states_edge.csv", Line: 5, Column: "STATE", Reason: "unknown state FIPS code", Value: "03"},
 		{File: "states_edge.csv", Line: 6, Column: "POPESTIMATE2024", Reason: "bad number", Value: "abc"},
 		{File: "states_edge.csv", Line: 7, Reason: "wrong column count", Value: "5 columns, header has 7"},
 	}
-	if rep.Skipped() != 1 || len(rep.Errors) != len(wantErr) {
-		t.Fatalf("report %s %+v", rep, rep.Errors)
+	if rep.Skipped() != 1 {
+		t.Errorf("report %s", rep)
 	}
-	for i := range wantErr {
-		if rep.Errors[i] != wantErr[i] {
-			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], wantErr[i])
-		}
-	}
-	if _, err := LoadStates(os.DirFS("testdata"), "states_edge.csv"); err == nil ||
-		!strings.Contains(err.Error(), "3 rows rejected, first: states_edge.csv:5") {
-		t.Errorf("LoadStates on a bad file: %v", err)
-	}
+	sourcetest.RowErrors(t, rep, wantErr)
+	_, err := LoadStates(os.DirFS("testdata"), "states_edge.csv")
+	sourcetest.Refused(t, err, "3 rows rejected, first: states_edge.csv:5")
 }
 
 func TestCountiesEdgeCases(t *testing.T) {
-	r, err := OpenCounties(filepath.Join("testdata", "counties_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, OpenCounties, "counties_edge.csv")
 	if len(got) != 2 || got[0].Name != "Doña Ana County" || got[1].FIPS != "09110" || got[1].StateCode != "CT" {
 		t.Errorf("got %+v", got)
 	}
@@ -139,56 +113,31 @@ func TestCountiesEdgeCases(t *testing.T) {
 func TestMisheaded(t *testing.T) {
 	ref := reference.Embedded()
 	_, err := source.OpenFS(ref, CountiesFile, NewStateReader)
-	if err == nil || !strings.Contains(err.Error(), `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`) {
-		t.Errorf("counties file as states: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`)
 	_, err = source.OpenFS(ref, StatesFile, NewCountyReader)
-	if err == nil || !strings.Contains(err.Error(), `missing "COUNTY", "STNAME", "CTYNAME"`) {
-		t.Errorf("states file as counties: %v", err)
-	}
+	sourcetest.Refused(t, err, `missing "COUNTY", "STNAME", "CTYNAME"`)
 	if _, err := LoadCounties(os.DirFS(t.TempDir()), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 func FuzzStates(f *testing.F) {
-	sourcetest.Seed(f, "states_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, s := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[State], error) {
-			return NewStateReader(r, "fuzz.csv")
-		}) {
-			if _, ok := ident.StateByFIPS(s.FIPS); !ok || s.Code == "" {
-				t.Fatalf("accepted %+v", s)
-			}
-		}
+	sourcetest.FuzzFiles(f, "states_*.csv", NewStateReader, func(s State) bool {
+		_, ok := ident.StateByFIPS(s.FIPS)
+		return !ok || s.Code == ""
 	})
 }
 
 func FuzzCounties(f *testing.F) {
-	sourcetest.Seed(f, "counties_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, c := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[County], error) {
-			return NewCountyReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateCountyFIPS(c.FIPS) != nil {
-				t.Fatalf("accepted %+v", c)
-			}
-		}
+	sourcetest.FuzzFiles(f, "counties_*.csv", NewCountyReader, func(c County) bool {
+		return ident.ValidateCountyFIPS(c.FIPS) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte {
-	data, err := fs.ReadFile(reference.Embedded(), CountiesFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
+func benchData(b *testing.B) []byte { return sourcetest.Reference(b, CountiesFile) }
 
 func BenchmarkCounties(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[County], error) {
-		return NewCountyReader(r, "bench.csv")
-	})
+	sourcetest.BenchRead(b, benchData(b), NewCountyReader)
 }
 
 func BenchmarkCountiesBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

@@ -1,11 +1,7 @@
 package nppes
 
 import (
-	"bytes"
 	"errors"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,16 +15,6 @@ import (
 
 func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }
 
-func open(t *testing.T, name string) *source.Reader[Provider] {
-	t.Helper()
-	r, err := Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
-}
-
 func TestReferenceHeader(t *testing.T) {
 	// The published 330-column header resolves, and the test files carry exactly that header.
 	r, err := source.OpenFS(reference.Embedded(), HeaderFile, NewReader)
@@ -41,11 +27,11 @@ func TestReferenceHeader(t *testing.T) {
 		t.Fatalf("header file: %d records, %s, %d columns", len(got), rep, r.Header().Len())
 	}
 	want := r.Header().Names()
-	edge := open(t, "npidata_edge.csv").Header().Names()
+	edge := sourcetest.Open(t, Open, "npidata_edge.csv").Header().Names()
 	if strings.Join(edge, "|") != strings.Join(want, "|") {
 		t.Error("testdata/npidata_edge.csv header differs from the reference header")
 	}
-	gender := open(t, "npidata_gender.csv").Header().Names()
+	gender := sourcetest.Open(t, Open, "npidata_gender.csv").Header().Names()
 	for i := range want {
 		if gender[i] != want[i] && !(want[i] == "Provider Sex Code" && gender[i] == "Provider Gender Code") {
 			t.Errorf("npidata_gender.csv column %d: %q, reference %q", i, gender[i], want[i])
@@ -54,8 +40,7 @@ func TestReferenceHeader(t *testing.T) {
 }
 
 func TestProviders(t *testing.T) {
-	r := open(t, "npidata_edge.csv")
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, Open, "npidata_edge.csv")
 	if len(got) != 4 || rep.Rows != 10 || rep.Rejected != 6 || rep.Encoding != "ISO-8859-1" {
 		t.Fatalf("%d records, report %s", len(got), rep)
 	}
@@ -115,15 +100,11 @@ func TestProviders(t *testing.T) {
 		{File: "npidata_edge.csv", Line: 10, Column: "Healthcare Provider Taxonomy Code_3", Reason: "invalid taxonomy code: wrong length", Value: "207X"},
 		{File: "npidata_edge.csv", Line: 11, Column: "Entity Type Code", Reason: "missing value"},
 	}
-	for i := range want {
-		if rep.Errors[i] != want[i] {
-			t.Errorf("error %d:\n got %+v\nwant %+v", i, rep.Errors[i], want[i])
-		}
-	}
+	sourcetest.RowErrors(t, rep, want)
 }
 
 func TestGenderHeader(t *testing.T) {
-	got, rep := sourcetest.Drain(t, open(t, "npidata_gender.csv"))
+	got, rep := sourcetest.DrainFile(t, Open, "npidata_gender.csv")
 	if len(got) != 2 || rep.Rejected != 0 || rep.Encoding != "UTF-8" {
 		t.Fatalf("report %s", rep)
 	}
@@ -137,20 +118,13 @@ func TestGenderHeader(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
-	r, err := OpenLocations(filepath.Join("testdata", "pl_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, OpenLocations, "pl_edge.csv")
 	want := []Location{
 		{NPI: "1234567893", Address: Address{Line1: "3 OAK AVE", Line2: "FLOOR 2", City: "SANTA FE", State: "NM", PostalCode: "87501",
 			Country: "US", Phone: "5055550101", Fax: "5055550102"}, Extension: "12"},
 		{NPI: "1245319599", Address: Address{Line1: "1 RUE DE LA PAIX", City: "PARIS", PostalCode: "75002", Country: "FR"}},
 	}
-	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("got %+v", got)
-	}
+	sourcetest.Equal(t, "record", got, want)
 	if len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Errors[0].Column != "NPI" ||
 		rep.Errors[1].Line != 5 || rep.Errors[1].Reason != "wrong column count" {
 		t.Errorf("errors %+v", rep.Errors)
@@ -158,12 +132,7 @@ func TestLocations(t *testing.T) {
 }
 
 func TestOtherNames(t *testing.T) {
-	r, err := OpenOtherNames(filepath.Join("testdata", "othername_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, OpenOtherNames, "othername_edge.csv")
 	if len(got) != 2 || got[1] != (OtherName{NPI: "1245319599", Name: "ACME OLD NAME", TypeCode: "4"}) {
 		t.Errorf("got %+v", got)
 	}
@@ -181,95 +150,45 @@ func TestFileErrors(t *testing.T) {
 		t.Errorf("pl_pfile read as npidata: %v", err)
 	}
 	_, err = OpenLocations(filepath.Join("testdata", "npidata_edge.csv"))
-	if err == nil || !strings.Contains(err.Error(), `missing "Provider Secondary Practice Location Address- Address Line 1"`) {
-		t.Errorf("npidata read as pl_pfile: %v", err)
-	}
-	if _, err := OpenOtherNames(filepath.Join("testdata", "missing.csv")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
+	sourcetest.Refused(t, err, `missing "Provider Secondary Practice Location Address- Address Line 1"`)
+	sourcetest.Missing(t, OpenOtherNames)
 }
 
 func FuzzProviders(f *testing.F) {
-	sourcetest.Seed(f, "npidata_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, p := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Provider], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateNPI(p.NPI) != nil || p.EntityType == EntityUnknown && p.DeactivationDate.IsZero() {
-				t.Fatalf("accepted %+v", p)
-			}
-		}
+	sourcetest.FuzzFiles(f, "npidata_*.csv", NewReader, func(p Provider) bool {
+		return ident.ValidateNPI(p.NPI) != nil || p.EntityType == EntityUnknown && p.DeactivationDate.IsZero()
 	})
 }
 
 func FuzzLocations(f *testing.F) {
-	sourcetest.Seed(f, "pl_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, l := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Location], error) {
-			return NewLocationReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateNPI(l.NPI) != nil {
-				t.Fatalf("accepted %+v", l)
-			}
-		}
+	sourcetest.FuzzFiles(f, "pl_*.csv", NewLocationReader, func(l Location) bool {
+		return ident.ValidateNPI(l.NPI) != nil
 	})
 }
 
 func FuzzOtherNames(f *testing.F) {
-	sourcetest.Seed(f, "othername_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, o := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[OtherName], error) {
-			return NewOtherNameReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateNPI(o.NPI) != nil || o.Name == "" {
-				t.Fatalf("accepted %+v", o)
-			}
-		}
+	sourcetest.FuzzFiles(f, "othername_*.csv", NewOtherNameReader, func(o OtherName) bool {
+		return ident.ValidateNPI(o.NPI) != nil || o.Name == ""
 	})
 }
 
 func FuzzEndpoints(f *testing.F) {
-	sourcetest.Seed(f, "endpoint_*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, e := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Endpoint], error) {
-			return NewEndpointReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateNPI(e.NPI) != nil || e.Type == "" || e.Address == "" {
-				t.Fatalf("accepted %+v", e)
-			}
-		}
+	sourcetest.FuzzFiles(f, "endpoint_*.csv", NewEndpointReader, func(e Endpoint) bool {
+		return ident.ValidateNPI(e.NPI) != nil || e.Type == "" || e.Address == ""
 	})
 }
 
 // benchData repeats the four good rows of the edge-case file to 16 MB.
-func benchData(b *testing.B) []byte {
-	raw, err := os.ReadFile(filepath.Join("testdata", "npidata_edge.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.SplitAfter(raw, []byte("\r\n"))
-	rows := make([]string, 4)
-	for i := range rows {
-		rows[i] = string(lines[1+i])
-	}
-	return sourcetest.Repeat(string(lines[0]), rows, 16<<20)
-}
+func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, "npidata_edge.csv", 4, 16<<20) }
 
 func BenchmarkProviders(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Provider], error) {
-		return NewReader(r, "bench.csv")
-	})
+	sourcetest.BenchRead(b, benchData(b), NewReader)
 }
 
 func BenchmarkProvidersBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
 
 func TestEndpoints(t *testing.T) {
-	r, err := OpenEndpoints(filepath.Join("testdata", "endpoint_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, OpenEndpoints, "endpoint_edge.csv")
 	want := []Endpoint{
 		{NPI: "1234567893", Type: "DIRECT", TypeDescription: "Direct Messaging Address", Address: "jdoe@direct.example.org",
 			Affiliated: source.No, Location: Address{Line1: "3 OAK AVE", City: "SANTA FE", State: "NM", Country: "US", PostalCode: "875011234"}},
@@ -278,9 +197,7 @@ func TestEndpoints(t *testing.T) {
 			OtherUseDescription: "Provider directory", ContentType: "OTHER", ContentDescription: "Other",
 			Location: Address{Line1: "1 MAIN ST", Line2: "SUITE 100", City: "ALBANY", State: "NY", Country: "US", PostalCode: "12207"}},
 	}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("got %+v", got)
-	}
+	sourcetest.Equal(t, "record", got, want)
 	wantErrs := []struct {
 		line   int
 		column string

@@ -2,11 +2,8 @@ package nucc
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"providerdir/ident"
@@ -45,12 +42,7 @@ func TestRealCodeSet(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	r, err := Open(filepath.Join("testdata", "taxonomy_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, Open, "taxonomy_edge.csv")
 	if len(got) != 2 || got[0].Definition != "A physician who \"specializes\"\nin the heart, across two lines." || got[1].Code != "193200000X" {
 		t.Errorf("got %+v", got)
 	}
@@ -59,51 +51,27 @@ func TestEdgeCases(t *testing.T) {
 		{File: "taxonomy_edge.csv", Line: 5, Column: "Code", Reason: "missing value"},
 		{File: "taxonomy_edge.csv", Line: 6, Column: "Grouping", Reason: "missing value"},
 	}
-	if len(rep.Errors) != len(want) {
-		t.Fatalf("errors %+v", rep.Errors)
-	}
-	for i := range want {
-		if rep.Errors[i] != want[i] {
-			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], want[i])
-		}
-	}
+	sourcetest.RowErrors(t, rep, want)
 }
 
 func TestMisheaded(t *testing.T) {
 	_, err := source.OpenFS(reference.Embedded(), "cms/ccn_state_codes.csv", NewReader)
-	if err == nil || !strings.Contains(err.Error(), `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`) {
-		t.Errorf("got %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`)
 	if _, err := Load(os.DirFS("testdata"), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, tx := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Taxonomy], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateTaxonomy(tx.Code) != nil {
-				t.Fatalf("accepted %+v", tx)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(tx Taxonomy) bool {
+		return ident.ValidateTaxonomy(tx.Code) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte {
-	data, err := fs.ReadFile(reference.Embedded(), File)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
+func benchData(b *testing.B) []byte { return sourcetest.Reference(b, File) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Taxonomy], error) {
-		return NewReader(r, "bench.csv")
-	})
+	sourcetest.BenchRead(b, benchData(b), NewReader)
 }
 
 func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

@@ -1,12 +1,6 @@
 package openpayments
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,18 +14,8 @@ const (
 	py2016 = "OP_DTL_GNRL_PGYR2016_P06302017.csv"
 )
 
-func read(t *testing.T, file string) ([]Payment, *source.Report) {
-	t.Helper()
-	r, err := Open(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	return sourcetest.Drain(t, r)
-}
-
 func TestCoveredRecipientGeneration(t *testing.T) {
-	got, rep := read(t, py2023)
+	got, rep := sourcetest.DrainFile(t, Open, py2023)
 	if len(got) != 2 {
 		t.Fatalf("got %d: %s", len(got), rep)
 	}
@@ -57,18 +41,11 @@ func TestCoveredRecipientGeneration(t *testing.T) {
 		{File: py2023, Line: 8, Column: "Total_Amount_of_Payment_USDollars", Reason: "bad amount"},
 		{File: py2023, Line: 9, Reason: "wrong column count", Value: "10 columns, header has 85"},
 	}
-	if len(rep.Errors) != len(want) {
-		t.Fatalf("errors %+v", rep.Errors)
-	}
-	for i := range want {
-		if rep.Errors[i] != want[i] {
-			t.Errorf("error %d:\n got %+v\nwant %+v", i, rep.Errors[i], want[i])
-		}
-	}
+	sourcetest.RowErrors(t, rep, want)
 }
 
 func TestPhysicianGeneration(t *testing.T) {
-	got, rep := read(t, py2016)
+	got, rep := sourcetest.DrainFile(t, Open, py2016)
 	if len(got) != 1 || rep.Rejected != 0 {
 		t.Fatalf("got %d: %s", len(got), rep)
 	}
@@ -106,24 +83,13 @@ func TestParseCents(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Physician_Profile_ID,Physician_First_Name\n"), "OP_PH_PRFL_SPLMTL.csv")
-	if err == nil || !strings.Contains(err.Error(), `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
-	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, p := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Payment], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if p.NPI != "" && ident.ValidateNPI(p.NPI) != nil || p.Date.IsZero() || p.RecordID == "" {
-				t.Fatalf("accepted %+v", p)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(p Payment) bool {
+		return p.NPI != "" && ident.ValidateNPI(p.NPI) != nil || p.Date.IsZero() || p.RecordID == ""
 	})
 }
 
@@ -142,19 +108,10 @@ func FuzzParseCents(f *testing.F) {
 	})
 }
 
-func benchData(b *testing.B) []byte {
-	raw, err := os.ReadFile(filepath.Join("testdata", py2023))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.SplitAfter(raw, []byte("\r\n"))
-	return sourcetest.Repeat(string(lines[0]), []string{string(lines[1]), string(lines[2])}, 8<<20)
-}
+func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, py2023, 2, 8<<20) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Payment], error) {
-		return NewReader(r, "bench.csv")
-	})
+	sourcetest.BenchRead(b, benchData(b), NewReader)
 }
 
 func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

@@ -1,12 +1,6 @@
 package pos
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,12 +10,7 @@ import (
 )
 
 func TestFacilities(t *testing.T) {
-	r, err := Open(filepath.Join("testdata", "POS_edge.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := sourcetest.DrainFile(t, Open, "POS_edge.csv")
 	if len(got) != 3 {
 		t.Fatalf("got %d records: %+v\n%s", len(got), got, rep)
 	}
@@ -49,14 +38,7 @@ func TestFacilities(t *testing.T) {
 		{File: "POS_edge.csv", Line: 8, Column: "FIPS_CNTY_CD", Reason: "invalid county FIPS code", Value: "03069"},
 		{File: "POS_edge.csv", Line: 9, Reason: "wrong column count", Value: "4 columns, header has 23"},
 	}
-	if len(rep.Errors) != len(wantErr) {
-		t.Fatalf("errors %+v", rep.Errors)
-	}
-	for i := range wantErr {
-		if rep.Errors[i] != wantErr[i] {
-			t.Errorf("error %d: got %+v, want %+v", i, rep.Errors[i], wantErr[i])
-		}
-	}
+	sourcetest.RowErrors(t, rep, wantErr)
 }
 
 func TestLowercaseHeader(t *testing.T) {
@@ -75,40 +57,20 @@ func TestLowercaseHeader(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Facility ID,Facility Name\n"), "Hospital_General_Information.csv")
-	if err == nil || !strings.Contains(err.Error(), `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
-	if _, err := Open("testdata/none.csv"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	sourcetest.Refused(t, err, `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`)
+	sourcetest.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, fac := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Facility], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateCCN(fac.CCN) != nil || fac.CountyFIPS != "" && ident.ValidateCountyFIPS(fac.CountyFIPS) != nil {
-				t.Fatalf("accepted %+v", fac)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(fac Facility) bool {
+		return ident.ValidateCCN(fac.CCN) != nil || fac.CountyFIPS != "" && ident.ValidateCountyFIPS(fac.CountyFIPS) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte {
-	raw, err := os.ReadFile(filepath.Join("testdata", "POS_edge.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.SplitAfter(raw, []byte("\n"))
-	return sourcetest.Repeat(string(lines[0]), []string{string(lines[1]), string(lines[2]), string(lines[3])}, 8<<20)
-}
+func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, "POS_edge.csv", 3, 8<<20) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader) (*source.Reader[Facility], error) {
-		return NewReader(r, "bench.csv")
-	})
+	sourcetest.BenchRead(b, benchData(b), NewReader)
 }
 
 func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }

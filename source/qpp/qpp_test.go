@@ -1,8 +1,6 @@
 package qpp
 
 import (
-	"io"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,12 +48,7 @@ func TestLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			r, err := Open(filepath.Join("testdata", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			got, rep := sourcetest.Drain(t, r)
+			got, rep := sourcetest.DrainFile(t, Open, tt.file)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("records:\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -68,20 +61,11 @@ func TestLayouts(t *testing.T) {
 
 func TestWrongFile(t *testing.T) {
 	_, err := NewReader(strings.NewReader("NPI,Entity Type Code\n"), "npidata.csv")
-	if err == nil || !strings.Contains(err.Error(), `npidata.csv: header does not match QPP clinician MIPS final scores (ec_score_file): missing "source"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
+	sourcetest.Refused(t, err, `npidata.csv: header does not match QPP clinician MIPS final scores (ec_score_file): missing "source"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, s := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Score], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if ident.ValidateNPI(s.NPI) != nil || s.Source == "" || s.Final < 0 || s.Final > 100 {
-				t.Fatalf("accepted %+v", s)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(s Score) bool {
+		return ident.ValidateNPI(s.NPI) != nil || s.Source == "" || s.Final < 0 || s.Final > 100
 	})
 }

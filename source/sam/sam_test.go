@@ -1,8 +1,6 @@
 package sam
 
 import (
-	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,28 +59,12 @@ func TestLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			r, err := Open(filepath.Join("testdata", tt.file))
-			if err != nil {
-				t.Fatal(err)
+			got, rep := sourcetest.DrainFile(t, Open, tt.file)
+			sourcetest.Equal(t, "record", got, tt.want)
+			if rep.Encoding != tt.charset {
+				t.Errorf("report %s", rep)
 			}
-			defer r.Close()
-			got, rep := sourcetest.Drain(t, r)
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d records: %+v", len(got), got)
-			}
-			for i := range tt.want {
-				if got[i] != tt.want[i] {
-					t.Errorf("record %d:\n got %+v\nwant %+v", i, got[i], tt.want[i])
-				}
-			}
-			if len(rep.Errors) != len(tt.errs) || rep.Encoding != tt.charset {
-				t.Fatalf("report %s: %+v", rep, rep.Errors)
-			}
-			for i := range tt.errs {
-				if rep.Errors[i] != tt.errs[i] {
-					t.Errorf("error %d:\n got %+v\nwant %+v", i, rep.Errors[i], tt.errs[i])
-				}
-			}
+			sourcetest.RowErrors(t, rep, tt.errs)
 		})
 	}
 }
@@ -98,20 +80,11 @@ func TestIndividual(t *testing.T) {
 
 func TestWrongFile(t *testing.T) {
 	_, err := NewReader(strings.NewReader("LASTNAME,FIRSTNAME\n"), "UPDATED.csv")
-	if err == nil || !strings.Contains(err.Error(), `UPDATED.csv: header does not match SAM.gov exclusions public extract: missing "Classification"`) {
-		t.Errorf("mis-headed: %v", err)
-	}
+	sourcetest.Refused(t, err, `UPDATED.csv: header does not match SAM.gov exclusions public extract: missing "Classification"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.Seed(f, "*.CSV")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, e := range sourcetest.Fuzz(t, data, func(r io.Reader) (*source.Reader[Exclusion], error) {
-			return NewReader(r, "fuzz.csv")
-		}) {
-			if e.NPI != "" && ident.ValidateNPI(e.NPI) != nil || e.ActiveDate.IsZero() || e.Type == "" || e.Name == "" && e.Last == "" {
-				t.Fatalf("accepted %+v", e)
-			}
-		}
+	sourcetest.FuzzFiles(f, "*.CSV", NewReader, func(e Exclusion) bool {
+		return e.NPI != "" && ident.ValidateNPI(e.NPI) != nil || e.ActiveDate.IsZero() || e.Type == "" || e.Name == "" && e.Last == ""
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,11 +22,7 @@ import (
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demosnapshot.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { demosnapshot.Main(m) }
 
 // Tools is every tool the server offers.
 var Tools = []string{"check_exclusion", "get_facility", "get_payments", "get_quality", "resolve_npi", "resolve_npi_batch", "search_providers"}
@@ -67,27 +62,6 @@ func startLive(t *testing.T) live {
 	d := demosnapshot.Open(t)
 	srv := resolvertest.Start(t, d.Store)
 	return live{srv: srv, key: srv.Key(t, apikey.TierPro), f: resolvertest.Find(t, d.Store)}
-}
-
-// raw is the resolver's own body for a request, decoded as JSON.
-func (l live) raw(t *testing.T, method, path, body string) any {
-	t.Helper()
-	req, err := http.NewRequest(method, l.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Service-Key", l.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return v
 }
 
 // structured is a tool result's structured content as plain JSON values, checked against the
@@ -232,7 +206,7 @@ func TestCallTools(t *testing.T) {
 				t.Fatalf("tool error: %+v", toolErr(t, res))
 			}
 			got := structured(t, res)
-			want := l.raw(t, tt.method, tt.path, tt.body)
+			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			if tt.unservedSkipping {
 				// the typed result may leave out what the resolver adds to the contract's fields
 				if err := resolvertest.Contained(any(got), want); err != nil {
@@ -259,7 +233,7 @@ func TestCheckExclusion(t *testing.T) {
 			t.Errorf("%s: %v, want status %s", tt.npi, got, tt.status)
 		}
 		var fact any
-		for _, f := range l.raw(t, "GET", "/npi/"+tt.npi+"?include=facts", "").(map[string]any)["facts"].([]any) {
+		for _, f := range l.srv.Raw(t, l.key, "GET", "/npi/"+tt.npi+"?include=facts", "")["facts"].([]any) {
 			if f.(map[string]any)["type"] == "exclusion" {
 				fact = f
 			}

@@ -1,7 +1,6 @@
-// Package testenv gives the tests of the rest packages what they share: every store backend the
-// suites must pass on, and a clock they move by hand, so that a 24-hour window is crossed in a
-// microsecond and a boundary is hit to the nanosecond instead of slept past.
-package testenv
+// Package teststore opens the stores tests run on: every backend a suite must pass on, and a
+// fresh embedded store. Only tests import it.
+package teststore
 
 import (
 	"context"
@@ -73,7 +72,7 @@ func openMongo(tb testing.TB) (store.Store, func() store.Store) {
 		}
 		tb.Skip("MONGODB_URI is not set: " + how)
 	}
-	db := fmt.Sprintf("resttest_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, dbSeq.Add(1))
+	db := fmt.Sprintf("storetest_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, dbSeq.Add(1))
 	dbURI := databaseURI(uri, db)
 	open := func() store.Store {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
