@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // manifestDoc stores m as ingest does: one document per family, the family as its id.
@@ -26,11 +26,7 @@ func manifestDoc(t *testing.T, m catalog.Manifest) store.Document {
 // naming its document.
 func TestManifests(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 
 	if ms, err := catalog.Manifests(ctx, st); err != nil || len(ms) != 0 {
 		t.Fatalf("before any ingest: %v, %v", ms, err)

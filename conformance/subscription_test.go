@@ -15,9 +15,9 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/store"
-	"providerdir/store/embedded"
 	"providerdir/webhook"
 )
 
@@ -25,11 +25,7 @@ import (
 // client and for one registered with system/Subscription.* alike: the run asks for
 // system/*.read, which grants no Subscription write.
 func TestSubscriptionChecks(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	quiet := slog.New(slog.DiscardHandler)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()

@@ -9,22 +9,18 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/internal/teststore"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/webhooks"
-	"providerdir/store/embedded"
 	"providerdir/webhook"
 )
 
 // The webhook checks pass against the real registration endpoints with a live key, and with
 // the sandbox key pass the 403 check and skip those that need a live key.
 func TestWebhookChecks(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	ctx := context.Background()
 	g := gate.New(st, gate.Options{})
 	if err := g.Start(ctx); err != nil {

@@ -4,18 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // Totals are cached per generation and query: a second count is served without the store, and
 // another generation or condition is counted afresh.
 func TestCountCache(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	ctx := context.Background()
 	doc := func(id, v string) store.Document {
 		return store.Document{ID: id, Body: []byte(`{}`), Keys: []store.Key{{Param: "p", Value: v}}}

@@ -13,8 +13,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/fhir"
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // readOnly is a grant of another issuer than SMART: it allows reads of the types it lists and no
@@ -33,11 +33,7 @@ type grantKey struct{}
 // obeyed, a request without one is 401, and a server configured without GrantFrom admits no
 // request but /metadata.
 func TestGrantFrom(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	// One stored practitioner, so that a read of another is a plain 404.
 	ctx := context.Background()
 	practitioners := catalog.FHIRCollection("Practitioner")
@@ -104,11 +100,7 @@ func TestGrantFrom(t *testing.T) {
 
 // Before any ingest a read is 404 and a search an empty Bundle, not a store error.
 func TestNothingIngested(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	all := func(context.Context) (fhir.Grant, bool) { return readAll{}, true }
 	r := mux.NewRouter()
 	fhir.New(fhir.Config{Store: st, BaseURL: "http://directory.example/fhir", GrantFrom: all,

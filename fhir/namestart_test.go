@@ -5,20 +5,16 @@ import (
 	"reflect"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // TestNarrowNames checks the conditions a name search is given on a generation whose documents
 // carry name:start keys and on one written before they existed.
 func TestNarrowNames(t *testing.T) {
 	ctx := context.Background()
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	const coll = "fhir_practitioner"
 	name := store.Key{Param: fhirmap.KeyName, Value: "fenman"}
 	if err := st.Put(ctx, "g1", coll, []store.Document{{ID: "1", Body: []byte(`{}`), Keys: []store.Key{name}}}); err != nil {

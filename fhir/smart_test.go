@@ -19,10 +19,10 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // smartEnv is the surface wired the way providerd wires it, behind SMART's real Protect and token
@@ -42,11 +42,7 @@ func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
 func newSMARTEnvWith(t testing.TB, publicRead bool, edit func(*fhir.Config)) *smartEnv {
 	t.Helper()
 	base, _ := drops(t)
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

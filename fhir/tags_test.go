@@ -7,18 +7,14 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // A tag set is read from the store once and then served by id, whatever generation asks; a
 // missing or malformed one is an error that is not a 404.
 func TestTagSets(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	ctx := context.Background()
 	sets := []store.Document{
 		{ID: "00000000000000a1", Body: []byte(`[{"system":"urn:providerdir:provenance:_source","code":"NPPES"}]`)},

@@ -28,9 +28,9 @@ import (
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
 	"providerdir/internal/testserver"
+	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // fakeClock is the injectable clock: tests move it instead of sleeping.
@@ -67,11 +67,7 @@ type testEnv struct {
 
 func newEnv(t testing.TB, mods ...func(*smart.Config)) *testEnv {
 	t.Helper()
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := teststore.Embedded(t)
 	return newEnvOn(t, st, mods...)
 }
 

@@ -7,19 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/smart"
-	"providerdir/store/embedded"
 )
 
 // TestReplicasShareState runs two Services on one store, as two providerd replicas behind one
 // public URL: a token from one is good at the other, and an assertion used at one is a replay
 // at the other.
 func TestReplicasShareState(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	sameURL := func(c *smart.Config) { c.BaseURL = "https://directory.example" }
 	a, b := newEnvOn(t, st, sameURL), newEnvOn(t, st, sameURL)
 	k := rsaKey(t, "a")
@@ -50,11 +46,7 @@ func TestReplicasShareState(t *testing.T) {
 // TestFirstStartRace starts several Services on one fresh store at once: they must end with one
 // token secret and one sandbox client and key, whichever won each create.
 func TestFirstStartRace(t *testing.T) {
-	st, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	const n = 4
 	envs := make([]*testEnv, n)
 	var wg sync.WaitGroup

@@ -7,18 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // The reclaimer a server runs releases a previous snapshot past its window and drops its
 // generation without anyone else calling it, and stops with its context.
 func TestReclaimEvery(t *testing.T) {
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := teststore.Embedded(t)
 	ctx := t.Context()
 	snap := store.Snapshot{}
 	var gens []string

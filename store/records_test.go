@@ -6,18 +6,14 @@ import (
 	"fmt"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // EachRecord visits every record of a kind across pages, in id order, and stops at the
 // callback's first error.
 func TestEachRecord(t *testing.T) {
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	const n = 1203 // more than two pages
 	for i := range n {
@@ -42,7 +38,7 @@ func TestEachRecord(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	seen := 0
-	err = store.EachRecord(ctx, s, "k", func(store.Record) error {
+	err := store.EachRecord(ctx, s, "k", func(store.Record) error {
 		if seen++; seen == 3 {
 			return stop
 		}
@@ -56,11 +52,7 @@ func TestEachRecord(t *testing.T) {
 // EachDocument visits every document a query finds across pages, in the query's order, and
 // stops at the callback's first error.
 func TestEachDocument(t *testing.T) {
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := teststore.Embedded(t)
 	ctx := context.Background()
 	const n = 2345 // more than two default pages
 	var docs []store.Document
@@ -101,7 +93,7 @@ func TestEachDocument(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	seen := 0
-	err = store.EachDocument(ctx, s, store.Query{Collection: "c", Generation: "g1"}, func(*store.Document) error {
+	err := store.EachDocument(ctx, s, store.Query{Collection: "c", Generation: "g1"}, func(*store.Document) error {
 		if seen++; seen == 1500 {
 			return stop
 		}

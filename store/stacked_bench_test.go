@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 // BenchmarkStacked reads a two-layer stack (a base of benchBase documents, a top replacing one
@@ -17,11 +17,7 @@ import (
 // so that the plain rows show what the wrapper costs a plain generation. calls/op is the
 // number of backend calls one read makes.
 func BenchmarkStacked(b *testing.B) {
-	emb, err := embedded.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { emb.Close() })
+	emb := teststore.Embedded(b)
 	counted := &countingStore{Store: emb}
 	s := store.Stacked(counted)
 	const benchBase = 20000

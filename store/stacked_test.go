@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 func TestStackGenerationLayers(t *testing.T) {
@@ -38,11 +38,7 @@ func TestStackGenerationLayers(t *testing.T) {
 // Stacked wraps a store once, however often it is asked to, and also through a wrapper that
 // unwraps to a stacked store.
 func TestStackedWrapsOnce(t *testing.T) {
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := teststore.Embedded(t)
 	once := store.Stacked(s)
 	if twice := store.Stacked(once); twice != once {
 		t.Error("Stacked of a stacked store wrapped it again")
@@ -67,11 +63,7 @@ func (u unwrapper) Unwrap() store.Store { return u.Store }
 // A plain generation costs the backend exactly the call it would cost unwrapped, and a stacked
 // Get of a document the view holds costs one call more (the mask, then the layer that answers).
 func TestStackedCalls(t *testing.T) {
-	emb, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emb.Close()
+	emb := teststore.Embedded(t)
 	counted := &countingStore{Store: emb}
 	s := store.Stacked(counted)
 	ctx := t.Context()

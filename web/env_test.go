@@ -15,6 +15,7 @@ import (
 	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
 	"providerdir/internal/testserver"
+	"providerdir/internal/teststore"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
@@ -24,7 +25,6 @@ import (
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 func TestMain(m *testing.M) { demosnapshot.Main(m) }
@@ -85,11 +85,7 @@ func smallStore(tb testing.TB, n int64) store.Store {
 	if _, err := synth.Generate(ctx, synth.Config{Providers: n, Seed: 7, Out: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
 		tb.Fatal(err)
 	}
-	st, err := embedded.Open(filepath.Join(dir, "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
+	st := teststore.Embedded(tb)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
 		tb.Fatal(err)
 	}

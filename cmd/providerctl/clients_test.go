@@ -14,8 +14,8 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
+	"providerdir/internal/teststore"
 	"providerdir/smart"
-	"providerdir/store/embedded"
 )
 
 // writeJWKS writes a fresh P-384 key's public JWKS (or, with private, the private key itself) to
@@ -109,11 +109,7 @@ func TestClientsLifecycle(t *testing.T) {
 // newcomer's one command.
 func TestClientsToken(t *testing.T) {
 	dir := t.TempDir()
-	st, err := embedded.Open(filepath.Join(dir, "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := teststore.Embedded(t)
 	keyFile := filepath.Join(dir, "sandbox-client.jwk")
 	r := mux.NewRouter()
 	srv := httptest.NewServer(r)

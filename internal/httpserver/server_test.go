@@ -24,8 +24,8 @@ import (
 	"providerdir/internal/metrics"
 	"providerdir/internal/requestid"
 	"providerdir/internal/testserver"
+	"providerdir/internal/teststore"
 	"providerdir/rest"
-	"providerdir/store/embedded"
 )
 
 // logLines returns the JSON log lines written to logs so far.
@@ -456,10 +456,7 @@ func TestNoRootSurface(t *testing.T) {
 }
 
 func TestStoreCheck(t *testing.T) {
-	s, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := teststore.Embedded(t)
 	check := httpserver.StoreCheck(s)
 	if err := check(context.Background()); err != nil {
 		t.Fatalf("open store not ready: %v", err)

@@ -6,18 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/teststore"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 func TestStoreTimesEveryOperation(t *testing.T) {
-	raw, err := embedded.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := teststore.Embedded(t)
 	m := New()
 	s := m.Store(raw)
-	defer s.Close()
 	ctx := context.Background()
 
 	if err := s.Put(ctx, "g1", "things", []store.Document{{ID: "a", Body: []byte(`{}`), Keys: []store.Key{{Param: "k", Value: "v"}}}}); err != nil {
