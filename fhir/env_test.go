@@ -24,6 +24,7 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
 	"providerdir/mapping/fhirmap"
 	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/smart"
@@ -201,22 +202,7 @@ type response struct {
 
 func do(tb testing.TB, method, u string, body io.Reader, headers ...string) response {
 	tb.Helper()
-	req, err := http.NewRequest(method, u, body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	resp, b := testserver.Fetch(tb, method, u, body, headers...)
 	return response{resp.StatusCode, resp.Header, b}
 }
 

@@ -98,25 +98,11 @@ func (e *env) key(tb testing.TB) string {
 	return e.Key(tb, apikey.TierPilot)
 }
 
-// get fetches a path and returns the response with its body read.
-func (e *env) get(tb testing.TB, path string, header map[string]string) (*http.Response, string) {
+// get fetches a path with the headers given as name/value pairs and returns the response with
+// its body read.
+func (e *env) get(tb testing.TB, path string, header ...string) (*http.Response, string) {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodGet, e.URL+path, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	resp, b := testserver.Fetch(tb, http.MethodGet, e.URL+path, nil, header...)
 	return resp, string(b)
 }
 

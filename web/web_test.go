@@ -32,7 +32,7 @@ func TestDocumentPages(t *testing.T) {
 		{"/docs/methodology/..%2fARCHITECTURE", 404, ""},
 	}
 	for _, tt := range tests {
-		resp, body := e.get(t, tt.path, nil)
+		resp, body := e.get(t, tt.path)
 		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
 			t.Errorf("%s: %d %.60q, want %d containing %q", tt.path, resp.StatusCode, body, tt.status, tt.want)
 		}
@@ -67,7 +67,7 @@ func TestPageHeaders(t *testing.T) {
 		{"/docs/limitations", 200, "text/plain; charset=utf-8", "default-src 'none'; frame-ancestors 'none'"},
 	}
 	for _, tt := range tests {
-		resp, _ := e.get(t, tt.path, nil)
+		resp, _ := e.get(t, tt.path)
 		h := resp.Header
 		if resp.StatusCode != tt.status || h.Get("Content-Type") != tt.contentType {
 			t.Errorf("%s: %d %q, want %d %q", tt.path, resp.StatusCode, h.Get("Content-Type"), tt.status, tt.contentType)
@@ -93,7 +93,7 @@ func TestPagesHaveNoInlineCode(t *testing.T) {
 	e := demoEnv(t, envOptions{audit: fixedAudit})
 	inline := regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+=|\sstyle=|<style`)
 	for _, path := range []string{"/", "/supply/pediatrics", "/access", "/evidence", "/audit/dermatology-supply", "/supply/none"} {
-		_, body := e.get(t, path, nil)
+		_, body := e.get(t, path)
 		if m := inline.FindString(body); m != "" {
 			t.Errorf("%s: inline code %q", path, m)
 		}
@@ -126,7 +126,7 @@ func pageRows(tb testing.TB, html string) (codes []string, rows map[string]map[s
 // JSON text of the value.
 func apiRows(tb testing.TB, e *env, key, query string) (codes []string, rows map[string]map[string]string) {
 	tb.Helper()
-	resp, body := e.get(tb, "/v1/specialties/"+query, map[string]string{"Authorization": "Bearer " + key})
+	resp, body := e.get(tb, "/v1/specialties/"+query, "Authorization", "Bearer "+key)
 	if resp.StatusCode != http.StatusOK {
 		tb.Fatalf("by-state %s: %d %s", query, resp.StatusCode, body)
 	}
@@ -171,7 +171,7 @@ func TestSupplyPageMatchesAPI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.page, func(t *testing.T) {
-			resp, html := e.get(t, tt.page, nil)
+			resp, html := e.get(t, tt.page)
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("%d %s", resp.StatusCode, html)
 			}
@@ -215,11 +215,11 @@ func TestSupplyPageNoMatch(t *testing.T) {
 			if rows != nil {
 				continue
 			}
-			_, html := e.get(t, "/supply/"+sp.Slug+"?subspecialty="+code, nil)
+			_, html := e.get(t, "/supply/"+sp.Slug+"?subspecialty="+code)
 			if !strings.Contains(html, `id="no-rows"`) || strings.Contains(html, `<g class="tile`) {
 				t.Errorf("%s %s (%d providers): no no-rows notice", sp.Slug, code, st.National.ActiveProviders)
 			}
-			_, body := e.get(t, "/v1/specialties/"+sp.Slug+"/by-state?subspecialty="+code, map[string]string{"Authorization": "Bearer " + e.key(t)})
+			_, body := e.get(t, "/v1/specialties/"+sp.Slug+"/by-state?subspecialty="+code, "Authorization", "Bearer "+e.key(t))
 			if !strings.Contains(body, `"data":[]`) {
 				t.Errorf("%s %s: API %.100s, want no rows", sp.Slug, code, body)
 			}
@@ -242,7 +242,7 @@ func TestSupplyPageErrors(t *testing.T) {
 		{"/supply/dermatology?subspecialty=%3Cb%3E", 400, "&#34;&lt;b&gt;&#34;"},
 	}
 	for _, tt := range tests {
-		resp, body := e.get(t, tt.path, nil)
+		resp, body := e.get(t, tt.path)
 		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
 			t.Errorf("%s: %d, want %d containing %q; got %.300s", tt.path, resp.StatusCode, tt.status, tt.want, body)
 		}
@@ -255,11 +255,11 @@ func TestSupplyPageErrors(t *testing.T) {
 // TestHomePage checks the freshness table against GET /v1/health and the links and base URLs.
 func TestHomePage(t *testing.T) {
 	e := demoEnv(t, envOptions{audit: fixedAudit})
-	resp, page := e.get(t, "/", nil)
+	resp, page := e.get(t, "/")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("%d", resp.StatusCode)
 	}
-	_, body := e.get(t, "/v1/health", nil)
+	_, body := e.get(t, "/v1/health")
 	var health struct {
 		Meta struct {
 			DataFreshness []struct {
@@ -291,7 +291,7 @@ func TestHomePage(t *testing.T) {
 			t.Errorf("home page lacks %s", want)
 		}
 	}
-	if _, page := demoEnv(t, envOptions{}).get(t, "/", nil); strings.Contains(page, `href="/audit/`) {
+	if _, page := demoEnv(t, envOptions{}).get(t, "/"); strings.Contains(page, `href="/audit/`) {
 		t.Error("home page links audit packs without an audit source")
 	}
 }
@@ -334,7 +334,7 @@ func TestAuditPage(t *testing.T) {
 		{without, "/audit/dermatology-supply", 404, []string{"Page not found"}},
 	}
 	for _, tt := range tests {
-		resp, body := tt.e.get(t, tt.path, nil)
+		resp, body := tt.e.get(t, tt.path)
 		if resp.StatusCode != tt.status {
 			t.Errorf("%s: %d, want %d", tt.path, resp.StatusCode, tt.status)
 		}
@@ -351,7 +351,7 @@ func TestAuditPage(t *testing.T) {
 // field, the second fail it, so the browser's checks and the server's agree.
 func TestAccessFormBoundsMatchServer(t *testing.T) {
 	e := demoEnv(t, envOptions{})
-	_, html := e.get(t, "/access", nil)
+	_, html := e.get(t, "/access")
 	attr := func(id, name string) int {
 		m := regexp.MustCompile(`id="` + id + `"[^>]* ` + name + `="(\d+)"`).FindStringSubmatch(html)
 		if m == nil {

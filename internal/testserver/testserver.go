@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"sync"
@@ -120,6 +121,30 @@ func (s *Server) Key(tb testing.TB, tier apikey.Tier, opts ...apikey.CreateOptio
 		tb.Fatal(err)
 	}
 	return secret.Reveal()
+}
+
+// Fetch sends one request to url with body and the headers given as name/value pairs, and reads
+// the whole answer: it returns the response, its body already read and closed, and that body. A
+// request that gets no answer fails the test.
+func Fetch(tb testing.TB, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
+	tb.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp, b
 }
 
 // SyncBuffer is a log sink safe for the server's goroutines.
