@@ -27,11 +27,11 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/embedded"
 	mongostore "providerdir/store/mongo"
 )
 
@@ -227,11 +227,7 @@ func ingested(b *testing.B, n int) store.Store {
 	if _, err := synth.Generate(ctx, synth.Config{Providers: int64(n), Seed: 7, Out: dir + "/drop", Reference: ref}); err != nil {
 		b.Fatal(err)
 	}
-	st, err := embedded.Open(dir + "/db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
+	st := teststore.Embedded(b)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir + "/drop", Reference: ref, Log: quiet}); err != nil {
 		b.Fatal(err)
