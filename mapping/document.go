@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -71,14 +72,20 @@ func DecodeBody[T any](d store.Document) (Body[T], error) {
 // Keys accumulates a document's search keys, skipping empty values and exact duplicates.
 type Keys []store.Key
 
-// Add appends one key per non-empty value.
+// Add appends one key per non-empty value. A value repeats an earlier key only if the param
+// already has keys, so a param added for the first time (as the many name-search keys are) is
+// checked against this call's own values alone rather than against every key of the document.
 func (k *Keys) Add(param string, values ...string) {
+	from := len(*k)
+	if slices.ContainsFunc(*k, func(e store.Key) bool { return e.Param == param }) {
+		from = 0
+	}
 	for _, v := range values {
 		if v == "" {
 			continue
 		}
 		dup := false
-		for _, e := range *k {
+		for _, e := range (*k)[from:] {
 			if e.Value == v && e.Param == param { // values differ in length far more often than params
 				dup = true
 				break

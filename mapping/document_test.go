@@ -28,6 +28,20 @@ func TestNormalizeText(t *testing.T) {
 	}
 }
 
+// TestKeysAdd: a key is added once per param and value, whether the value repeats within one
+// call, in a later call of the same param, or after keys of other params came between.
+func TestKeysAdd(t *testing.T) {
+	var k Keys
+	k.Add("a", "x", "y", "x", "")
+	k.Add("b", "x")
+	k.Add("a", "y", "z")
+	k.Add("b", "x", "w", "w")
+	want := []store.Key{{Param: "a", Value: "x"}, {Param: "a", Value: "y"}, {Param: "b", Value: "x"}, {Param: "a", Value: "z"}, {Param: "b", Value: "w"}}
+	if !slices.Equal([]store.Key(k), want) {
+		t.Fatalf("keys = %v, want %v", k, want)
+	}
+}
+
 func TestKeysAddText(t *testing.T) {
 	var k Keys
 	k.AddText("name", "Van Der Berg")

@@ -95,6 +95,29 @@ func Tokens(s string) []string {
 // Deletions returns every distinct string made by deleting one character of t; none for a token
 // shorter than MinTypoLen.
 func Deletions(t string) []string {
+	if isASCII(t) {
+		return asciiDeletions(t)
+	}
+	return runeDeletions(t)
+}
+
+// asciiDeletions is Deletions of an ASCII token, which names nearly always are: slicing bytes
+// rather than converting runes.
+func asciiDeletions(t string) []string {
+	if len(t) < MinTypoLen {
+		return nil
+	}
+	out := make([]string, 0, len(t))
+	for i := range len(t) {
+		if i > 0 && t[i] == t[i-1] { // doubled letters give the same deletion
+			continue
+		}
+		out = append(out, t[:i]+t[i+1:])
+	}
+	return out
+}
+
+func runeDeletions(t string) []string {
 	r := []rune(t)
 	if len(r) < MinTypoLen {
 		return nil
@@ -107,6 +130,15 @@ func Deletions(t string) []string {
 		}
 	}
 	return out
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // IndexKeys returns the ParamToken and ParamDeletion values of a record whose name parts are

@@ -221,3 +221,39 @@ func TestScoreBreaksTies(t *testing.T) {
 		t.Errorf("the record in the query's order scores %v, the other %v", a, b)
 	}
 }
+
+// TestDeletions: every distinct single-character deletion, once each, on both paths (bytes for
+// ASCII, runes otherwise).
+func TestDeletions(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"jo", nil},
+		{"joe", []string{"oe", "je", "jo"}},
+		{"anna", []string{"nna", "ana", "ann"}},
+		{"aaa", []string{"aa"}},
+		{"josé", []string{"osé", "jsé", "joé", "jos"}},
+		{"zoë", []string{"oë", "zë", "zo"}},
+		{"éé", nil},
+	} {
+		if got := Deletions(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("Deletions(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzDeletions holds the ASCII path to the rune path it stands in for.
+func FuzzDeletions(f *testing.F) {
+	for _, s := range []string{"ashford", "aab", "abba", "x", "mississippi"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return
+		}
+		if a, r := asciiDeletions(s), runeDeletions(s); !slices.Equal(a, r) {
+			t.Fatalf("ASCII path %q, rune path %q", a, r)
+		}
+	})
+}
