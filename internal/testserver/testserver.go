@@ -1,8 +1,8 @@
 // Package testserver runs the service's HTTP surfaces over a store on a loopback listener, wired
 // as providerd wires them, for black-box tests: the real HTTP server and the gate, started over
 // the store, with loopback trusted as a proxy so that X-Forwarded-For plays distinct clients and
-// each test meets its own per-address limits. A test says only what it mounts. Only tests import
-// it.
+// each test meets its own per-address limits. A test says only what it mounts; the API keys and
+// SMART clients it plays are real registrations in the store. Only tests import it.
 package testserver
 
 import (
