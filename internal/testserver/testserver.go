@@ -128,6 +128,15 @@ func (s *Server) Key(tb testing.TB, tier apikey.Tier, opts ...apikey.CreateOptio
 // request that gets no answer fails the test.
 func Fetch(tb testing.TB, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
 	tb.Helper()
+	_, resp, b := FetchSent(tb, method, url, body, header...)
+	return resp, b
+}
+
+// FetchSent is Fetch that also returns the request it built and sent, its body read: after a
+// redirect the response carries only the last request of the chain, and a test that holds its
+// own request to the interface description needs the first.
+func FetchSent(tb testing.TB, method, url string, body io.Reader, header ...string) (*http.Request, *http.Response, []byte) {
+	tb.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		tb.Fatal(err)
@@ -144,7 +153,7 @@ func Fetch(tb testing.TB, method, url string, body io.Reader, header ...string) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return resp, b
+	return req, resp, b
 }
 
 // SyncBuffer is a log sink safe for the server's goroutines.
