@@ -2,19 +2,16 @@ package conformance
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/gorilla/mux"
-	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
 	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/store"
@@ -72,30 +69,10 @@ func TestSubscriptionChecks(t *testing.T) {
 // subscriptionClient registers a SMART client allowed scopes and returns credentials for it.
 func subscriptionClient(t *testing.T, st store.Store, base string, scopes []string) Credentials {
 	t.Helper()
-	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	cl := testserver.AddSMARTClient(t, st, "conformance", scopes...)
+	key, err := json.Marshal(cl.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	priv, err := jwk.Import(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := priv.Set(jwk.KeyIDKey, "k1"); err != nil {
-		t.Fatal(err)
-	}
-	pub, err := priv.PublicKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := jwk.NewSet()
-	if err := set.AddKey(pub); err != nil {
-		t.Fatal(err)
-	}
-	jwks, _ := json.Marshal(set)
-	privJSON, _ := json.Marshal(priv)
-	cl, err := smart.AddClient(context.Background(), st, smart.ClientSpec{Name: "conformance", JWKS: jwks, Scopes: scopes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Credentials{BaseURL: base, SMARTClientID: cl.ID, SMARTKey: privJSON}
+	return Credentials{BaseURL: base, SMARTClientID: cl.ID, SMARTKey: key}
 }

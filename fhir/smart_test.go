@@ -2,10 +2,6 @@ package fhir_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/gorilla/mux"
-	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testserver"
 	"providerdir/internal/teststore"
 	"providerdir/smart"
 	"providerdir/source/reference"
@@ -79,34 +75,8 @@ func newSMARTEnvWith(t testing.TB, publicRead bool, edit func(*fhir.Config)) *sm
 // "Authorization" header value of an access token it gets from the token endpoint for them.
 func (e *smartEnv) token(t testing.TB, scopes ...string) string {
 	t.Helper()
-	raw, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	priv, err := jwk.Import(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := priv.Set(jwk.KeyIDKey, "k1"); err != nil {
-		t.Fatal(err)
-	}
-	pub, err := priv.PublicKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := jwk.NewSet()
-	if err := set.AddKey(pub); err != nil {
-		t.Fatal(err)
-	}
-	jwks, err := json.Marshal(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := smart.AddClient(context.Background(), e.st, smart.ClientSpec{Name: "narrowed " + strings.Join(scopes, " "), JWKS: jwks, Scopes: scopes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.url+"/fhir/token", c.ID, priv, strings.Join(scopes, " "))
+	c := testserver.AddSMARTClient(t, e.st, "narrowed "+strings.Join(scopes, " "), scopes...)
+	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.url+"/fhir/token", c.ID, c.Key, strings.Join(scopes, " "))
 	if err != nil {
 		t.Fatal(err)
 	}

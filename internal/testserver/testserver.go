@@ -1,8 +1,8 @@
 // Package testserver runs the service's HTTP surfaces over a store on a loopback listener, wired
 // as providerd wires them, for black-box tests: the real HTTP server and the gate, started over
 // the store, with loopback trusted as a proxy so that X-Forwarded-For plays distinct clients and
-// each test meets its own per-address limits. A test says only what it mounts. Only tests import
-// it.
+// each test meets its own per-address limits. A test says only what it mounts; the API keys and
+// SMART clients it plays are real registrations in the store. Only tests import it.
 package testserver
 
 import (
@@ -128,6 +128,15 @@ func (s *Server) Key(tb testing.TB, tier apikey.Tier, opts ...apikey.CreateOptio
 // request that gets no answer fails the test.
 func Fetch(tb testing.TB, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
 	tb.Helper()
+	_, resp, b := FetchSent(tb, method, url, body, header...)
+	return resp, b
+}
+
+// FetchSent is Fetch that also returns the request it built and sent, its body read: after a
+// redirect the response carries only the last request of the chain, and a test that holds its
+// own request to the interface description needs the first.
+func FetchSent(tb testing.TB, method, url string, body io.Reader, header ...string) (*http.Request, *http.Response, []byte) {
+	tb.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		tb.Fatal(err)
@@ -144,7 +153,7 @@ func Fetch(tb testing.TB, method, url string, body io.Reader, header ...string) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return resp, b
+	return req, resp, b
 }
 
 // SyncBuffer is a log sink safe for the server's goroutines.

@@ -48,23 +48,10 @@ func Bearer(key string) []string { return []string{"Authorization", "Bearer " + 
 // media types in Raw) and holds the response to the interface description the server serves.
 func (c Client) Do(tb testing.TB, method, path string, body []byte, header ...string) Response {
 	tb.Helper()
-	req, err := http.NewRequest(method, c.URL+path, bytes.NewReader(body))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("X-Forwarded-For", c.IP)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := Response{Status: resp.StatusCode, Header: resp.Header}
-	if out.Raw, err = io.ReadAll(resp.Body); err != nil {
-		tb.Fatal(err)
-	}
+	// The client's address goes first, so that a test's own X-Forwarded-For pair replaces it.
+	header = append([]string{"X-Forwarded-For", c.IP}, header...)
+	req, resp, raw := testserver.FetchSent(tb, method, c.URL+path, bytes.NewReader(body), header...)
+	out := Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if c.object(method, resp.Header) {
 		if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
 			tb.Fatalf("%s %s: body is not a JSON object: %.300q", method, path, out.Raw)
