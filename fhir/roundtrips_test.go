@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/mux"
@@ -57,9 +56,7 @@ func TestIncludeRoundTrips(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// The serving snapshot and the tag sets are read once, on first use.
 			get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode(), c.headers...)
-			for _, n := range []*atomic.Int64{&cs.Gets, &cs.GetManys, &cs.GetBodiesCalls, &cs.Finds} {
-				n.Store(0)
-			}
+			cs.Reset()
 			r := get(t, ts.URL+"/fhir/PractitionerRole?"+c.query.Encode(), c.headers...)
 			b := e.checkBundle(t, r)
 			n := 0

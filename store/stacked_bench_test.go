@@ -1,13 +1,12 @@
 package store_test
 
 import (
-	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"providerdir/internal/teststore"
 	"providerdir/store"
+	"providerdir/store/storetest"
 )
 
 // BenchmarkStacked reads a two-layer stack (a base of benchBase documents, a top replacing one
@@ -18,7 +17,7 @@ import (
 // number of backend calls one read makes.
 func BenchmarkStacked(b *testing.B) {
 	emb := teststore.Embedded(b)
-	counted := &countingStore{Store: emb}
+	counted := &storetest.Counting{Store: emb}
 	s := store.Stacked(counted)
 	const benchBase = 20000
 	writeBenchStack(b, s, benchBase)
@@ -38,7 +37,7 @@ func BenchmarkStacked(b *testing.B) {
 	}
 	for _, r := range reads {
 		b.Run("Get/"+r.name, func(b *testing.B) {
-			counted.calls.Store(0)
+			counted.Reset()
 			i := 0
 			for b.Loop() {
 				if _, err := r.st.Get(b.Context(), r.gen, "c", r.id(i%(benchBase/100))); err != nil {
@@ -46,7 +45,7 @@ func BenchmarkStacked(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64(counted.calls.Load())/float64(b.N), "calls/op")
+			b.ReportMetric(float64(counted.Total())/float64(b.N), "calls/op")
 		})
 	}
 	pages := []struct {
@@ -60,7 +59,7 @@ func BenchmarkStacked(b *testing.B) {
 	}
 	for _, r := range pages {
 		b.Run("FindPage/"+r.name, func(b *testing.B) {
-			counted.calls.Store(0)
+			counted.Reset()
 			i := 0
 			for b.Loop() {
 				q := store.Query{Generation: r.gen, Collection: "c", OrderBy: "rank", Limit: 20,
@@ -70,7 +69,7 @@ func BenchmarkStacked(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64(counted.calls.Load())/float64(b.N), "calls/op")
+			b.ReportMetric(float64(counted.Total())/float64(b.N), "calls/op")
 		})
 	}
 }
@@ -112,30 +111,4 @@ func writeBenchStack(b *testing.B, s store.Store, n int) {
 	flush("g1", "c", &base, true)
 	flush("g2", "c", &top, true)
 	flush("g2", store.MaskCollection("c"), &mask, true)
-}
-
-// countingStore counts the document reads that reach the backend.
-type countingStore struct {
-	store.Store
-	calls atomic.Int64
-}
-
-func (c *countingStore) Get(ctx context.Context, gen, coll, id string) (store.Document, error) {
-	c.calls.Add(1)
-	return c.Store.Get(ctx, gen, coll, id)
-}
-
-func (c *countingStore) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	c.calls.Add(1)
-	return c.Store.GetMany(ctx, gen, coll, ids)
-}
-
-func (c *countingStore) Find(ctx context.Context, q store.Query) (store.Page, error) {
-	c.calls.Add(1)
-	return c.Store.Find(ctx, q)
-}
-
-func (c *countingStore) Count(ctx context.Context, q store.Query) (int64, error) {
-	c.calls.Add(1)
-	return c.Store.Count(ctx, q)
 }

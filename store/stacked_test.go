@@ -7,6 +7,7 @@ import (
 
 	"providerdir/internal/teststore"
 	"providerdir/store"
+	"providerdir/store/storetest"
 )
 
 func TestStackGenerationLayers(t *testing.T) {
@@ -64,7 +65,7 @@ func (u unwrapper) Unwrap() store.Store { return u.Store }
 // Get of a document the view holds costs one call more (the mask, then the layer that answers).
 func TestStackedCalls(t *testing.T) {
 	emb := teststore.Embedded(t)
-	counted := &countingStore{Store: emb}
+	counted := &storetest.Counting{Store: emb}
 	s := store.Stacked(counted)
 	ctx := t.Context()
 	put := func(gen, coll string, ids ...string) {
@@ -91,21 +92,21 @@ func TestStackedCalls(t *testing.T) {
 		{stack, "new", 3},
 	}
 	for _, tt := range tests {
-		counted.calls.Store(0)
+		counted.Reset()
 		_, _ = s.Get(ctx, tt.gen, "c", tt.id)
-		if n := counted.calls.Load(); n != tt.calls {
+		if n := counted.Total(); n != tt.calls {
 			t.Errorf("Get(%s, %s) made %d backend calls, want %d", tt.gen, tt.id, n, tt.calls)
 		}
 	}
 	for _, q := range []store.Query{{Generation: "g1", Collection: "c"}, {Generation: "g1", Collection: "c", OrderBy: "k"}} {
-		counted.calls.Store(0)
+		counted.Reset()
 		if _, err := s.Find(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Count(ctx, q); err != nil {
 			t.Fatal(err)
 		}
-		if n := counted.calls.Load(); n != 2 {
+		if n := counted.Total(); n != 2 {
 			t.Errorf("Find and Count of a plain generation made %d backend calls, want 2", n)
 		}
 	}
