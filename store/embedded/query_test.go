@@ -99,11 +99,7 @@ func TestFindBroadByID(t *testing.T) {
 	}
 	for _, cap := range []int{1, 4, defaults().probeCap} {
 		s := open(t, func(c *config) { c.probeCap = cap })
-		for start := 0; start < len(docs); start += 1000 {
-			if err := s.Put(t.Context(), "g1", "c", docs[start:min(start+1000, len(docs))]); err != nil {
-				t.Fatal(err)
-			}
-		}
+		putChunks(t, s, docs)
 		for _, tt := range tests {
 			for _, desc := range []bool{false, true} {
 				want := bruteForce(docs, tt.where, desc)
@@ -153,11 +149,7 @@ func head(ids []string) []string { return ids[:min(len(ids), 10)] }
 func TestProbeDrivesBySmallest(t *testing.T) {
 	docs := raceDocs(3000)
 	s := open(t)
-	for start := 0; start < len(docs); start += 1000 {
-		if err := s.Put(t.Context(), "g1", "c", docs[start:start+1000]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putChunks(t, s, docs)
 	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
 	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
 	empty := store.Condition{Param: "tag", Values: []string{"none", "nothing"}}
@@ -193,17 +185,7 @@ func TestProbeDrivesBySmallest(t *testing.T) {
 				t.Errorf("driver %d with %d ids, want %d with %d", driver, len(ids), tt.driver, len(want))
 			}
 			// The answer is the same whichever condition drives.
-			page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 2000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, d := range page.Docs {
-				got = append(got, d.ID)
-			}
-			if all := bruteForce(docs, tt.where, false); !slices.Equal(got, all) {
-				t.Errorf("Find: %d documents, want %d", len(got), len(all))
-			}
+			checkFindAll(t, s, docs, tt.where)
 		})
 	}
 }
@@ -216,11 +198,7 @@ func TestProbeDrivesBySmallest(t *testing.T) {
 func TestCandidatesNarrowByIndex(t *testing.T) {
 	docs := raceDocs(3000)
 	s := open(t)
-	for start := 0; start < len(docs); start += 1000 {
-		if err := s.Put(t.Context(), "g1", "c", docs[start:start+1000]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putChunks(t, s, docs)
 	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
 	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
 	filler := store.Condition{Param: "filler", Values: []string{"0", "none"}}
@@ -258,18 +236,35 @@ func TestCandidatesNarrowByIndex(t *testing.T) {
 			if len(c.verify) != len(tt.verify) || len(c.verify) > 0 && c.verify[0].Param != tt.verify[0].Param {
 				t.Errorf("left to check %v, want %v", c.verify, tt.verify)
 			}
-			page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 2000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, d := range page.Docs {
-				got = append(got, d.ID)
-			}
-			if all := bruteForce(docs, tt.where, false); !slices.Equal(got, all) {
-				t.Errorf("Find: %d documents, want %d", len(got), len(all))
-			}
+			checkFindAll(t, s, docs, tt.where)
 		})
+	}
+}
+
+// putChunks writes docs into g1/c a thousand at a time, as an ingest's batches come.
+func putChunks(tb testing.TB, s *Store, docs []store.Document) {
+	tb.Helper()
+	for start := 0; start < len(docs); start += 1000 {
+		if err := s.Put(tb.Context(), "g1", "c", docs[start:min(start+1000, len(docs))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// checkFindAll checks that one page of Find over g1/c holds exactly the documents where selects,
+// whichever way the planner got to them.
+func checkFindAll(t *testing.T, s *Store, docs []store.Document, where []store.Condition) {
+	t.Helper()
+	page, err := s.Find(t.Context(), store.Query{Generation: "g1", Collection: "c", Where: where, Limit: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range page.Docs {
+		got = append(got, d.ID)
+	}
+	if all := bruteForce(docs, where, false); !slices.Equal(got, all) {
+		t.Errorf("Find: %d documents, want %d", len(got), len(all))
 	}
 }
 
@@ -284,11 +279,7 @@ func BenchmarkFindSmallAfterLarge(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	for start := 0; start < len(docs); start += 1000 {
-		if err := s.Put(b.Context(), "g1", "c", docs[start:start+1000]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	putChunks(b, s, docs)
 	q := store.Query{Generation: "g1", Collection: "c", Limit: 100, Where: []store.Condition{
 		{Param: "state", Values: []string{"CA", "XX"}}, {Param: "tag", Values: []string{"rare", "none"}}}}
 	for b.Loop() {

@@ -293,16 +293,7 @@ func (g *stackDocs) edit(below model, n int, fresh *int, gone *[]string) layer {
 // testStackedFind pages a two-layer stack with many overrides and deletes through every query
 // shape with pages of 1, 2, 3 and all.
 func testStackedFind(t *testing.T, s store.Store) {
-	s = store.Stacked(s)
-	g := &stackDocs{r: rand.New(rand.NewPCG(26, 1))}
-	var docs []store.Document
-	for i := range 60 {
-		docs = append(docs, g.doc(fmt.Sprintf("b%04d", i)))
-	}
-	base := baseView(t, s, "g1", "c", docs...)
-	fresh, gone := 0, []string{}
-	v := layOver(t, s, base, "g2", "c", g.edit(base.want, 40, &fresh, &gone))
-	checkView(t, s, v, "c", gone, 1, 2, 3, 1000)
+	checkRandomStack(t, s, 1, 60, 1, 40, 1, 2, 3, 1000)
 }
 
 // testStackedThreeLayers stacks two layers over a base, the second re-adding an id the first
@@ -333,17 +324,24 @@ func testStackedThreeLayers(t *testing.T, s store.Store) {
 // testStackedRandom stacks three random layers, each with many overrides, deletes, additions
 // and revivals, over a random base, and checks each level of the stack against its model.
 func testStackedRandom(t *testing.T, s store.Store) {
+	checkRandomStack(t, s, 2, 120, 3, 50, 2, 7, 1000)
+}
+
+// checkRandomStack writes n random documents as a base and layers random layers of edits
+// changes each over it, and pages every level of the stack through every query shape with the
+// given page sizes, against its model. seed picks the documents and the edits.
+func checkRandomStack(t *testing.T, s store.Store, seed uint64, n, layers, edits int, pages ...int) {
 	s = store.Stacked(s)
-	g := &stackDocs{r: rand.New(rand.NewPCG(26, 2))}
+	g := &stackDocs{r: rand.New(rand.NewPCG(26, seed))}
 	var docs []store.Document
-	for i := range 120 {
+	for i := range n {
 		docs = append(docs, g.doc(fmt.Sprintf("b%04d", i)))
 	}
 	v := baseView(t, s, "g1", "c", docs...)
 	fresh, gone := 0, []string{}
-	for i := 2; i <= 4; i++ {
-		v = layOver(t, s, v, fmt.Sprintf("g%d", i), "c", g.edit(v.want, 50, &fresh, &gone))
-		checkView(t, s, v, "c", gone, 2, 7, 1000)
+	for i := 2; i < 2+layers; i++ {
+		v = layOver(t, s, v, fmt.Sprintf("g%d", i), "c", g.edit(v.want, edits, &fresh, &gone))
+		checkView(t, s, v, "c", gone, pages...)
 	}
 }
 
