@@ -23,6 +23,11 @@
 //     the batch writer. A resource is stored without its provenance codings, which are the same
 //     for every record of a dataset: it names its tag set, stored once per generation, and the
 //     FHIR surface inserts the set as it copies the resource out.
+//     The projection reads the registry back instead of building each provider's resources as
+//     the family reads its record: an individual's roles carry their employer organizations'
+//     registry names and status, and the sandbox subset (the smallest active NPIs) is known,
+//     like those organizations, only once the whole registry is read. A rebuild without a new
+//     registry (new PECOS files, an upgrade) has no record in hand at all, so one path serves both.
 //   - The supply studies: one pass over the registry records that hold a registered taxonomy
 //     code counts every specialty and every registered code per state at once; with the Census
 //     populations and the NUCC display names it writes one document per specialty and one per
