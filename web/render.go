@@ -12,6 +12,7 @@ import (
 
 	"providerdir/internal/logging"
 	"providerdir/internal/requestid"
+	"providerdir/mapping/study"
 )
 
 // ContentSecurityPolicy is the policy of the HTML pages and their assets: scripts, styles,
@@ -52,7 +53,7 @@ const (
 )
 
 var funcs = template.FuncMap{
-	"count":   groupThousands,
+	"count":   study.FormatCount,
 	"decimal": func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
 }
 
@@ -129,22 +130,4 @@ func staticFiles() http.Handler {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, r)
 	})
-}
-
-// groupThousands writes n with comma separators, as U.S. figures are read.
-func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

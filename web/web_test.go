@@ -439,15 +439,3 @@ func TestLegend(t *testing.T) {
 		t.Errorf("legend %v, want %v", got, want)
 	}
 }
-
-func TestGroupThousands(t *testing.T) {
-	tests := []struct {
-		n    int64
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {340110988, "340,110,988"}, {-1234567, "-1,234,567"}}
-	for _, tt := range tests {
-		if got := groupThousands(tt.n); got != tt.want {
-			t.Errorf("groupThousands(%d) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
-}

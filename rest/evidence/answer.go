@@ -130,11 +130,11 @@ func (b *builder) densityClaim(r study.Row) {
 		b.derived(), study.FieldPer100k)
 }
 func (b *builder) countClaim(r study.Row) {
-	b.claim(fmt.Sprintf("%s (%s) has %s active %s providers in the registry.", r.StateName, r.StateCode, count(r.ActiveProviders), b.label),
+	b.claim(fmt.Sprintf("%s (%s) has %s active %s providers in the registry.", r.StateName, r.StateCode, study.FormatCount(r.ActiveProviders), b.label),
 		b.registry(), study.FieldActiveProviders)
 }
 func (b *builder) populationClaim(r study.Row) {
-	b.claim(fmt.Sprintf("%s (%s) had a resident population of %s in 2024.", r.StateName, r.StateCode, count(r.Population)),
+	b.claim(fmt.Sprintf("%s (%s) had a resident population of %s in 2024.", r.StateName, r.StateCode, study.FormatCount(r.Population)),
 		b.census(), study.FieldPopulation)
 }
 func (b *builder) rankClaim(r study.Row) {
@@ -146,8 +146,8 @@ func (b *builder) rankClaim(r study.Row) {
 func (b *builder) nationalClaims() {
 	n := b.st.National
 	b.claim(fmt.Sprintf("The 50 states and DC together have %s active %s providers per 100,000 residents.", per(n.Per100k), b.label), b.derived(), study.FieldPer100k)
-	b.claim(fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC.", count(n.ActiveProviders), b.label), b.registry(), study.FieldActiveProviders)
-	b.claim(fmt.Sprintf("The 50 states and DC had a resident population of %s in 2024.", count(n.Population)), b.census(), study.FieldPopulation)
+	b.claim(fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC.", study.FormatCount(n.ActiveProviders), b.label), b.registry(), study.FieldActiveProviders)
+	b.claim(fmt.Sprintf("The 50 states and DC had a resident population of %s in 2024.", study.FormatCount(n.Population)), b.census(), study.FieldPopulation)
 }
 
 // answer composes the answer to the builder's intent. It fails only on an intent whose states
@@ -191,18 +191,18 @@ func (b *builder) answer() (*Answer, error) {
 		a.Summary = b.extreme(a)
 	case b.in.Kind == KindCount && len(rows) == 1:
 		r := rows[0]
-		a.Summary = fmt.Sprintf("%s has %s active %s providers in the registry (%s per 100,000 residents).", r.StateName, count(r.ActiveProviders), b.label, per(r.Per100k))
+		a.Summary = fmt.Sprintf("%s has %s active %s providers in the registry (%s per 100,000 residents).", r.StateName, study.FormatCount(r.ActiveProviders), b.label, per(r.Per100k))
 		a.Value, a.Unit = num(float64(r.ActiveProviders)), unit("providers")
 		b.countClaim(r)
 		b.densityClaim(r)
 	case b.in.Kind == KindCount:
-		a.Summary = fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC (%s per 100,000 residents).", count(n.ActiveProviders), b.label, per(n.Per100k))
+		a.Summary = fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC (%s per 100,000 residents).", study.FormatCount(n.ActiveProviders), b.label, per(n.Per100k))
 		a.Value, a.Unit = num(float64(n.ActiveProviders)), unit("providers")
 		b.nationalClaims()
 	case len(rows) == 1:
 		r := rows[0]
 		a.Summary = fmt.Sprintf("%s has %s active %s providers per 100,000 residents (%s providers, 2024 population %s), rank %d of 51 by density.",
-			r.StateName, per(r.Per100k), b.label, count(r.ActiveProviders), count(r.Population), r.Rank)
+			r.StateName, per(r.Per100k), b.label, study.FormatCount(r.ActiveProviders), study.FormatCount(r.Population), r.Rank)
 		a.Value, a.Unit = num(r.Per100k), unit("providers per 100,000 residents")
 		b.densityClaim(r)
 		b.countClaim(r)
@@ -210,7 +210,7 @@ func (b *builder) answer() (*Answer, error) {
 		b.rankClaim(r)
 	default:
 		a.Summary = fmt.Sprintf("The 50 states and DC together have %s active %s providers per 100,000 residents (%s providers, 2024 population %s).",
-			per(n.Per100k), b.label, count(n.ActiveProviders), count(n.Population))
+			per(n.Per100k), b.label, study.FormatCount(n.ActiveProviders), study.FormatCount(n.Population))
 		a.Value, a.Unit = num(n.Per100k), unit("providers per 100,000 residents")
 		b.nationalClaims()
 	}
@@ -226,7 +226,7 @@ func (b *builder) compare(rows []study.Row) string {
 	best := rows[0]
 	for _, r := range rows {
 		if b.in.ByCount {
-			parts = append(parts, fmt.Sprintf("%s %s", r.StateName, count(r.ActiveProviders)))
+			parts = append(parts, fmt.Sprintf("%s %s", r.StateName, study.FormatCount(r.ActiveProviders)))
 			b.countClaim(r)
 			if r.ActiveProviders > best.ActiveProviders {
 				best = r
@@ -303,7 +303,7 @@ func (b *builder) extreme(a *Answer) string {
 		if b.in.Lowest {
 			most = "the fewest"
 		}
-		return fmt.Sprintf("%s %s %s active %s providers of the 50 states and DC, %s.", who, has(len(top)), most, b.label, count(top[0].ActiveProviders))
+		return fmt.Sprintf("%s %s %s active %s providers of the 50 states and DC, %s.", who, has(len(top)), most, b.label, study.FormatCount(top[0].ActiveProviders))
 	}
 	a.Unit = unit("providers per 100,000 residents")
 	highest := "the highest"
@@ -357,24 +357,6 @@ func joinNames(names []string) string {
 
 // per writes a density as the API serves it: up to 4 decimals, no trailing zeros.
 func per(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// count writes a whole number with thousands separators.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
 
 func num(f float64) *float64 { return &f }
 func unit(s string) *string  { return &s }
