@@ -153,16 +153,7 @@ func putClient(ctx context.Context, st store.Store, c Client) (Client, error) {
 
 // ListClients returns every registered client, by id.
 func ListClients(ctx context.Context, st store.Store) ([]Client, error) {
-	var out []Client
-	err := store.EachRecord(ctx, st, ClientKind, func(r store.Record) error {
-		c, err := decodeClient(r)
-		out = append(out, c)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.DecodeRecords(ctx, st, ClientKind, decodeClient)
 }
 
 // SetClientEnabled enables or disables a client. A disabled client's assertions are refused at

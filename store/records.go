@@ -27,6 +27,21 @@ func EachRecord(ctx context.Context, s Store, kind string, fn func(Record) error
 	}
 }
 
+// DecodeRecords returns every live record of kind decoded by decode, in id order, or the first
+// error of the read or of decode: the list of clients, keys, subscriptions or requests.
+func DecodeRecords[T any](ctx context.Context, s Store, kind string, decode func(Record) (T, error)) ([]T, error) {
+	var out []T
+	err := EachRecord(ctx, s, kind, func(r Record) error {
+		v, err := decode(r)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // documentPage is how many documents EachDocument reads per Find when the query sets no limit.
 const documentPage = 1000
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"providerdir/internal/teststore"
@@ -46,6 +47,41 @@ func TestEachRecord(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || seen != 3 {
 		t.Errorf("after an error: %v, %d visited", err, seen)
+	}
+}
+
+// DecodeRecords decodes every record of a kind across pages, in id order, and returns nothing
+// but the error when one does not decode.
+func TestDecodeRecords(t *testing.T) {
+	s := teststore.Embedded(t)
+	ctx := context.Background()
+	const n = 1001 // more than two pages
+	for i := range n {
+		if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: fmt.Sprintf("r%05d", i), Body: []byte(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	atoi := func(r store.Record) (int, error) { return strconv.Atoi(string(r.Body)) }
+	got, err := store.DecodeRecords(ctx, s, "k", atoi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d records, want %d", len(got), n)
+	}
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("record %d decoded as %d", i, v)
+		}
+	}
+	if none, err := store.DecodeRecords(ctx, s, "absent", atoi); err != nil || len(none) != 0 {
+		t.Errorf("an absent kind: %v, %v", none, err)
+	}
+	if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: "r00500x", Body: []byte("not a number")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.DecodeRecords(ctx, s, "k", atoi); !errors.Is(err, strconv.ErrSyntax) || got != nil {
+		t.Errorf("a record that does not decode: %d records, %v", len(got), err)
 	}
 }
 

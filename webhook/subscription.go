@@ -214,16 +214,7 @@ func getSubscription(ctx context.Context, st store.Store, id string) (Subscripti
 
 // allSubscriptions reads every subscription, a page at a time.
 func allSubscriptions(ctx context.Context, st store.Store) ([]Subscription, error) {
-	var out []Subscription
-	err := store.EachRecord(ctx, st, subscriptionKind, func(rec store.Record) error {
-		s, err := decodeSubscription(rec)
-		out = append(out, s)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.DecodeRecords(ctx, st, subscriptionKind, decodeSubscription)
 }
 
 // updateSubscription changes a subscription by compare-and-swap.

@@ -13,16 +13,11 @@ import (
 // List returns every stored key, revoked and expired ones included, ordered by hash (which is
 // to say in no meaningful order; callers sort for display).
 func (m *Manager) List(ctx context.Context) ([]Key, error) {
-	var out []Key
-	err := store.EachRecord(ctx, m.st, keyKind, func(rec store.Record) error {
-		k, err := decodeKey(rec)
-		out = append(out, k)
-		return err
-	})
+	keys, err := store.DecodeRecords(ctx, m.st, keyKind, decodeKey)
 	if err != nil {
 		return nil, fmt.Errorf("apikey: list keys: %w", err)
 	}
-	return out, nil
+	return keys, nil
 }
 
 // Find returns the key a reference names: its ID ("key_" and 16 hex digits), the key itself,

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"providerdir/rest/apikey"
@@ -108,18 +109,14 @@ func (s *Service) Get(ctx context.Context, id string) (Request, error) {
 
 // List returns the requests oldest first; with pendingOnly, only those awaiting a decision.
 func (s *Service) List(ctx context.Context, pendingOnly bool) ([]Request, error) {
-	var out []Request
-	err := store.EachRecord(ctx, s.st, RecordKind, func(rec store.Record) error {
-		req, err := decode(rec)
-		if err == nil && (!pendingOnly || req.Status == StatusPending) {
-			out = append(out, req)
-		}
-		return err
-	})
+	reqs, err := store.DecodeRecords(ctx, s.st, RecordKind, decode)
 	if err != nil {
 		return nil, fmt.Errorf("intake: list requests: %w", err)
 	}
-	return out, nil
+	if pendingOnly {
+		reqs = slices.DeleteFunc(reqs, func(r Request) bool { return r.Status != StatusPending })
+	}
+	return reqs, nil
 }
 
 // Approve issues a pilot key for a pending request, named after the organization and linked to
