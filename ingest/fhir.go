@@ -200,27 +200,20 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 // buildFacilities builds the Provider of Services facilities that are not merged into an
 // organization NPI.
 func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
-	sc := newScan(j.st, catalog.Facilities, j.gen[catalog.Facilities])
-	for {
-		d, err := sc.next(ctx)
-		if err != nil || d == nil {
-			return err
-		}
+	return j.each(ctx, catalog.Facilities, nil, func(d *store.Document) error {
 		if _, merged := j.mergedCCN[d.ID]; merged {
-			continue
+			return nil
 		}
 		res, err := j.facilityResources(ctx, d)
 		if errors.Is(err, fhirmap.ErrNoResource) {
 			stats["skipped"]++
-			continue
+			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := emit(res); err != nil {
-			return err
-		}
-	}
+		return emit(res)
+	})
 }
 
 // facilityResources builds the resources of a Provider of Services facility that is not merged
@@ -244,16 +237,16 @@ func taxonomies(ctx context.Context, st store.Store, gen string) (fhirmap.Taxono
 	if gen == "" {
 		return out, nil
 	}
-	sc := newScan(st, catalog.NUCCTaxonomy, gen)
-	for {
-		d, err := sc.next(ctx)
-		if err != nil || d == nil {
-			return out, err
-		}
+	err := store.EachDocument(ctx, st, store.Query{Collection: catalog.NUCCTaxonomy, Generation: gen}, func(d *store.Document) error {
 		body, err := mapping.DecodeBody[nucc.Taxonomy](*d)
 		if err != nil {
-			return nil, fmt.Errorf("fhir: taxonomy %s: %w", d.ID, err)
+			return fmt.Errorf("fhir: taxonomy %s: %w", d.ID, err)
 		}
 		out[body.Record.Code] = body.Record.DisplayName
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }

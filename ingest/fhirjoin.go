@@ -329,31 +329,11 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	if j.gen[catalog.Enrollments] == "" || j.gen[catalog.Reassignments] == "" {
 		return b.pj, nil
 	}
-	sc := newScan(j.st, catalog.Enrollments, j.gen[catalog.Enrollments])
-	for {
-		d, err := sc.next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			break
-		}
-		if err := b.addEnrollment(d); err != nil {
-			return nil, err
-		}
+	if err := j.each(ctx, catalog.Enrollments, nil, b.addEnrollment); err != nil {
+		return nil, err
 	}
-	sc = newScan(j.st, catalog.Reassignments, j.gen[catalog.Reassignments])
-	for {
-		d, err := sc.next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			break
-		}
-		if err := b.addReassignment(d); err != nil {
-			return nil, err
-		}
+	if err := j.each(ctx, catalog.Reassignments, nil, b.addReassignment); err != nil {
+		return nil, err
 	}
 	return b.pj, nil
 }
