@@ -97,17 +97,7 @@ func (e *Env) evidence(ctx context.Context, body string, status int) (v1Envelope
 	if err != nil {
 		return v1Envelope{}, err
 	}
-	if res.status != status {
-		return v1Envelope{}, fmt.Errorf("%s: %d, want %d: %.300s", res.url, res.status, status, res.body)
-	}
-	if err := rateLimitHeaders(res); err != nil {
-		return v1Envelope{}, err
-	}
-	var env v1Envelope
-	if err := res.json(&env); err != nil {
-		return v1Envelope{}, err
-	}
-	return env, requestMeta(env.Meta)
+	return v1Answer(res, status)
 }
 
 // evidenceResult asks one question and decodes the 200 answer's data.

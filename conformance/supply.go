@@ -73,6 +73,12 @@ func (e *Env) v1Get(ctx context.Context, method, path, key string, status int) (
 	if err != nil {
 		return v1Envelope{}, err
 	}
+	return v1Answer(res, status)
+}
+
+// v1Answer holds a supply API answer to the status, the rate-limit headers and the envelope
+// with its request metadata, and returns the envelope.
+func v1Answer(res response, status int) (v1Envelope, error) {
 	if res.status != status {
 		return v1Envelope{}, fmt.Errorf("%s: %d, want %d: %.300s", res.url, res.status, status, res.body)
 	}
