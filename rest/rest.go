@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -91,4 +92,12 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, status int, contentTyp
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// NothingAfter reports whether dec holds nothing but white space after the value it decoded:
+// a request body is one JSON value, and a body with more after it (another value, a stray
+// bracket) is refused rather than read in part.
+func NothingAfter(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,24 @@ func TestWriteJSONReusesBuffers(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if perAnswer := (after.TotalAlloc - before.TotalAlloc) / runs; perAnswer > 550<<10 {
 		t.Errorf("a 1.1 MB answer allocated %d bytes", perAnswer)
+	}
+}
+
+func TestNothingAfter(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		want bool
+	}{
+		{`{"a":1}`, true}, {"{\"a\":1} \r\n\t", true},
+		{`{"a":1} {}`, false}, {`{"a":1} ]`, false}, {`{"a":1}}`, false}, {`{"a":1} x`, false}, {`{"a":1} 2`, false},
+	} {
+		dec := json.NewDecoder(strings.NewReader(tt.body))
+		var v map[string]any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", tt.body, err)
+		}
+		if got := NothingAfter(dec); got != tt.want {
+			t.Errorf("NothingAfter(%q) = %v, want %v", tt.body, got, tt.want)
+		}
 	}
 }

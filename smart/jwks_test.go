@@ -20,7 +20,7 @@ import (
 )
 
 // jwkJSON imports a raw key, sets fields on it and returns the set {"keys":[it]} as JSON.
-func jwkJSON(t *testing.T, raw any, public bool, fields map[string]any) []byte {
+func jwkJSON(t testing.TB, raw any, public bool, fields map[string]any) []byte {
 	t.Helper()
 	k, err := jwk.Import(raw)
 	if err != nil {

@@ -74,3 +74,47 @@ func TestNewSecret(t *testing.T) {
 		t.Errorf("secrets %q, %q", a, b)
 	}
 }
+
+// A signature header of any shape verifies only when one of its v1 values is the HMAC of the
+// body under the secret, which the header can hold only by having been signed with it; a
+// header that parses holds a timestamp and signatures of the HMAC's length.
+func FuzzVerify(f *testing.F) {
+	body := []byte(`{"event":"provider.changed"}`)
+	secret := "whsec_0123"
+	at := time.Unix(1749388800, 0)
+	f.Add(Sign(at, body, secret), body, secret)
+	f.Add(Sign(at, body, "whsec_other", secret), body, secret)
+	f.Add(Sign(at, body, secret)+",v0=zz", body, secret)
+	f.Add("t=1749388800,v1="+strings.Repeat("ab", 32), body, secret)
+	f.Add("t=-1,v1=", []byte{}, "")
+	f.Add(" t=1 , v1=00 ", []byte("x"), "s")
+	f.Add("t=1,t=2,v1="+strings.Repeat("0", 64), []byte("x"), "s")
+	f.Fuzz(func(t *testing.T, header string, body []byte, secret string) {
+		ts, sigs, err := parseSignature(header)
+		if err == nil {
+			if ts < 0 || len(sigs) == 0 {
+				t.Fatalf("parsed %q: t=%d, %d signatures", header, ts, len(sigs))
+			}
+			for _, s := range sigs {
+				if len(s) != sha256.Size {
+					t.Fatalf("parsed %q: a signature of %d bytes", header, len(s))
+				}
+			}
+		} else if !errors.Is(err, ErrSignatureFormat) {
+			t.Fatalf("parse %q: %v", header, err)
+		}
+		err = Verify(header, body, secret, time.Unix(ts, 0), time.Minute)
+		if err != nil {
+			return
+		}
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write(body)
+		want := m.Sum(nil)
+		for _, s := range sigs {
+			if hmac.Equal(s, want) {
+				return
+			}
+		}
+		t.Fatalf("Verify accepted %q for a body it does not sign", header)
+	})
+}

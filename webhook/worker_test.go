@@ -371,6 +371,25 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+// A receiver's Retry-After of any shape gives a delay that is never negative, and one in
+// seconds never more than MaxRetryAfter.
+func FuzzParseRetryAfter(f *testing.F) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, v := range []string{"", "0", "-5", "120", " 7 ", "99999999999999999999", "1e3", "0x10",
+		now.Add(90 * time.Second).Format(http.TimeFormat), "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 01 Jan 1970 00:00:00 GMT"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		d := parseRetryAfter(v, now)
+		if d < 0 {
+			t.Fatalf("parseRetryAfter(%q) = %v", v, d)
+		}
+		if _, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && d > MaxRetryAfter {
+			t.Fatalf("parseRetryAfter(%q) = %v, above %v", v, d, MaxRetryAfter)
+		}
+	})
+}
+
 func TestBackoff(t *testing.T) {
 	want := []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute,
 		16 * time.Minute, 32 * time.Minute, 64 * time.Minute, 2 * time.Hour, 2 * time.Hour, 2 * time.Hour}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"providerdir/internal/safetext"
+	"providerdir/rest"
 )
 
 // Bounds of a request (seeds/000 section 8).
@@ -87,7 +88,7 @@ func readRequest(r *http.Request) (query, *badRequest) {
 	if err := dec.Decode(&req); err != nil {
 		return bad(CodeInvalidJSON, decodeProblem(err))
 	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+	if !rest.NothingAfter(dec) {
 		return bad(CodeInvalidJSON, "The body holds more than one JSON value; send one object.")
 	}
 	if req.Query == nil {

@@ -103,7 +103,7 @@ func decodeBatch(w http.ResponseWriter, r *http.Request) (BatchRequest, string, 
 	switch {
 	case errors.As(err, &tooBig):
 		return req, CodeBatchTooLarge, "The body is over " + strconv.Itoa(MaxBatchBody) + " bytes; send at most " + strconv.Itoa(MaxBatch) + " NPIs per batch."
-	case err != nil || req.NPIs == nil || dec.More():
+	case err != nil || req.NPIs == nil || !rest.NothingAfter(dec):
 		return req, CodeInvalidBody, `The body is one JSON object {"npis": ["<10-digit NPI>", ...]}.`
 	case len(req.NPIs) > MaxBatch:
 		return req, CodeBatchTooLarge, strconv.Itoa(len(req.NPIs)) + " NPIs sent; a batch holds at most " + strconv.Itoa(MaxBatch) + "."

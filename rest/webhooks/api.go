@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -159,7 +158,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) string {
 		}
 		return "The body must be a JSON object with url (string), events (array of strings) and npis (array of NPI strings): " + err.Error()
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if !rest.NothingAfter(dec) {
 		return "The body must hold one JSON object and nothing after it."
 	}
 	return ""
