@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
+
+	"providerdir/ident"
 )
 
 func TestAllowed(t *testing.T) {
@@ -115,4 +118,94 @@ func TestDialChecksAddress(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// A subscription URL of any shape is accepted only as an absolute https URL (http only to
+// loopback where that is allowed) without user information or a fragment, whose host is an
+// address deliveries may connect to. Name look-ups fail here, so only addresses are accepted.
+func FuzzCheckURL(f *testing.F) {
+	for _, s := range []string{
+		"https://93.184.216.34/hook", "https://[2606:2800:220:1::]/hook", "http://127.0.0.1:8080/x", "https://10.0.0.1/",
+		"https://169.254.169.254/latest/meta-data", "https://[::ffff:10.0.0.1]/", "https://user:pw@93.184.216.34/", "https://93.184.216.34/#f",
+		"ftp://93.184.216.34/", "//93.184.216.34/x", "https:93.184.216.34", "https://0.0.0.0/", "https://[fe80::1%25eth0]/",
+		"https://127.1/", "https://0x7f000001/", "https://example.org/", "https://93.184.216.34:99999/", "HTTPS://93.184.216.34/",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	noNames := &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("no name service in this test")
+	}}
+	f.Fuzz(func(t *testing.T, raw string, loopback bool) {
+		p := AddressPolicy{AllowLoopback: loopback, Resolver: noNames}
+		u, err := p.CheckURL(context.Background(), raw)
+		if err != nil {
+			if u != nil || err.Error() == "" {
+				t.Fatalf("%q: refused with %v, %v", raw, u, err)
+			}
+			return
+		}
+		if len(raw) > MaxURLLen || u.User != nil || u.Fragment != "" || u.Host == "" {
+			t.Fatalf("%q: accepted as %#v", raw, u)
+		}
+		ips, err := p.resolve(context.Background(), u.Hostname())
+		if err != nil || len(ips) == 0 {
+			t.Fatalf("%q: accepted a host that does not resolve: %v", raw, err)
+		}
+		for _, ip := range ips {
+			if !p.Allowed(ip) {
+				t.Fatalf("%q: accepted %s", raw, ip)
+			}
+			if u.Scheme != "https" && !(u.Scheme == "http" && loopback && ip.Unmap().IsLoopback()) {
+				t.Fatalf("%q: accepted scheme %q to %s", raw, u.Scheme, ip)
+			}
+		}
+	})
+}
+
+// A registration of any events and NPIs is refused with a code and a message, or normalized to
+// known events and valid NPIs, each once and sorted, with NPIs wherever an event needs them.
+func FuzzRegistration(f *testing.F) {
+	f.Add("source.refreshed", "")
+	f.Add("provider.changed,exclusion.added,provider.changed", "1234567893,1245319599,1234567893")
+	f.Add("provider.changed", "")
+	f.Add("provider.changed", "1234567890")
+	f.Add("nope", "1234567893")
+	f.Add("", "")
+	f.Add("source.refreshed", "1234567893,")
+		split := func(s string) []string {
+			if s == "" {
+				return nil
+			}
+			return strings.Split(s, ",")
+		}
+		r := Registration{URL: "https://93.184.216.34/", Events: split(events), NPIs: split(npis)}
+		ev, ns, err := r.normalize()
+		if err != nil {
+			var in *InputError
+			if !errors.As(err, &in) || in.Code == "" || in.Message == "" {
+				t.Fatalf("%+v: refused with %v", r, err)
+			}
+			return
+		}
+		if len(ev) == 0 || !slices.IsSorted(ev) || len(slices.Compact(slices.Clone(ev))) != len(ev) {
+			t.Fatalf("%+v: events %q", r, ev)
+		}
+		for _, e := range ev {
+			if !slices.Contains(Events, e) {
+				t.Fatalf("%+v: accepted event %q", r, e)
+			}
+		}
+		if ns == nil || len(ns) > MaxWatchedNPIs || !slices.IsSorted(ns) || len(slices.Compact(slices.Clone(ns))) != len(ns) {
+			t.Fatalf("%+v: NPIs %q", r, ns)
+		}
+		for _, n := range ns {
+			if ident.ValidateNPI(n) != nil {
+				t.Fatalf("%+v: accepted NPI %q", r, n)
+			}
+		}
+		if (slices.Contains(ev, EventProviderChanged) || slices.Contains(ev, EventExclusionAdded)) && len(ns) == 0 {
+			t.Fatalf("%+v: watches without NPIs", r)
+		}
+	})
 }

@@ -1,9 +1,15 @@
 package intake
 
 import (
+	"net/mail"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"providerdir/internal/safetext"
 )
 
 func TestValidate(t *testing.T) {
@@ -63,4 +69,55 @@ func TestNormalizedComposesAccents(t *testing.T) {
 	if f.Name != "José Müller" || f.Organization != "Café" {
 		t.Fatalf("normalized to %q, %q", f.Name, f.Organization)
 	}
+}
+
+// A body of any shape is refused with a short sentence, or read as a form; a form of any
+// content passes validation only with every field within its bounds and free of control and
+// invisible formatting characters, and an address a mail client takes as is.
+func FuzzForm(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"Ada","email":"ada@example.org","organization":"Payer","intended_use":"Supply studies for network adequacy."}`,
+		`{"name":"Ada\u202e","email":"ada@example.org","organization":"P","intended_use":"0123456789"}`,
+		`{"name":"A","email":"Ada <ada@example.org>","organization":"P","intended_use":"0123456789"}`,
+		`{"name":"A","email":"ada@localhost","organization":"P","intended_use":"line one\nline two"}`,
+		`{"name":1}`, `{"nom":"x"}`, `{"name":"x"} {}`, `{"name":"x"`, ``, `[]`, `{"name":"\ud800"}`,
+		`{"name":"e` + "\u0301" + `","email":"a@b.co","organization":"o","intended_use":"` + strings.Repeat("x", maxIntendedUse+1) + `"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		form, problem := decodeForm(raw)
+		if problem != "" {
+			if !utf8.ValidString(problem) || len(problem) > 4*safetext.EchoRunes+200 {
+				t.Fatalf("%q: problem %q", raw, problem)
+			}
+			return
+		}
+		form = form.normalized()
+		if errs := form.Validate(); len(errs) > 0 {
+			for _, e := range errs {
+				if !slices.Contains([]string{"name", "email", "organization", "intended_use"}, e.Field) || e.Message == "" {
+					t.Fatalf("%q: field error %+v", raw, e)
+				}
+			}
+			return
+		}
+		for _, fld := range []struct {
+			v         string
+			min, max  int
+			multiline bool
+		}{{form.Name, 1, maxName, false}, {form.Email, 3, maxEmail, false}, {form.Organization, 1, maxOrg, false}, {form.IntendedUse, minIntendedUse, maxIntendedUse, true}} {
+			if n := utf8.RuneCountInString(fld.v); !utf8.ValidString(fld.v) || n < fld.min || n > fld.max {
+				t.Fatalf("%q: accepted %q", raw, fld.v)
+			}
+			for _, r := range fld.v {
+				if unicode.IsControl(r) && !(fld.multiline && strings.ContainsRune("\n\r\t", r)) || safetext.Invisible(r) {
+					t.Fatalf("%q: accepted %q with %U", raw, fld.v, r)
+				}
+			}
+		}
+		if a, err := mail.ParseAddress(form.Email); err != nil || a.Address != form.Email {
+			t.Fatalf("%q: accepted address %q", raw, form.Email)
+		}
+	})
 }

@@ -106,7 +106,7 @@ func decodeForm(raw []byte) (f Form, problem string) {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&f)
 	if err == nil {
-		if extra := dec.Decode(&struct{}{}); !errors.Is(extra, io.EOF) {
+		if !rest.NothingAfter(dec) {
 			return Form{}, "The body holds more than one JSON value; send one object."
 		}
 		return f, ""

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"providerdir/ident"
 )
 
 // A batch body of any shape is refused with one of the contract's codes and a message, or
@@ -41,6 +43,40 @@ func FuzzDecodeBatch(f *testing.F) {
 			if len(npi) != 10 || strings.Trim(npi, "0123456789") != "" {
 				t.Fatalf("%q: accepted NPI %q", body, npi)
 			}
+		}
+	})
+}
+
+// Search parameters of any shape are refused with one of the contract's codes, or accepted as a
+// query of bounded length with a word of two or more letters, a valid state and taxonomy when
+// given, and a limit and page in range.
+func FuzzParseSearch(f *testing.F) {
+	for _, s := range []string{
+		"q=smith", "q=john+smith&state=ca&taxonomy=207r00000x&limit=5&page=2", "q=a", "q=", "q=%FF%FE", "q=%00%00",
+		"q=smith&state=XX", "q=smith&taxonomy=207", "q=smith&limit=0", "q=smith&limit=100000", "q=smith&page=-1",
+		"q=smith&page=99999999999999999999", "q=" + strings.Repeat("ab+", MaxQueryLen), "q=o%27brien-smith&limit=%2B3",
+	} {
+		f.Add(s)
+	}
+	codes := []string{CodeInvalidQuery, CodeInvalidState, CodeInvalidTaxonomy, CodeInvalidLimit, CodeInvalidPage}
+	f.Fuzz(func(t *testing.T, query string) {
+		r := httptest.NewRequest("GET", "/v1/search", nil)
+		r.URL.RawQuery = query
+		sq, tokens, code, msg := parseSearch(r)
+		if code != "" {
+			if !slices.Contains(codes, code) || msg == "" {
+				t.Fatalf("%q: code %q, message %q", query, code, msg)
+			}
+			return
+		}
+		if len(sq.Q) > MaxQueryLen || !slices.ContainsFunc(tokens, func(w string) bool { return utf8.RuneCountInString(w) > 1 }) {
+			t.Fatalf("%q: accepted q %q (words %q)", query, sq.Q, tokens)
+		}
+		if sq.State != "" && ident.ValidateState(sq.State) != nil || sq.Taxonomy != "" && ident.ValidateTaxonomy(sq.Taxonomy) != nil {
+			t.Fatalf("%q: accepted state %q, taxonomy %q", query, sq.State, sq.Taxonomy)
+		}
+		if sq.Limit < 1 || sq.Limit > MaxSearchLimit || sq.Page < 1 || sq.Page > MaxSearchPage {
+			t.Fatalf("%q: accepted limit %d, page %d", query, sq.Limit, sq.Page)
 		}
 	})
 }

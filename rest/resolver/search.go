@@ -140,10 +140,11 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 	p := r.URL.Query()
 	sq := SearchQuery{Q: p.Get("q"), State: strings.ToUpper(p.Get("state")), Taxonomy: strings.ToUpper(p.Get("taxonomy")),
 		Limit: DefaultSearchLimit, Page: 1}
+	if len(sq.Q) > MaxQueryLen {
+		return sq, nil, CodeInvalidQuery, "q is at most " + strconv.Itoa(MaxQueryLen) + " bytes."
+	}
 	tokens := match.QueryTokens(sq.Q)
 	switch {
-	case len(sq.Q) > MaxQueryLen:
-		return sq, nil, CodeInvalidQuery, "q is at most " + strconv.Itoa(MaxQueryLen) + " bytes."
 	case !slices.ContainsFunc(tokens, func(t string) bool { return len([]rune(t)) > 1 }):
 		return sq, nil, CodeInvalidQuery, "q is a provider or organization name with at least one word of two or more letters."
 	case sq.State != "" && ident.ValidateState(sq.State) != nil:
