@@ -173,6 +173,7 @@ func FuzzRegistration(f *testing.F) {
 	f.Add("nope", "1234567893")
 	f.Add("", "")
 	f.Add("source.refreshed", "1234567893,")
+	f.Fuzz(func(t *testing.T, events, npis string) {
 		split := func(s string) []string {
 			if s == "" {
 				return nil
