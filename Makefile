@@ -20,12 +20,13 @@ METRICS_ADDR ?= 127.0.0.1:9090
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 REDOCLY     := @redocly/cli@2.77.0
 
-.PHONY: help build run demo-data test test-go fhirjs mcpinspector lint bench bench-quick bench-go pgo clean
+.PHONY: help build run demo-data test test-go fhirjs mcpinspector lint fuzz bench bench-quick bench-go pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
 	@echo "make test   run every test (starts its own MongoDB-protocol server for the mongo backend)"
 	@echo "make lint   gofmt, go vet, staticcheck, the OpenAPI document (Redocly, with npm)"
+	@echo "make fuzz   every fuzz target for FUZZTIME each (default 10s); FUZZ=regexp picks targets"
 	@echo "make bench  load a 1-million-provider snapshot over loopback and rewrite docs/BENCHMARKS.md"
 	@echo "make bench-quick  the same at 100,000 providers, printed only, to check a change"
 	@echo "make bench-go  Go benchmarks of the hot paths"
@@ -80,6 +81,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	npm exec --yes --package=$(REDOCLY) -- redocly lint --config redocly.yaml --format=stylish rest/supply/openapi.json
+
+# Every parser and validator of outside input has a fuzz target; make test runs their seed
+# corpora, this searches beyond them (scripts/fuzz.sh).
+fuzz:
+	@GO=$(GO) bash scripts/fuzz.sh
 
 # The load harness (scripts/bench.sh) drives a real providerd over loopback at fixed offered rates,
 # each figure beside a ceiling measured in the same run. bench-quick checks a change on a cached

@@ -2,18 +2,24 @@ package smart
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
+
+	"providerdir/internal/teststore"
 )
 
 // An inline JWKS of any shape is refused, or accepted as a canonical set that validates again
@@ -119,5 +125,79 @@ func FuzzVerifyAccess(f *testing.F) {
 			}
 		}
 		t.Fatalf("%q verified as a grant never issued: %+v", raw, g)
+	})
+}
+
+// A client assertion of any shape authenticates only when the registered client's key signed
+// it, names that client as its issuer, and has not been used before: an accepted assertion
+// verifies with the registered key, and a second use of it is refused.
+func FuzzAuthenticate(f *testing.F) {
+	ctx := context.Background()
+	st := teststore.Embedded(f)
+	now := time.Now()
+	s, err := New(Config{Store: st, BaseURL: "https://dir.example/fhir", SandboxKeyFile: f.TempDir() + "/sandbox.jwk",
+		Now: func() time.Time { return now }, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		f.Fatal(err)
+	}
+	priv, err := jwk.Import(rsaKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := priv.Set(jwk.KeyIDKey, "k1"); err != nil {
+		f.Fatal(err)
+	}
+	pub, err := priv.PublicKey()
+	if err != nil {
+		f.Fatal(err)
+	}
+	c, err := AddClient(ctx, st, ClientSpec{Name: "fuzz", JWKS: jwkJSON(f, rsaKey, true, map[string]any{"kid": "k1"}), Scopes: []string{"system/*.rs"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	probe, err := SignAssertion(c.ID, s.TokenURL(), priv, now)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := s.authenticate(ctx, tokenForm{Assertion: probe}); err != nil {
+		f.Fatalf("a signed assertion does not authenticate: %v", err)
+	}
+	for range 2 {
+		a, err := SignAssertion(c.ID, s.TokenURL(), priv, now)
+		if err != nil {
+			f.Fatal(err)
+		}
+		parts := strings.Split(a, ".")
+		f.Add(a, "")
+		f.Add(a, c.ID)
+		f.Add(a, "someone-else")
+		f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","kid":"k1"}`))+"."+parts[1]+".", "")
+		f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS384","kid":"k1"}`))+"."+parts[1]+"."+parts[2], "")
+		f.Add(parts[0]+"."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"`+c.ID+`","exp":"soon"}`))+"."+parts[2], "")
+	}
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, assertion, clientID string) {
+		got, err := s.authenticate(ctx, tokenForm{Assertion: assertion, ClientID: clientID})
+		if err != nil {
+			return
+		}
+		payload, err := jws.Verify([]byte(assertion), jws.WithKey(jwa.RS384(), pub))
+		if err != nil {
+			t.Fatalf("%q: accepted for %s without the registered key's signature: %v", assertion, got.ID, err)
+		}
+		var claims struct {
+			Iss string `json:"iss"`
+		}
+		if json.Unmarshal(payload, &claims) != nil || claims.Iss != c.ID || got.ID != c.ID {
+			t.Fatalf("%q: accepted for %s, issued by %q", assertion, got.ID, claims.Iss)
+		}
+		if _, err := s.authenticate(ctx, tokenForm{Assertion: assertion}); err == nil {
+			t.Fatalf("%q: accepted twice", assertion)
+		}
 	})
 }
