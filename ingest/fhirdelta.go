@@ -423,7 +423,7 @@ func pecosJoinOf(npis []string) func(context.Context, *joiner) (*pecosJoin, erro
 		b := newPECOSJoinBuilder()
 		eg, rg := j.gen[catalog.Enrollments], j.gen[catalog.Reassignments]
 		if eg == "" || rg == "" || len(npis) == 0 {
-			return b.pj, nil
+			return b.join(), nil
 		}
 		slices.Sort(npis)
 		eids, err := enrollmentIDs(ctx, j.st, eg, npis)
@@ -457,7 +457,7 @@ func pecosJoinOf(npis []string) func(context.Context, *joiner) (*pecosJoin, erro
 				return nil, err
 			}
 		}
-		return b.pj, nil
+		return b.join(), nil
 	}
 }
 

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -302,15 +303,28 @@ func (g *npiGroups) take(ctx context.Context, npi string) ([]store.Document, err
 // reassignment id order, each with the provenance of the reassignment it came through. NPIs are
 // held as numbers and provenances once each, so that the national files (about 3 million
 // enrollments and 3.5 million reassignments) take a few hundred megabytes at most, and only
-// while the enrollment map is being used.
+// while the enrollment map is being used. The join itself is one array of links sorted by
+// individual, which holds no pointers: the garbage collector never scans it, however long the
+// FHIR projection that reads it runs.
 type pecosJoin struct {
-	links map[uint32][]pecosLink
+	links []pecosLink // by individual, each individual's in reassignment order
 	provs []mapping.Provenance
 }
 
 type pecosLink struct {
-	org  uint32 // the receiving enrollment's NPI
-	prov uint32 // index into provs
+	individual uint32 // the reassigning enrollment's NPI
+	org        uint32 // the receiving enrollment's NPI
+	prov       uint32 // index into provs
+}
+
+// of returns the links of an individual, in reassignment order.
+func (pj *pecosJoin) of(individual uint32) []pecosLink {
+	i, _ := slices.BinarySearchFunc(pj.links, individual, func(l pecosLink, n uint32) int { return cmp.Compare(l.individual, n) })
+	j := i
+	for j < len(pj.links) && pj.links[j].individual == individual {
+		j++
+	}
+	return pj.links[i:j]
 }
 
 // npiNumber parses a ten-digit NPI; ok is false for anything else (validated NPIs always are).
@@ -327,7 +341,7 @@ func npiString(n uint32) string { return fmt.Sprintf("%010d", n) }
 func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	b := newPECOSJoinBuilder()
 	if j.gen[catalog.Enrollments] == "" || j.gen[catalog.Reassignments] == "" {
-		return b.pj, nil
+		return b.join(), nil
 	}
 	if err := j.each(ctx, catalog.Enrollments, nil, b.addEnrollment); err != nil {
 		return nil, err
@@ -335,7 +349,7 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	if err := j.each(ctx, catalog.Reassignments, nil, b.addReassignment); err != nil {
 		return nil, err
 	}
-	return b.pj, nil
+	return b.join(), nil
 }
 
 // pecosJoinBuilder builds a pecosJoin from enrollment documents, then reassignment documents in
@@ -350,8 +364,14 @@ type pecosJoinBuilder struct {
 }
 
 func newPECOSJoinBuilder() *pecosJoinBuilder {
-	return &pecosJoinBuilder{pj: &pecosJoin{links: map[uint32][]pecosLink{}}, first: map[string]uint32{}, more: map[string][]uint32{},
-		provIndex: map[string]uint32{}}
+	return &pecosJoinBuilder{pj: &pecosJoin{}, first: map[string]uint32{}, more: map[string][]uint32{}, provIndex: map[string]uint32{}}
+}
+
+// join returns the join built: the links sorted by individual, each individual's kept in the
+// order their reassignments were added.
+func (b *pecosJoinBuilder) join() *pecosJoin {
+	slices.SortStableFunc(b.pj.links, func(x, y pecosLink) int { return cmp.Compare(x.individual, y.individual) })
+	return b.pj
 }
 
 // addEnrollment notes the NPI of one enrollment document. Adding one twice changes nothing.
@@ -414,7 +434,7 @@ func (b *pecosJoinBuilder) addReassignment(d *store.Document) error {
 	for _, a := range b.from {
 		for _, o := range b.to {
 			if o != a {
-				b.pj.links[a] = append(b.pj.links[a], pecosLink{org: o, prov: pi})
+				b.pj.links = append(b.pj.links, pecosLink{individual: a, org: o, prov: pi})
 			}
 		}
 	}
@@ -431,7 +451,7 @@ func (j *joiner) employers(ctx context.Context, npi string) ([]fhirmap.Employer,
 		return nil, nil
 	}
 	var out []fhirmap.Employer
-	for _, l := range j.emp.links[n] {
+	for _, l := range j.emp.of(n) {
 		orgID := npiString(l.org)
 		if slices.ContainsFunc(out, func(e fhirmap.Employer) bool { return e.OrgID == orgID }) {
 			continue

@@ -31,12 +31,14 @@ type projection struct {
 
 // projections are the derived collections' builders in the order they run: a projection comes
 // after every projection whose outputs it reads (the FHIR resources mark the sandbox subset).
-// This table is the one place a projection is added.
+// The supply studies come before the FHIR resources because they count the registry the
+// NPPES family held in memory, which they then let go: the FHIR projection is the one that needs
+// memory most. This table is the one place a projection is added.
 var projections = []*projection{
 	{name: "sandbox", inputs: []string{catalog.RegistryProviders}, outputs: []string{catalog.SandboxNPIs}, run: buildSandbox},
-	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR, delta: updateFHIR},
 	{name: "supply", inputs: []string{catalog.RegistryProviders, catalog.CensusStates, catalog.NUCCTaxonomy}, outputs: []string{catalog.SupplyStudies},
 		run: buildSupply, outdated: studiesOutdated, delta: updateSupply},
+	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR, delta: updateFHIR},
 }
 
 // Projection is what a running projection may do: read any collection at the generation it

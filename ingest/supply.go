@@ -80,7 +80,9 @@ func buildSupply(ctx context.Context, p *Projection) error {
 		return err
 	}
 	tally := study.NewTally()
-	if held := p.run.registry; held != nil && regGen == p.run.gen && held.tally(tally) {
+	held := p.run.registry
+	p.run.registry = nil // counted once; the FHIR projection that follows has its memory
+	if held != nil && regGen == p.run.gen && held.tally(tally) {
 		in.Registry = held.prov // counted while the registry loaded
 	} else if in.Registry, err = tallyRegistry(ctx, p.Store(), regGen, tally); err != nil {
 		return err

@@ -14,24 +14,31 @@ import (
 // store. It keeps the store's last-wins rule for an NPI repeated in the file, so its counts are
 // those of the stored collection.
 type heldRegistry struct {
-	prov  mapping.Provenance
-	bit   map[string]uint // registered code -> its bit in heldProvider.codes
-	codes []string        // the registered codes in bit order
-	byNPI map[uint64]heldProvider
+	prov   mapping.Provenance
+	bit    map[string]uint  // registered code -> its bit in heldProvider.codes
+	codes  []string         // the registered codes in bit order
+	states []ident.State    // heldProvider.state - 1 indexes it
+	state  map[string]uint8 // a state's code -> its heldProvider.state
+	byNPI  map[uint64]heldProvider
 }
 
-// heldProvider is one NPI's part of the studies, a few bytes instead of its record.
+// heldProvider is one NPI's part of the studies, a few bytes instead of its record. It holds no
+// pointer, so the garbage collector never scans the national registry's map of them.
 type heldProvider struct {
 	codes  uint64 // a bit per registered code the record lists
-	state  string // the state's USPS code when it is one of ident's states, else ""
+	state  uint8  // 1 + the state's index in heldRegistry.states; 0 when it is none of ident's
 	active bool
 	org    bool
 }
 
 func newHeldRegistry(prov mapping.Provenance) *heldRegistry {
-	h := &heldRegistry{prov: prov, bit: map[string]uint{}, codes: study.AllCodes(), byNPI: map[uint64]heldProvider{}}
-	if len(h.codes) > 64 {
-		panic("ingest: more registered codes than bits in heldProvider.codes")
+	h := &heldRegistry{prov: prov, bit: map[string]uint{}, codes: study.AllCodes(), states: ident.States(), state: map[string]uint8{},
+		byNPI: map[uint64]heldProvider{}}
+	if len(h.codes) > 64 || len(h.states) > 255 {
+		panic("ingest: more registered codes or states than heldProvider holds")
+	}
+	for i, s := range h.states {
+		h.state[s.Code] = uint8(i + 1)
 	}
 	for i, c := range h.codes {
 		h.bit[c] = uint(i)
@@ -59,7 +66,7 @@ func (h *heldRegistry) add(rec *mapping.RegistryRecord) {
 	p := study.FromRecord(*rec)
 	held := heldProvider{codes: mask, active: p.Active, org: p.Organization}
 	if st, ok := ident.LookupState(p.State); ok {
-		held.state = st.Code // ident's own string: the record's may pin the whole source line
+		held.state = h.state[st.Code]
 	}
 	h.byNPI[npi] = held
 }
@@ -75,7 +82,11 @@ func (h *heldRegistry) tally(t *study.Tally) bool {
 				codes = append(codes, c)
 			}
 		}
-		t.Add(study.Provider{Active: p.active, Organization: p.org, State: p.state, Codes: codes})
+		state := ""
+		if p.state > 0 {
+			state = h.states[p.state-1].Code
+		}
+		t.Add(study.Provider{Active: p.active, Organization: p.org, State: state, Codes: codes})
 	}
 	return len(h.byNPI) > 0
 }
