@@ -20,9 +20,10 @@ import (
 )
 
 // TestIngestAtScale measures a national-size ingest: it generates PROVIDERDIR_INGEST_SCALE
-// providers (9000000 for the national registry) and loads them into a fresh embedded store,
-// reporting rows/s, the ratio to a bare encoding/csv read of the same NPPES file, and peak
-// resident memory. It is a measurement, not a unit test, so it runs only when asked:
+// providers (9000000 for the national registry) and loads them with the built-in reference
+// files into a fresh embedded store, as providerctl ingest does, reporting rows/s, the ratio to
+// a bare encoding/csv read of the same NPPES file, and peak resident memory. It is a
+// measurement, not a unit test, so it runs only when asked:
 //
 //	PROVIDERDIR_INGEST_SCALE=9000000 go test -run TestIngestAtScale -v -timeout 2h ./ingest/
 //
@@ -64,7 +65,7 @@ func TestIngestAtScale(t *testing.T) {
 	}
 	defer s.Close()
 	start := time.Now()
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop, Progress: ingest.NewProgress(os.Stderr, false, 10*time.Second),
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: drop, Reference: reference.Embedded(), Progress: ingest.NewProgress(os.Stderr, false, 10*time.Second),
 		Log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		t.Fatal(err)
