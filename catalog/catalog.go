@@ -10,6 +10,10 @@ const (
 	RegistryLocations  = "nppes_locations"
 	RegistryOtherNames = "nppes_othernames"
 	RegistryEndpoints  = "nppes_endpoints"
+	// RegistryNameWords is the name lexicon of provider search: one document per distinct
+	// word of the registry's names that tolerates a typo, keyed by its deletions (package
+	// match), id the word.
+	RegistryNameWords = "nppes_name_words"
 )
 
 // Collections of the PECOS family.

@@ -28,15 +28,16 @@ import (
 // A drop whose NPPES files are all weekly loads as a delta on top of the serving snapshot: each
 // registry collection gets a small top generation (the changed NPIs' documents) and a mask (the
 // documents of the view below that the top replaces or deletes), served as
-// store.StackGeneration(top, serving). The projections derived from the registry follow in the
-// same way when nothing else they read was loaded in the run: the FHIR resources of the changed
-// providers and of those whose resources name them are rebuilt by the full projection's own
-// code, the supply studies are recomputed from the serving studies' counts adjusted by each
-// changed record's old and new contribution, and the sandbox subset is picked again (it is a
-// small query). Everything lands in the run's one generation and switches in one step, so a
-// delta is atomic like a full ingest, and its change set lists the changed documents alone.
-// Open Payments recipients are not matched again: a payment keeps the match of the full ingest
-// that loaded it until the next one.
+// store.StackGeneration(top, serving); the name lexicon's top holds only the week's words the
+// serving lexicon lacks, and needs no mask. The projections derived from the registry follow
+// in the same way when nothing else they read was loaded in the run: the FHIR resources of the
+// changed providers and of those whose resources name them are rebuilt by the full
+// projection's own code, the supply studies are recomputed from the serving studies' counts
+// adjusted by each changed record's old and new contribution, and the sandbox subset is picked
+// again (it is a small query). Everything lands in the run's one generation and switches in
+// one step, so a delta is atomic like a full ingest, and its change set lists the changed
+// documents alone. Open Payments recipients are not matched again: a payment keeps the match
+// of the full ingest that loaded it until the next one.
 //
 // A drop mixing monthly and weekly NPPES files is refused: the monthly files replace the whole
 // registry, so the weekly ones belong in a later run of their own. A weekly drop needs a
@@ -146,11 +147,15 @@ const maskBatch = 500
 // collection's mask every document of the serving view that belongs to an NPI of the files, with
 // the keys it has there. It notes what the projections need in the run's registryDelta.
 func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) error {
+	wordsBelow := l.run.serving.Generation(catalog.RegistryNameWords)
+	if wordsBelow == "" {
+		return ErrNoNameWords
+	}
 	d := &registryDelta{old: map[string]study.Provider{}, new: map[string]study.Provider{}}
 	d.prov = l.snapshot(mapping.NPPES).Provenance(1)
 	l.run.delta = d
 	covered := map[string]bool{}
-	err := loadNPPESRows(ctx, l, files, d.prov, func(rec *mapping.RegistryRecord) {
+	words, err := loadNPPESRows(ctx, l, files, d.prov, func(rec *mapping.RegistryRecord) {
 		d.new[strings.Clone(rec.NPI)] = ownedProvider(study.FromRecord(*rec))
 	}, func(npi string) {
 		if !covered[npi] {
@@ -165,6 +170,13 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 		return nil
 	}
 	st, serving := l.run.opts.Store, l.run.serving
+	added, err := wordsMissing(ctx, st, wordsBelow, words)
+	if err != nil {
+		return err
+	}
+	if err := writeNameWords(ctx, l, d.prov, added); err != nil {
+		return err
+	}
 	secondary := []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}
 	batches := slices.Collect(slices.Chunk(d.npis, maskBatch))
 	// Each batch's documents below, by collection: looked up in parallel, masked in order.
@@ -200,6 +212,34 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 		}
 		return nil
 	})
+}
+
+// ErrNoNameWords is returned for weekly NPPES files when the registry serving has no name
+// lexicon (it was ingested by a version that did not write one): the lexicon must hold every
+// word of the registry, which only a monthly full ingest writes.
+var ErrNoNameWords = errors.New("ingest: the registry serving has no name lexicon; ingest a monthly full drop before weekly files")
+
+// wordsMissing returns the words of a weekly delta that the lexicon serving (generation below)
+// lacks, ascending: the top of the lexicon's stack adds only those. Words are never removed, so
+// the lexicon needs no mask; a word no record holds any more selects nothing.
+func wordsMissing(ctx context.Context, st store.Store, below string, words nameWords) ([]string, error) {
+	var out []string
+	for chunk := range slices.Chunk(slices.Sorted(maps.Keys(words)), maskBatch) {
+		docs, err := st.GetMany(ctx, below, catalog.RegistryNameWords, chunk)
+		if err != nil {
+			return nil, err
+		}
+		have := make(map[string]bool, len(docs))
+		for _, doc := range docs {
+			have[doc.ID] = true
+		}
+		for _, w := range chunk {
+			if !have[w] {
+				out = append(out, w)
+			}
+		}
+	}
+	return out, nil
 }
 
 // ownedProvider copies the strings of p, which may point into a reader's buffers.

@@ -23,6 +23,7 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/teststore"
+	"providerdir/match"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -86,13 +87,7 @@ func testWeeklyDelta(t *testing.T, n int) {
 			t.Errorf("%s is served at %q, not as a stack of two layers", c, a.Generation(c))
 		}
 	}
-	for coll, gen := range b.Collections {
-		// The manifests differ by the files they list.
-		if coll == catalog.ManifestCollection {
-			continue
-		}
-		sameView(t, coll, delta, a.Generation(coll), full, gen)
-	}
+	sameSnapshots(t, delta, a, full, b)
 	sameFHIR(t, delta, full, wk)
 	m := family(t, res, "nppes").Manifest
 	var names []string
@@ -117,6 +112,61 @@ func testWeeklyDelta(t *testing.T, n int) {
 	changed := changedIDs(t, delta, store.Layers(a.Generation(catalog.RegistryProviders))[0], catalog.RegistryProviders)
 	if len(moved) == 0 || !changed[moved[0]] || int64(len(changed)) != sum.Changed {
 		t.Errorf("change set %v lacks moved %v, or is not the %d changes summarised", changed, moved, sum.Changed)
+	}
+}
+
+// sameSnapshots compares every collection served after weekly deltas (a, in store delta) with
+// the same collection after a full ingest of the merged files (b, in store full). The manifests
+// differ by the files they list; the name lexicon keeps the words no record holds any more
+// (sameLexicon).
+func sameSnapshots(t *testing.T, delta store.Store, a store.Snapshot, full store.Store, b store.Snapshot) {
+	t.Helper()
+	for coll, gen := range b.Collections {
+		switch coll {
+		case catalog.ManifestCollection:
+		case catalog.RegistryNameWords:
+			sameLexicon(t, delta, a, full, b)
+		default:
+			sameView(t, coll, delta, a.Generation(coll), full, gen)
+		}
+	}
+}
+
+// sameLexicon checks the name lexicon after weekly deltas (a) against the one of a full
+// ingest (b): every word of b is in a, alike, and a word only a holds is the name word of no
+// registry record a serves, so it selects nothing.
+func sameLexicon(t *testing.T, delta store.Store, a store.Snapshot, full store.Store, b store.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	words := func(s store.Store, snap store.Snapshot) map[string]store.Document {
+		out := map[string]store.Document{}
+		err := store.EachDocument(ctx, s, store.Query{Collection: catalog.RegistryNameWords, Generation: snap.Generation(catalog.RegistryNameWords)}, func(d *store.Document) error {
+			out[d.ID] = store.Document{ID: d.ID, Body: bytes.Clone(d.Body), Keys: slices.Clone(d.Keys)}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	wa, wb := words(delta, a), words(full, b)
+	if len(wb) == 0 {
+		t.Fatal("the full ingest wrote no name lexicon")
+	}
+	for w, d := range wb {
+		if got, ok := wa[w]; !ok || !bytes.Equal(got.Body, d.Body) || !slices.Equal(got.Keys, d.Keys) {
+			t.Fatalf("lexicon word %q after the delta: %+v (found %v), after a full ingest %+v", w, got, ok, d)
+		}
+	}
+	for w := range wa {
+		if _, ok := wb[w]; ok {
+			continue
+		}
+		p, err := delta.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: a.Generation(catalog.RegistryProviders), Limit: 1,
+			Where: []store.Condition{{Param: match.ParamToken, Values: []string{w}}}})
+		if err != nil || len(p.Docs) > 0 {
+			t.Fatalf("lexicon word %q, only after the delta, is held by %v (%v)", w, docIDs(p.Docs), err)
+		}
 	}
 }
 
@@ -266,6 +316,21 @@ func TestWeeklyDeltaRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := store.Serving(ctx, s)
+	// A registry ingested without a name lexicon takes a monthly ingest before weekly files.
+	words := before.Generation(catalog.RegistryNameWords)
+	unworded, err := store.Switch(ctx, s, before, map[string]string{catalog.RegistryNameWords: ""}, "test: a registry without a lexicon")
+	if err != nil || words == "" {
+		t.Fatalf("lexicon at %q: %v", words, err)
+	}
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); !errors.Is(err, ingest.ErrNoNameWords) {
+		t.Errorf("weekly files on a registry without a lexicon: %v, want ErrNoNameWords", err)
+	}
+	if now, _ := store.Serving(ctx, s); now.Version != unworded.Version {
+		t.Errorf("a refused week switched the snapshot")
+	}
+	if before, err = store.Switch(ctx, s, unworded, map[string]string{catalog.RegistryNameWords: words}, "test: the lexicon back"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: mixed}); !errors.Is(err, ingest.ErrMixedNPPES) {
 		t.Errorf("a drop of monthly and weekly files: %v, want ErrMixedNPPES", err)
 	}
@@ -446,11 +511,7 @@ func TestWeeklyDeltaWithAnotherFamily(t *testing.T) {
 		t.Fatalf("registry at %s, resources at %s: want a stacked registry and resources built in full",
 			a.Generation(catalog.RegistryProviders), a.Generation(catalog.FHIRCollection("Practitioner")))
 	}
-	for coll, gen := range bs.Collections {
-		if coll != catalog.ManifestCollection {
-			sameView(t, coll, delta, a.Generation(coll), full, gen)
-		}
-	}
+	sameSnapshots(t, delta, a, full, bs)
 }
 
 // Two weeks in a row make a stack of three layers, each week masking what it replaces in the
@@ -480,10 +541,6 @@ func TestTwoWeeklyDeltas(t *testing.T) {
 	if len(store.Layers(a.Generation(catalog.RegistryProviders))) != 3 {
 		t.Fatalf("the registry is served at %s, not as three layers", a.Generation(catalog.RegistryProviders))
 	}
-	for coll, gen := range b.Collections {
-		if coll != catalog.ManifestCollection {
-			sameView(t, coll, delta, a.Generation(coll), full, gen)
-		}
-	}
+	sameSnapshots(t, delta, a, full, b)
 	sameFHIR(t, delta, full, wk2)
 }

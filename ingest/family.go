@@ -41,7 +41,7 @@ var families = []*family{
 	{name: "nucc", dataset: mapping.NUCC, patterns: []*regexp.Regexp{nuccFile},
 		collections: []string{catalog.NUCCTaxonomy}, load: loadNUCC, snapshotOf: nuccReleaseDate},
 	{name: nppesFamily, dataset: mapping.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
-		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}, load: loadNPPES},
+		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints, catalog.RegistryNameWords}, load: loadNPPES},
 	{name: "pecos", dataset: mapping.PECOS, patterns: []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
 		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments}, load: loadPECOS},
 	{name: "leie", dataset: mapping.LEIE, patterns: []*regexp.Regexp{leieUpdated, leieMonthly},

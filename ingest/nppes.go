@@ -2,9 +2,13 @@ package ingest
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
+	"providerdir/match"
 	"providerdir/source/nppes"
 	"providerdir/store"
 )
@@ -18,35 +22,77 @@ var (
 	endpointFile  = pattern(`endpoint_pfile_[0-9-]+\.csv`)
 )
 
-// loadNPPES stores every registry row as read: registry fields are direct, so confidence is 1.
+// loadNPPES stores every registry row as read (registry fields are direct, so confidence is 1),
+// and the name lexicon of the records' words.
 func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NPPES).Provenance(1)
 	held := newHeldRegistry(prov)
 	l.run.registry = held
-	return loadNPPESRows(ctx, l, files, prov, held.add, nil)
+	words, err := loadNPPESRows(ctx, l, files, prov, held.add, nil)
+	if err != nil {
+		return err
+	}
+	return writeNameWords(ctx, l, prov, slices.Collect(maps.Keys(words)))
+}
+
+// nameWords is the set of the words of registry names that belong in the name lexicon
+// (match.InLexicon).
+type nameWords map[string]struct{}
+
+// addFrom adds the lexicon words among a registry record's keys: its name tokens.
+func (w nameWords) addFrom(keys mapping.Keys) {
+	for _, k := range keys {
+		if k.Param != match.ParamToken || !match.InLexicon(k.Value) {
+			continue
+		}
+		if _, ok := w[k.Value]; !ok {
+			w[strings.Clone(k.Value)] = struct{}{}
+		}
+	}
+}
+
+// writeNameWords writes a document of the name lexicon for each word.
+func writeNameWords(ctx context.Context, l *familyLoad, prov mapping.Provenance, words []string) error {
+	if l.run.writer != nil {
+		l.run.writer.recycle(catalog.RegistryNameWords, mapping.Recycle)
+	}
+	for _, w := range words {
+		rec, keys := mapping.NameWord(w)
+		doc, err := mapping.NewDocument(w, rec, prov, keys)
+		if err != nil {
+			return err
+		}
+		if err := l.emit(ctx, catalog.RegistryNameWords, doc); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadNPPESRows writes every row of the NPPES files as a document of its collection, handing
-// each registry record to provider and each row's NPI to row (either may be nil). Monthly full
-// files and weekly update files are read alike.
+// each registry record to provider and each row's NPI to row (either may be nil), and returns
+// the lexicon words of the records' names. Monthly full files and weekly update files are read
+// alike.
 func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov mapping.Provenance,
-	provider func(*mapping.RegistryRecord), row func(npi string)) error {
+	provider func(*mapping.RegistryRecord), row func(npi string)) (nameWords, error) {
 	saw := func(npi string) {
 		if row != nil {
 			row(npi)
 		}
 	}
+	words := nameWords{}
 	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, catalog.RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
 		rec, keys := mapping.Registry(p)
 		if provider != nil {
 			provider(&rec)
 		}
+		words.addFrom(keys)
 		saw(p.NPI)
 		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
 		return doc, true, err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	err = loadInto(ctx, l, files, plFile, nppes.NewLocationReader, catalog.RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryLocation(loc)
@@ -55,7 +101,7 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 		return doc, true, err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	err = loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, catalog.RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryOtherName(o)
@@ -64,14 +110,15 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 		return doc, true, err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A drop without an endpoint file (releases before the file existed) leaves the collection
 	// empty: the resources then have no endpoints.
-	return loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, catalog.RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
+	err = loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, catalog.RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryEndpoint(e)
 		saw(e.NPI)
 		doc, err := mapping.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
+	return words, err
 }

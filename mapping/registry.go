@@ -247,18 +247,31 @@ func digest(parts ...string) string {
 }
 
 // addSearch adds the provider-search keys of package match: the folded tokens of the person's
-// name or the organization's names, and the same tokens and their one-character deletions
-// qualified by the practice state.
+// name or the organization's names, and the same tokens qualified by the practice state. Typos
+// are found through the name lexicon (NameWord), which ingest writes once per distinct token.
 func (k *Keys) addSearch(rec RegistryRecord) {
-	var toks, dels []string
+	var toks []string
 	if rec.Name != nil {
-		toks, dels = match.IndexKeys(rec.Name.First, rec.Name.Middle, rec.Name.Last)
+		toks = match.RecordTokens(rec.Name.First, rec.Name.Middle, rec.Name.Last)
 	} else {
-		toks, dels = match.IndexKeys(rec.OrganizationName, rec.OtherName)
+		toks = match.RecordTokens(rec.OrganizationName, rec.OtherName)
 	}
-	state := rec.PracticeAddress.State
-	*k = slices.Grow(*k, 2*len(toks)+len(dels))
+	*k = slices.Grow(*k, 2*len(toks))
 	k.Add(match.ParamToken, toks...)
-	k.Add(match.ParamStateToken, match.InState(state, toks)...)
-	k.Add(match.ParamStateDeletion, match.InState(state, dels)...)
+	k.Add(match.ParamStateToken, match.InState(rec.PracticeAddress.State, toks)...)
+}
+
+// NameWordRecord is a word of the name lexicon (catalog.RegistryNameWords): a folded token some
+// registry record's name holds, long enough to tolerate a typo (match.InLexicon).
+type NameWordRecord struct {
+	Word string `json:"word"`
+}
+
+// NameWord returns the lexicon record and keys of a record token, whose document id is the
+// word itself: the keys are its single-character deletions, by which a query within one edit
+// of it finds it.
+func NameWord(word string) (NameWordRecord, Keys) {
+	var keys Keys
+	keys.Add(match.ParamDeletion, match.Deletions(word)...)
+	return NameWordRecord{Word: word}, keys
 }

@@ -35,7 +35,7 @@ func TestRegistryKeys(t *testing.T) {
 		{KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
 		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
 		{KeyFamily, "obrien nunez"}, {KeyName, "nunez"}, {KeyGiven, "zoe"},
-		{match.ParamToken, "obriennunez"}, {match.ParamToken, "zoe"}, {match.ParamStateToken, "NM|zoe"}, {match.ParamStateDeletion, "NM|nnez"},
+		{match.ParamToken, "obriennunez"}, {match.ParamToken, "zoe"}, {match.ParamStateToken, "NM|zoe"},
 	} {
 		if !slices.ContainsFunc(keys, func(k store.Key) bool { return k.Param == want.param && k.Value == want.value }) {
 			t.Errorf("no key %s=%q in %v", want.param, want.value, keys)
@@ -46,7 +46,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, k := range keys {
 		params[k.Param] = true
 	}
-	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyPostal, match.ParamStateDeletion, match.ParamToken, match.ParamStateToken, KeyState, KeyTaxonomy}
+	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyPostal, match.ParamToken, match.ParamStateToken, KeyState, KeyTaxonomy}
 	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
 		t.Errorf("registry key params %q, want %q", got, want)
 	}
@@ -103,6 +103,31 @@ func TestRegistryMatchKeys(t *testing.T) {
 	for _, k := range append(keys, orgKeys...) {
 		if k.Param == KeyMatchState || k.Param == KeyMatchZip {
 			t.Errorf("unexpected matching key %s=%q", k.Param, k.Value)
+		}
+	}
+}
+
+func TestNameWord(t *testing.T) {
+	for _, tt := range []struct {
+		word string
+		dels []string
+	}{
+		{"amy", []string{"my", "ay", "am"}},
+		{"anne", []string{"nne", "ane", "ann"}}, // the doubled n gives one deletion
+	} {
+		rec, keys := NameWord(tt.word)
+		if rec.Word != tt.word {
+			t.Errorf("NameWord(%q) record %+v", tt.word, rec)
+		}
+		var got []string
+		for _, k := range keys {
+			if k.Param != match.ParamDeletion {
+				t.Errorf("NameWord(%q) key %+v", tt.word, k)
+			}
+			got = append(got, k.Value)
+		}
+		if !slices.Equal(got, tt.dels) {
+			t.Errorf("NameWord(%q) deletions %q, want %q", tt.word, got, tt.dels)
 		}
 	}
 }

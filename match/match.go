@@ -4,18 +4,23 @@
 // query (_match_score of the resolver's search).
 //
 // Retrieval and scoring are split. Ingest writes, per registry record, its folded name tokens
-// (ParamToken, and ParamStateToken qualified by the practice state) and every single-character
-// deletion of each token of three or more characters, qualified by state (ParamStateDeletion).
-// A query token q then finds a record token t within one edit (insertion, deletion,
-// substitution or adjacent transposition) when {q} and q's deletions meet {t} and t's
-// deletions: the symmetric-deletion scheme, which turns typo tolerance into exact key lookups.
-// Nicknames and initials are expanded on the query side only (Expand), so the index holds no
-// nickname keys. Score then ranks the bounded candidate set the keys select.
+// (ParamToken, and ParamStateToken qualified by the practice state), and once per distinct
+// token of three or more characters in the whole registry, a word of the name lexicon keyed by
+// its single-character deletions (ParamDeletion). A query token q then finds a record token t
+// within one edit (insertion, deletion, substitution or adjacent transposition) when {q} and
+// q's deletions meet {t} and t's deletions: the symmetric-deletion scheme, which turns typo
+// tolerance into exact key lookups. The lexicon answers which words are within one edit of q,
+// and the words' token keys which records hold them: the deletions are written once per word
+// rather than once per record that holds it, which is a twentieth of the keys. Nicknames and
+// initials are expanded on the query side only (Expand), so the index holds no nickname keys.
+// Score then ranks the bounded candidate set the keys select.
 package match
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -27,10 +32,9 @@ const (
 	// ParamStateToken holds the same tokens qualified by the practice state (InState), so that
 	// a search narrowed by state reads only that state's postings.
 	ParamStateToken = "rtoks"
-	// ParamStateDeletion holds each single-character deletion of a token of MinTypoLen or
-	// more, qualified by the practice state. Deletions are kept per state only: unqualified,
-	// the deletions of common name words select thousands of records each.
-	ParamStateDeletion = "rdels"
+	// ParamDeletion holds, on a word of the name lexicon, each of its single-character
+	// deletions (Deletions).
+	ParamDeletion = "del"
 )
 
 // InState qualifies key values by a state ("NJ|ashford"); nil when the state is empty or holds
@@ -141,34 +145,33 @@ func isASCII(s string) bool {
 	return true
 }
 
-// IndexKeys returns the ParamToken and ParamDeletion values of a record whose name parts are
-// parts (first, middle, last; or an organization's names): each part's tokens, the part's
-// words joined when it has several (Smith-Jones is also smithjones), and the deletions of every
-// token.
-func IndexKeys(parts ...string) (tokens, deletions []string) {
-	seen := map[string]bool{}
-	add := func(dst *[]string, vs ...string) {
+// RecordTokens returns the ParamToken values of a record whose name parts are parts (first,
+// middle, last; or an organization's names): each part's tokens, and the part's words joined
+// when it has several (Smith-Jones is also smithjones), each once.
+func RecordTokens(parts ...string) []string {
+	var tokens []string
+	add := func(vs ...string) {
 		for _, v := range vs {
-			if v != "" && !seen[v] {
-				seen[v] = true
-				*dst = append(*dst, v)
+			if v != "" && !slices.Contains(tokens, v) {
+				tokens = append(tokens, v)
 			}
 		}
 	}
 	for _, p := range parts {
 		ts := Tokens(p)
-		add(&tokens, ts...)
+		add(ts...)
 		if len(ts) > 1 {
 			if j := strings.Join(ts, ""); len(j) <= MaxTokenLen {
-				add(&tokens, j)
+				add(j)
 			}
 		}
 	}
-	for _, t := range tokens {
-		add(&deletions, Deletions(t)...)
-	}
-	return tokens, deletions
+	return tokens
 }
+
+// InLexicon reports whether a record token is a word of the name lexicon: whether it is long
+// enough to tolerate a typo, and so has deletions to be found by.
+func InLexicon(token string) bool { return utf8.RuneCountInString(token) >= MinTypoLen }
 
 // stopwords are courtesy titles, generational suffixes and credentials: a query may carry them
 // ("Dr. Jane Doe MD") but the registry keeps them apart from the name, so they do not select.
@@ -201,7 +204,8 @@ func QueryTokens(q string) []string {
 
 // Lookup is what one query token is searched for: exact token values (itself, its nicknames,
 // its deletions when it may carry an extra character), a prefix when the token is an initial,
-// and deletion values (itself and its deletions) for typos.
+// and, for typos, the ParamDeletion values (itself and its deletions) that find the words of
+// the name lexicon within one edit of it.
 type Lookup struct {
 	Tokens    []string
 	Prefix    string

@@ -51,10 +51,13 @@ func TestDeletionKeysMeetWithinOneEdit(t *testing.T) {
 		{"ami", "amy"}, {"jhon", "john"}, {"jo", "joe"},
 	} {
 		l := Expand(tt.q, false)
-		toks, dels := IndexKeys(tt.rec)
-		found := intersects(l.Tokens, toks) || intersects(l.Deletions, dels) || intersects(l.Deletions, toks)
+		toks := RecordTokens(tt.rec)
+		found := intersects(l.Tokens, toks)
+		for _, w := range toks {
+			found = found || InLexicon(w) && intersects(l.Deletions, Deletions(w))
+		}
 		if !found {
-			t.Errorf("query %q does not find record token %q (lookup %+v, record %v %v)", tt.q, tt.rec, l, toks, dels)
+			t.Errorf("query %q does not find record token %q (lookup %+v, record %v)", tt.q, tt.rec, l, toks)
 		}
 	}
 }
@@ -68,19 +71,33 @@ func intersects(a, b []string) bool {
 	return false
 }
 
-func TestIndexKeys(t *testing.T) {
-	toks, dels := IndexKeys("Mary", "A", "Smith-Jones")
-	wantToks := []string{"mary", "a", "smith", "jones", "smithjones"}
-	if !slices.Equal(toks, wantToks) {
-		t.Errorf("tokens %v, want %v", toks, wantToks)
-	}
-	for _, d := range []string{"ary", "mry", "mith", "smithjone"} {
-		if !slices.Contains(dels, d) {
-			t.Errorf("deletions lack %q: %v", d, dels)
+func TestRecordTokens(t *testing.T) {
+	for _, tt := range []struct {
+		parts []string
+		want  []string
+	}{
+		{[]string{"Mary", "A", "Smith-Jones"}, []string{"mary", "a", "smith", "jones", "smithjones"}},
+		{[]string{"Anne", "", "Anne"}, []string{"anne"}},
+		{[]string{"", "  "}, nil},
+		{[]string{"St. Mary's Clinic", "Saint Marys"}, []string{"st", "marys", "clinic", "stmarysclinic", "saint", "saintmarys"}},
+	} {
+		if got := RecordTokens(tt.parts...); !slices.Equal(got, tt.want) {
+			t.Errorf("RecordTokens(%q) = %q, want %q", tt.parts, got, tt.want)
 		}
 	}
-	if slices.Contains(dels, "") {
-		t.Errorf("the one-letter token has deletions: %v", dels)
+}
+
+func TestInLexicon(t *testing.T) {
+	for _, tt := range []struct {
+		token string
+		want  bool
+	}{{"al", false}, {"amy", true}, {"zoë", true}, {"zö", false}} {
+		if got := InLexicon(tt.token); got != tt.want {
+			t.Errorf("InLexicon(%q) = %v, want %v", tt.token, got, tt.want)
+		}
+		if got := len(Deletions(tt.token)) > 0; got != tt.want {
+			t.Errorf("%q has deletions %v, in the lexicon %v", tt.token, got, tt.want)
+		}
 	}
 }
 
@@ -171,8 +188,11 @@ func FuzzScore(f *testing.F) {
 		if s < 0 || s > 1 {
 			t.Fatalf("score %v out of [0, 1]", s)
 		}
-		toks, dels := IndexKeys(first, middle, last, org)
-		for _, k := range append(toks, dels...) {
+		var keys []string
+		for _, w := range RecordTokens(first, middle, last, org) {
+			keys = append(append(keys, w), Deletions(w)...)
+		}
+		for _, k := range keys {
 			if k == "" || strings.ContainsAny(k, " \x00") {
 				t.Fatalf("bad key %q", k)
 			}

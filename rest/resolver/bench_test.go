@@ -89,8 +89,8 @@ func BenchmarkNPIFacts(b *testing.B) {
 }
 
 // GET /search over real HTTP for each query of the demo drop's labelled query set in turn:
-// names deformed as callers deform them, typos among them (whose words select by their
-// deletions beside a first name's postings).
+// names deformed as callers deform them, typos among them (whose words select by the lexicon's
+// words within one edit, beside a first name's postings).
 func BenchmarkSearchLabelled(b *testing.B) {
 	d := demosnapshot.Open(b)
 	e := newEnv(b, d.Store)

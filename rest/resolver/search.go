@@ -227,7 +227,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 		Limit: SearchCandidates}
 	conds := map[string]store.Condition{}
 	for _, t := range tokens {
-		c, err := tokenCondition(ctx, st, q, sq.State, t)
+		c, err := tokenCondition(ctx, st, q, v.Snap.Generation(catalog.RegistryNameWords), sq.State, t)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -282,10 +282,10 @@ func decode(docs []store.Document, sq SearchQuery, tokens []string) ([]found, er
 
 // tokenCondition is the store condition one query token selects by (match.Expand): a prefix of
 // the name tokens for an initial; otherwise the token and its nicknames among the name tokens
-// when some record holds the token as a name word (one key read tells), and else also its
-// deletions among the name tokens and, in a state, it and its deletions among the deletion
-// keys. With a state, every key is the state's (match.InState).
-func tokenCondition(ctx context.Context, st store.Store, in store.Query, state, t string) (store.Condition, error) {
+// when some record holds the token as a name word (one key read tells), and else, in a state,
+// also the words of the name lexicon (generation words) within one edit of it. With a state,
+// every key is the state's (match.InState).
+func tokenCondition(ctx context.Context, st store.Store, in store.Query, words, state, t string) (store.Condition, error) {
 	param, qualify := match.ParamToken, func(vs []string) []string { return vs }
 	if state != "" {
 		param, qualify = match.ParamStateToken, func(vs []string) []string { return match.InState(state, vs) }
@@ -303,11 +303,44 @@ func tokenCondition(ctx context.Context, st store.Store, in store.Query, state, 
 	if l.Prefix != "" {
 		return store.Condition{Param: param, Values: qualify([]string{l.Prefix}), Match: store.Prefix}, nil
 	}
-	c := store.Condition{Param: param, Values: qualify(l.Tokens)}
+	tokens := l.Tokens
 	if len(l.Deletions) > 0 && state != "" {
-		c.Or = []store.Alternative{{Param: match.ParamStateDeletion, Values: qualify(l.Deletions)}}
+		near, err := wordsNear(ctx, st, words, l.Deletions)
+		if err != nil {
+			return store.Condition{}, err
+		}
+		for _, w := range near {
+			if !slices.Contains(tokens, w) {
+				tokens = append(tokens, w)
+			}
+		}
 	}
-	return c, nil
+	return store.Condition{Param: param, Values: qualify(tokens)}, nil
+}
+
+// maxWordsNear bounds the lexicon words one query token's typo tolerance selects by. A word
+// of three letters has a few dozen neighbours at most; the bound keeps a pathological token
+// from turning into thousands of posting lists.
+const maxWordsNear = 200
+
+// wordsNear returns the words of the name lexicon that have one of deletions (a query token and
+// its deletions, match.Lookup) among their own: the record words within one edit of the token,
+// the first maxWordsNear of them in word order. A registry ingested without a lexicon
+// (generation "") has none, and its searches find no typos until its next monthly ingest.
+func wordsNear(ctx context.Context, st store.Store, generation string, deletions []string) ([]string, error) {
+	if generation == "" {
+		return nil, nil
+	}
+	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryNameWords, Generation: generation, Limit: maxWordsNear,
+		Where: []store.Condition{{Param: match.ParamDeletion, Values: deletions}}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(page.Docs))
+	for i, d := range page.Docs {
+		out[i] = d.ID
+	}
+	return out, nil
 }
 
 // names are the record's names as package match scores them: a person's name, or an

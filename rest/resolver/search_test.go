@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,6 +143,38 @@ func TestSearchPaging(t *testing.T) {
 			t.Fatalf("scores out of order or range: %v after %v", s, prev)
 		}
 		prev = s
+	}
+}
+
+// A one-word query within one edit of a registered family name finds the provider in its
+// state through the name lexicon alone: with one word there is no other word to find it by.
+func TestSearchOneWordTypoInState(t *testing.T) {
+	d := demosnapshot.Open(t)
+	e := newEnv(t, d.Store)
+	key := e.Key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	last := strings.ToLower(rec.Name.Last)
+	other := func(c byte) string {
+		if c == 'q' {
+			return "z"
+		}
+		return "q"
+	}
+	for _, tt := range []struct{ edit, q string }{
+		{"deletion", last[:2] + last[3:]},
+		{"insertion", last[:2] + "x" + last[2:]},
+		{"substitution", last[:2] + other(last[2]) + last[3:]},
+		{"transposition", last[:1] + last[2:3] + last[1:2] + last[3:]},
+	} {
+		if tt.q == last {
+			continue // a transposition of two equal letters
+		}
+		r := e.get(t, "/resolver/v1/search?limit=100&state="+rec.PracticeAddress.State+"&q="+url.QueryEscape(tt.q), key)
+		results, _ := r.Body["results"].([]any)
+		found := slices.ContainsFunc(results, func(c any) bool { return c.(map[string]any)["npi"] == rec.NPI })
+		if r.Status != 200 || !found {
+			t.Errorf("%s %q of %q in %s: %d, %s not among %d results: %.300s", tt.edit, tt.q, last, rec.PracticeAddress.State, r.Status, rec.NPI, len(results), r.Raw)
+		}
 	}
 }
 
