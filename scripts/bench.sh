@@ -123,21 +123,21 @@ total=0
 for r in ${rates//,/ } 100 250; do # the by-state scenario at every rate, the export at its own
 	total=$((total + r * per_run))
 done
-keys=()
+# The keys go to providerbench in files only the user can read, not on its command line.
+bearer=$dir/supply-keys.txt
+service_keys=$dir/resolver-keys.txt
+(umask 077 && : >"$bearer" && : >"$service_keys")
 for _ in $(seq $(((total + 49) / 50))); do
-	keys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pilot --name bench --expires 24h | tail -n 1)")
+	bin/providerctl keys --store "embedded:$dir/db" create --tier pilot --name bench --expires 24h | tail -n 1 >>"$bearer"
 done
-bearer=$(IFS=,; echo "${keys[*]}")
 # Resolver keys are Pro keys, each metered to 50,000 requests and 500,000 batched NPIs an hour:
 # enough that the resolver scenarios (NPI and search at every rate) and the labelled search
 # queries spend at most 25,000 requests of any one, and the batch scenario (1,000 NPIs a request
 # at 10 and 25 a second) fewer than 500,000 NPIs of all of them together.
 queries=$(wc -l <"$dir/drop/search_queries.jsonl")
-rkeys=()
 for _ in $(seq $(((2 * total + queries + 24999) / 25000))); do
-	rkeys+=("$(bin/providerctl keys --store "embedded:$dir/db" create --tier pro --name bench --expires 24h | tail -n 1)")
+	bin/providerctl keys --store "embedded:$dir/db" create --tier pro --name bench --expires 24h | tail -n 1 >>"$service_keys"
 done
-service_keys=$(IFS=,; echo "${rkeys[*]}")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 bin/providerd --addr "127.0.0.1:$port" --store "embedded:$dir/db" "${reference[@]}" \
@@ -152,7 +152,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
-	--bearer "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
+	--bearer-file "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key-file "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
 # Webhooks: a change set of $webhook_events watched NPIs fanned out into deliveries and delivered

@@ -6,13 +6,15 @@
 //
 //	providerbench --base-url http://127.0.0.1:8080 --rates 500,1000 --duration 10s
 //
-// Three scenarios need credentials and are run only when given them: the supply API's by-state
-// table (--bearer, supply API keys, used in turn so that no one key's quota is reached), the
-// token endpoint (--smart-key, a client's private JWK; each request carries an assertion signed
-// before the run, and an X-Forwarded-For address of its own so that the per-address token budget
-// is not what is measured, which needs providerd to trust loopback with --trusted-proxies), and
-// the read by id with an access token of that client. With --smart-key the run also reports the
-// token endpoint's own ceiling: the signature check alone, in process.
+// Some scenarios need credentials and are run only when given them: the supply API's by-state
+// table (--bearer-file, a file of supply API keys, one a line, used in turn so that no one key's
+// quota is reached), the token endpoint (--smart-key, a client's private JWK; each request
+// carries an assertion signed before the run, and an X-Forwarded-For address of its own so that
+// the per-address token budget is not what is measured, which needs providerd to trust loopback
+// with --trusted-proxies), the read by id with an access token of that client, and the
+// resolver's (--service-key-file, a file of resolver keys, with --queries). Keys come in files,
+// not on the command line, where any process of the machine could read them. With --smart-key
+// the run also reports the token endpoint's own ceiling: the signature check alone, in process.
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
@@ -121,12 +123,12 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the saturation run, server and ceiling alternating")
-	bearer := fs.String("bearer", "", "comma-separated supply API keys for the by-state scenario (empty skips it)")
+	bearer := fs.String("bearer-file", "", "file of supply API keys, one a line, for the by-state scenario (empty skips it)")
 	fs.StringVar(&o.smartKey, "smart-key", "", "file holding a SMART client's private JWK for the token scenario (empty skips it)")
 	fs.StringVar(&o.clientID, "client-id", smart.SandboxClientID, "the SMART client id of --smart-key")
 	fs.StringVar(&o.markdown, "markdown", "", "also write the open-loop table to this file as a Markdown table")
 	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
-	serviceKeys := fs.String("service-key", "", "comma-separated resolver keys (X-Service-Key) for the resolver scenarios (empty skips them)")
+	serviceKeys := fs.String("service-key-file", "", "file of resolver keys (X-Service-Key), one a line, for the resolver scenarios (empty skips them)")
 	fs.StringVar(&o.queries, "queries", "", "labelled search query set (providerctl generate writes one) for the resolver scenarios and the search-quality run")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -138,16 +140,32 @@ func parseOptions(args []string) (options, error) {
 	if o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
 		return o, errors.New("--duration, --inflight and --rounds must be positive")
 	}
-	if *bearer != "" {
-		o.bearer = strings.Split(*bearer, ",")
+	if o.bearer, err = readKeys(*bearer); err != nil {
+		return o, err
 	}
-	if *serviceKeys != "" {
-		o.serviceKeys = strings.Split(*serviceKeys, ",")
+	if o.serviceKeys, err = readKeys(*serviceKeys); err != nil {
+		return o, err
 	}
 	if (len(o.serviceKeys) > 0) != (o.queries != "") {
-		return o, errors.New("--service-key and --queries go together")
+		return o, errors.New("--service-key-file and --queries go together")
 	}
 	return o, nil
+}
+
+// readKeys reads a file of API keys, one a line, blank lines skipped; none for no file.
+func readKeys(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	keys := strings.Fields(string(b))
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s holds no key", path)
+	}
+	return keys, nil
 }
 
 // buildScenarios lists what is measured: the FHIR scenarios the server's data allows, and those
@@ -450,7 +468,7 @@ func supplyScenario(c *http.Client, base string, keys []string) (scenario, error
 		} `json:"data"`
 	}
 	if err := doJSON(c, req, &list); err != nil {
-		return scenario{}, fmt.Errorf("list the specialties (is --bearer a supply API key?): %w", err)
+		return scenario{}, fmt.Errorf("list the specialties (are --bearer-file's keys supply API keys?): %w", err)
 	}
 	if len(list.Data) == 0 {
 		return scenario{}, errors.New("the supply API lists no specialty")

@@ -165,6 +165,33 @@ func TestParseRates(t *testing.T) {
 
 // TestLoadNumbersRequests: the warm-up and the measured run of one load issue requests numbered
 // apart, so that one-time credentials prepared for a run are never sent twice.
+func TestReadKeys(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tt := range []struct {
+		name, path string
+		want       []string
+		fails      bool
+	}{
+		{"no file", "", nil, false},
+		{"keys a line", write("keys", "pdsupply_a\npdsupply_b\n"), []string{"pdsupply_a", "pdsupply_b"}, false},
+		{"blank lines and CRLF", write("crlf", "\r\npdlive_a\r\n\r\npdlive_b"), []string{"pdlive_a", "pdlive_b"}, false},
+		{"empty file", write("empty", "\n\n"), nil, true},
+		{"missing file", filepath.Join(dir, "missing"), nil, true},
+	} {
+		got, err := readKeys(tt.path)
+		if (err != nil) != tt.fails || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, %v", tt.name, got, err)
+		}
+	}
+}
+
 func TestLoadNumbersRequests(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}

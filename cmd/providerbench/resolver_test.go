@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,8 +38,12 @@ func TestResolverScenarios(t *testing.T) {
 	if _, err := resolverScenarios([]string{"k"}, nil); err == nil {
 		t.Error("an empty query set gave scenarios")
 	}
-	if err := run([]string{"--service-key", "k"}, nil); err == nil || !strings.Contains(err.Error(), "go together") {
-		t.Errorf("--service-key without --queries: %v", err)
+	keys := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(keys, []byte("k\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"--service-key-file", keys}, nil); err == nil || !strings.Contains(err.Error(), "go together") {
+		t.Errorf("--service-key-file without --queries: %v", err)
 	}
 }
 
