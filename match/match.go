@@ -11,9 +11,9 @@
 // q's deletions meet {t} and t's deletions: the symmetric-deletion scheme, which turns typo
 // tolerance into exact key lookups. The lexicon answers which words are within one edit of q,
 // and the words' token keys which records hold them: the deletions are written once per word
-// rather than once per record that holds it, which is a twentieth of the keys. Nicknames and
-// initials are expanded on the query side only (Expand), so the index holds no nickname keys.
-// Score then ranks the bounded candidate set the keys select.
+// rather than once per record that holds it. Nicknames and initials are expanded on the query
+// side only (Expand), so the index holds no nickname keys. Score then ranks the bounded
+// candidate set the keys select.
 package match
 
 import (
