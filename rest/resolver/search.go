@@ -176,7 +176,11 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 // in the score. total is the exact number selected.
 func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
 	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
-	recs, total, err := selectCandidates(ctx, st, v, sq, selecting)
+	conds, err := tokenConditions(ctx, st, v, sq.State, selecting)
+	if err != nil {
+		return nil, 0, err
+	}
+	recs, total, err := selectCandidates(ctx, st, v, sq, selecting, conds)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +191,7 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 			if !slices.ContainsFunc(fewer, func(t string) bool { return len([]rune(t)) > 1 }) {
 				continue
 			}
-			more, _, err := selectCandidates(ctx, st, v, sq, fewer)
+			more, _, err := selectCandidates(ctx, st, v, sq, fewer, conds)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -221,18 +225,10 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 // words (match.Selective), by the state's keys when a state is given, and the records read are
 // checked for its initials and the taxonomy: a condition on a taxonomy would have the store
 // walk its whole posting list. Only when that selects more than SearchCandidates records does
-// the store apply every condition.
-func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]found, int, error) {
+// the store apply every condition. conds holds each token's condition (tokenConditions).
+func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string, conds map[string]store.Condition) ([]found, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
 		Limit: SearchCandidates}
-	conds := map[string]store.Condition{}
-	for _, t := range tokens {
-		c, err := tokenCondition(ctx, st, q, v.Snap.Generation(catalog.RegistryNameWords), sq.State, t)
-		if err != nil {
-			return nil, 0, err
-		}
-		conds[t] = c
-	}
 	for _, t := range match.Selective(tokens) {
 		q.Where = append(q.Where, conds[t])
 	}
@@ -278,6 +274,21 @@ func decode(docs []store.Document, sq SearchQuery, tokens []string) ([]found, er
 		}
 	}
 	return out, nil
+}
+
+// tokenConditions returns the condition of each query token (tokenCondition), looked up once
+// per search: the selections without one word each reuse them.
+func tokenConditions(ctx context.Context, st store.Store, v records.View, state string, tokens []string) (map[string]store.Condition, error) {
+	in := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders)}
+	conds := make(map[string]store.Condition, len(tokens))
+	for _, t := range tokens {
+		c, err := tokenCondition(ctx, st, in, v.Snap.Generation(catalog.RegistryNameWords), state, t)
+		if err != nil {
+			return nil, err
+		}
+		conds[t] = c
+	}
+	return conds, nil
 }
 
 // tokenCondition is the store condition one query token selects by (match.Expand): a prefix of
