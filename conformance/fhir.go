@@ -43,6 +43,7 @@ func fhirChecks() []Check {
 	checks = append(checks,
 		Check{f, "provenance: the 14 keys in meta.tag", checkProvenanceTags},
 		Check{f, "read with If-None-Match of the ETag is 304", checkConditionalRead},
+		Check{f, "vread of meta.versionId is the read; the ETag names that version", checkVread},
 		Check{f, "unsupported _format is 406", checkFormat},
 	)
 	for _, s := range shallSearches {
@@ -396,6 +397,48 @@ func checkConditionalRead(ctx context.Context, e *Env) error {
 	}
 	if again.status != http.StatusNotModified {
 		return fmt.Errorf("%s with If-None-Match %s: %d, want 304", p, tag, again.status)
+	}
+	return nil
+}
+
+// checkVread reads a resource, then vreads the version its meta.versionId names, as Inferno's
+// US Core vread test does: the same resource, and (R4's version-aware updates rest on it) an
+// ETag of W/"<versionId>" on both.
+func checkVread(ctx context.Context, e *Env) error {
+	r, err := e.sampleOf(ctx, "Practitioner")
+	if err != nil {
+		return err
+	}
+	p := fmt.Sprintf("Practitioner/%v", r["id"])
+	res, err := e.fhirGet(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	var read map[string]any
+	if err := res.json(&read); err != nil {
+		return err
+	}
+	vid, _ := path(read, "meta", "versionId").(string)
+	if res.status != http.StatusOK || vid == "" {
+		return fmt.Errorf("%s: %d with meta.versionId %q", p, res.status, vid)
+	}
+	want := `W/"` + vid + `"`
+	if tag := res.header.Get("ETag"); tag != want {
+		return fmt.Errorf("%s: ETag %s, meta.versionId %s", p, tag, vid)
+	}
+	v, err := e.fhirGet(ctx, p+"/_history/"+vid, nil)
+	if err != nil {
+		return err
+	}
+	var vread map[string]any
+	if v.status != http.StatusOK {
+		return fmt.Errorf("%s/_history/%s: %d, want 200", p, vid, v.status)
+	}
+	if err := v.json(&vread); err != nil {
+		return err
+	}
+	if got, _ := path(vread, "meta", "versionId").(string); vread["id"] != r["id"] || got != vid || v.header.Get("ETag") != want {
+		return fmt.Errorf("%s/_history/%s: answered id %v, versionId %q, ETag %s", p, vid, vread["id"], got, v.header.Get("ETag"))
 	}
 	return nil
 }

@@ -183,9 +183,10 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 			Documentation:    resourceDocs[t],
 			Interaction: []capInteraction{
 				{Code: "read", Documentation: "ETag, Last-Modified, If-None-Match and If-Modified-Since; 410 for resources removed by the latest snapshot"},
+				{Code: "vread", Documentation: "the current version only: meta.versionId is the entity tag, and a vread of any other version is a 404"},
 				{Code: "search-type", Documentation: "GET and POST _search"},
 			},
-			Versioning: "no-version", ConditionalRead: "full-support", ConditionalDelete: "not-supported",
+			Versioning: "versioned", ConditionalRead: "full-support", ConditionalDelete: "not-supported",
 		}
 		for _, inc := range includesOf(t) {
 			res.SearchInclude = append(res.SearchInclude, inc.source+":"+inc.param)

@@ -20,8 +20,13 @@ var readParams = []string{"_format", "_pretty", "_elements", "_summary"}
 // read serves GET [base]/[type]/[id]: the stored resource as it is, with its entity tag and
 // last-modified date, 304 for a matching If-None-Match (or an unchanged If-Modified-Since), 410
 // for a resource the previous snapshot had and the serving one no longer has, 404 otherwise.
+//
+// It serves vread, GET [base]/[type]/[id]/_history/[vid], too. The directory holds one version
+// of each resource, the one its sources give today, whose versionId is its entity tag: a vread
+// of that version is the read, and of any other version a 404 that names the version held.
 func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 	typ, id := mux.Vars(r)["type"], mux.Vars(r)["id"]
+	vid, vread := mux.Vars(r)["vid"]
 	values := r.URL.Query()
 	ct, ok := negotiate(r, values.Get("_format"))
 	if !ok {
@@ -59,6 +64,10 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request) {
 	stored, err := fhirmap.Open(doc.Body)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if vread && vid != stored.ETag {
+		Error(w, r, http.StatusNotFound, "not_found", "version "+vid+" of "+typ+"/"+id+" is not held: the directory serves only the current version, "+stored.ETag)
 		return
 	}
 	etag := `W/"` + stored.ETag + `"`

@@ -46,6 +46,7 @@ func TestMetadata(t *testing.T) {
 				Type             string   `json:"type"`
 				SupportedProfile []string `json:"supportedProfile"`
 				Interaction      []struct{ Code string }
+				Versioning       string   `json:"versioning"`
 				SearchInclude    []string `json:"searchInclude"`
 				SearchRevInclude []string `json:"searchRevInclude"`
 				SearchParam      []struct {
@@ -90,8 +91,8 @@ func TestMetadata(t *testing.T) {
 		for _, i := range res.Interaction {
 			codes = append(codes, i.Code)
 		}
-		if !slices.Equal(codes, []string{"read", "search-type"}) {
-			t.Errorf("%s interactions %v", res.Type, codes)
+		if !slices.Equal(codes, []string{"read", "vread", "search-type"}) || res.Versioning != "versioned" {
+			t.Errorf("%s interactions %v, versioning %q", res.Type, codes, res.Versioning)
 		}
 		var names []string
 		for _, p := range res.SearchParam {
@@ -151,6 +152,19 @@ func TestRead(t *testing.T) {
 	if cl := r.header.Get("Content-Length"); cl != strconv.Itoa(len(r.body)) {
 		t.Errorf("Content-Length %q for %d bytes", cl, len(r.body))
 	}
+	var res struct{ Meta fhirmap.Meta }
+	if err := json.Unmarshal(r.body, &res); err != nil {
+		t.Fatal(err)
+	}
+	version := strings.Trim(strings.TrimPrefix(etag, "W/"), `"`)
+	if res.Meta.VersionID != version {
+		t.Errorf("meta.versionId %q, ETag %q", res.Meta.VersionID, etag)
+	}
+	if v := get(t, e.url("/Practitioner/"+pracID+"/_history/"+version)); v.status != http.StatusOK || string(v.body) != string(r.body) ||
+		v.header.Get("ETag") != etag || v.header.Get("Last-Modified") != lastMod {
+		t.Errorf("vread of the current version: %d ETag %q Last-Modified %q, same body as the read: %v", v.status, v.header.Get("ETag"),
+			v.header.Get("Last-Modified"), string(v.body) == string(r.body))
+	}
 
 	tests := []struct {
 		name    string
@@ -178,6 +192,13 @@ func TestRead(t *testing.T) {
 		{"search scope only", "/Practitioner/" + pracID, []string{"X-Test-Scopes", "system/Practitioner.s"}, http.StatusForbidden, "forbidden"},
 		{"v1 read scope", "/Practitioner/" + pracID, []string{"X-Test-Scopes", "system/Practitioner.read"}, http.StatusOK, ""},
 		{"POST", "/Practitioner/" + pracID, nil, http.StatusMethodNotAllowed, "not-supported"},
+		{"vread If-None-Match", "/Practitioner/" + pracID + "/_history/" + version, []string{"If-None-Match", etag}, http.StatusNotModified, ""},
+		{"vread of another version", "/Practitioner/" + pracID + "/_history/0000000000000000", nil, http.StatusNotFound, "not-found"},
+		{"vread of an unknown id", "/Practitioner/1000000000/_history/" + version, nil, http.StatusNotFound, "not-found"},
+		{"vread, malformed version", "/Practitioner/" + pracID + "/_history/a_b", nil, http.StatusNotFound, "not-found"},
+		{"vread, no grant", "/Practitioner/" + pracID + "/_history/" + version, []string{"X-Test-Grant", "none"}, http.StatusUnauthorized, "login"},
+		{"vread, search scope only", "/Practitioner/" + pracID + "/_history/" + version, []string{"X-Test-Scopes", "system/Practitioner.s"}, http.StatusForbidden, "forbidden"},
+		{"history", "/Practitioner/" + pracID + "/_history", nil, http.StatusNotFound, "not-found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

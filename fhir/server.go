@@ -131,6 +131,13 @@ func New(cfg Config) *Server {
 // typePattern is the mux pattern of the served resource types; other types are 404s.
 var typePattern = "{type:" + strings.Join(fhirmap.Types, "|") + "}"
 
+// idPattern and versionPattern are the mux patterns of a resource id and a version id, both
+// FHIR's id type.
+const (
+	idPattern      = `{id:[A-Za-z0-9\-\.]{1,64}}`
+	versionPattern = `{vid:[A-Za-z0-9\-\.]{1,64}}`
+)
+
 // Routes registers the FHIR interactions on the /fhir subrouter. Authentication (SMART's
 // Protect) wraps the subrouter; the handlers check the grant's scopes themselves.
 func (s *Server) Routes(r *mux.Router) {
@@ -141,7 +148,8 @@ func (s *Server) Routes(r *mux.Router) {
 	}
 	r.HandleFunc("/"+typePattern, s.searchGET).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/"+typePattern+"/_search", s.searchPOST).Methods(http.MethodPost)
-	r.HandleFunc("/"+typePattern+`/{id:[A-Za-z0-9\-\.]{1,64}}`, s.read).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/"+typePattern+"/"+idPattern, s.read).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/"+typePattern+"/"+idPattern+"/_history/"+versionPattern, s.read).Methods(http.MethodGet, http.MethodHead)
 }
 
 // view is the generations one request reads: the serving snapshot, or the previous one for a

@@ -142,9 +142,15 @@ type Stored struct {
 	ETag string
 	// Tags is the id of the resource's tag set in catalog.FHIRTags.
 	Tags string
-	// tagAt is the offset in Resource of the closing brace of the meta.
-	tagAt int
+	// metaAt is the offset in Resource just after the opening brace of the meta, tagAt that of
+	// its closing brace.
+	metaAt, tagAt int
 }
+
+// metaOpen is what precedes the members of a stored resource's meta: the meta follows the
+// resource's type and id (encode), neither of which can hold a quote, so the first occurrence
+// is the meta's.
+const metaOpen = `,"meta":{`
 
 // Open slices a stored FHIR document body. It fails on a body that is not one, such as one
 // stored in an earlier format, which a new ingest replaces.
@@ -166,16 +172,28 @@ func Open(body []byte) (Stored, error) {
 	if st.tagAt < 1 || st.tagAt >= len(st.Resource) || st.Resource[st.tagAt] != '}' {
 		return Stored{}, fmt.Errorf("fhirmap: stored FHIR document: tag offset %d is not the end of its meta", st.tagAt)
 	}
+	if st.metaAt = bytes.Index(st.Resource[:st.tagAt], []byte(metaOpen)) + len(metaOpen); st.metaAt < len(metaOpen) {
+		return Stored{}, fmt.Errorf("fhirmap: stored FHIR document: no meta before the tag offset")
+	}
 	return st, nil
 }
 
-// AppendServed appends the resource as served to dst: the stored resource with tags, a tag set
-// as RenderTags gives it, as the last member of its meta.
+// AppendServed appends the resource as served to dst: the stored resource with its entity tag
+// as the first member of its meta, meta.versionId (the directory holds one version of a
+// resource, and its version changes exactly when its entity tag does), and a tag set as
+// RenderTags gives it as the last.
 func (s Stored) AppendServed(dst, tags []byte) []byte {
-	dst = append(dst, s.Resource[:s.tagAt]...)
-	if s.Resource[s.tagAt-1] != '{' {
+	dst = append(dst, s.Resource[:s.metaAt]...)
+	dst = append(dst, `"versionId":"`...)
+	dst = append(dst, s.ETag...)
+	dst = append(dst, '"')
+	if s.metaAt != s.tagAt {
 		dst = append(dst, ',')
+		dst = append(dst, s.Resource[s.metaAt:s.tagAt]...)
 	}
-	dst = append(dst, tags...)
+	if len(tags) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, tags...)
+	}
 	return append(dst, s.Resource[s.tagAt:]...)
 }

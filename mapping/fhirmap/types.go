@@ -18,6 +18,7 @@ package fhirmap
 
 // Meta is Resource.meta.
 type Meta struct {
+	VersionID   string   `json:"versionId,omitempty"`
 	LastUpdated string   `json:"lastUpdated,omitempty"`
 	Source      string   `json:"source,omitempty"`
 	Profile     []string `json:"profile,omitempty"`
