@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The profiles each served type claims (US Core 6.1.0, Plan-Net 1.2.0).
@@ -58,6 +61,7 @@ func fhirChecks() []Check {
 		Check{f, "_revinclude=PractitionerRole:practitioner", checkRevinclude},
 		Check{f, "unknown id is 404 OperationOutcome", checkUnknownID},
 		Check{f, "unknown parameter under handling=strict is 400 OperationOutcome", checkStrict},
+		Check{f, "bulk $export: kick-off, manifest, NDJSON file, cancel", checkBulkExport},
 	)
 }
 
@@ -377,13 +381,19 @@ func mustSupportCheck(typ string) func(context.Context, *Env) error {
 	}
 }
 
-func checkConditionalRead(ctx context.Context, e *Env) error {
-	r, err := e.sampleOf(ctx, "Practitioner")
+// readSample reads a served resource of typ, returning its path and the answer.
+func readSample(ctx context.Context, e *Env, typ string) (string, response, error) {
+	r, err := e.sampleOf(ctx, typ)
 	if err != nil {
-		return err
+		return "", response{}, err
 	}
-	p := fmt.Sprintf("Practitioner/%v", r["id"])
+	p := fmt.Sprintf("%s/%v", typ, r["id"])
 	res, err := e.fhirGet(ctx, p, nil)
+	return p, res, err
+}
+
+func checkConditionalRead(ctx context.Context, e *Env) error {
+	p, res, err := readSample(ctx, e, "Practitioner")
 	if err != nil {
 		return err
 	}
@@ -405,12 +415,7 @@ func checkConditionalRead(ctx context.Context, e *Env) error {
 // US Core vread test does: the same resource, and (R4's version-aware updates rest on it) an
 // ETag of W/"<versionId>" on both.
 func checkVread(ctx context.Context, e *Env) error {
-	r, err := e.sampleOf(ctx, "Practitioner")
-	if err != nil {
-		return err
-	}
-	p := fmt.Sprintf("Practitioner/%v", r["id"])
-	res, err := e.fhirGet(ctx, p, nil)
+	p, res, err := readSample(ctx, e, "Practitioner")
 	if err != nil {
 		return err
 	}
@@ -437,7 +442,7 @@ func checkVread(ctx context.Context, e *Env) error {
 	if err := v.json(&vread); err != nil {
 		return err
 	}
-	if got, _ := path(vread, "meta", "versionId").(string); vread["id"] != r["id"] || got != vid || v.header.Get("ETag") != want {
+	if got, _ := path(vread, "meta", "versionId").(string); vread["id"] != read["id"] || got != vid || v.header.Get("ETag") != want {
 		return fmt.Errorf("%s/_history/%s: answered id %v, versionId %q, ETag %s", p, vid, vread["id"], got, v.header.Get("ETag"))
 	}
 	return nil
@@ -452,4 +457,94 @@ func checkFormat(ctx context.Context, e *Env) error {
 		return fmt.Errorf("_format=application/fhir+xml: %d, want 406 from a JSON-only server", res.status)
 	}
 	return operationOutcome(res)
+}
+
+// checkBulkExport runs a system-level export of Practitioners as the Bulk Data Access IG 2.0
+// has a client do it: the kick-off with Prefer: respond-async answers 202 and a status URL,
+// the status (polled while it answers 202) a manifest, each file NDJSON of resources of its
+// type (kept for the validator), and a DELETE of the status URL ends the job. A kick-off
+// without the Prefer header is a 400 OperationOutcome.
+func checkBulkExport(ctx context.Context, e *Env) error {
+	if res, err := e.fhirGet(ctx, "$export?_type=Practitioner", nil); err != nil {
+		return err
+	} else if res.status != http.StatusBadRequest {
+		return fmt.Errorf("kick-off without Prefer: respond-async: %d, want 400", res.status)
+	} else if err := operationOutcome(res); err != nil {
+		return err
+	}
+	res, err := e.fhirGet(ctx, "$export?_type=Practitioner", http.Header{"Prefer": {"respond-async"}})
+	if err != nil {
+		return err
+	}
+	status := res.header.Get("Content-Location")
+	if res.status != http.StatusAccepted || status == "" {
+		return fmt.Errorf("kick-off: %d with Content-Location %q, want 202 and a status URL", res.status, status)
+	}
+	for polls := 0; ; polls++ {
+		if res, err = e.fhirGet(ctx, status, nil); err != nil {
+			return err
+		}
+		if res.status != http.StatusAccepted || polls == 10 {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	var m struct {
+		TransactionTime     string `json:"transactionTime"`
+		Request             string `json:"request"`
+		RequiresAccessToken *bool  `json:"requiresAccessToken"`
+		Output              []struct {
+			Type  string `json:"type"`
+			URL   string `json:"url"`
+			Count *int   `json:"count"`
+		} `json:"output"`
+		Error []any `json:"error"`
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("status %s: %d, want 200 with the manifest", status, res.status)
+	}
+	if err := res.json(&m); err != nil {
+		return err
+	}
+	if m.TransactionTime == "" || m.Request == "" || m.RequiresAccessToken == nil || m.Error == nil || len(m.Output) == 0 {
+		return fmt.Errorf("manifest lacks transactionTime, request, requiresAccessToken, error or any output: %.300s", res.body)
+	}
+	for _, o := range m.Output {
+		if o.Type != "Practitioner" {
+			return fmt.Errorf("manifest: a %s file in an export of _type=Practitioner", o.Type)
+		}
+		file, err := e.fhirGet(ctx, o.URL, http.Header{"Accept": {"application/fhir+ndjson"}})
+		if err != nil {
+			return err
+		}
+		if file.status != http.StatusOK || !strings.HasPrefix(file.header.Get("Content-Type"), "application/fhir+ndjson") {
+			return fmt.Errorf("%s: %d %q, want 200 application/fhir+ndjson", o.URL, file.status, file.header.Get("Content-Type"))
+		}
+		lines := bytes.Split(bytes.TrimSuffix(file.body, []byte("\n")), []byte("\n"))
+		for i, line := range lines {
+			var r struct {
+				ResourceType string `json:"resourceType"`
+			}
+			if err := json.Unmarshal(line, &r); err != nil || r.ResourceType != o.Type {
+				return fmt.Errorf("%s line %d is not a %s: %.100s", o.URL, i+1, o.Type, line)
+			}
+			e.collect(line)
+		}
+		if o.Count != nil && *o.Count != len(lines) {
+			return fmt.Errorf("%s: %d lines, the manifest counts %d", o.URL, len(lines), *o.Count)
+		}
+	}
+	if res, err = e.fhirDo(ctx, http.MethodDelete, status, nil, ""); err != nil {
+		return err
+	}
+	if res.status != http.StatusAccepted {
+		return fmt.Errorf("DELETE %s: %d, want 202", status, res.status)
+	}
+	if res, err = e.fhirGet(ctx, status, nil); err != nil {
+		return err
+	}
+	if res.status != http.StatusNotFound {
+		return fmt.Errorf("status of a cancelled export: %d, want 404", res.status)
+	}
+	return nil
 }

@@ -48,10 +48,11 @@ type capImpl struct {
 }
 
 type capRest struct {
-	Mode          string        `json:"mode"`
-	Documentation string        `json:"documentation"`
-	Security      capSecurity   `json:"security"`
-	Resource      []capResource `json:"resource"`
+	Mode          string         `json:"mode"`
+	Documentation string         `json:"documentation"`
+	Security      capSecurity    `json:"security"`
+	Resource      []capResource  `json:"resource"`
+	Operation     []capOperation `json:"operation,omitempty"`
 }
 
 type capSecurity struct {
@@ -212,6 +213,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 		cs.ImplementationGuide = append(slices.Clip(cs.ImplementationGuide), backportIG)
 		rest.Resource = append(rest.Resource, subscriptionCapabilities(base)...)
 	}
+	rest.Operation = []capOperation{{Name: "export", Definition: "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export", Documentation: bulkDocumentation}}
 	cs.Rest = []capRest{rest}
 	return cs
 }

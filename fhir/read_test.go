@@ -53,6 +53,9 @@ func TestMetadata(t *testing.T) {
 					Name, Type string
 				} `json:"searchParam"`
 			} `json:"resource"`
+			Operation []struct {
+				Name, Definition string
+			} `json:"operation"`
 		} `json:"rest"`
 	}
 	if err := json.Unmarshal(r.body, &cs); err != nil {
@@ -112,6 +115,9 @@ func TestMetadata(t *testing.T) {
 		if !slices.Contains(role.SearchInclude, inc) {
 			t.Errorf("PractitionerRole lacks _include %s: %v", inc, role.SearchInclude)
 		}
+	}
+	if len(rest.Operation) != 1 || rest.Operation[0].Name != "export" || rest.Operation[0].Definition != "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export" {
+		t.Errorf("system operations %+v, want $export", rest.Operation)
 	}
 	if !slices.Contains(rest.Resource[0].SearchRevInclude, "PractitionerRole:practitioner") {
 		t.Errorf("Practitioner lacks _revinclude PractitionerRole:practitioner")

@@ -85,6 +85,8 @@ type Server struct {
 	tagIndex   tagIndex
 	// subPolicy admits subscription endpoints; nil when subscriptions are not offered.
 	subPolicy *webhook.AddressPolicy
+	// publicRead says reads need no token (Config.PublicRead).
+	publicRead bool
 }
 
 type cachedView struct {
@@ -94,7 +96,8 @@ type cachedView struct {
 
 // New builds the FHIR server. The CapabilityStatement is rendered once, here.
 func New(cfg Config) *Server {
-	s := &Server{st: cfg.Store, grantFrom: cfg.GrantFrom, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes, subPolicy: cfg.Subscriptions}
+	s := &Server{st: cfg.Store, grantFrom: cfg.GrantFrom, base: strings.TrimSuffix(cfg.BaseURL, "/"), log: cfg.Log, now: cfg.Now, maxInc: cfg.MaxIncludes, subPolicy: cfg.Subscriptions,
+		publicRead: cfg.PublicRead}
 	if s.maxInc <= 0 {
 		s.maxInc = DefaultMaxIncludes
 	}
@@ -146,6 +149,7 @@ func (s *Server) Routes(r *mux.Router) {
 		s.topicRoutes(r)
 		s.subscriptionRoutes(r)
 	}
+	s.bulkRoutes(r)
 	r.HandleFunc("/"+typePattern, s.searchGET).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/"+typePattern+"/_search", s.searchPOST).Methods(http.MethodPost)
 	r.HandleFunc("/"+typePattern+"/"+idPattern, s.read).Methods(http.MethodGet, http.MethodHead)
@@ -160,6 +164,10 @@ type view struct {
 }
 
 func (v view) gen(resourceType string) string { return v.gens[catalog.FHIRCollection(resourceType)] }
+
+// holds reports whether gen is the serving or the previous generation of a collection: the
+// generations whose documents stay readable until the next snapshot switch collects them.
+func (v view) holds(coll, gen string) bool { return gen == v.gens[coll] || gen == v.prev[coll] }
 
 func (s *Server) serving(ctx context.Context) (view, error) {
 	now := time.Now()

@@ -1,0 +1,384 @@
+package fhir
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/catalog"
+	"providerdir/internal/logging"
+	"providerdir/mapping/fhirmap"
+	"providerdir/store"
+)
+
+// Bulk export: the system-level $export of the FHIR Bulk Data Access IG 2.0.
+//
+// A directory is a snapshot, so an export needs no work up front. The kick-off pins the serving
+// generations of the types asked for in a job record and answers 202 with the job's status URL;
+// the status is complete at once, and its manifest lists one NDJSON file per type that holds
+// anything, each streamed from the pinned generation when it is downloaded, resources as a read
+// serves them, in id order. A job lives for bulkJobTTL. Its files are served while their
+// snapshot is the serving or the previous one, as a search's pages are (cursor.go): after two
+// snapshot switches the generation is collected, and a download answers 410.
+//
+// The job id is 128 random bits and the status and file URLs are capabilities: any client
+// holding one and a token with read scopes for the type may use it. Every download also applies
+// the downloader's own grant, so a sandbox client sees only the sandbox subset of any job.
+
+// bulkKind is the store record kind of export jobs.
+const bulkKind = "fhir_export"
+
+// bulkJobTTL is how long an export's status and files stay available after its kick-off.
+const bulkJobTTL = 24 * time.Hour
+
+// bulkPage is how many resources a file download reads from the store at a time.
+const bulkPage = 1000
+
+// bulkParams are the kick-off parameters this server acts on.
+var bulkParams = []string{"_outputFormat", "_type", "_since"}
+
+// bulkOutputFormats are the _outputFormat values the IG says mean NDJSON.
+var bulkOutputFormats = []string{"application/fhir+ndjson", "application/ndjson", "ndjson"}
+
+// bulkJob is an export job's record body.
+type bulkJob struct {
+	// Request is the kick-off URL, as the manifest repeats it.
+	Request         string    `json:"request"`
+	TransactionTime time.Time `json:"transaction_time"`
+	// Types are the exported types with their pinned generation and their number of resources.
+	Types []bulkType `json:"types"`
+	// TagGeneration is the pinned generation of the provenance tag sets.
+	TagGeneration string `json:"tag_generation"`
+	// Since holds the _lastUpdated key prefixes of the days after _since (dates.go), none
+	// without it.
+	Since []string `json:"since,omitempty"`
+	// Sandbox says the kick-off's grant saw only the sandbox subset.
+	Sandbox bool `json:"sandbox"`
+}
+
+type bulkType struct {
+	Type       string `json:"type"`
+	Generation string `json:"generation"`
+	Count      int64  `json:"count"`
+}
+
+// bulkManifest is the complete status's body.
+type bulkManifest struct {
+	TransactionTime     string       `json:"transactionTime"`
+	Request             string       `json:"request"`
+	RequiresAccessToken bool         `json:"requiresAccessToken"`
+	Output              []bulkOutput `json:"output"`
+	Error               []bulkOutput `json:"error"`
+}
+
+type bulkOutput struct {
+	Type  string `json:"type"`
+	URL   string `json:"url"`
+	Count int64  `json:"count"`
+}
+
+func (s *Server) bulkRoutes(r *mux.Router) {
+	r.HandleFunc("/$export", s.bulkKickoff).Methods(http.MethodGet)
+	r.HandleFunc("/$export-status/{job:[0-9a-f]{32}}", s.bulkStatus).Methods(http.MethodGet)
+	r.HandleFunc("/$export-status/{job:[0-9a-f]{32}}", s.bulkCancel).Methods(http.MethodDelete)
+	r.HandleFunc("/$export-file/{job:[0-9a-f]{32}}/"+typePattern+".ndjson", s.bulkFile).Methods(http.MethodGet)
+}
+
+// bulkKickoff serves GET [base]/$export.
+func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
+	g, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	if _, ok := negotiate(r, ""); !ok {
+		notAcceptable(w, r)
+		return
+	}
+	if !respondAsync(r) {
+		Error(w, r, http.StatusBadRequest, "invalid", "an export is asynchronous: send Prefer: respond-async")
+		return
+	}
+	job, types, err := parseBulk(r, lenient(r))
+	if err != nil {
+		writeParamError(w, r, err)
+		return
+	}
+	if len(types) == 0 { // every type the grant may read, and at least one
+		for _, t := range fhirmap.Types {
+			if g.Allows(t, catalog.Read) {
+				types = append(types, t)
+			}
+		}
+		if len(types) == 0 {
+			types = fhirmap.Types
+		}
+	}
+	needs := make([]access, len(types))
+	for i, t := range types {
+		needs[i] = access{typ: t, i: catalog.Read, by: "_type"}
+	}
+	if !permit(w, r, g, needs) {
+		return
+	}
+	v, err := s.serving(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	job.Request, job.TransactionTime, job.Sandbox = s.base+"/$export", s.now().UTC().Truncate(time.Second), g.Sandboxed()
+	if r.URL.RawQuery != "" {
+		job.Request += "?" + r.URL.RawQuery
+	}
+	job.TagGeneration = v.gens[catalog.FHIRTags]
+	for _, t := range types {
+		bt := bulkType{Type: t, Generation: v.gen(t)}
+		if bt.Generation != "" {
+			q := store.Query{Collection: catalog.FHIRCollection(t), Generation: bt.Generation, Where: job.where(g)}
+			if bt.Count, err = s.st.Count(r.Context(), q); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		job.Types = append(job.Types, bt)
+	}
+	body, err := json.Marshal(job)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	rec := store.Record{Kind: bulkKind, ID: hex.EncodeToString(id[:]), Body: body, ExpiresAt: job.TransactionTime.Add(bulkJobTTL)}
+	if _, err := s.st.PutRecord(r.Context(), rec); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	logging.Logger(r.Context()).Info("export started", slog.String("job", rec.ID), slog.Any("types", types), slog.Bool("sandbox", job.Sandbox))
+	w.Header().Set("Content-Location", s.base+"/$export-status/"+rec.ID)
+	WriteOutcome(w, r, http.StatusAccepted, "information", "informational",
+		"export accepted; its status URL is in Content-Location, and its files stay available until "+rec.ExpiresAt.Format(time.RFC3339))
+}
+
+// parseBulk reads the kick-off parameters into a job (without its request, time and types'
+// generations) and the types asked for, none when _type is absent.
+func parseBulk(r *http.Request, lenient bool) (bulkJob, []string, error) {
+	var job bulkJob
+	var types []string
+	for name, values := range r.URL.Query() {
+		value := strings.Join(values, ",")
+		switch name {
+		case "_outputFormat":
+			if !slices.Contains(bulkOutputFormats, value) {
+				return job, nil, invalid(name, "%q is not an output format of this server (%s)", value, strings.Join(bulkOutputFormats, ", "))
+			}
+		case "_type":
+			for _, t := range strings.Split(value, ",") {
+				if !slices.Contains(fhirmap.Types, t) {
+					return job, nil, invalid(name, "%q is not a type this server serves (%s)", t, strings.Join(fhirmap.Types, ", "))
+				}
+				if !slices.Contains(types, t) {
+					types = append(types, t)
+				}
+			}
+		case "_since":
+			if len(values) > 1 {
+				return job, nil, invalid(name, "given %d times", len(values))
+			}
+			days, err := dateCondition("gt" + value)
+			if err != nil {
+				return job, nil, invalid(name, "%q: %v", value, err)
+			}
+			if job.Since = days; len(days) == 0 {
+				job.Since = []string{"-"} // after the last day the sources date: nothing
+			}
+		case "_typeFilter", "_elements", "patient", "includeAssociatedData":
+			// Ignoring these would export other resources than asked for.
+			return job, nil, unsupported(name, "this server exports whole types (_type, _since) and supports no %s", name)
+		default:
+			if !lenient {
+				return job, nil, unsupported(name, "not a parameter of this server's $export (%s)", strings.Join(bulkParams, ", "))
+			}
+		}
+	}
+	return job, types, nil
+}
+
+// respondAsync reports whether the request asks for the asynchronous pattern (RFC 7240).
+func respondAsync(r *http.Request) bool {
+	for _, p := range r.Header.Values("Prefer") {
+		for _, part := range strings.Split(p, ",") {
+			if pref, _, _ := strings.Cut(part, ";"); strings.EqualFold(strings.TrimSpace(pref), "respond-async") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// where are the conditions of a job's files for a downloader's grant: the days after _since,
+// and the sandbox subset when either the kick-off's grant or the downloader's sees only that.
+func (j bulkJob) where(g Grant) []store.Condition {
+	var where []store.Condition
+	if len(j.Since) > 0 {
+		where = append(where, store.Condition{Param: fhirmap.KeyLastUpdated, Values: j.Since, Match: store.Prefix})
+	}
+	if j.Sandbox || g.Sandboxed() {
+		where = append(where, store.Condition{Param: fhirmap.KeySandbox, Values: []string{"1"}})
+	}
+	return where
+}
+
+// loadJob reads the job a status or file URL names, answering 404 when there is none.
+func (s *Server) loadJob(w http.ResponseWriter, r *http.Request) (store.Record, bulkJob, bool) {
+	id := mux.Vars(r)["job"]
+	rec, err := s.st.GetRecord(r.Context(), bulkKind, id)
+	if errors.Is(err, store.ErrNotFound) {
+		Error(w, r, http.StatusNotFound, "not_found", "no export "+id+": it was cancelled, or it is more than "+bulkJobTTL.String()+" old")
+		return rec, bulkJob{}, false
+	}
+	var job bulkJob
+	if err == nil {
+		err = json.Unmarshal(rec.Body, &job)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return rec, job, false
+	}
+	return rec, job, true
+}
+
+// bulkStatus serves the status URL: the manifest, as the export is complete from its start.
+func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.authorize(w, r); !ok {
+		return
+	}
+	rec, job, ok := s.loadJob(w, r)
+	if !ok {
+		return
+	}
+	m := bulkManifest{TransactionTime: job.TransactionTime.Format(time.RFC3339), Request: job.Request, RequiresAccessToken: !s.publicRead,
+		Output: []bulkOutput{}, Error: []bulkOutput{}}
+	for _, t := range job.Types {
+		if t.Count > 0 {
+			m.Output = append(m.Output, bulkOutput{Type: t.Type, URL: s.base + "/$export-file/" + rec.ID + "/" + t.Type + ".ndjson", Count: t.Count})
+		}
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Expires", rec.ExpiresAt.UTC().Format(http.TimeFormat))
+	w.Header().Set("Cache-Control", "no-store")
+	s.write(w, http.StatusOK, "application/json", body, false)
+}
+
+// bulkCancel serves DELETE on the status URL: the job and its files are gone.
+func (s *Server) bulkCancel(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.authorize(w, r); !ok {
+		return
+	}
+	id := mux.Vars(r)["job"]
+	err := s.st.DeleteRecord(r.Context(), bulkKind, id, 0)
+	if errors.Is(err, store.ErrNotFound) {
+		Error(w, r, http.StatusNotFound, "not_found", "no export "+id)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	WriteOutcome(w, r, http.StatusAccepted, "information", "informational", "export "+id+" cancelled; its files are gone")
+}
+
+// bulkFile streams one type's file of a job: the type's resources of the pinned generation, one
+// a line, as a read serves them. A failure once the first line is sent aborts the response, so
+// that the client sees a broken transfer, never a short file that looks whole.
+func (s *Server) bulkFile(w http.ResponseWriter, r *http.Request) {
+	typ := mux.Vars(r)["type"]
+	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Read})
+	if !ok {
+		return
+	}
+	_, job, ok := s.loadJob(w, r)
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(job.Types, func(t bulkType) bool { return t.Type == typ })
+	if i < 0 || job.Types[i].Count == 0 {
+		Error(w, r, http.StatusNotFound, "not_found", "this export has no "+typ+" file")
+		return
+	}
+	gen := job.Types[i].Generation
+	v, err := s.serving(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !v.holds(catalog.FHIRCollection(typ), gen) || !v.holds(catalog.FHIRTags, job.TagGeneration) {
+		Error(w, r, http.StatusGone, "gone", "the snapshot this export was taken from has been replaced twice since, and is gone; start a new export")
+		return
+	}
+	q := store.Query{Collection: catalog.FHIRCollection(typ), Generation: gen, Where: job.where(g), Limit: bulkPage}
+	page, err := s.st.Find(r.Context(), q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/fhir+ndjson")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	out := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
+	for {
+		for _, d := range page.Docs {
+			stored, err := fhirmap.Open(d.Body)
+			if err == nil {
+				line, err = s.tags.served(r.Context(), line[:0], job.TagGeneration, stored)
+			}
+			if err != nil {
+				s.abort(r, typ, err)
+			}
+			line = append(line, '\n')
+			if _, err := out.Write(line); err != nil {
+				return // the client went away
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+		if page, err = s.st.Find(r.Context(), q); err != nil {
+			s.abort(r, typ, err)
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return
+	}
+}
+
+// abort ends a file download that failed after its status was sent.
+func (s *Server) abort(r *http.Request, typ string, err error) {
+	if !errors.Is(err, r.Context().Err()) {
+		logging.Logger(r.Context()).Error("export file failed", slog.String("type", typ), slog.Any("error", err))
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// bulkDocumentation is the CapabilityStatement's documentation of $export.
+var bulkDocumentation = "System-level export of whole types (FHIR Bulk Data Access 2.0): GET $export with Prefer: respond-async; " +
+	"_type, _since and _outputFormat (NDJSON) are supported, _typeFilter and _elements are not. The status URL answers the " +
+	"manifest at once; files are NDJSON, one per type, and need a token with read scopes for their type. Jobs last " +
+	strconv.Itoa(int(bulkJobTTL.Hours())) + " hours."

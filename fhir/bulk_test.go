@@ -1,0 +1,299 @@
+package fhir_test
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"providerdir/fhir"
+	"providerdir/ingest"
+	"providerdir/mapping/fhirmap"
+	"providerdir/mapping/fhirmap/fhirtest"
+)
+
+// manifest is a complete export status's body.
+type manifest struct {
+	TransactionTime     string            `json:"transactionTime"`
+	Request             string            `json:"request"`
+	RequiresAccessToken *bool             `json:"requiresAccessToken"`
+	Output              []exportOutput    `json:"output"`
+	Error               []json.RawMessage `json:"error"`
+}
+
+type exportOutput struct {
+	Type  string `json:"type"`
+	URL   string `json:"url"`
+	Count int    `json:"count"`
+}
+
+// startExport kicks an export off and returns its status URL.
+func startExport(t *testing.T, e *env, query string, headers ...string) string {
+	t.Helper()
+	r := get(t, e.base+"/$export"+query, append([]string{"Prefer", "respond-async", "Accept", "application/fhir+json"}, headers...)...)
+	if r.status != http.StatusAccepted {
+		t.Fatalf("kick-off %s: %d %s", query, r.status, r.body)
+	}
+	loc := r.header.Get("Content-Location")
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(e.base) + `/\$export-status/[0-9a-f]{32}$`).MatchString(loc) {
+		t.Fatalf("Content-Location %q", loc)
+	}
+	if oo := decodeOutcome(t, r); oo.Issue[0].Severity != "information" {
+		t.Errorf("kick-off outcome %+v", oo)
+	}
+	return loc
+}
+
+// exportManifest reads a job's status, which must be complete.
+func exportManifest(t *testing.T, status string, headers ...string) manifest {
+	t.Helper()
+	r := get(t, status, headers...)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json; charset=utf-8" || r.header.Get("Expires") == "" {
+		t.Fatalf("status: %d %q Expires %q: %s", r.status, r.header.Get("Content-Type"), r.header.Get("Expires"), r.body)
+	}
+	var m manifest
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(time.RFC3339, m.TransactionTime); err != nil || m.RequiresAccessToken == nil || !*m.RequiresAccessToken || m.Error == nil {
+		t.Errorf("manifest %s", r.body)
+	}
+	return m
+}
+
+// exportFile downloads a file of an export and returns its lines.
+func exportFile(t *testing.T, u string, headers ...string) [][]byte {
+	t.Helper()
+	r := get(t, u, headers...)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/fhir+ndjson" {
+		t.Fatalf("%s: %d %q: %s", u, r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if len(r.body) == 0 || r.body[len(r.body)-1] != '\n' {
+		t.Fatalf("%s: %d bytes, not newline-terminated", u, len(r.body))
+	}
+	return bytes.Split(r.body[:len(r.body)-1], []byte("\n"))
+}
+
+// withoutMarks returns a resource without the test marks of env.all and without its meta.tag,
+// whose systems env.all has under the stored prefix, not the served base URL.
+func withoutMarks(m map[string]any) map[string]any {
+	out := maps.Clone(m)
+	delete(out, "__sandbox")
+	meta := maps.Clone(out["meta"].(map[string]any))
+	delete(meta, "tag")
+	out["meta"] = meta
+	return out
+}
+
+func TestBulkExport(t *testing.T) {
+	e := sharedEnv(t)
+	all := e.all(t)
+	status := startExport(t, e, "")
+	m := exportManifest(t, status)
+	if m.Request != e.base+"/$export" {
+		t.Errorf("request %q", m.Request)
+	}
+	var types []string
+	for _, o := range m.Output {
+		types = append(types, o.Type)
+		if o.Count != len(all[o.Type]) {
+			t.Errorf("%s: count %d, the snapshot holds %d", o.Type, o.Count, len(all[o.Type]))
+		}
+		lines := exportFile(t, o.URL)
+		if len(lines) != o.Count {
+			t.Errorf("%s: %d lines, count %d", o.Type, len(lines), o.Count)
+		}
+		prev := ""
+		for i, line := range lines {
+			var res map[string]any
+			if err := json.Unmarshal(line, &res); err != nil {
+				t.Fatalf("%s line %d: %v", o.Type, i+1, err)
+			}
+			id, _ := res["id"].(string)
+			if want, ok := all[o.Type][id]; !ok || !reflect.DeepEqual(withoutMarks(res), withoutMarks(want)) {
+				t.Fatalf("%s line %d: %s is not the served %s/%s", o.Type, i+1, line, o.Type, id)
+			}
+			if id <= prev {
+				t.Errorf("%s: %s after %s, not in id order", o.Type, id, prev)
+			}
+			prev = id
+		}
+		if read := get(t, e.url("/"+o.Type+"/"+prev)); !bytes.Equal(read.body, lines[len(lines)-1]) {
+			t.Errorf("%s/%s: the file's line differs from the read", o.Type, prev)
+		}
+		if err := fhirtest.Validate(lines[0], e.base+"/provenance/"); err != nil {
+			t.Errorf("%s: %v", o.Type, err)
+		}
+	}
+	var held []string
+	for _, typ := range fhirmap.Types {
+		if len(all[typ]) > 0 {
+			held = append(held, typ)
+		}
+	}
+	if !slices.Equal(types, held) {
+		t.Errorf("files of %v, the snapshot holds %v", types, held)
+	}
+
+	// A sandbox client downloading the file sees the sandbox subset alone; a client without
+	// read scopes for the type sees nothing.
+	practitioners := m.Output[slices.IndexFunc(m.Output, func(o exportOutput) bool { return o.Type == fhirmap.TypePractitioner })].URL
+	sandboxed := 0
+	for _, r := range all[fhirmap.TypePractitioner] {
+		if r["__sandbox"] == true {
+			sandboxed++
+		}
+	}
+	lines := exportFile(t, practitioners, "X-Test-Sandbox", "1")
+	if len(lines) != sandboxed || sandboxed == 0 {
+		t.Errorf("sandbox download: %d lines, %d practitioners in the sandbox", len(lines), sandboxed)
+	}
+	for _, line := range lines {
+		if all[fhirmap.TypePractitioner][idOf(line)[len("Practitioner/"):]]["__sandbox"] != true {
+			t.Errorf("sandbox download holds %s", idOf(line))
+		}
+	}
+	if r := get(t, practitioners, "X-Test-Scopes", "system/Organization.rs"); r.status != http.StatusForbidden {
+		t.Errorf("download without the type's scope: %d", r.status)
+	}
+
+	// Cancelled, the job and its files are gone.
+	if r := do(t, http.MethodDelete, status, nil); r.status != http.StatusAccepted {
+		t.Errorf("DELETE: %d %s", r.status, r.body)
+	}
+	for _, u := range []string{status, practitioners} {
+		if r := get(t, u); r.status != http.StatusNotFound || decodeOutcome(t, r).Issue[0].Code != "not-found" {
+			t.Errorf("%s after DELETE: %d", u, r.status)
+		}
+	}
+	if r := do(t, http.MethodDelete, status, nil); r.status != http.StatusNotFound {
+		t.Errorf("second DELETE: %d", r.status)
+	}
+}
+
+// TestBulkExportSince holds _since to R4's meaning: the resources whose meta.lastUpdated is
+// later than the instant given.
+func TestBulkExportSince(t *testing.T) {
+	e := sharedEnv(t)
+	all := e.all(t)
+	var days []string
+	for _, r := range all[fhirmap.TypeLocation] {
+		days = append(days, r["meta"].(map[string]any)["lastUpdated"].(string)[:10])
+	}
+	slices.Sort(days)
+	cut := days[len(days)/2]
+	for _, since := range []string{cut + "T00:00:00Z", cut + "T13:30:00-05:00"} {
+		t.Run(since, func(t *testing.T) {
+			instant, _ := time.Parse(time.RFC3339, since)
+			want := 0
+			for _, r := range all[fhirmap.TypeLocation] {
+				if updated, _ := time.Parse(time.RFC3339, r["meta"].(map[string]any)["lastUpdated"].(string)); updated.After(instant) {
+					want++
+				}
+			}
+			m := exportManifest(t, startExport(t, e, "?_type=Location&_since="+strings.ReplaceAll(since, "+", "%2B")))
+			if len(m.Output) != 1 || m.Output[0].Count != want || want == 0 || want == len(all[fhirmap.TypeLocation]) {
+				t.Fatalf("_since=%s: %+v, want %d of %d", since, m.Output, want, len(all[fhirmap.TypeLocation]))
+			}
+			for _, line := range exportFile(t, m.Output[0].URL) {
+				var r struct{ Meta fhirmap.Meta }
+				_ = json.Unmarshal(line, &r)
+				if updated, _ := time.Parse(time.RFC3339, r.Meta.LastUpdated); !updated.After(instant) {
+					t.Errorf("%s updated %s, not after %s", idOf(line), r.Meta.LastUpdated, since)
+				}
+			}
+		})
+	}
+	if m := exportManifest(t, startExport(t, e, "?_since=2099-01-01T00:00:00Z")); len(m.Output) != 0 {
+		t.Errorf("an export since the future has files: %+v", m.Output)
+	}
+}
+
+func TestBulkKickoffErrors(t *testing.T) {
+	e := sharedEnv(t)
+	async := []string{"Prefer", "respond-async"}
+	tests := []struct {
+		name    string
+		method  string
+		query   string
+		headers []string
+		status  int
+		code    string
+	}{
+		{"no Prefer", "", "", nil, http.StatusBadRequest, "invalid"},
+		{"Prefer of another kind", "", "", []string{"Prefer", "handling=strict"}, http.StatusBadRequest, "invalid"},
+		{"Prefer among others", "", "", []string{"Prefer", "handling=lenient, respond-async"}, http.StatusAccepted, ""},
+		{"type not served", "", "?_type=Patient", async, http.StatusBadRequest, "invalid"},
+		{"output format", "", "?_outputFormat=text/csv", async, http.StatusBadRequest, "invalid"},
+		{"output format ndjson", "", "?_outputFormat=ndjson", async, http.StatusAccepted, ""},
+		{"output format application/fhir+ndjson", "", "?_outputFormat=application%2Ffhir%2Bndjson", async, http.StatusAccepted, ""},
+		{"type filter", "", "?_typeFilter=Practitioner%3Factive%3Dtrue", async, http.StatusBadRequest, "not-supported"},
+		{"patient", "", "?patient=Patient/1", async, http.StatusBadRequest, "not-supported"},
+		{"elements", "", "?_elements=name", async, http.StatusBadRequest, "not-supported"},
+		{"since not a date", "", "?_since=yesterday", async, http.StatusBadRequest, "invalid"},
+		{"since twice", "", "?_since=2024-01-01&_since=2025-01-01", async, http.StatusBadRequest, "invalid"},
+		{"unknown parameter", "", "?foo=1", async, http.StatusAccepted, ""},
+		{"unknown parameter, strict", "", "?foo=1", []string{"Prefer", "respond-async, handling=strict"}, http.StatusBadRequest, "not-supported"},
+		{"no grant", "", "", append([]string{"X-Test-Grant", "none"}, async...), http.StatusUnauthorized, "login"},
+		{"type outside the scopes", "", "?_type=Organization", append([]string{"X-Test-Scopes", "system/Practitioner.rs"}, async...), http.StatusForbidden, "forbidden"},
+		{"no type within the scopes", "", "", append([]string{"X-Test-Scopes", "system/Subscription.cruds"}, async...), http.StatusForbidden, "forbidden"},
+		{"XML", "", "", append([]string{"Accept", "application/fhir+xml"}, async...), http.StatusNotAcceptable, "not-supported"},
+		{"POST", http.MethodPost, "", async, http.StatusMethodNotAllowed, "not-supported"},
+		{"status of no job", "", "/../$export-status/00000000000000000000000000000000", nil, http.StatusNotFound, "not-found"},
+		{"status of a malformed job", "", "/../$export-status/zz", nil, http.StatusNotFound, "not-found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := e.base + "/$export" + tt.query
+			if strings.HasPrefix(tt.query, "/../") {
+				u = e.base + "/" + strings.TrimPrefix(tt.query, "/../")
+			}
+			r := do(t, cmp.Or(tt.method, http.MethodGet), u, nil, tt.headers...)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
+			}
+			if tt.code != "" {
+				if oo := decodeOutcome(t, r); oo.Issue[0].Code != tt.code {
+					t.Errorf("issue code %q, want %q", oo.Issue[0].Code, tt.code)
+				}
+			}
+		})
+	}
+
+	// Without _type, a grant exports the types its scopes read.
+	m := exportManifest(t, startExport(t, e, "", "X-Test-Scopes", "system/Practitioner.rs"), "X-Test-Scopes", "system/Practitioner.rs")
+	if len(m.Output) != 1 || m.Output[0].Type != fhirmap.TypePractitioner {
+		t.Errorf("a Practitioner-only grant's export: %+v", m.Output)
+	}
+}
+
+// TestBulkExportSnapshots: an export's files hold the snapshot of its kick-off across the next
+// switch, and answer 410 once a second switch has collected it.
+func TestBulkExportSnapshots(t *testing.T) {
+	e := freshEnv(t, fhir.Config{SnapshotTTL: -1})
+	_, next := drops(t)
+	before := len(e.all(t)[fhirmap.TypePractitioner])
+	m := exportManifest(t, startExport(t, e, "?_type=Practitioner"))
+	ctx := context.Background()
+	if _, err := ingest.Run(ctx, ingest.Options{Store: e.st, Dir: next, Reference: e.ref}); err != nil {
+		t.Fatal(err)
+	}
+	after := len(e.all(t)[fhirmap.TypePractitioner])
+	if lines := exportFile(t, m.Output[0].URL); len(lines) != before || before == after {
+		t.Errorf("after a switch: %d lines; the kick-off's snapshot held %d practitioners, the new one %d", len(lines), before, after)
+	}
+	if _, err := ingest.Run(ctx, ingest.Options{Store: e.st, Dir: next, Reference: e.ref, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, m.Output[0].URL); r.status != http.StatusGone || decodeOutcome(t, r).Issue[0].Code != "deleted" {
+		t.Errorf("after two switches: %d %s", r.status, r.body)
+	}
+}
