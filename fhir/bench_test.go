@@ -1,6 +1,7 @@
 package fhir_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -189,4 +190,40 @@ func BenchmarkReadWithToken(b *testing.B) {
 	b.ReportMetric(float64(public.Microseconds())/float64(i), "public-µs/read")
 	b.ReportMetric(float64(token.Microseconds())/float64(i), "token-µs/read")
 	b.ReportMetric(float64(public)/float64(token), "token/public")
+}
+
+// BenchmarkBulkExportFile downloads an export's Practitioner file, and
+// BenchmarkBulkExportCeiling the same bytes from memory: the gap is the store scan and the
+// splicing of each resource.
+func BenchmarkBulkExportFile(b *testing.B) {
+	e := sharedEnv(b)
+	u := bulkFileURL(b, e)
+	lines := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		body := get(b, u).body
+		b.SetBytes(int64(len(body)))
+		lines += bytes.Count(body, []byte("\n"))
+	}
+	b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "resources/s")
+}
+
+func BenchmarkBulkExportCeiling(b *testing.B) {
+	e := sharedEnv(b)
+	body := get(b, bulkFileURL(b, e)).body
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/fhir+ndjson")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		fetch(b, srv.URL)
+	}
+}
+
+// bulkFileURL starts an export of Practitioners and returns its file's URL.
+func bulkFileURL(b *testing.B, e *env) string {
+	m := exportManifest(b, startExport(b, e, "?_type=Practitioner"))
+	return m.Output[0].URL
 }

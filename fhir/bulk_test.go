@@ -36,7 +36,7 @@ type exportOutput struct {
 }
 
 // startExport kicks an export off and returns its status URL.
-func startExport(t *testing.T, e *env, query string, headers ...string) string {
+func startExport(t testing.TB, e *env, query string, headers ...string) string {
 	t.Helper()
 	r := get(t, e.base+"/$export"+query, append([]string{"Prefer", "respond-async", "Accept", "application/fhir+json"}, headers...)...)
 	if r.status != http.StatusAccepted {
@@ -53,7 +53,7 @@ func startExport(t *testing.T, e *env, query string, headers ...string) string {
 }
 
 // exportManifest reads a job's status, which must be complete.
-func exportManifest(t *testing.T, status string, headers ...string) manifest {
+func exportManifest(t testing.TB, status string, headers ...string) manifest {
 	t.Helper()
 	r := get(t, status, headers...)
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json; charset=utf-8" || r.header.Get("Expires") == "" {
@@ -70,7 +70,7 @@ func exportManifest(t *testing.T, status string, headers ...string) manifest {
 }
 
 // exportFile downloads a file of an export and returns its lines.
-func exportFile(t *testing.T, u string, headers ...string) [][]byte {
+func exportFile(t testing.TB, u string, headers ...string) [][]byte {
 	t.Helper()
 	r := get(t, u, headers...)
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/fhir+ndjson" {
