@@ -223,7 +223,7 @@ func BenchmarkBulkExportCeiling(b *testing.B) {
 }
 
 // bulkFileURL starts an export of Practitioners and returns its file's URL.
-func bulkFileURL(b *testing.B, e *env) string {
+func bulkFileURL(b testing.TB, e *env) string {
 	m := exportManifest(b, startExport(b, e, "?_type=Practitioner"))
 	return m.Output[0].URL
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/catalog"
+	"providerdir/internal/httpserver"
 	"providerdir/internal/logging"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
@@ -342,7 +343,17 @@ func (s *Server) bulkFile(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	out := bufio.NewWriterSize(w, 64<<10)
 	var line []byte
+	extend := true
 	for {
+		// A file outlasts the server's write timeout; each page gets that long to reach the
+		// client instead, so a reading client is served to the end and a stalled one is cut. A
+		// writer that cannot reach its connection keeps the server's timeout.
+		if extend {
+			if err := httpserver.ExtendWriteDeadline(w, httpserver.DefaultWriteTimeout); err != nil {
+				logging.Logger(r.Context()).Warn("export file keeps the server's write timeout", slog.Any("error", err))
+				extend = false
+			}
+		}
 		for _, d := range page.Docs {
 			stored, err := fhirmap.Open(d.Body)
 			if err == nil {

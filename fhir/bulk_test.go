@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net"
 	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -295,5 +297,49 @@ func TestBulkExportSnapshots(t *testing.T) {
 	}
 	if r := get(t, m.Output[0].URL); r.status != http.StatusGone || decodeOutcome(t, r).Issue[0].Code != "deleted" {
 		t.Errorf("after two switches: %d %s", r.status, r.body)
+	}
+}
+
+// TestBulkExportOutlivesWriteTimeout downloads a file slower than the server's write timeout
+// allows a response to take, through small socket buffers so that the server must wait for
+// the client: the download still completes, whole.
+func TestBulkExportOutlivesWriteTimeout(t *testing.T) {
+	e := sharedEnv(t)
+	u := bulkFileURL(t, e)
+	want := get(t, u).body
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: e.srv.Config.Handler, WriteTimeout: 200 * time.Millisecond,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			_ = c.(*net.TCPConn).SetWriteBuffer(4096)
+			return ctx
+		}}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	dialer := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	client := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+strings.TrimPrefix(u, e.srv.URL), nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	start := time.Now()
+	var got []byte
+	buf := make([]byte, 8192)
+	for {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if took := time.Since(start); !bytes.Equal(got, want) || took < srv.WriteTimeout {
+		t.Errorf("read %d of %d bytes in %s (write timeout %s)", len(got), len(want), took, srv.WriteTimeout)
 	}
 }
