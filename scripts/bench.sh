@@ -152,7 +152,9 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
 bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
-	--bearer-file "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key-file "$service_keys" --queries "$dir/drop/search_queries.jsonl" --clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
+	--bearer-file "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key-file "$service_keys" --queries "$dir/drop/search_queries.jsonl" --export-type Practitioner --export-dir "$dir" \
+	--clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
+bulk_export=$(sed -n 's/^FHIR bulk export of //p' "$dir/providerbench.out")
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average after the run: $load_after"
 # Webhooks: a change set of $webhook_events watched NPIs fanned out into deliveries and delivered
@@ -228,6 +230,7 @@ Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quic
 | national NPPES ingest | ${national:-not run (BENCH_NATIONAL unset)} |
 | webhooks | $webhook_events watched provider.changed events: $webhooks |
 | weekly NPPES delta | \`providerctl ingest\` of a week's files on top of the snapshot: $weekly; ${national_weekly:-national scale not run} |
+| FHIR bulk export | \`GET /fhir/\$export?_type=Practitioner\`, the file downloaded over loopback: $bulk_export |
 | FHIR search on MongoDB | \`PractitionerRole?specialty=...&_include=PractitionerRole:practitioner\` on $mongo_page |
 
 $(cat "$dir/table.md")
@@ -273,6 +276,10 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   drop's labelled search query set (search_queries.jsonl, written by \`providerctl generate\`);
   then every query of the set runs through the search one at a time, and precision@1, recall@10
   and the searches' latency percentiles are printed.
+- FHIR bulk export: providerbench kicks off an export of the Practitioners (public reads, so no
+  token), reads the manifest, and downloads the file to the end beside the snapshot, checking
+  its lines against the manifest's count; the ceiling is the same file served by net/http
+  (\`http.ServeContent\`) over loopback and downloaded the same way straight after.
 - FHIR search on MongoDB (store/mongo's BenchmarkSpecialtyPage): a drop of $mongo_providers
   providers (seed 7) is ingested into an embedded store and its roles, practitioners and tag
   sets copied into a database of their own on the server; the FHIR handler serves the specialty

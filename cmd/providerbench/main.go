@@ -12,9 +12,11 @@
 // carries an assertion signed before the run, and an X-Forwarded-For address of its own so that
 // the per-address token budget is not what is measured, which needs providerd to trust loopback
 // with --trusted-proxies), the read by id with an access token of that client, and the
-// resolver's (--service-key-file, a file of resolver keys, with --queries). Keys come in files,
-// not on the command line, where any process of the machine could read them. With --smart-key
-// the run also reports the token endpoint's own ceiling: the signature check alone, in process.
+// resolver's (--service-key-file, a file of resolver keys, with --queries). --export-type adds
+// the download of a FHIR bulk export file of that type, timed against the same bytes served
+// by net/http from a file. Keys come in files, not on the command line, where any process of
+// the machine could read them. With --smart-key the run also reports the token endpoint's own
+// ceiling: the signature check alone, in process.
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
@@ -74,6 +76,10 @@ type options struct {
 	// resolver scenarios and the search-quality run.
 	serviceKeys []string
 	queries     string
+	// exportType, when set, adds the bulk export measurement of that type; its file is kept in
+	// exportDir while the ceiling is measured.
+	exportType string
+	exportDir  string
 }
 
 func run(args []string, out io.Writer) error {
@@ -106,6 +112,13 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
+	if o.exportType != "" {
+		res, err := bulkExport(base, o.exportType, o.exportDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n%s\n", res)
+	}
 	if o.clients <= 0 {
 		return nil
 	}
@@ -130,6 +143,8 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
 	serviceKeys := fs.String("service-key-file", "", "file of resolver keys (X-Service-Key), one a line, for the resolver scenarios (empty skips them)")
 	fs.StringVar(&o.queries, "queries", "", "labelled search query set (providerctl generate writes one) for the resolver scenarios and the search-quality run")
+	fs.StringVar(&o.exportType, "export-type", "", "FHIR type whose bulk export file to download and time against its ceiling (empty skips it)")
+	fs.StringVar(&o.exportDir, "export-dir", os.TempDir(), "directory the export file is kept in while its ceiling is measured")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -409,5 +411,50 @@ func TestWriteChart(t *testing.T) {
 	}
 	if cfg.Width < 500 || cfg.Height < 300 {
 		t.Errorf("chart is %dx%d", cfg.Width, cfg.Height)
+	}
+}
+
+// TestBulkExport runs the export measurement against a server that answers as the FHIR bulk
+// export does: the kick-off, the manifest, the file.
+func TestBulkExport(t *testing.T) {
+	const lines = 5000
+	file := bytes.Repeat([]byte(`{"resourceType":"Practitioner","id":"1"}`+"\n"), lines)
+	var count atomic.Int64
+	count.Store(lines)
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/fhir/$export" && r.Header.Get("Prefer") == "respond-async" && r.URL.Query().Get("_type") == "Practitioner":
+			w.Header().Set("Content-Location", srv.URL+"/status")
+			w.WriteHeader(http.StatusAccepted)
+		case r.URL.Path == "/status":
+			fmt.Fprintf(w, `{"output":[{"type":"Practitioner","url":%q,"count":%d}],"error":[]}`, srv.URL+"/file", count.Load())
+		case r.URL.Path == "/file":
+			_, _ = w.Write(file)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	res, err := bulkExport(srv.URL, "Practitioner", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.resources != lines || res.bytes != int64(len(file)) || res.ours <= 0 || res.ceiling <= 0 {
+		t.Errorf("%+v", res)
+	}
+	if !strings.Contains(res.String(), "FHIR bulk export of 5000 Practitioner resources") {
+		t.Errorf("report %q", res)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the export file stayed behind: %v", left)
+	}
+	count.Store(lines + 1) // a manifest that disagrees with its file
+	if _, err := bulkExport(srv.URL, "Practitioner", dir); err == nil || !strings.Contains(err.Error(), "the manifest counts") {
+		t.Errorf("a short file: %v", err)
+	}
+	if _, err := bulkExport(srv.URL, "Organization", dir); err == nil {
+		t.Error("a kick-off the server refuses measured nothing, without an error")
 	}
 }
