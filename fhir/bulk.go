@@ -176,6 +176,10 @@ func parseBulk(r *http.Request, lenient bool) (bulkJob, []string, error) {
 	var job bulkJob
 	var types []string
 	for name, values := range r.URL.Query() {
+		values = slices.DeleteFunc(values, func(v string) bool { return v == "" }) // FHIR: a parameter without a value is ignored
+		if len(values) == 0 {
+			continue
+		}
 		value := strings.Join(values, ",")
 		switch name {
 		case "_outputFormat":
@@ -205,6 +209,10 @@ func parseBulk(r *http.Request, lenient bool) (bulkJob, []string, error) {
 		case "_typeFilter", "_elements", "patient", "includeAssociatedData":
 			// Ignoring these would export other resources than asked for.
 			return job, nil, unsupported(name, "this server exports whole types (_type, _since) and supports no %s", name)
+		case "":
+			if !lenient {
+				return job, nil, unnamed()
+			}
 		default:
 			if !lenient {
 				return job, nil, unsupported(name, "not a parameter of this server's $export (%s)", strings.Join(bulkParams, ", "))

@@ -244,6 +244,8 @@ func TestBulkKickoffErrors(t *testing.T) {
 		{"since twice", "", "?_since=2024-01-01&_since=2025-01-01", async, http.StatusBadRequest, "invalid"},
 		{"unknown parameter", "", "?foo=1", async, http.StatusAccepted, ""},
 		{"unknown parameter, strict", "", "?foo=1", []string{"Prefer", "respond-async, handling=strict"}, http.StatusBadRequest, "not-supported"},
+		{"unnamed parameter, strict", "", "?=1", []string{"Prefer", "respond-async, handling=strict"}, http.StatusBadRequest, "invalid"},
+		{"type without a value", "", "?_type=", async, http.StatusAccepted, ""},
 		{"no grant", "", "", append([]string{"X-Test-Grant", "none"}, async...), http.StatusUnauthorized, "login"},
 		{"type outside the scopes", "", "?_type=Organization", append([]string{"X-Test-Scopes", "system/Practitioner.rs"}, async...), http.StatusForbidden, "forbidden"},
 		{"no type within the scopes", "", "", append([]string{"X-Test-Scopes", "system/Subscription.cruds"}, async...), http.StatusForbidden, "forbidden"},

@@ -89,6 +89,9 @@ func unsupported(p, format string, args ...any) *paramError {
 	return newParamError("not-supported", p, format, args)
 }
 
+// unnamed is the issue of a parameter with a value and no name ("=x").
+func unnamed() *paramError { return invalid("(unnamed)", "a parameter without a name") }
+
 // parseSearch parses the parameters of a search of resourceType. Under lenient handling (the
 // default) an unknown or malformed parameter is dropped with a warning instead of failing the
 // search; a search over a request limit (limits.go) fails either way.
@@ -173,7 +176,7 @@ func (q *query) add(name, value string) error {
 		q.cursor = value
 		return nil
 	case "":
-		return invalid("(unnamed)", "a parameter without a name")
+		return unnamed()
 	}
 	if base, mod, ok := strings.Cut(name, ":"); ok && (base == "_include" || base == "_revinclude") {
 		if mod != "iterate" {

@@ -1,0 +1,60 @@
+package fhir
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"providerdir/internal/safetext"
+	"providerdir/mapping/fhirmap"
+)
+
+// FuzzParseBulk feeds arbitrary kick-off queries to the export's parser. It must never panic;
+// an error must be an issue of a known code naming its parameter, in a bounded outcome; what it
+// accepts names served types only, each once, and a _since as a short list of day prefixes.
+func FuzzParseBulk(f *testing.F) {
+	for _, s := range []string{
+		"_type=Practitioner,Location", "_type=Practitioner&_type=Practitioner", "_since=2024-01-01T00:00:00Z",
+		"_since=2024-06-04T10:00:00.123%2B05:00", "_since=2099-12-31", "_since=1899", "_since=a&_since=b", "_since=gt2024",
+		"_outputFormat=ndjson", "_outputFormat=application%2Ffhir%2Bndjson", "_outputFormat=text/csv", "_typeFilter=Practitioner%3Factive%3Dtrue",
+		"patient=Patient/1", "_type=Patient", "_type=,", "_type=" + strings.Repeat("Practitioner,", 1000), "foo=1", "_elements=name",
+		strings.Repeat("x", 2*safetext.EchoRunes) + "=1", "_type=" + strings.Repeat("%FF", safetext.EchoRunes),
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	day := regexp.MustCompile(`^(-|\d{2}|\d{3}|\d{4}(-\d{2}(-\d{2})?)?)$`)
+	f.Fuzz(func(t *testing.T, query string, lenient bool) {
+		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/fhir/$export", RawQuery: query}}
+		job, types, err := parseBulk(r, lenient)
+		if err != nil {
+			var pe *paramError
+			if !errors.As(err, &pe) || !slices.Contains([]string{"invalid", "not-supported"}, pe.code) || pe.param == "" {
+				t.Fatalf("%q: not an issue naming a parameter: %#v", query, err)
+			}
+			body, jerr := json.Marshal(OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: "error", Code: pe.code, Diagnostics: pe.Error()}}})
+			if jerr != nil || len(body) > 4096 {
+				t.Fatalf("%q: an outcome of %d bytes (%v)", query, len(body), jerr)
+			}
+			return
+		}
+		for i, typ := range types {
+			if !slices.Contains(fhirmap.Types, typ) || slices.Contains(types[:i], typ) {
+				t.Fatalf("%q: types %v", query, types)
+			}
+		}
+		if len(job.Since) > 100 {
+			t.Fatalf("%q: %d day prefixes", query, len(job.Since))
+		}
+		for _, d := range job.Since {
+			if !day.MatchString(d) {
+				t.Fatalf("%q: day prefix %q", query, d)
+			}
+		}
+	})
+}
