@@ -177,18 +177,28 @@ func FuzzParseSearch(f *testing.F) {
 		}
 		q, err := parseSearch(typ, "https://dir.example/fhir", v, lenient)
 		if err != nil {
-			var pe *paramError
-			if !errors.As(err, &pe) || !slices.Contains(issueCodes, pe.code) || pe.param == "" && pe.code != "too-costly" {
+			if pe := paramIssue(t, query, err); !slices.Contains(issueCodes, pe.code) || pe.param == "" && pe.code != "too-costly" {
 				t.Fatalf("%q: not an issue naming a parameter: %#v", query, err)
-			}
-			body, jerr := json.Marshal(OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: "error", Code: pe.code, Diagnostics: pe.Error()}}})
-			if jerr != nil || len(body) > 4096 {
-				t.Fatalf("%q: an outcome of %d bytes (%v)", query, len(body), jerr)
 			}
 			return
 		}
 		checkParsed(t, query, v, q)
 	})
+}
+
+// paramIssue returns a parse error as the issue it must be: a *paramError whose
+// OperationOutcome stays within 4 KB, however long the request.
+func paramIssue(t *testing.T, query string, err error) *paramError {
+	t.Helper()
+	var pe *paramError
+	if !errors.As(err, &pe) {
+		t.Fatalf("%q: not an issue naming a parameter: %#v", query, err)
+	}
+	body, jerr := json.Marshal(OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: "error", Code: pe.code, Diagnostics: pe.Error()}}})
+	if jerr != nil || len(body) > 4096 {
+		t.Fatalf("%q: an outcome of %d bytes (%v)", query, len(body), jerr)
+	}
+	return pe
 }
 
 // checkParsed asserts what a successful parse of values must be: within every request limit,
