@@ -58,6 +58,12 @@ bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench Benchmar
 # Where the ingest's time went: its phase table (providerctl ingest prints it last), each phase
 # also as a ratio to the bare read of the same files.
 bare_s=$(sed -n 's/^bare CSV read of the same files \([0-9.]*\) s.*/\1/p' <<<"$bare")
+fhir_phases() { # fhir_phases LOG: the seconds of the FHIR projection and its commit, and their share
+	awk '/^PHASE +SECONDS +SHARE$/ { on = 1; next }
+		on && NF >= 3 { all += $(NF - 1); if (/^building the fhir projection/ || /^committing .*\(fhir_/) fhir += $(NF - 1) }
+		END { printf "%.0f %.0f", fhir, (all > 0 ? 100 * fhir / all : 0) }' "$1"
+}
+
 phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log as markdown
 	awk -v bare="$2" '/^PHASE +SECONDS +SHARE$/ { on = 1; print "| phase | seconds | share | phase / bare CSV read |"; print "| --- | ---: | ---: | ---: |"; next }
 		on && NF >= 3 { share = $NF; secs = $(NF - 1); $NF = ""; $(NF - 1) = ""; sub(/ +$/, "")
@@ -107,8 +113,9 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 		# peak.kb holds the peak resident kB, then the user and system CPU seconds: CPU seconds
 		# over wall seconds says how many of the cores the ingest kept busy.
 		read -r npeak_kb nuser nsys <"$ndir/peak.kb"
-		national=$(awk -v s="$nsecs" -v b="$nbare_s" -v r="$nbare_rows" -v kb="$npeak_kb" -v cpu="$(awk -v u="$nuser" -v y="$nsys" 'BEGIN { print u + y }')" -v cores="$(nproc)" \
-			'BEGIN { printf "%d s (%d min %02d s; target 5 min), peak resident %.2f GB, CPU %.0f s (%.2f of %d cores busy on average); bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", s, s / 60, s % 60, kb / 1048576, cpu, cpu / s, cores, b, r, s / b }')
+		read -r nfhir_s nfhir_pct <<<"$(fhir_phases "$ndir/ingest.log")"
+		national=$(awk -v s="$nsecs" -v b="$nbare_s" -v r="$nbare_rows" -v kb="$npeak_kb" -v cpu="$(awk -v u="$nuser" -v y="$nsys" 'BEGIN { print u + y }')" -v cores="$(nproc)" -v f="$nfhir_s" -v fp="$nfhir_pct" \
+			'BEGIN { printf "%d s (%d min %02d s; target 5 min, %d s over), of which the FHIR projection and its commit %d s (%d%% of the phases); peak resident %.2f GB, CPU %.0f s (%.2f of %d cores busy on average); bare CSV read of the same files %.1f s (%d rows): ingest %.1f times the read", s, s / 60, s % 60, s - 300, f, fp, kb / 1048576, cpu, cpu / s, cores, b, r, s / b }')
 	fi
 	echo "national NPPES ingest: $national"
 	echo "national weekly delta: ${national_weekly:-not run}"
