@@ -463,16 +463,27 @@ func checkFormat(ctx context.Context, e *Env) error {
 // has a client do it: the kick-off with Prefer: respond-async answers 202 and a status URL,
 // the status (polled while it answers 202) a manifest, each file NDJSON of resources of its
 // type (kept for the validator), and a DELETE of the status URL ends the job. A kick-off
-// without the Prefer header is a 400 OperationOutcome.
+// without the Prefer header, without an Accept header, or with a _since later than now is a
+// 400 OperationOutcome, as the SMART bulk data tester expects.
 func checkBulkExport(ctx context.Context, e *Env) error {
-	if res, err := e.fhirGet(ctx, "$export?_type=Practitioner", nil); err != nil {
-		return err
-	} else if res.status != http.StatusBadRequest {
-		return fmt.Errorf("kick-off without Prefer: respond-async: %d, want 400", res.status)
-	} else if err := operationOutcome(res); err != nil {
-		return err
+	async := http.Header{"Prefer": {"respond-async"}}
+	for _, bad := range []struct {
+		what, query string
+		header      http.Header
+	}{
+		{"without Prefer: respond-async", "", nil},
+		{"without Accept", "", http.Header{"Prefer": {"respond-async"}, "Accept": nil}},
+		{"with _since in the future", "&_since=" + time.Now().UTC().AddDate(1, 0, 0).Format("2006-01-02T15:04:05Z"), async},
+	} {
+		if res, err := e.fhirGet(ctx, "$export?_type=Practitioner"+bad.query, bad.header); err != nil {
+			return err
+		} else if res.status != http.StatusBadRequest {
+			return fmt.Errorf("kick-off %s: %d, want 400", bad.what, res.status)
+		} else if err := operationOutcome(res); err != nil {
+			return fmt.Errorf("kick-off %s: %w", bad.what, err)
+		}
 	}
-	res, err := e.fhirGet(ctx, "$export?_type=Practitioner", http.Header{"Prefer": {"respond-async"}})
+	res, err := e.fhirGet(ctx, "$export?_type=Practitioner", async)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,6 +49,10 @@ const bulkPage = 1000
 // bulkParams are the kick-off parameters this server acts on.
 var bulkParams = []string{"_outputFormat", "_type", "_since"}
 
+// bulkErrorFile is the name of a job's error file: OperationOutcomes, one a line, as the IG's
+// manifest lists them under error.
+const bulkErrorFile = "OperationOutcome.ndjson"
+
 // bulkOutputFormats are the _outputFormat values the IG says mean NDJSON.
 var bulkOutputFormats = []string{"application/fhir+ndjson", "application/ndjson", "ndjson"}
 
@@ -65,6 +70,9 @@ type bulkJob struct {
 	Since []string `json:"since,omitempty"`
 	// Sandbox says the kick-off's grant saw only the sandbox subset.
 	Sandbox bool `json:"sandbox"`
+	// Ignored names the parameters a kick-off with Prefer: handling=lenient sent and this
+	// server does not support; the manifest's error file says so.
+	Ignored []string `json:"ignored,omitempty"`
 }
 
 type bulkType struct {
@@ -92,6 +100,8 @@ func (s *Server) bulkRoutes(r *mux.Router) {
 	r.HandleFunc("/$export", s.bulkKickoff).Methods(http.MethodGet)
 	r.HandleFunc("/$export-status/{job:[0-9a-f]{32}}", s.bulkStatus).Methods(http.MethodGet)
 	r.HandleFunc("/$export-status/{job:[0-9a-f]{32}}", s.bulkCancel).Methods(http.MethodDelete)
+	// The error file is routed first: its name would match the pattern of a type's file.
+	r.HandleFunc("/$export-file/{job:[0-9a-f]{32}}/"+bulkErrorFile, s.bulkErrors).Methods(http.MethodGet)
 	r.HandleFunc("/$export-file/{job:[0-9a-f]{32}}/"+typePattern+".ndjson", s.bulkFile).Methods(http.MethodGet)
 }
 
@@ -99,6 +109,12 @@ func (s *Server) bulkRoutes(r *mux.Router) {
 func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
 	g, ok := s.authorize(w, r)
 	if !ok {
+		return
+	}
+	// The IG has a client name the format of the kick-off's OperationOutcome and lets a server
+	// refuse a kick-off that does not; silently choosing one would hide a client's mistake.
+	if r.Header.Get("Accept") == "" {
+		Error(w, r, http.StatusBadRequest, "invalid", "an export kick-off must send Accept: application/fhir+json, the format of its OperationOutcome")
 		return
 	}
 	if _, ok := negotiate(r, ""); !ok {
@@ -109,7 +125,7 @@ func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, http.StatusBadRequest, "invalid", "an export is asynchronous: send Prefer: respond-async")
 		return
 	}
-	job, types, err := parseBulk(r, lenient(r))
+	job, types, err := parseBulk(r, handling(r), s.now())
 	if err != nil {
 		writeParamError(w, r, err)
 		return
@@ -171,11 +187,20 @@ func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
 }
 
 // parseBulk reads the kick-off parameters into a job (without its request, time and types'
-// generations) and the types asked for, none when _type is absent.
-func parseBulk(r *http.Request, lenient bool) (bulkJob, []string, error) {
+// generations) and the types asked for, none when _type is absent. handling is the request's
+// handling preference (see handling); now is the server's time, which _since may not pass.
+//
+// The IG's optional parameters that this server does not support change what an export holds,
+// so they are refused unless the client asked for handling=lenient itself: then they are
+// ignored and named in the job. Parameters the IG does not define are ignored unless the client
+// asked for handling=strict, as a search's are.
+func parseBulk(r *http.Request, handling string, now time.Time) (bulkJob, []string, error) {
 	var job bulkJob
 	var types []string
-	for name, values := range r.URL.Query() {
+	lenient := handling != "strict"
+	query := r.URL.Query()
+	for _, name := range slices.Sorted(maps.Keys(query)) { // so that Ignored has one order
+		values := query[name]
 		values = slices.DeleteFunc(values, func(v string) bool { return v == "" }) // FHIR: a parameter without a value is ignored
 		if len(values) == 0 {
 			continue
@@ -203,12 +228,18 @@ func parseBulk(r *http.Request, lenient bool) (bulkJob, []string, error) {
 			if err != nil {
 				return job, nil, invalid(name, "%q: %v", value, err)
 			}
+			if start, _, _ := dateRange(value); start.After(now) {
+				return job, nil, invalid(name, "%q is later than this server's time, %s", value, now.UTC().Format(time.RFC3339))
+			}
 			if job.Since = days; len(days) == 0 {
 				job.Since = []string{"-"} // after the last day the sources date: nothing
 			}
 		case "_typeFilter", "_elements", "patient", "includeAssociatedData":
-			// Ignoring these would export other resources than asked for.
-			return job, nil, unsupported(name, "this server exports whole types (_type, _since) and supports no %s", name)
+			if handling != "lenient" {
+				return job, nil, unsupported(name, "this server exports whole types (_type, _since) and supports no %s; "+
+					"send Prefer: handling=lenient to have it ignored", name)
+			}
+			job.Ignored = append(job.Ignored, name)
 		case "":
 			if !lenient {
 				return job, nil, unnamed()
@@ -282,6 +313,9 @@ func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) {
 			m.Output = append(m.Output, bulkOutput{Type: t.Type, URL: s.base + "/$export-file/" + rec.ID + "/" + t.Type + ".ndjson", Count: t.Count})
 		}
 	}
+	if len(job.Ignored) > 0 {
+		m.Error = append(m.Error, bulkOutput{Type: "OperationOutcome", URL: s.base + "/$export-file/" + rec.ID + "/" + bulkErrorFile, Count: 1})
+	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		s.fail(w, r, err)
@@ -308,6 +342,35 @@ func (s *Server) bulkCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteOutcome(w, r, http.StatusAccepted, "information", "informational", "export "+id+" cancelled; its files are gone")
+}
+
+// bulkErrors serves a job's error file: one OperationOutcome with a warning for each kick-off
+// parameter that handling=lenient had ignored.
+func (s *Server) bulkErrors(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.authorize(w, r); !ok {
+		return
+	}
+	_, job, ok := s.loadJob(w, r)
+	if !ok {
+		return
+	}
+	if len(job.Ignored) == 0 {
+		Error(w, r, http.StatusNotFound, "not_found", "this export has no error file")
+		return
+	}
+	issues := make([]Issue, len(job.Ignored))
+	for i, name := range job.Ignored {
+		issues[i] = warning("not-supported", name+" was ignored, as the kick-off's Prefer: handling=lenient allowed: "+
+			"this server exports whole types (_type, _since), so the files may hold more than "+name+" asked for")
+	}
+	body := append(warningOutcome(issues), '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/fhir+ndjson") // as the other files
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // bulkFile streams one type's file of a job: the type's resources of the pinned generation, one

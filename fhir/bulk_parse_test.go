@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"providerdir/internal/safetext"
 	"providerdir/mapping/fhirmap"
@@ -14,7 +15,8 @@ import (
 
 // FuzzParseBulk feeds arbitrary kick-off queries to the export's parser. It must never panic;
 // an error must be an issue of a known code naming its parameter, in a bounded outcome; what it
-// accepts names served types only, each once, and a _since as a short list of day prefixes.
+// accepts names served types only, each once, a _since as a short list of day prefixes, and
+// parameters ignored only when the client asked for handling=lenient.
 func FuzzParseBulk(f *testing.F) {
 	for _, s := range []string{
 		"_type=Practitioner,Location", "_type=Practitioner&_type=Practitioner", "_since=2024-01-01T00:00:00Z",
@@ -23,13 +25,15 @@ func FuzzParseBulk(f *testing.F) {
 		"patient=Patient/1", "_type=Patient", "_type=,", "_type=" + strings.Repeat("Practitioner,", 1000), "foo=1", "_elements=name",
 		strings.Repeat("x", 2*safetext.EchoRunes) + "=1", "_type=" + strings.Repeat("%FF", safetext.EchoRunes),
 	} {
-		f.Add(s, false)
-		f.Add(s, true)
+		for _, handling := range []string{"", "strict", "lenient"} {
+			f.Add(s, handling)
+		}
 	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	day := regexp.MustCompile(`^(-|\d{2}|\d{3}|\d{4}(-\d{2}(-\d{2})?)?)$`)
-	f.Fuzz(func(t *testing.T, query string, lenient bool) {
+	f.Fuzz(func(t *testing.T, query, handling string) {
 		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/fhir/$export", RawQuery: query}}
-		job, types, err := parseBulk(r, lenient)
+		job, types, err := parseBulk(r, handling, now)
 		if err != nil {
 			if pe := paramIssue(t, query, err); !slices.Contains([]string{"invalid", "not-supported"}, pe.code) || pe.param == "" {
 				t.Fatalf("%q: not an issue naming a parameter: %#v", query, err)
@@ -39,6 +43,11 @@ func FuzzParseBulk(f *testing.F) {
 		for i, typ := range types {
 			if !slices.Contains(fhirmap.Types, typ) || slices.Contains(types[:i], typ) {
 				t.Fatalf("%q: types %v", query, types)
+			}
+		}
+		for i, name := range job.Ignored {
+			if handling != "lenient" || !slices.Contains([]string{"_typeFilter", "_elements", "patient", "includeAssociatedData"}, name) || slices.Contains(job.Ignored[:i], name) {
+				t.Fatalf("%q with handling %q: ignored %v", query, handling, job.Ignored)
 			}
 		}
 		if len(job.Since) > 100 {

@@ -24,11 +24,11 @@ import (
 
 // manifest is a complete export status's body.
 type manifest struct {
-	TransactionTime     string            `json:"transactionTime"`
-	Request             string            `json:"request"`
-	RequiresAccessToken *bool             `json:"requiresAccessToken"`
-	Output              []exportOutput    `json:"output"`
-	Error               []json.RawMessage `json:"error"`
+	TransactionTime     string         `json:"transactionTime"`
+	Request             string         `json:"request"`
+	RequiresAccessToken *bool          `json:"requiresAccessToken"`
+	Output              []exportOutput `json:"output"`
+	Error               []exportOutput `json:"error"`
 }
 
 type exportOutput struct {
@@ -214,14 +214,22 @@ func TestBulkExportSince(t *testing.T) {
 			}
 		})
 	}
-	if m := exportManifest(t, startExport(t, e, "?_since=2099-01-01T00:00:00Z")); len(m.Output) != 0 {
-		t.Errorf("an export since the future has files: %+v", m.Output)
+	// The latest _since accepted is the server's time; nothing can have changed after it.
+	now := time.Now().UTC()
+	if m := exportManifest(t, startExport(t, e, "?_since="+now.Format("2006-01-02T15:04:05Z"))); len(m.Output) != 0 {
+		t.Errorf("an export since now has files: %+v", m.Output)
+	}
+	r := get(t, e.base+"/$export?_since="+now.Add(time.Minute).Format("2006-01-02T15:04:05Z"), "Prefer", "respond-async", "Accept", fhir.ContentType)
+	if r.status != http.StatusBadRequest || decodeOutcome(t, r).Issue[0].Code != "invalid" {
+		t.Errorf("_since in the future: %d %s, want 400 invalid", r.status, r.body)
 	}
 }
 
 func TestBulkKickoffErrors(t *testing.T) {
 	e := sharedEnv(t)
-	async := []string{"Prefer", "respond-async"}
+	kickoff := func(headers ...string) []string { return append([]string{"Accept", fhir.ContentType}, headers...) }
+	async := kickoff("Prefer", "respond-async")
+	lenient := kickoff("Prefer", "respond-async, handling=lenient")
 	tests := []struct {
 		name    string
 		method  string
@@ -230,26 +238,33 @@ func TestBulkKickoffErrors(t *testing.T) {
 		status  int
 		code    string
 	}{
-		{"no Prefer", "", "", nil, http.StatusBadRequest, "invalid"},
-		{"Prefer of another kind", "", "", []string{"Prefer", "handling=strict"}, http.StatusBadRequest, "invalid"},
-		{"Prefer among others", "", "", []string{"Prefer", "handling=lenient, respond-async"}, http.StatusAccepted, ""},
+		{"no Accept", "", "", []string{"Prefer", "respond-async"}, http.StatusBadRequest, "invalid"},
+		{"no Prefer", "", "", kickoff(), http.StatusBadRequest, "invalid"},
+		{"Prefer of another kind", "", "", kickoff("Prefer", "handling=strict"), http.StatusBadRequest, "invalid"},
+		{"Prefer among others", "", "", kickoff("Prefer", "handling=lenient, respond-async"), http.StatusAccepted, ""},
+		{"Accept of any JSON", "", "", []string{"Accept", "*/*", "Prefer", "respond-async"}, http.StatusAccepted, ""},
 		{"type not served", "", "?_type=Patient", async, http.StatusBadRequest, "invalid"},
 		{"output format", "", "?_outputFormat=text/csv", async, http.StatusBadRequest, "invalid"},
 		{"output format ndjson", "", "?_outputFormat=ndjson", async, http.StatusAccepted, ""},
 		{"output format application/fhir+ndjson", "", "?_outputFormat=application%2Ffhir%2Bndjson", async, http.StatusAccepted, ""},
 		{"type filter", "", "?_typeFilter=Practitioner%3Factive%3Dtrue", async, http.StatusBadRequest, "not-supported"},
+		{"type filter, strict", "", "?_typeFilter=Practitioner%3Factive%3Dtrue", kickoff("Prefer", "respond-async, handling=strict"), http.StatusBadRequest, "not-supported"},
+		{"type filter, lenient", "", "?_typeFilter=Practitioner%3Factive%3Dtrue", lenient, http.StatusAccepted, ""},
 		{"patient", "", "?patient=Patient/1", async, http.StatusBadRequest, "not-supported"},
 		{"elements", "", "?_elements=name", async, http.StatusBadRequest, "not-supported"},
+		{"associated data", "", "?includeAssociatedData=LatestProvenanceResources", async, http.StatusBadRequest, "not-supported"},
+		{"associated data, lenient", "", "?includeAssociatedData=LatestProvenanceResources", lenient, http.StatusAccepted, ""},
+		{"since in the future", "", "?_since=2099-01-01T00:00:00Z", async, http.StatusBadRequest, "invalid"},
 		{"since not a date", "", "?_since=yesterday", async, http.StatusBadRequest, "invalid"},
 		{"since twice", "", "?_since=2024-01-01&_since=2025-01-01", async, http.StatusBadRequest, "invalid"},
 		{"unknown parameter", "", "?foo=1", async, http.StatusAccepted, ""},
-		{"unknown parameter, strict", "", "?foo=1", []string{"Prefer", "respond-async, handling=strict"}, http.StatusBadRequest, "not-supported"},
-		{"unnamed parameter, strict", "", "?=1", []string{"Prefer", "respond-async, handling=strict"}, http.StatusBadRequest, "invalid"},
+		{"unknown parameter, strict", "", "?foo=1", kickoff("Prefer", "respond-async, handling=strict"), http.StatusBadRequest, "not-supported"},
+		{"unnamed parameter, strict", "", "?=1", kickoff("Prefer", "respond-async, handling=strict"), http.StatusBadRequest, "invalid"},
 		{"type without a value", "", "?_type=", async, http.StatusAccepted, ""},
 		{"no grant", "", "", append([]string{"X-Test-Grant", "none"}, async...), http.StatusUnauthorized, "login"},
 		{"type outside the scopes", "", "?_type=Organization", append([]string{"X-Test-Scopes", "system/Practitioner.rs"}, async...), http.StatusForbidden, "forbidden"},
 		{"no type within the scopes", "", "", append([]string{"X-Test-Scopes", "system/Subscription.cruds"}, async...), http.StatusForbidden, "forbidden"},
-		{"XML", "", "", append([]string{"Accept", "application/fhir+xml"}, async...), http.StatusNotAcceptable, "not-supported"},
+		{"XML", "", "", []string{"Accept", "application/fhir+xml", "Prefer", "respond-async"}, http.StatusNotAcceptable, "not-supported"},
 		{"POST", http.MethodPost, "", async, http.StatusMethodNotAllowed, "not-supported"},
 		{"status of no job", "", "/../$export-status/00000000000000000000000000000000", nil, http.StatusNotFound, "not-found"},
 		{"status of a malformed job", "", "/../$export-status/zz", nil, http.StatusNotFound, "not-found"},
@@ -276,6 +291,39 @@ func TestBulkKickoffErrors(t *testing.T) {
 	m := exportManifest(t, startExport(t, e, "", "X-Test-Scopes", "system/Practitioner.rs"), "X-Test-Scopes", "system/Practitioner.rs")
 	if len(m.Output) != 1 || m.Output[0].Type != fhirmap.TypePractitioner {
 		t.Errorf("a Practitioner-only grant's export: %+v", m.Output)
+	}
+}
+
+// TestBulkExportLenient: with Prefer: handling=lenient, the IG's parameters this server does
+// not support are ignored, the export holds whole types, and the manifest's error file names
+// each ignored parameter; without an error file a job answers 404 for it.
+func TestBulkExportLenient(t *testing.T) {
+	e := sharedEnv(t)
+	m := exportManifest(t, startExport(t, e, "?_type=Practitioner&_typeFilter=Practitioner%3Factive%3Dfalse&_elements=name", "Prefer", "respond-async, handling=lenient"))
+	if len(m.Output) != 1 || m.Output[0].Count != len(e.all(t)[fhirmap.TypePractitioner]) {
+		t.Errorf("output %+v, want every Practitioner", m.Output)
+	}
+	if len(m.Error) != 1 || m.Error[0].Type != "OperationOutcome" || !strings.HasSuffix(m.Error[0].URL, "/OperationOutcome.ndjson") {
+		t.Fatalf("error %+v, want one OperationOutcome file", m.Error)
+	}
+	lines := exportFile(t, m.Error[0].URL)
+	var oo fhir.OperationOutcome
+	if len(lines) != 1 || json.Unmarshal(lines[0], &oo) != nil || oo.ResourceType != "OperationOutcome" || len(oo.Issue) != 2 {
+		t.Fatalf("error file %q", lines)
+	}
+	for i, name := range []string{"_elements", "_typeFilter"} {
+		if is := oo.Issue[i]; is.Severity != "warning" || is.Code != "not-supported" || !strings.HasPrefix(is.Diagnostics, name+" was ignored") {
+			t.Errorf("issue %d %+v, want a warning that %s was ignored", i, is, name)
+		}
+	}
+
+	m = exportManifest(t, startExport(t, e, "?_type=Practitioner", "Prefer", "respond-async, handling=lenient"))
+	if len(m.Error) != 0 {
+		t.Errorf("an export that ignored nothing lists errors: %+v", m.Error)
+	}
+	u := strings.Replace(m.Output[0].URL, "Practitioner.ndjson", "OperationOutcome.ndjson", 1)
+	if r := get(t, u); r.status != http.StatusNotFound {
+		t.Errorf("%s: %d, want 404", u, r.status)
 	}
 }
 

@@ -16,18 +16,22 @@ import (
 // which would require Patient and the clinical resources this directory does not hold.
 
 type capStatement struct {
-	ResourceType   string      `json:"resourceType"`
-	ID             string      `json:"id"`
-	URL            string      `json:"url"`
-	Version        string      `json:"version"`
-	Name           string      `json:"name"`
-	Title          string      `json:"title"`
-	Status         string      `json:"status"`
-	Experimental   bool        `json:"experimental"`
-	Date           string      `json:"date"`
-	Publisher      string      `json:"publisher"`
-	Description    string      `json:"description"`
-	Kind           string      `json:"kind"`
+	ResourceType string `json:"resourceType"`
+	ID           string `json:"id"`
+	URL          string `json:"url"`
+	Version      string `json:"version"`
+	Name         string `json:"name"`
+	Title        string `json:"title"`
+	Status       string `json:"status"`
+	Experimental bool   `json:"experimental"`
+	Date         string `json:"date"`
+	Publisher    string `json:"publisher"`
+	Description  string `json:"description"`
+	Kind         string `json:"kind"`
+	// Instantiates names the published capability statements whose subset this server
+	// implements: the Bulk Data IG's, for $export (bulkDataCapability). US Core's server
+	// statement is not named: it requires Patient, which a directory does not serve.
+	Instantiates   []string    `json:"instantiates"`
 	Software       capSoftware `json:"software"`
 	Implementation capImpl     `json:"implementation"`
 	FHIRVersion    string      `json:"fhirVersion"`
@@ -36,6 +40,9 @@ type capStatement struct {
 	ImplementationGuide []string  `json:"implementationGuide"`
 	Rest                []capRest `json:"rest"`
 }
+
+// bulkDataCapability is the Bulk Data Access IG's capability statement for export servers.
+const bulkDataCapability = "http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data"
 
 type capSoftware struct {
 	Name    string `json:"name"`
@@ -138,7 +145,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 	cs := capStatement{
 		ResourceType: "CapabilityStatement", ID: "providerdir", URL: base + "/metadata", Version: buildinfo.PipelineVersion(),
 		Name: "ProviderDirectoryFHIRServer", Title: "Provider directory FHIR R4 server", Status: "active",
-		Date: date, Publisher: "Provider directory service", Description: capDescription, Kind: "instance",
+		Date: date, Publisher: "Provider directory service", Description: capDescription, Kind: "instance", Instantiates: []string{bulkDataCapability},
 		Software:            capSoftware{Name: "providerd", Version: buildinfo.PipelineVersion()},
 		Implementation:      capImpl{Description: "Provider directory FHIR R4 facade", URL: base},
 		FHIRVersion:         "4.0.1",

@@ -151,16 +151,20 @@ func hasKey(d store.Document, param, value string) bool {
 // lenient reports whether a request's unknown and malformed parameters are ignored rather than
 // refused. R4 says a server SHOULD ignore parameters it does not understand, and clients such as
 // fhirpy send their own (_totalMethod), so ignoring is the default; Prefer: handling=strict asks
-// for a 400 instead. The first handling preference given is the one that counts.
-func lenient(r *http.Request) bool {
+// for a 400 instead.
+func lenient(r *http.Request) bool { return handling(r) != "strict" }
+
+// handling returns the request's handling preference (RFC 7240, FHIR's Prefer: handling),
+// lower-cased: "strict", "lenient", or "" when it states none. The first one given counts.
+func handling(r *http.Request) string {
 	for _, p := range r.Header.Values("Prefer") {
 		for _, part := range strings.Split(p, ",") {
 			pref, _, _ := strings.Cut(part, ";") // a preference's own parameters do not matter here
 			name, value, _ := strings.Cut(strings.ReplaceAll(strings.TrimSpace(pref), " ", ""), "=")
 			if strings.EqualFold(name, "handling") {
-				return !strings.EqualFold(strings.Trim(value, `"`), "strict")
+				return strings.ToLower(strings.Trim(value, `"`))
 			}
 		}
 	}
-	return true
+	return ""
 }

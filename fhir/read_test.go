@@ -64,8 +64,8 @@ func TestMetadata(t *testing.T) {
 	if cs.ResourceType != "CapabilityStatement" || cs.Kind != "instance" || cs.FHIRVersion != "4.0.1" {
 		t.Errorf("statement: %+v", cs)
 	}
-	if len(cs.Instantiates) > 0 || !strings.Contains(cs.Description, "does not serve Patient") {
-		t.Errorf("the statement must not claim US Core server conformance: %v %q", cs.Instantiates, cs.Description)
+	if !slices.Equal(cs.Instantiates, []string{"http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data"}) || !strings.Contains(cs.Description, "does not serve Patient") {
+		t.Errorf("the statement must claim the Bulk Data export server's capabilities and not US Core server conformance: %v %q", cs.Instantiates, cs.Description)
 	}
 	rest := cs.Rest[0]
 	token := ""

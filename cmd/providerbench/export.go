@@ -31,6 +31,7 @@ func bulkExport(base, typ, dir string) (exportResult, error) {
 		return res, err
 	}
 	req.Header.Set("Prefer", "respond-async")
+	req.Header.Set("Accept", "application/fhir+json")
 	resp, err := client.Do(req)
 	if err != nil {
 		return res, err

@@ -122,7 +122,7 @@ providerd serves on %[1]s
   SMART client      client id %[6]q, private key %[7]s
                     TOKEN=$(bin/providerctl clients token --key %[7]s --token-url %[1]s/fhir/token)
                     curl -H "Authorization: Bearer $TOKEN" %[1]s/fhir/Practitioner/%[5]s
-  bulk export       curl -D - -H "Authorization: Bearer $TOKEN" -H "Prefer: respond-async" '%[1]s/fhir/$export?_type=Practitioner'
+  bulk export       curl -D - -H "Authorization: Bearer $TOKEN" -H "Accept: application/fhir+json" -H "Prefer: respond-async" '%[1]s/fhir/$export?_type=Practitioner'
                     then curl -H "Authorization: Bearer $TOKEN" the Content-Location it answers, and the files it lists
   discovery         curl %[1]s/fhir/.well-known/smart-configuration
 

@@ -70,7 +70,7 @@ func TestDemoPrintsWorkingCredentials(t *testing.T) {
 	if err := demo(ctx, &out, quiet, s, demoURLs{base: "http://127.0.0.1:8080", metrics: "http://127.0.0.1:9090"}, dir, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(first, `-H "Prefer: respond-async" 'http://127.0.0.1:8080/fhir/$export?_type=Practitioner'`) {
+	if !strings.Contains(first, `-H "Accept: application/fhir+json" -H "Prefer: respond-async" 'http://127.0.0.1:8080/fhir/$export?_type=Practitioner'`) {
 		t.Errorf("the tour lacks the bulk export's kick-off:\n%s", first)
 	}
 	if !strings.Contains(first, "curl http://127.0.0.1:9090/metrics") || strings.Contains(first, "8080/metrics") {
