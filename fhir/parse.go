@@ -314,9 +314,6 @@ func (q *query) addChain(name string, p param, modifier, chained, value string) 
 	if !ok {
 		return invalid(name, "%s has no search parameter %q", target, cname)
 	}
-	if cp.kind == kindReference {
-		return unsupported(name, "chains end in a parameter that is not a reference")
-	}
 	c, err := condition(q.base, cp, cmod, name, value)
 	if err != nil {
 		return err
@@ -345,8 +342,8 @@ func (q *query) addHas(name, value string) error {
 	}
 	cname, cmod, _ := strings.Cut(pname, ":")
 	cp, ok := lookupParam(other, cname)
-	if !ok || cp.kind == kindReference {
-		return invalid(name, "%s has no search parameter %q to match (nested _has is not supported)", other, cname)
+	if !ok {
+		return invalid(name, "%s has no search parameter %q to match", other, cname)
 	}
 	c, err := condition(q.base, cp, cmod, name, value)
 	if err != nil {

@@ -186,6 +186,11 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 	svcLoc := text(list(svc["location"])[0], "reference")
 	svcOrg := text(svc["providedBy"], "reference")
 
+	// The Organization that provides the role's HealthcareService, for the chain that ends in a
+	// reference (PractitionerRole?service.organization=).
+	svcOf := func(ref any) res { return svcs[strings.TrimPrefix(text(ref, "reference"), "HealthcareService/")] }
+	chainSvcOrg := text(svcOf(list(role["healthcareService"])[0])["providedBy"], "reference")
+
 	day := lastUpdated(prac)
 	year := day[:4]
 
@@ -267,6 +272,12 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 			})
 		}, false},
 
+		{"_has role location (a reference)", "Practitioner", []string{"_has:PractitionerRole:practitioner:location", roleLoc}, func(r res) bool {
+			return anyOf(mapValues(roles), func(x any) bool {
+				return hasRef(x.(res), "practitioner", "Practitioner/"+r["id"].(string)) && hasRef(x.(res), "location", roleLoc)
+			})
+		}, false},
+
 		// PractitionerRole
 		{"role specialty code", "PractitionerRole", []string{"specialty", specialty}, func(r res) bool { return hasCode(r, "specialty", "", specialty) }, false},
 		{"role specialty system|code", "PractitionerRole", []string{"specialty", fhirmap.SystemNUCC + "|" + specialty}, func(r res) bool { return hasCode(r, "specialty", fhirmap.SystemNUCC, specialty) }, false},
@@ -289,6 +300,9 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 		{"role chain typed", "PractitionerRole", []string{"practitioner:Practitioner.family", rolePracFamily}, func(r res) bool {
 			p := pracs[strings.TrimPrefix(text(r["practitioner"], "reference"), "Practitioner/")]
 			return p != nil && anyOf(list(p["name"]), func(n any) bool { return prefixed(text(n, "family"), rolePracFamily) })
+		}, false},
+		{"role chain ending in a reference service.organization", "PractitionerRole", []string{"service.organization", chainSvcOrg}, func(r res) bool {
+			return anyOf(list(r["healthcareService"]), func(h any) bool { svc := svcOf(h); return svc != nil && hasRef(svc, "providedBy", chainSvcOrg) })
 		}, false},
 		{"role _include practitioner", "PractitionerRole", []string{"specialty", specialty, "_include", "PractitionerRole:practitioner"}, func(r res) bool { return hasCode(r, "specialty", "", specialty) }, false},
 		{"role _include all four", "PractitionerRole", []string{"organization", roleOrg, "_include", "PractitionerRole:practitioner", "_include", "PractitionerRole:organization", "_include", "PractitionerRole:location", "_include", "PractitionerRole:service"}, func(r res) bool { return hasRef(r, "organization", roleOrg) }, false},
