@@ -286,6 +286,13 @@ func TestBuildResources(t *testing.T) {
 			t.Errorf("Practitioner lacks %s: %s", s, st.Resource)
 		}
 	}
+	// Plan-Net's Location profile forbids mode (0..0): neither a practice's nor a facility's
+	// Location has one.
+	for _, ref := range []string{"Location/1234567893", "Location/ccn-170001"} {
+		if st, _ := fhirmap.Open(all[ref].Doc.Body); bytes.Contains(st.Resource, []byte(`"mode"`)) {
+			t.Errorf("%s has a mode: %s", ref, st.Resource)
+		}
+	}
 	// The role's provenance is the enrollment's, whose DOI is set.
 	role := served(t, all["PractitionerRole/1234567893-1987654328"], fhirmap.TagSystemPrefix)
 	if !bytes.Contains(role, []byte(`"system":"urn:providerdir:provenance:_doi","code":"10.1234/example"`)) {

@@ -39,7 +39,6 @@ func location(id, display string, a mapping.Address, active bool, managingOrg st
 		ResourceType: TypeLocation, ID: id,
 		Status:  status(active),
 		Name:    display + " - " + addressLabel(a),
-		Mode:    "instance",
 		Telecom: telecom(a),
 		Address: addr,
 	}
@@ -64,7 +63,6 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
 		Status:     status(rec.Active),
 		Name:       rec.Name,
-		Mode:       "instance",
 		Telecom:    telecom(rec.Address),
 		Address:    addr,
 	}

@@ -144,7 +144,6 @@ type Location struct {
 	Identifier           []Identifier      `json:"identifier,omitempty"`
 	Status               string            `json:"status,omitempty"`
 	Name                 string            `json:"name,omitempty"`
-	Mode                 string            `json:"mode,omitempty"`
 	Type                 []CodeableConcept `json:"type,omitempty"`
 	Telecom              []ContactPoint    `json:"telecom,omitempty"`
 	Address              *Address          `json:"address,omitempty"`
