@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // shallSearch is one SHALL search parameter of US Core 6.1.0 or Plan-Net 1.2.0, with where to
@@ -178,6 +181,87 @@ func reference(field string) func(map[string]any) string {
 	}
 }
 
+// stringParts are, for the string parameters searchCheck runs on the searched type itself, the
+// values of a resource that the parameter matches from their start (R4: a HumanName's text and
+// parts; an Address's lines, city, state, postal code and country; a name and its aliases).
+var stringParts = map[string]func(r map[string]any) []string{
+	"name": func(r map[string]any) []string {
+		out := strings1(r["name"], r["alias"])
+		for _, n := range list(r["name"]) {
+			out = append(out, strings1(path(n, "text"), path(n, "family"), path(n, "given"), path(n, "prefix"), path(n, "suffix"))...)
+		}
+		return out
+	},
+	"family": func(r map[string]any) []string { return namePart(r, "family") },
+	"given":  func(r map[string]any) []string { return namePart(r, "given") },
+	"address": func(r map[string]any) []string {
+		var out []string
+		for _, a := range addressesOf(r) {
+			out = append(out, strings1(path(a, "line"), path(a, "city"), path(a, "state"), path(a, "postalCode"), path(a, "country"), path(a, "text"))...)
+		}
+		return out
+	},
+	"address-city":  func(r map[string]any) []string { return addressPart(r, "city") },
+	"address-state": func(r map[string]any) []string { return addressPart(r, "state") },
+}
+
+func namePart(r map[string]any, part string) []string {
+	var out []string
+	for _, n := range list(r["name"]) {
+		out = append(out, strings1(path(n, part))...)
+	}
+	return out
+}
+
+func addressPart(r map[string]any, part string) []string {
+	var out []string
+	for _, a := range addressesOf(r) {
+		out = append(out, strings1(path(a, part))...)
+	}
+	return out
+}
+
+// addressesOf is a resource's address, one (Location) or a list.
+func addressesOf(r map[string]any) []any {
+	if a, ok := r["address"].(map[string]any); ok {
+		return []any{a}
+	}
+	return list(r["address"])
+}
+
+// strings1 flattens strings and arrays of strings into one list.
+func strings1(vs ...any) []string {
+	var out []string
+	for _, v := range vs {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// startsFolded reports whether value starts with q, both compared as R4's string search
+// normalizes them: case- and accent-insensitive.
+func startsFolded(value, q string) bool {
+	fold := func(s string) string {
+		var b strings.Builder
+		for _, r := range norm.NFD.String(s) {
+			if !unicode.Is(unicode.Mn, r) {
+				b.WriteRune(unicode.ToLower(r))
+			}
+		}
+		return b.String()
+	}
+	return strings.HasPrefix(fold(value), fold(q))
+}
+
 // escapeValue escapes what R4 search gives a meaning inside a string value.
 func escapeValue(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `$`, `\$`, `|`, `\|`).Replace(s)
@@ -192,7 +276,9 @@ func isStringParam(param string) bool {
 
 // searchCheck searches by the parameter with a value taken from a served resource (the first of
 // the sample page that has one): the search alone must match at least one resource, and the
-// search narrowed to the resource's id must match exactly it.
+// search narrowed to the resource's id must match exactly it. For a string parameter, each match
+// of a page of the search alone must hold a value that starts with the searched one, as R4
+// defines string search and as Inferno checks every resource a search returns.
 func searchCheck(s shallSearch) func(context.Context, *Env) error {
 	return func(ctx context.Context, e *Env) error {
 		rs, err := e.samplesOf(ctx, s.typ)
@@ -213,16 +299,27 @@ func searchCheck(s shallSearch) func(context.Context, *Env) error {
 		if r == nil {
 			return Skipf("none of the first %d %s resources has a value for %s", len(rs), s.typ, s.param)
 		}
+		want := fmt.Sprintf("%s/%v", s.typ, r["id"])
+		searched := v
 		if isStringParam(s.param) {
 			v = escapeValue(v)
 		}
-		want := fmt.Sprintf("%s/%v", s.typ, r["id"])
 		b, err := e.search(ctx, s.typ, url.Values{s.param: {v}, "_count": {"1"}})
 		if err != nil {
 			return err
 		}
 		if b.Total == nil || *b.Total < 1 || len(b.matches()) != 1 {
 			return fmt.Errorf("%s=%s: total %v and %d matches on a page of 1, want at least one", s.param, v, deref(b.Total), len(b.matches()))
+		}
+		if parts, ok := stringParts[s.param]; ok {
+			if b, err = e.search(ctx, s.typ, url.Values{s.param: {v}, "_count": {fmt.Sprint(samplePage)}}); err != nil {
+				return err
+			}
+			for _, en := range b.Entry {
+				if en.Search.Mode == "match" && !slices.ContainsFunc(parts(en.Resource), func(p string) bool { return startsFolded(p, searched) }) {
+					return fmt.Errorf("%s=%s matched %v/%v, no %s value of which starts with %q", s.param, v, en.Resource["resourceType"], en.Resource["id"], s.param, searched)
+				}
+			}
 		}
 		if s.param == "_id" {
 			if got := b.matches(); got[0] != want {

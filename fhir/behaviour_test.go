@@ -45,7 +45,7 @@ func TestSearchErrors(t *testing.T) {
 		{"unsupported date prefix", "Practitioner?_lastUpdated=ne2024", nil, 400, "invalid", "_lastUpdated"},
 		{"unsupported modifier", "Practitioner?family:contains=smi", nil, 400, "not-supported", "family:contains"},
 		{"token modifier", "Practitioner?identifier:not=1", nil, 400, "not-supported", "identifier:not"},
-		{"punctuation only", "Practitioner?name=%21%21", nil, 400, "invalid", "name"},
+		{"spaces only", "Practitioner?name=%20%20", nil, 400, "invalid", "name"},
 		{"include modifier other than iterate", "PractitionerRole?_include:recurse=PractitionerRole:practitioner", nil, 400, "not-supported", "_include:recurse"},
 		{"iterate over no reference", "PractitionerRole?_include:iterate=Organization:name", nil, 400, "not-supported", "_include:iterate"},
 		{"_profile modifier", "Practitioner?_profile:below=http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitioner", nil, 400, "not-supported", "_profile"},

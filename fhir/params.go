@@ -34,7 +34,7 @@ type param struct {
 	// also are further search-key params whose :exact keys an :exact search of a string
 	// parameter looks in too, so that a part indexed under a parameter of its own is not indexed
 	// twice: a Practitioner's name is also its family and given names. A prefix search looks in
-	// the parameter's own keys only, which hold those parts' words (fhirmap.addHumanName).
+	// the parameter's own keys only, which hold those parts too (fhirmap.addHumanName).
 	also       []string
 	definition string
 	doc        string

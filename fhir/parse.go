@@ -403,12 +403,12 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 	case "":
 		vals := make([]string, 0, len(alts))
 		for _, a := range alts {
-			n := mapping.NormalizeText(a)
+			n := mapping.FoldText(a)
 			if p.key == fhirmap.KeyAddressPostal {
 				n = fhirmap.PostalKey(a)
 			}
 			if n == "" {
-				return nil, invalid(name, "%q has no letters or digits to match", a)
+				return nil, invalid(name, "%q has nothing to match", a)
 			}
 			vals = append(vals, n)
 		}

@@ -108,7 +108,7 @@ func TestParseSearch(t *testing.T) {
 		{"Practitioner", "identifier=x|1,y|", nil, false, "identifier"},
 		{"Practitioner", `family:exact=O\,Brien\$\|\\`, []store.Condition{{Param: "family:exact", Values: []string{`O,Brien$|\`}, Match: store.Exact}}, false, ""},
 		{"Location", `name:exact=A\,B,C`, []store.Condition{{Param: "name:exact", Values: []string{"A,B", "C"}, Match: store.Exact}}, false, ""},
-		{"Practitioner", `family=O\,Brien`, []store.Condition{{Param: "family", Values: []string{"o brien"}, Match: store.Prefix}}, false, ""},
+		{"Practitioner", `family=O\,Brien`, []store.Condition{{Param: "family", Values: []string{"o,brien"}, Match: store.Prefix}}, false, ""},
 		{"Practitioner", "active=|true", []store.Condition{{Param: "active", Values: []string{"true"}, Match: store.Exact}}, false, ""},
 		{"Practitioner", "phone=(555)%20123-4567", []store.Condition{{Param: "phone", Values: []string{"5551234567"}, Match: store.Exact}}, false, ""},
 		{"PractitionerRole", "practitioner=1234567893", []store.Condition{{Param: "practitioner", Values: []string{"Practitioner/1234567893"}, Match: store.Exact}}, false, ""},

@@ -70,7 +70,7 @@ func TestStringSearchAsR4(t *testing.T) {
 		{"exact with escaped commas", "Location", "name:exact", escape(locName), func(r res) bool { return text(r, "name") == locName }, false},
 		{"escaped commas among alternatives", "Location", "name:exact", "NOWHERE," + escape(locName), func(r res) bool { return text(r, "name") == locName }, false},
 		{"unescaped commas are alternatives", "Location", "name:exact", locName, func(r res) bool { return false }, true},
-		{"escaped comma in a prefix", "Location", "name", escape(locName[:prefixEnd+1]), func(r res) bool { return starts(text(r, "name"), locName[:prefixEnd]) }, false},
+		{"escaped comma in a prefix", "Location", "name", escape(locName[:prefixEnd+1]), func(r res) bool { return prefixed(text(r, "name"), locName[:prefixEnd+1]) }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,17 +113,26 @@ func (k *Keys) AddText(param string, text string) {
 // NormalizeText folds text for case- and accent-insensitive matching: decomposed, marks
 // removed, lower-cased, punctuation turned to spaces, runs of spaces collapsed. Search input is
 // normalized with the same function, so stored keys and queries always agree.
-func NormalizeText(s string) string {
+func NormalizeText(s string) string { return fold(s, false) }
+
+// FoldText folds text as FHIR R4's string search compares it: case- and accent-insensitive,
+// runs of spaces collapsed, punctuation kept ("O'Brien" and "OBrien", "St. Louis" and
+// "St Louis" stay apart, as a client checking that each match starts with what it asked for
+// expects). The FHIR surface's string keys and its searches are folded with it.
+func FoldText(s string) string { return fold(s, true) }
+
+// fold is NormalizeText, or FoldText when punct is set.
+func fold(s string, punct bool) string {
 	if isASCII(s) {
-		return normalizeASCII(s)
+		return foldASCII(s, punct)
 	}
 	// Invalid bytes separate words like any other non-letter; replaced first, since the
 	// decomposition leaves what follows one undecomposed ("\xf1ê" became "ê", and "ê" "e").
-	return normalizeRunes(norm.NFD.String(strings.ToValidUTF8(s, " ")))
+	return foldRunes(norm.NFD.String(strings.ToValidUTF8(s, " ")), punct)
 }
 
-// normalizeRunes folds decomposed text rune by rune.
-func normalizeRunes(s string) string {
+// foldRunes folds decomposed text rune by rune.
+func foldRunes(s string, punct bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -131,13 +140,13 @@ func normalizeRunes(s string) string {
 		switch {
 		case unicode.Is(unicode.Mn, r):
 			continue
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || punct && !unicode.IsSpace(r) && !unicode.IsControl(r):
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
 			space = false
 			b.WriteRune(unicode.ToLower(r))
-		case r == '\'':
+		case r == '\'' && !punct:
 			// O'Brien and OBrien should meet: apostrophes vanish rather than split words.
 		default:
 			space = true
@@ -146,10 +155,10 @@ func normalizeRunes(s string) string {
 	return b.String()
 }
 
-// normalizeASCII is normalizeRunes for ASCII text, which is nearly all of the registry's: byte
+// foldASCII is foldRunes for ASCII text, which is nearly all of the registry's: byte
 // comparisons instead of Unicode table lookups, for the names and addresses of every record of
 // an ingest (FuzzNormalizeText holds the two to the same output).
-func normalizeASCII(s string) string {
+func foldASCII(s string, punct bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -159,7 +168,8 @@ func normalizeASCII(s string) string {
 		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
 		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
-		case c == '\'':
+		case punct && c > ' ' && c < 0x7f: // printable, not a space
+		case c == '\'' && !punct:
 			continue
 		default:
 			space = true

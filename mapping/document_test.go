@@ -7,23 +7,30 @@ import (
 	"providerdir/store"
 )
 
+// TestNormalizeText: NormalizeText folds case, accents and punctuation; FoldText, R4's string
+// search normalization, folds case and accents and keeps punctuation.
 func TestNormalizeText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"Smith", "smith"},
-		{"  José  Núñez ", "jose nunez"},
-		{"O'Brien", "obrien"},
-		{"SMITH-JONES, MD", "smith jones md"},
-		{"Zoë Ångström", "zoe angstrom"},
-		{"St. Mary's Hospital", "st marys hospital"},
-		{"!!!", ""},
-		{"123 Main St.", "123 main st"},
-		{"\xf1ê", "e"},        // an invalid byte separates, and what follows still decomposes
-		{"ab\xffcd", "ab cd"}, // bytes of another encoding, not converted, split words
+	tests := []struct{ in, want, fold string }{
+		{"", "", ""},
+		{"Smith", "smith", "smith"},
+		{"  José  Núñez ", "jose nunez", "jose nunez"},
+		{"O'Brien", "obrien", "o'brien"},
+		{"SMITH-JONES, MD", "smith jones md", "smith-jones, md"},
+		{"Zoë Ångström", "zoe angstrom", "zoe angstrom"},
+		{"St. Mary's Hospital", "st marys hospital", "st. mary's hospital"},
+		{"!!!", "", "!!!"},
+		{"123 Main St.", "123 main st", "123 main st."},
+		{"tab\tand\nnewline", "tab and newline", "tab and newline"},
+		{"\xf1ê", "e", "e"},                     // an invalid byte separates, and what follows still decomposes
+		{"ab\xffcd", "ab cd", "ab cd"},          // bytes of another encoding, not converted, split words
+		{"Ñoño—Łódź", "nono łodz", "nono—łodz"}, // a dash of its own is punctuation
 	}
 	for _, tt := range tests {
 		if got := NormalizeText(tt.in); got != tt.want {
 			t.Errorf("NormalizeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := FoldText(tt.in); got != tt.fold {
+			t.Errorf("FoldText(%q) = %q, want %q", tt.in, got, tt.fold)
 		}
 	}
 }
@@ -64,12 +71,14 @@ func FuzzNormalizeText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if isASCII(s) && normalizeASCII(s) != normalizeRunes(s) {
-			t.Fatalf("ASCII path %q, rune path %q", normalizeASCII(s), normalizeRunes(s))
-		}
-		n := NormalizeText(s)
-		if NormalizeText(n) != n {
-			t.Fatalf("not idempotent: %q -> %q -> %q", s, n, NormalizeText(n))
+		for _, punct := range []bool{false, true} {
+			if isASCII(s) && foldASCII(s, punct) != foldRunes(s, punct) {
+				t.Fatalf("punctuation kept %v: ASCII path %q, rune path %q", punct, foldASCII(s, punct), foldRunes(s, punct))
+			}
+			n := fold(s, punct)
+			if fold(n, punct) != n {
+				t.Fatalf("punctuation kept %v: not idempotent: %q -> %q -> %q", punct, s, n, fold(n, punct))
+			}
 		}
 	})
 }

@@ -134,7 +134,7 @@ func findsKey(d store.Document, param, value string) bool {
 }
 
 // TestStringKeysPruned: no value of a string param is a prefix of another value of that param,
-// and every word and whole value of the names, and every form of a ZIP, is still found.
+// and every part and whole value of the names, and every form of a ZIP, is still found.
 func TestStringKeysPruned(t *testing.T) {
 	ind, _ := fhirmap.BuildIndividual(individual(), tax)
 	for _, r := range ind {
@@ -228,9 +228,9 @@ func TestBuildResources(t *testing.T) {
 		{"Practitioner/1234567893", "address", "67208", false},        // ZIP, city and state are the keys of their own params,
 		{"Practitioner/1234567893", "address", "west springs", false}, // which an address search looks in too
 		{"Practitioner/1234567893", "address-postalcode", "67208", true},
-		{"Location/1234567893", "name", "nunez", true},
-		{"Location/1234567893", "name", "jose a nunez md 1 main", true},
-		{"Location/1234567893", "name", "main", false}, // an address word: searched with address
+		{"Location/1234567893", "name", "jose a nunez md - 1 main", true},
+		{"Location/1234567893", "name", "nunez", false}, // a name matches from its start
+		{"Location/1234567893", "name", "main", false},
 		{"Location/1234567893", "address-city", "west springs", true},
 		{"Practitioner/1234567893", "address-state", "ks", true},
 		{"Practitioner/1234567893", "active", "true", true},
@@ -268,6 +268,8 @@ func TestBuildResources(t *testing.T) {
 		{"Practitioner/1234567893", "name:exact", "nunez", false},
 		{"Practitioner/1234567893", "name", "jose a nunez", true}, // given then family, for prefix search
 		{"Practitioner/1234567893", "name", "md", true},
+		{"Practitioner/1234567893", "name", "a", true},         // a given name
+		{"Practitioner/1234567893", "name", "nunez md", false}, // no part starts so
 	}
 	for _, k := range keys {
 		r, ok := all[k.ref]

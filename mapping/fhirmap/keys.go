@@ -13,9 +13,10 @@ import (
 //
 //   - token parameters (identifier, specialty, type, ...) carry "system|code", a search for a
 //     code of any system looking it up under each of the param's systems (TokenSystems);
-//   - string parameters carry mapping.NormalizeText of the whole value and, for names, of each
-//     word (prefix, case- and accent-insensitive search; addresses by whole parts, addAddress),
-//     and under "<param>:exact" the value as published;
+//   - string parameters carry mapping.FoldText of each whole value (R4's string search: from
+//     the start of a value, case- and accent-insensitive; a name's parts and an address's parts
+//     each a value, addHumanName and addAddress), and under "<param>:exact" the value as
+//     published;
 //     string searches only ever match by prefix, so a value that begins another value of the
 //     same parameter (the first word of a text, a 5-digit ZIP beside its ZIP+4) is not stored:
 //     every search it would answer is answered by the longer one (see pruneStringKeys);
@@ -89,42 +90,38 @@ func addToken(k *mapping.Keys, param, system, code string) {
 	k.Add(param, code)
 }
 
-// addString indexes a string for prefix search (normalized, whole and by word) and :exact.
+// addString indexes a string for prefix search (folded, whole) and :exact.
 func addString(k *mapping.Keys, param, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
-	k.AddText(param, text)
+	k.Add(param, mapping.FoldText(text))
 	k.Add(param+ExactSuffix, text)
 }
 
 // addHumanName indexes a person's name for the name parameter as R4 defines its string search:
-// it matches any of the text, family, given, prefix and suffix parts, from the start of a part
-// or of a word of the text, and :exact matches one of them whole, as published. A prefix search
-// is one lookup in these keys: the words of the text hold every one-word part, and a family or
-// given name of several words ("van der berg") is indexed whole beside them. An :exact search
-// also looks in the family and given :exact keys (a condition with alternatives, each an exact
-// lookup), so those are not indexed twice. The given names followed by the family name are
-// indexed for prefix search too, the way people type a name ("john smith" finds Dr. John Smith
-// Jr.), though no part of the name holds them so.
+// it matches from the start of any of the text, family, given, prefix and suffix parts, and
+// :exact matches one of them whole, as published. A prefix search is one lookup in these keys.
+// An :exact search also looks in the family and given :exact keys (a condition with
+// alternatives, each an exact lookup), so those are not indexed twice. The given names followed
+// by the family name are indexed for prefix search too, the way people type a name ("john
+// smith" finds Dr. John Smith Jr.); a value that begins with them begins with the first given
+// name, so each match still starts a part of the name.
 func addHumanName(k *mapping.Keys, n *HumanName) {
 	addString(k, KeyName, n.Text)
 	for _, p := range slices.Concat(n.Prefix, n.Suffix) {
 		addString(k, KeyName, p)
 	}
 	for _, p := range append(slices.Clip(n.Given), n.Family) {
-		if p = mapping.NormalizeText(p); strings.IndexByte(p, ' ') >= 0 {
-			k.Add(KeyName, p)
-		}
+		k.Add(KeyName, mapping.FoldText(p))
 	}
-	k.Add(KeyName, mapping.NormalizeText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
+	k.Add(KeyName, mapping.FoldText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
 }
 
 // addAddress indexes an address for the address parameters. A string search matches the start
 // of a part of the address (line, city, state, ZIP, country), as FHIR defines it, so each part is
-// indexed whole, not word by word: the words of addresses would be a fifth of all the index
-// entries an ingest writes. The address keys hold the lines and the country; the city, state
+// indexed whole (mapping.FoldText), not word by word. The address keys hold the lines and the country; the city, state
 // and ZIP code are indexed once, for address-city, address-state and address-postalcode, and an
 // address search looks in those params too (a condition with alternatives), rather than every
 // address carrying them twice (an eighth of a national ingest's entries). ZIP codes are indexed
@@ -135,10 +132,10 @@ func addAddress(k *mapping.Keys, a *Address) {
 		return
 	}
 	for _, part := range append(slices.Clip(a.Line), a.Country) {
-		k.Add(KeyAddress, mapping.NormalizeText(part))
+		k.Add(KeyAddress, mapping.FoldText(part))
 	}
-	k.Add(KeyAddressCity, mapping.NormalizeText(a.City))
-	k.Add(KeyAddressState, mapping.NormalizeText(a.State))
+	k.Add(KeyAddressCity, mapping.FoldText(a.City))
+	k.Add(KeyAddressState, mapping.FoldText(a.State))
 	k.Add(KeyAddressPostal, PostalKey(a.PostalCode))
 }
 

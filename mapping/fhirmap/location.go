@@ -45,7 +45,7 @@ func location(id, display string, a mapping.Address, active bool, managingOrg st
 	if managingOrg != "" {
 		loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, managingOrg), Display: display}
 	}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, display, visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, visible))
 	return res, err == nil, err
 }
 
@@ -70,24 +70,16 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		loc.Type = []CodeableConcept{{Text: t}}
 	}
 	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, "", visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, visible))
 	return res, err == nil, err
 }
 
-// locationKeys computes a Location's search keys. practice is the name of the practice whose
-// address the Location is, "" for a facility's: a practice location's name is the practice's
-// and the address's, and the words of the address part are searched with address, so only
-// the practice's words and the whole name are indexed under name.
-func locationKeys(loc *Location, practice string, visible bool) mapping.Keys {
+// locationKeys computes a Location's search keys. A practice Location's name is the practice's
+// name and its address (location), searched from its start like any name.
+func locationKeys(loc *Location, visible bool) mapping.Keys {
 	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, loc.Identifier)
-	if practice == "" {
-		addString(&k, KeyName, loc.Name)
-	} else {
-		k.AddText(KeyName, practice)
-		k.Add(KeyName, mapping.NormalizeText(loc.Name))
-		k.Add(KeyName+ExactSuffix, loc.Name)
-	}
+	addString(&k, KeyName, loc.Name)
 	addAddress(&k, loc.Address)
 	k.Add(KeyStatus, loc.Status)
 	addReference(&k, KeyOrganization, loc.ManagingOrganization)
