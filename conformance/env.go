@@ -263,7 +263,17 @@ func (b bundle) matches() []string {
 
 // search runs a FHIR search by GET and decodes its Bundle, which must be a 200 searchset.
 func (e *Env) search(ctx context.Context, typ string, q url.Values) (bundle, error) {
-	res, err := e.fhirGet(ctx, typ+"?"+q.Encode(), nil)
+	return e.searchWith(ctx, typ, q, nil)
+}
+
+// searchStrict is search with Prefer: handling=strict, under which a server refuses a parameter
+// it does not support rather than ignore it and answer as if it had not been sent.
+func (e *Env) searchStrict(ctx context.Context, typ string, q url.Values) (bundle, error) {
+	return e.searchWith(ctx, typ, q, http.Header{"Prefer": {"handling=strict"}})
+}
+
+func (e *Env) searchWith(ctx context.Context, typ string, q url.Values, h http.Header) (bundle, error) {
+	res, err := e.fhirGet(ctx, typ+"?"+q.Encode(), h)
 	if err != nil {
 		return bundle{}, err
 	}

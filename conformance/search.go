@@ -32,6 +32,7 @@ var shallSearches = []shallSearch{
 	{"PractitionerRole", "practitioner", of(reference("practitioner"))},
 	{"PractitionerRole", "practitioner.identifier", chained("practitioner", npiToken)},
 	{"PractitionerRole", "practitioner.name", chained("practitioner", firstString("name", "family"))},
+	{"PractitionerRole", "service.organization", chained("healthcareService", reference("providedBy"))}, // a chain ending in a reference, as Plan-Net's kit sends
 	{"PractitionerRole", "organization", of(reference("organization"))},
 	{"PractitionerRole", "location", of(reference("location"))},
 	{"PractitionerRole", "endpoint", of(reference("endpoint"))},
@@ -278,7 +279,9 @@ func isStringParam(param string) bool {
 // the sample page that has one): the search alone must match at least one resource, and the
 // search narrowed to the resource's id must match exactly it. For a string parameter, each match
 // of a page of the search alone must hold a value that starts with the searched one, as R4
-// defines string search and as Inferno checks every resource a search returns.
+// defines string search and as Inferno checks every resource a search returns. The searches say
+// Prefer: handling=strict, so that a server that ignores the parameter fails rather than passes
+// with everything it holds.
 func searchCheck(s shallSearch) func(context.Context, *Env) error {
 	return func(ctx context.Context, e *Env) error {
 		rs, err := e.samplesOf(ctx, s.typ)
@@ -304,7 +307,7 @@ func searchCheck(s shallSearch) func(context.Context, *Env) error {
 		if isStringParam(s.param) {
 			v = escapeValue(v)
 		}
-		b, err := e.search(ctx, s.typ, url.Values{s.param: {v}, "_count": {"1"}})
+		b, err := e.searchStrict(ctx, s.typ, url.Values{s.param: {v}, "_count": {"1"}})
 		if err != nil {
 			return err
 		}
@@ -312,7 +315,7 @@ func searchCheck(s shallSearch) func(context.Context, *Env) error {
 			return fmt.Errorf("%s=%s: total %v and %d matches on a page of 1, want at least one", s.param, v, deref(b.Total), len(b.matches()))
 		}
 		if parts, ok := stringParts[s.param]; ok {
-			if b, err = e.search(ctx, s.typ, url.Values{s.param: {v}, "_count": {fmt.Sprint(samplePage)}}); err != nil {
+			if b, err = e.searchStrict(ctx, s.typ, url.Values{s.param: {v}, "_count": {fmt.Sprint(samplePage)}}); err != nil {
 				return err
 			}
 			for _, en := range b.Entry {
@@ -327,7 +330,7 @@ func searchCheck(s shallSearch) func(context.Context, *Env) error {
 			}
 			return nil
 		}
-		b, err = e.search(ctx, s.typ, url.Values{s.param: {v}, "_id": {fmt.Sprint(r["id"])}})
+		b, err = e.searchStrict(ctx, s.typ, url.Values{s.param: {v}, "_id": {fmt.Sprint(r["id"])}})
 		if err != nil {
 			return err
 		}
