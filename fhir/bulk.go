@@ -200,8 +200,7 @@ func parseBulk(r *http.Request, handling string, now time.Time) (bulkJob, []stri
 	lenient := handling != "strict"
 	query := r.URL.Query()
 	for _, name := range slices.Sorted(maps.Keys(query)) { // so that Ignored has one order
-		values := query[name]
-		values = slices.DeleteFunc(values, func(v string) bool { return v == "" }) // FHIR: a parameter without a value is ignored
+		values := slices.DeleteFunc(query[name], func(v string) bool { return v == "" }) // FHIR: a parameter without a value is ignored
 		if len(values) == 0 {
 			continue
 		}
@@ -278,13 +277,18 @@ func (j bulkJob) where(g Grant) []store.Condition {
 	return where
 }
 
-// loadJob reads the job a status or file URL names, answering 404 when there is none.
-func (s *Server) loadJob(w http.ResponseWriter, r *http.Request) (store.Record, bulkJob, bool) {
+// loadJob authorizes a request of a status or file URL with needs and reads the job the URL
+// names, answering 404 when there is none.
+func (s *Server) loadJob(w http.ResponseWriter, r *http.Request, needs ...access) (Grant, store.Record, bulkJob, bool) {
+	g, ok := s.authorize(w, r, needs...)
+	if !ok {
+		return g, store.Record{}, bulkJob{}, false
+	}
 	id := mux.Vars(r)["job"]
 	rec, err := s.st.GetRecord(r.Context(), bulkKind, id)
 	if errors.Is(err, store.ErrNotFound) {
 		Error(w, r, http.StatusNotFound, "not_found", "no export "+id+": it was cancelled, or it is more than "+bulkJobTTL.String()+" old")
-		return rec, bulkJob{}, false
+		return g, rec, bulkJob{}, false
 	}
 	var job bulkJob
 	if err == nil {
@@ -292,17 +296,14 @@ func (s *Server) loadJob(w http.ResponseWriter, r *http.Request) (store.Record, 
 	}
 	if err != nil {
 		s.fail(w, r, err)
-		return rec, job, false
+		return g, rec, job, false
 	}
-	return rec, job, true
+	return g, rec, job, true
 }
 
 // bulkStatus serves the status URL: the manifest, as the export is complete from its start.
 func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.authorize(w, r); !ok {
-		return
-	}
-	rec, job, ok := s.loadJob(w, r)
+	_, rec, job, ok := s.loadJob(w, r)
 	if !ok {
 		return
 	}
@@ -347,10 +348,7 @@ func (s *Server) bulkCancel(w http.ResponseWriter, r *http.Request) {
 // bulkErrors serves a job's error file: one OperationOutcome with a warning for each kick-off
 // parameter that handling=lenient had ignored.
 func (s *Server) bulkErrors(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.authorize(w, r); !ok {
-		return
-	}
-	_, job, ok := s.loadJob(w, r)
+	_, _, job, ok := s.loadJob(w, r)
 	if !ok {
 		return
 	}
@@ -378,11 +376,7 @@ func (s *Server) bulkErrors(w http.ResponseWriter, r *http.Request) {
 // that the client sees a broken transfer, never a short file that looks whole.
 func (s *Server) bulkFile(w http.ResponseWriter, r *http.Request) {
 	typ := mux.Vars(r)["type"]
-	g, ok := s.authorize(w, r, access{typ: typ, i: catalog.Read})
-	if !ok {
-		return
-	}
-	_, job, ok := s.loadJob(w, r)
+	g, _, job, ok := s.loadJob(w, r, access{typ: typ, i: catalog.Read})
 	if !ok {
 		return
 	}
