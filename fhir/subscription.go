@@ -344,26 +344,37 @@ type paramOut struct {
 	ValueCode      string     `json:"valueCode,omitempty"`
 	ValueString    string     `json:"valueString,omitempty"`
 	ValueInstant   string     `json:"valueInstant,omitempty"`
-	Part           []paramOut `json:"part,omitempty"`
+	// ValueCodeableConcept carries the error parameter, a CodeableConcept in the IG's profile.
+	ValueCodeableConcept *conceptText `json:"valueCodeableConcept,omitempty"`
+	Part                 []paramOut   `json:"part,omitempty"`
+}
+
+// conceptText is a CodeableConcept of text alone.
+type conceptText struct {
+	Text string `json:"text"`
 }
 
 type reference struct {
 	Reference string `json:"reference"`
 }
 
-// statusParameters is the backport SubscriptionStatus of sub: the counts in R4 are strings.
+// statusParameters is the backport SubscriptionStatus of sub: the counts in R4 are strings. A
+// subscription with empty content is not told its topic in notifications, as the IG advises for
+// a payload that is to carry nothing but the fact of a notification; $status tells it.
 func (s *Server) statusParameters(sub webhook.Subscription, typ string, events []paramOut) map[string]any {
 	c := sub.FHIR
-	ps := []paramOut{
-		{Name: "subscription", ValueReference: &reference{Reference: s.subscriptionURL(sub)}},
-		{Name: "topic", ValueCanonical: c.Topic},
-		{Name: "status", ValueCode: c.State},
-		{Name: "type", ValueCode: typ},
-		{Name: "events-since-subscription-start", ValueString: strconv.FormatInt(c.Events, 10)},
+	ps := []paramOut{{Name: "subscription", ValueReference: &reference{Reference: s.subscriptionURL(sub)}}}
+	if c.Content != "empty" || typ == "query-status" {
+		ps = append(ps, paramOut{Name: "topic", ValueCanonical: c.Topic})
 	}
+	ps = append(ps,
+		paramOut{Name: "status", ValueCode: c.State},
+		paramOut{Name: "type", ValueCode: typ},
+		paramOut{Name: "events-since-subscription-start", ValueString: strconv.FormatInt(c.Events, 10)},
+	)
 	ps = append(ps, events...)
 	if c.Error != "" {
-		ps = append(ps, paramOut{Name: "error", ValueString: c.Error})
+		ps = append(ps, paramOut{Name: "error", ValueCodeableConcept: &conceptText{Text: c.Error}})
 	}
 	return map[string]any{"resourceType": "Parameters", "meta": metaOut{Profile: []string{profileStatus}}, "parameter": ps}
 }
@@ -413,8 +424,9 @@ func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d w
 		ev := paramOut{Name: "notification-event", Part: []paramOut{
 			{Name: "event-number", ValueString: strconv.FormatInt(d.EventNumber, 10)},
 			{Name: "timestamp", ValueInstant: d.CreatedAt.UTC().Format(time.RFC3339)},
-		}, Extension: []ext{s.provenanceDelta(pc)}}
-		if sub.FHIR.Content != "empty" {
+		}}
+		if sub.FHIR.Content != "empty" { // empty content carries no record content, the delta's field values either
+			ev.Extension = []ext{s.provenanceDelta(pc)}
 			ev.Part = append(ev.Part, paramOut{Name: "focus", ValueReference: &reference{Reference: s.base + "/" + ref}})
 			entry, err := s.focusEntry(ctx, sub.FHIR, pc, ref)
 			if err != nil {

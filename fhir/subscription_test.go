@@ -359,9 +359,14 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	for _, n := range []notified{first, retry} {
 		var b tnotification
 		_ = json.Unmarshal(n.body, &b)
-		parts := tparams{Parameter: statusOf(t, n.body).get("notification-event").Part}
+		p := statusOf(t, n.body)
+		ev := p.get("notification-event")
+		parts := tparams{Parameter: ev.Part}
 		if len(b.Entry) != 1 || parts.get("event-number").ValueString != "1" || parts.get("focus").ValueReference != nil {
 			t.Errorf("empty-content notification %s", n.body)
+		}
+		if p.get("topic").ValueCanonical != "" || len(ev.Extension) != 0 { // the IG: SHOULD NOT with empty payloads
+			t.Errorf("empty-content notification with a topic or the record's changes: %s", n.body)
 		}
 	}
 	if first.header.Get(webhook.HeaderEventID) == "" || first.header.Get(webhook.HeaderEventID) != retry.header.Get(webhook.HeaderEventID) {
@@ -448,8 +453,9 @@ func checkEvent(t *testing.T, body []byte, focus string, full bool) {
 	}
 }
 
-// A subscription whose endpoint does not acknowledge the handshake goes to error and gets no
-// events or heartbeats.
+// A subscription whose endpoint does not acknowledge the handshake, sent HandshakeAttempts
+// times HandshakeRetry apart, goes to error, says why in $status (an error CodeableConcept, as
+// the IG's profile has it), and gets no events or heartbeats.
 func TestSubscriptionHandshakeRefused(t *testing.T) {
 	e := subscriptionEnv(t)
 	writer := e.token(t, "system/Subscription.cruds")
@@ -461,7 +467,13 @@ func TestSubscriptionHandshakeRefused(t *testing.T) {
 	}
 	clk := &testClock{t: time.Now().UTC()}
 	startHookWorker(t, e, clk)
-	rv.waitNotified(t, "/down", "handshake", 1)
+	for i := 1; i <= webhook.HandshakeAttempts; i++ {
+		rv.waitNotified(t, "/down", "handshake", i)
+		if got := readSubscription(t, e, writer, c.ID); i < webhook.HandshakeAttempts && got.Status != "requested" {
+			t.Fatalf("after %d refused handshakes: status %s, want requested", i, got.Status)
+		}
+		clk.Advance(webhook.HandshakeRetry)
+	}
 	deadline := time.Now().Add(2 * time.Minute)
 	var got created
 	for got = readSubscription(t, e, writer, c.ID); got.Status != "error"; got = readSubscription(t, e, writer, c.ID) {
@@ -473,10 +485,48 @@ func TestSubscriptionHandshakeRefused(t *testing.T) {
 	if !strings.Contains(got.Error, "500") {
 		t.Errorf("error %q does not say why", got.Error)
 	}
+	st := get(t, e.url+"/fhir/Subscription/"+c.ID+"/$status", "Authorization", writer)
+	var sb tnotification
+	if json.Unmarshal(st.body, &sb) != nil || len(sb.Entry) != 1 || !strings.Contains(string(sb.Entry[0].Resource), `"name":"error","valueCodeableConcept":{"text":"handshake failed: `) {
+		t.Errorf("$status of a subscription in error: %s", st.body)
+	}
 	clk.Advance(time.Hour)
 	time.Sleep(50 * time.Millisecond)
 	if n := len(rv.of(t, "/down", "heartbeat")); n != 0 {
 		t.Errorf("%d heartbeats to a subscription in error", n)
+	}
+	if n := len(rv.of(t, "/down", "handshake")); n != webhook.HandshakeAttempts {
+		t.Errorf("%d handshakes, want %d", n, webhook.HandshakeAttempts)
+	}
+}
+
+// A receiver that starts listening only after the create has answered misses the first
+// handshake; the next one, HandshakeRetry later, activates the subscription.
+func TestSubscriptionHandshakeRetried(t *testing.T) {
+	e := subscriptionEnv(t)
+	writer := e.token(t, "system/Subscription.cruds")
+	rv := newHookReceiver(t, func(_, typ string, before int) int {
+		if typ == "handshake" && before == 0 {
+			return http.StatusInternalServerError
+		}
+		return 0
+	})
+	r, c := createSubscription(t, e, writer, subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", rv.srv.URL+"/late", "id-only", 0,
+		"Organization?identifier=1234567893"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	clk := &testClock{t: time.Now().UTC()}
+	startHookWorker(t, e, clk)
+	rv.waitNotified(t, "/late", "handshake", 1)
+	clk.Advance(webhook.HandshakeRetry)
+	rv.waitNotified(t, "/late", "handshake", 2)
+	deadline := time.Now().Add(2 * time.Minute)
+	for got := readSubscription(t, e, writer, c.ID); got.Status != "active"; got = readSubscription(t, e, writer, c.ID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("status %s, want active", got.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -34,6 +34,15 @@ const (
 	EventHeartbeat = "heartbeat"
 )
 
+// A handshake that is not acknowledged is sent again HandshakeRetry later, HandshakeAttempts
+// times in all, before the subscription is in error: it is sent as soon as the subscription is
+// created, and a receiver (a test harness, a service that stores the subscription's id first)
+// often starts listening only once the create has answered.
+const (
+	HandshakeAttempts = 6
+	HandshakeRetry    = 10 * time.Second
+)
+
 // FHIRChannel is what a FHIR subscription adds to a webhook subscription.
 type FHIRChannel struct {
 	// Topic is the canonical URL of the SubscriptionTopic.
@@ -157,8 +166,19 @@ func numberEvent(ctx context.Context, st store.Store, subID string) (int64, erro
 	return n, err
 }
 
-// settleHandshake records the outcome of a handshake: active once acknowledged, else error. A
-// handshake is not retried: its failure is the answer the client reads in the status.
+// retryHandshake makes a failed handshake attempt due again HandshakeRetry later, and reports
+// whether it did: not once it is acknowledged, refused with 410 Gone, or sent HandshakeAttempts
+// times.
+func retryHandshake(d *Delivery, a Attempt) bool {
+	if d.Status == DeliveryDelivered || a.Status == http.StatusGone || d.Attempts >= HandshakeAttempts {
+		return false
+	}
+	d.Status, d.FailReason, d.NextAttemptAt = DeliveryPending, "", a.At.Add(HandshakeRetry)
+	return true
+}
+
+// settleHandshake records the outcome of a handshake that is not retried: active once
+// acknowledged, else error, the answer the client reads in the status.
 func settleHandshake(ctx context.Context, st store.Store, d *Delivery, a Attempt) error {
 	ok := d.Status == DeliveryDelivered
 	if !ok {

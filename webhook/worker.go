@@ -331,7 +331,7 @@ func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
 			return
 		}
 		disable = applyAttempt(&d, a, retryAfter)
-		if d.Event == EventHandshake && sub.FHIR != nil {
+		if d.Event == EventHandshake && sub.FHIR != nil && !retryHandshake(&d, a) {
 			if err := settleHandshake(ctx, w.o.Store, &d, a); err != nil {
 				w.o.Log.Warn("webhook delivery: settle the handshake", slog.String("delivery", d.ID), slog.Any("error", err))
 				return
