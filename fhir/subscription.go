@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,8 +174,12 @@ func (s *Server) parseSubscription(in subscriptionIn) (npis []string, ch webhook
 	if c.Endpoint == "" {
 		return nil, ch, "channel.endpoint is required"
 	}
-	if c.Payload != "" && c.Payload != ContentType {
-		return nil, ch, "channel.payload must be " + ContentType
+	switch c.Payload {
+	case "", ContentType:
+	case "application/json":
+		ch.Payload = c.Payload
+	default:
+		return nil, ch, "channel.payload must be " + ContentType + " or application/json"
 	}
 	if c.PayloadExt != nil {
 		for _, e := range c.PayloadExt.Extension {
@@ -242,7 +247,7 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 	channel := map[string]any{
 		"type":     "rest-hook",
 		"endpoint": sub.URL,
-		"payload":  ContentType,
+		"payload":  cmp.Or(c.Payload, ContentType),
 		"_payload": map[string]any{"extension": []ext{{URL: extPayloadContent, ValueCode: c.Content}}},
 	}
 	if len(c.Headers) > 0 {

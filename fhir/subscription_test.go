@@ -530,6 +530,27 @@ func TestSubscriptionHandshakeRetried(t *testing.T) {
 	}
 }
 
+// A channel may ask for application/json instead of application/fhir+json: the Subscription
+// says so and the notifications are sent as it.
+func TestSubscriptionPayloadJSON(t *testing.T) {
+	e := subscriptionEnv(t)
+	writer := e.token(t, "system/Subscription.cruds")
+	rv := newHookReceiver(t, nil)
+	body := strings.Replace(subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", rv.srv.URL+"/json", "id-only", 0,
+		"Organization?identifier=1234567893"), `"application/fhir+json"`, `"application/json"`, 1)
+	r, c := createSubscription(t, e, writer, body)
+	if r.status != http.StatusCreated || !strings.Contains(string(r.body), `"payload":"application/json"`) {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	startHookWorker(t, e, &testClock{t: time.Now().UTC()})
+	if hs := rv.waitNotified(t, "/json", "handshake", 1); !strings.HasPrefix(hs.header.Get("Content-Type"), "application/json") {
+		t.Errorf("handshake Content-Type %q", hs.header.Get("Content-Type"))
+	}
+	if got := get(t, e.url+"/fhir/Subscription/"+c.ID, "Authorization", writer); !strings.Contains(string(got.body), `"payload":"application/json"`) {
+		t.Errorf("read: %s", got.body)
+	}
+}
+
 // Subscriptions the server cannot honour are refused with an OperationOutcome and store
 // nothing.
 func TestSubscriptionValidation(t *testing.T) {

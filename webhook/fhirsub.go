@@ -54,6 +54,9 @@ type FHIRChannel struct {
 	Filters []string `json:"filters"`
 	// Content is empty, id-only or full-resource.
 	Content string `json:"content"`
+	// Payload is the media type notifications are sent as when it is not application/fhir+json
+	// (application/json, which some receivers ask for).
+	Payload string `json:"payload,omitempty"`
 	// HeartbeatSeconds is the heartbeat period; 0 sends none.
 	HeartbeatSeconds int `json:"heartbeat_seconds,omitempty"`
 	// Headers are "Name: value" strings sent with every notification.

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -413,7 +414,7 @@ func (w *Worker) attempt(ctx context.Context, sub Subscription, d Delivery) (Att
 			a.Error = "cannot render the notification: " + err.Error()
 			return a, 0
 		}
-		ct = "application/fhir+json"
+		ct = cmp.Or(sub.FHIR.Payload, "application/fhir+json")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
 	if err != nil {
