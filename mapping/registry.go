@@ -152,14 +152,13 @@ func Registry(p *nppes.Provider) (RegistryRecord, Keys) {
 	if t, ok := p.PrimaryTaxonomy(); ok {
 		rec.PrimaryTaxonomy = t.Code
 	}
+	// Names are searched through the resolver's tokens (addSearch) and matched through the
+	// family, given and match keys; no query reads a whole-name key of a registry record.
 	if rec.Name != nil {
-		k.AddText(KeyName, rec.Name.First+" "+rec.Name.Middle+" "+rec.Name.Last)
 		k.AddText(KeyFamily, rec.Name.Last)
 		k.AddText(KeyGiven, rec.Name.First)
 		k.AddText(KeyGiven, rec.Name.Middle)
 	}
-	k.AddText(KeyName, p.OrgName)
-	k.AddText(KeyName, p.OtherOrgName)
 	k.addSearch(rec)
 	if state := p.Practice.State; rec.Name != nil && rec.Active && state != "" && !strings.Contains(state, "|") {
 		zip := postalKeys(p.Practice.PostalCode)[0]

@@ -34,7 +34,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, want := range []struct{ param, value string }{
 		{KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
 		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
-		{KeyFamily, "obrien nunez"}, {KeyName, "nunez"}, {KeyGiven, "zoe"},
+		{KeyFamily, "obrien nunez"}, {KeyGiven, "zoe"},
 		{match.ParamToken, "obriennunez"}, {match.ParamToken, "zoe"}, {match.ParamStateToken, "NM|zoe"},
 	} {
 		if !slices.ContainsFunc(keys, func(k store.Key) bool { return k.Param == want.param && k.Value == want.value }) {
@@ -46,7 +46,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, k := range keys {
 		params[k.Param] = true
 	}
-	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyName, KeyPostal, match.ParamToken, match.ParamStateToken, KeyState, KeyTaxonomy}
+	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyPostal, match.ParamToken, match.ParamStateToken, KeyState, KeyTaxonomy}
 	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
 		t.Errorf("registry key params %q, want %q", got, want)
 	}
