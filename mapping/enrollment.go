@@ -29,11 +29,10 @@ func Enrollment(e *pecos.Enrollment) (EnrollmentRecord, Keys) {
 	k.Add(KeyNPI, e.NPI)
 	k.Add(KeyEnrollment, e.EnrollmentID)
 	k.Add(KeyState, e.State)
+	// Enrollments are read by NPI and enrollment id; names are searched in the registry.
 	if e.LastName != "" || e.FirstName != "" {
 		rec.Name = &PersonName{First: e.FirstName, Middle: e.MiddleName, Last: e.LastName}
-		k.AddText(KeyName, e.FirstName+" "+e.MiddleName+" "+e.LastName)
 	}
-	k.AddText(KeyName, e.OrgName)
 	return rec, k
 }
 
@@ -79,7 +78,5 @@ func HospitalEnrollment(h *pecos.HospitalEnrollment) (string, HospitalEnrollment
 	k.Add(KeyCCN, h.CCN)
 	k.Add(KeyEnrollment, h.EnrollmentID)
 	k.Add(KeyState, h.Address.State)
-	k.AddText(KeyName, h.OrgName)
-	k.AddText(KeyName, h.DBAName)
 	return h.EnrollmentID + "." + h.NPI, rec, k
 }

@@ -85,6 +85,5 @@ func Payment(p *openpayments.Payment, npi, method string) (PaymentRecord, Keys) 
 	k.Add(KeyNPI, npi)
 	k.Add(KeyProgramYear, strconv.Itoa(p.ProgramYear))
 	k.Add(KeyState, p.State)
-	k.AddText(KeyFamily, p.LastName)
 	return rec, k
 }
