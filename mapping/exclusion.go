@@ -20,9 +20,6 @@ type ExclusionRecord struct {
 	WaiverState       string      `json:"waiver_state,omitempty"`
 }
 
-// Search-key params of exclusion documents (besides npi, state and name).
-const KeyExclusionType = "exclusion_type"
-
 // Exclusion maps one LEIE row to its document id, record and keys. The list has no row id;
 // the id is a digest of the row's identifying fields, stable across monthly releases.
 func Exclusion(e *leie.Exclusion) (string, ExclusionRecord, Keys) {
@@ -42,13 +39,9 @@ func Exclusion(e *leie.Exclusion) (string, ExclusionRecord, Keys) {
 	var k Keys
 	k.Add(KeyNPI, e.NPI)
 	k.Add(KeyState, e.State)
-	k.Add(KeyExclusionType, e.Type)
 	if e.Individual() {
 		rec.Name = &PersonName{First: e.FirstName, Middle: e.MiddleName, Last: e.LastName}
-		k.AddText(KeyName, e.FirstName+" "+e.MiddleName+" "+e.LastName)
-		k.AddText(KeyFamily, e.LastName)
 	}
-	k.AddText(KeyName, e.BusinessName)
 	id := digest(e.NPI, e.LastName, e.FirstName, e.MiddleName, e.BusinessName, e.Type, rec.ExclusionDate, e.State)
 	return id, rec, k
 }

@@ -1,8 +1,6 @@
 package mapping
 
 import (
-	"strconv"
-
 	"providerdir/source/carecompare"
 	"providerdir/source/pos"
 )
@@ -29,11 +27,7 @@ type FacilityRecord struct {
 }
 
 // Search-key params of facility and quality documents.
-const (
-	KeyCategory = "category"
-	KeyCounty   = "county_fips"
-	KeyType     = "type"
-)
+const KeyType = "type"
 
 // Facility maps one POS row to its record and keys; the id is the CCN.
 func Facility(f *pos.Facility) (FacilityRecord, Keys) {
@@ -48,12 +42,8 @@ func Facility(f *pos.Facility) (FacilityRecord, Keys) {
 	var k Keys
 	k.Add(KeyCCN, f.CCN)
 	k.Add(KeyState, f.Address.State)
-	k.Add(KeyCity, NormalizeText(f.Address.City))
 	k.Add(KeyPostal, postalKeys(f.Address.ZIP)...)
-	k.Add(KeyCategory, f.Category)
-	k.Add(KeyCounty, f.CountyFIPS)
 	k.Add(KeyActive, boolKey(rec.Active))
-	k.AddText(KeyName, f.Name)
 	return rec, k
 }
 
@@ -134,10 +124,6 @@ func Quality(f *carecompare.Facility, summaryStar *float64) (string, QualityReco
 	k.Add(KeyCCN, f.CCN)
 	k.Add(KeyNPI, f.NPI)
 	k.Add(KeyState, f.State)
-	k.AddText(KeyName, f.Name)
-	if rec.OverallStar != nil {
-		k.Add("overall_star", strconv.FormatFloat(*rec.OverallStar, 'f', -1, 64))
-	}
 	return t.Slug + "." + f.CCN, rec, k
 }
 

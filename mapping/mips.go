@@ -46,6 +46,5 @@ func MIPSScore(s *qpp.Score, year int) (string, MIPSScoreRecord, Keys) {
 	var k Keys
 	k.Add(KeyNPI, s.NPI)
 	k.Add(KeyPerformanceYear, py)
-	k.AddText(KeyName, s.FirstName+" "+s.LastName)
 	return digest(s.NPI, py, s.OrgPACID, s.Source, s.FacilityCCN), rec, k
 }

@@ -79,16 +79,14 @@ type Official struct {
 // sandbox subset); state, postal code, family and given names and the matching keys (Open
 // Payments recipients); taxonomy (the supply studies); the name words and state for provider
 // search. Not the NPI, which is their id. Secondary locations and other names carry only their
-// NPI. The city is a key of facility records only.
+// NPI.
 const (
 	KeyNPI      = "npi"
 	KeyEntity   = "entity"
 	KeyActive   = "active"
 	KeyState    = "state"
-	KeyCity     = "city"
 	KeyPostal   = "postal"
 	KeyTaxonomy = "taxonomy"
-	KeyName     = "name"
 	KeyFamily   = "family"
 	KeyGiven    = "given"
 	// KeyMatchState and KeyMatchZip are the recipient-matching keys of an active individual

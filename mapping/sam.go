@@ -32,12 +32,6 @@ type SAMExclusionRecord struct {
 // SAMIndefinite is the termination date of an exclusion without an end.
 const SAMIndefinite = "indefinite"
 
-// Search-key params of SAM exclusion documents (besides npi, state and name).
-const (
-	KeyExcludingAgency = "excluding_agency"
-	KeyClassification  = "classification"
-)
-
 // SAMExclusion maps one extract record to its document id, record and keys. The SAM Number
 // identifies a record in the extract; where a release lacks it the id is a digest of the
 // record's identifying fields.
@@ -57,14 +51,9 @@ func SAMExclusion(e *sam.Exclusion) (string, SAMExclusionRecord, Keys) {
 	var k Keys
 	k.Add(KeyNPI, e.NPI)
 	k.Add(KeyState, e.State)
-	k.Add(KeyExcludingAgency, e.Agency)
-	k.Add(KeyClassification, strings.ToLower(e.Classification))
 	if e.Last != "" || e.First != "" {
 		rec.Name = &PersonName{Prefix: e.Prefix, First: e.First, Middle: e.Middle, Last: e.Last, Suffix: e.Suffix}
-		k.AddText(KeyName, e.First+" "+e.Middle+" "+e.Last)
-		k.AddText(KeyFamily, e.Last)
 	}
-	k.AddText(KeyName, e.Name)
 	id := e.SAMNumber
 	if id == "" {
 		id = digest(e.NPI, e.Classification, e.Name, e.Last, e.First, e.Middle, e.Agency, e.Type, rec.ActiveDate, e.State)
