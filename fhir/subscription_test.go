@@ -239,6 +239,22 @@ func readSubscription(t *testing.T, e *smartEnv, auth, id string) created {
 	return c
 }
 
+// waitStatus reads Subscription/id until its status is status, and returns it then.
+func waitStatus(t *testing.T, e *smartEnv, auth, id, status string) created {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c := readSubscription(t, e, auth, id)
+		if c.Status == status {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Subscription/%s: status %s, want %s", id, c.Status, status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // watchedPractitioner is an NPI the evolved drop changes that the base serves as a
 // Practitioner.
 func watchedPractitioner(t *testing.T, e *smartEnv, auth string) string {
@@ -314,18 +330,9 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		t.Errorf("handshake %s", hs.body)
 	}
 	rv.waitNotified(t, "/id", "handshake", 1)
-	waitActive := func(id string) {
-		deadline := time.Now().Add(2 * time.Minute)
-		for readSubscription(t, e, writer, id).Status != "active" {
-			if time.Now().After(deadline) {
-				t.Fatalf("Subscription/%s never turned active", id)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+	for _, id := range []string{full.ID, idOnly.ID, flaky.ID} {
+		waitStatus(t, e, writer, id, "active")
 	}
-	waitActive(full.ID)
-	waitActive(idOnly.ID)
-	waitActive(flaky.ID)
 
 	if n := len(rv.of(t, "/full", "heartbeat")); n != 0 {
 		t.Fatalf("%d heartbeats before the period passed", n)
@@ -474,15 +481,7 @@ func TestSubscriptionHandshakeRefused(t *testing.T) {
 		}
 		clk.Advance(webhook.HandshakeRetry)
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	var got created
-	for got = readSubscription(t, e, writer, c.ID); got.Status != "error"; got = readSubscription(t, e, writer, c.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want error", got.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !strings.Contains(got.Error, "500") {
+	if got := waitStatus(t, e, writer, c.ID, "error"); !strings.Contains(got.Error, "500") {
 		t.Errorf("error %q does not say why", got.Error)
 	}
 	st := get(t, e.url+"/fhir/Subscription/"+c.ID+"/$status", "Authorization", writer)
@@ -521,13 +520,7 @@ func TestSubscriptionHandshakeRetried(t *testing.T) {
 	rv.waitNotified(t, "/late", "handshake", 1)
 	clk.Advance(webhook.HandshakeRetry)
 	rv.waitNotified(t, "/late", "handshake", 2)
-	deadline := time.Now().Add(2 * time.Minute)
-	for got := readSubscription(t, e, writer, c.ID); got.Status != "active"; got = readSubscription(t, e, writer, c.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want active", got.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitStatus(t, e, writer, c.ID, "active")
 }
 
 // A channel may ask for application/json instead of application/fhir+json: the Subscription
