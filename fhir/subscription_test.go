@@ -239,6 +239,18 @@ func readSubscription(t *testing.T, e *smartEnv, auth, id string) created {
 	return c
 }
 
+// createOrgSubscription creates an id-only subscription to NPI 1234567893's Organization with
+// heartbeat period heartbeat (0: none), which must be created.
+func createOrgSubscription(t *testing.T, e *smartEnv, auth, endpoint string, heartbeat int) created {
+	t.Helper()
+	r, c := createSubscription(t, e, auth, subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", endpoint, "id-only", heartbeat,
+		"Organization?identifier=1234567893"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	return c
+}
+
 // waitStatus reads Subscription/id until its status is status, and returns it then.
 func waitStatus(t *testing.T, e *smartEnv, auth, id, status string) created {
 	t.Helper()
@@ -467,11 +479,7 @@ func TestSubscriptionHandshakeRefused(t *testing.T) {
 	e := subscriptionEnv(t)
 	writer := e.token(t, "system/Subscription.cruds")
 	rv := newHookReceiver(t, func(string, string, int) int { return http.StatusInternalServerError })
-	r, c := createSubscription(t, e, writer, subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", rv.srv.URL+"/down", "id-only", 60,
-		"Organization?identifier=1234567893"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.status, r.body)
-	}
+	c := createOrgSubscription(t, e, writer, rv.srv.URL+"/down", 60)
 	clk := &testClock{t: time.Now().UTC()}
 	startHookWorker(t, e, clk)
 	for i := 1; i <= webhook.HandshakeAttempts; i++ {
@@ -510,11 +518,7 @@ func TestSubscriptionHandshakeRetried(t *testing.T) {
 		}
 		return 0
 	})
-	r, c := createSubscription(t, e, writer, subscriptionBody(e.url+"/fhir/SubscriptionTopic/organization-changed", rv.srv.URL+"/late", "id-only", 0,
-		"Organization?identifier=1234567893"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.status, r.body)
-	}
+	c := createOrgSubscription(t, e, writer, rv.srv.URL+"/late", 0)
 	clk := &testClock{t: time.Now().UTC()}
 	startHookWorker(t, e, clk)
 	rv.waitNotified(t, "/late", "handshake", 1)
