@@ -110,16 +110,111 @@ func TestSearchErrors(t *testing.T) {
 	}
 }
 
-// TestChainCap checks that a chain matching too many resources is refused, not cut.
-func TestChainCap(t *testing.T) {
-	e := freshEnv(t, fhir.Config{MaxChain: 10})
-	for _, q := range []string{
-		"PractitionerRole?practitioner.identifier=" + url.QueryEscape(fhirmap.SystemNPI+"|"),
-		"Practitioner?_has:PractitionerRole:practitioner:active=true",
+// TestChainProbe checks the chained and _has searches whose other type matches more than
+// MaxChain resources: with MaxChain 1 each of the search cases' chains that matches two or more
+// is checked per candidate, five candidates a page, and must find what the case's predicate
+// says; its pages carry no total unless the first is the last, a page cut short says so, and a
+// count is refused.
+func TestChainProbe(t *testing.T) {
+	e := freshEnv(t, fhir.Config{MaxChain: 1})
+	all := e.all(t)
+	// Broad forward chains, which the search cases (one practitioner's NPI or family) lack.
+	refTo := func(r res, name, typ string, pred func(res) bool) bool {
+		return anyOf(list(r[name]), func(x any) bool {
+			id, ok := strings.CutPrefix(text(x, "reference"), typ+"/")
+			return ok && all[typ][id] != nil && pred(all[typ][id])
+		})
+	}
+	list1 := func(r res, name string) res { // a reference field that is not a list
+		if ref, ok := r[name].(map[string]any); ok {
+			return res{name: []any{ref}}
+		}
+		return res{}
+	}
+	broadCases := []searchCase{
+		{"broad location.address-state", "PractitionerRole", []string{"location.address-state", "m"}, func(r res) bool {
+			return refTo(r, "location", "Location", func(l res) bool { return addressPart(l, "state", "m") })
+		}, false},
+		{"broad practitioner.family", "PractitionerRole", []string{"practitioner.family", "m"}, func(r res) bool {
+			return refTo(list1(r, "practitioner"), "practitioner", "Practitioner", func(p res) bool {
+				return anyOf(list(p["name"]), func(n any) bool { return prefixed(text(n, "family"), "m") })
+			})
+		}, false},
+	}
+	probed, short := 0, 0
+	for _, c := range append(cases(t, all), broadCases...) {
+		chained := false
+		for i := 0; i < len(c.params); i += 2 {
+			chained = chained || strings.HasPrefix(c.params[i], "_has:") || strings.Contains(c.params[i], ".")
+		}
+		if !chained {
+			continue
+		}
+		t.Run(c.typ+" "+c.name, func(t *testing.T) {
+			v := url.Values{"_count": {"3"}}
+			for i := 0; i+1 < len(c.params); i += 2 {
+				v.Add(c.params[i], strings.ReplaceAll(c.params[i+1], "{base}", e.base))
+			}
+			got := e.searchAll(t, e.base+"/"+c.typ+"?"+v.Encode())
+			var want []string
+			for id, r := range all[c.typ] {
+				if c.want(r) {
+					want = append(want, c.typ+"/"+id)
+				}
+			}
+			slices.Sort(want)
+			if c.sorted {
+				checkOrder(t, all[c.typ], got.matches, v.Get("_sort"))
+			}
+			if gotSorted := slices.Sorted(slices.Values(got.matches)); !slices.Equal(gotSorted, want) {
+				t.Errorf("got %d matches, want %d\n got %v\nwant %v", len(gotSorted), len(want), head(gotSorted), head(want))
+			}
+			if got.total == nil {
+				probed++
+			} else if got.pages > 1 {
+				// a probed search counts only when its first page is its last
+				count := get(t, e.url("/"+c.typ, append([]string{"_summary", "count"}, c.params...)...))
+				if count.status != http.StatusOK {
+					t.Errorf("total %d over %d pages, and a count answers %d", *got.total, got.pages, count.status)
+				}
+			}
+			for _, oo := range got.outcomes {
+				if strings.Contains(string(oo), "checks its candidates one by one") {
+					short++
+				}
+			}
+		})
+	}
+	if probed == 0 || short == 0 {
+		t.Errorf("%d searches probed, %d short pages: the cases no longer reach the probe", probed, short)
+	}
+
+	// What only reading every candidate answers is refused; the rest is served.
+	broad := []string{"practitioner.identifier", fhirmap.SystemNPI + "|"}
+	for _, tc := range []struct {
+		params []string
+		status int
+	}{
+		{[]string{"_summary", "count"}, http.StatusBadRequest},
+		{[]string{"_count", "0"}, http.StatusBadRequest},
+		{[]string{"_total", "accurate"}, http.StatusBadRequest},
+		{[]string{"_total", "estimate"}, http.StatusOK},
+		{[]string{"_total", "none"}, http.StatusOK},
+		{nil, http.StatusOK},
 	} {
-		r := get(t, e.base+"/"+q)
-		if oo := decodeOutcome(t, r); r.status != http.StatusBadRequest || oo.Issue[0].Code != "too-costly" {
-			t.Errorf("%s: %d %+v", q, r.status, oo.Issue[0])
+		r := get(t, e.url("/PractitionerRole", append(slices.Clone(broad), tc.params...)...))
+		if r.status != tc.status {
+			t.Errorf("%v: %d, want %d", tc.params, r.status, tc.status)
+			continue
+		}
+		if r.status != http.StatusOK {
+			if oo := decodeOutcome(t, r); oo.Issue[0].Code != "too-costly" || !strings.Contains(oo.Issue[0].Diagnostics, "practitioner.identifier") {
+				t.Errorf("%v: %+v", tc.params, oo.Issue[0])
+			}
+			continue
+		}
+		if b := e.checkBundle(t, r); b.Total != nil || len(b.Entry) == 0 {
+			t.Errorf("%v: total %v, %d entries", tc.params, b.Total, len(b.Entry))
 		}
 	}
 }

@@ -157,19 +157,22 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 		Documentation: "Search by GET and by POST [type]/_search (same results). Paging: _count (default " +
 			strconv.Itoa(DefaultCount) + ", at most " + strconv.Itoa(MaxCount) + "), Bundle links self/next/previous carry an opaque _cursor that " +
 			"stays valid across one snapshot switch; past that a page answers 410. _total (none, estimate, accurate: " +
-			"exact counts; the default is accurate), _summary (true, false, text, data, count), _elements, _sort (_id, " +
+			"exact counts; by default counted too, except a search with a chain checked per candidate, below), _summary (true, false, text, data, count), _elements, _sort (_id, " +
 			"_lastUpdated, descending with -). _include and _revinclude reach one level, and _include:iterate and " +
 			"_revinclude:iterate go on from the resources included until nothing new is found; together they add at most " + strconv.Itoa(maxIncludes) +
 			" resources per page, with an OperationOutcome warning entry when more were left out. _tag matches the " +
 			"provenance tags as served (system <base>/provenance/<key>), _profile the one profile each type claims. Chained parameters " +
 			"(reference.parameter, one level) and _has:Type:reference:parameter reverse chains are supported on every " +
-			"reference parameter and match at most " + strconv.Itoa(maxChain) + " resources of the other type (else 400 too-costly). " +
+			"reference parameter. One that matches more than " + strconv.Itoa(maxChain) + " resources of the other type is checked " +
+			"per candidate instead: such a page reads at most " + strconv.Itoa(probeFactor*maxChain) + " candidates and may hold fewer " +
+			"matches than _count (then with an OperationOutcome warning entry and a next link), its Bundle has no total, and " +
+			"_total=accurate or _summary=count is a 400 too-costly. " +
 			"One search takes at most " + strconv.Itoa(MaxSearchParams) + " parameters, " + strconv.Itoa(MaxChainParams) +
 			" chained and _has parameters, " + strconv.Itoa(MaxIncludeParams) + " _include and _revinclude parameters and " +
 			strconv.Itoa(MaxValues) + " comma-separated values per parameter (else 400 too-costly). Every type a search " +
 			"touches needs a granted scope: search of its own type and of each chain's and _has's type, read of each " +
 			"included type (else 403 insufficient_scope). " +
-			"String parameters match prefixes of words, case and accent insensitive, or whole values with :exact " +
+			"String parameters match from the start of a value, case and accent insensitive, or whole values with :exact " +
 			"(name: the text or any one part of the name); values are unescaped as R4 has it (\\, \\$ \\| \\\\). " +
 			"Unknown or malformed parameters, and unknown elements of _elements, are ignored and named in an " +
 			"OperationOutcome entry (search mode outcome); under Prefer: handling=strict they are a 400 " +

@@ -35,7 +35,7 @@ type query struct {
 	sort   string
 	desc   bool
 	count  int
-	total  string // none, estimate, accurate
+	total  string // none, estimate, accurate; "" when not asked (counted when affordable)
 	shape
 	includes []include
 	revs     []include
@@ -96,7 +96,7 @@ func unnamed() *paramError { return invalid("(unnamed)", "a parameter without a 
 // default) an unknown or malformed parameter is dropped with a warning instead of failing the
 // search; a search over a request limit (limits.go) fails either way.
 func parseSearch(resourceType, base string, values url.Values, lenient bool) (*query, error) {
-	q := &query{typ: resourceType, base: base, count: DefaultCount, total: "accurate", canonical: url.Values{}}
+	q := &query{typ: resourceType, base: base, count: DefaultCount, canonical: url.Values{}}
 	names := make([]string, 0, len(values))
 	for n := range values {
 		names = append(names, n)

@@ -112,7 +112,7 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 	}
 	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
 
-	where, empty, status, err := s.conditions(ctx, v, q, g)
+	where, probes, empty, status, err := s.conditions(ctx, v, q, g)
 	if err != nil {
 		return nil, status, err
 	}
@@ -126,6 +126,15 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 
 	noPage := q.summary == "count" || q.count == 0
 	counted := q.total != "none" || noPage
+	if len(probes) > 0 && !empty {
+		switch {
+		case noPage:
+			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_summary=count and _count=0")
+		case q.total == "accurate":
+			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_total=accurate")
+		}
+		counted = false // only a first page that is the last one counts them, below
+	}
 	switch {
 	case !counted:
 	case empty:
@@ -149,7 +158,19 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 
 	sq.Descending = q.desc != tok.Back
 	sq.After = tok.Cursor
-	page, err := s.find(ctx, q.typ, sq)
+	var page store.Page
+	if len(probes) == 0 {
+		page, err = s.find(ctx, q.typ, sq)
+	} else {
+		var short bool
+		page, short, err = s.probePage(ctx, q.typ, sq, probes)
+		if short {
+			res.warnings = append(res.warnings, probeShortWarning(probes, probeFactor*s.maxChain))
+		}
+		if q.total != "none" && tok.Cursor == "" && page.Next == "" {
+			res.total = int64(len(page.Docs))
+		}
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -188,11 +209,12 @@ func pageStart(v view, cursor, coll, hash string) (view, pageToken, int, error) 
 }
 
 // conditions are a search's store conditions: its own, the sandbox's for a sandbox grant, and
-// those its _tag and chained parameters resolve to. empty is true when one of those can match
-// nothing, so the search has no match without asking the store.
-func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (where []store.Condition, empty bool, status int, err error) {
+// those its _tag and chained parameters resolve to; probes are the chained parameters that match
+// too many resources to resolve, checked per candidate instead (probe.go). empty is true when
+// one of those can match nothing, so the search has no match without asking the store.
+func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (where []store.Condition, probes []chainProbe, empty bool, status int, err error) {
 	if where, err = s.narrowNames(ctx, v.gen(q.typ), catalog.FHIRCollection(q.typ), q.where); err != nil {
-		return nil, false, 0, err
+		return nil, nil, false, 0, err
 	}
 	where = slices.Clone(where)
 	if g.Sandboxed() {
@@ -209,25 +231,29 @@ func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (whe
 	for _, t := range q.tags {
 		cond, err := s.tagCondition(ctx, v, t)
 		if err != nil {
-			return nil, false, 0, err
+			return nil, nil, false, 0, err
 		}
 		if !add(cond) {
 			break
 		}
 	}
 	for _, c := range q.chains {
-		cond, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
+		cond, probe, err := s.resolveChain(ctx, v, q.typ, c, g.Sandboxed())
 		if _, ok := err.(*paramError); ok {
-			return nil, false, http.StatusBadRequest, err
+			return nil, nil, false, http.StatusBadRequest, err
 		}
 		if err != nil {
-			return nil, false, 0, err
+			return nil, nil, false, 0, err
+		}
+		if probe != nil {
+			probes = append(probes, *probe)
+			continue
 		}
 		if !add(cond) {
 			break
 		}
 	}
-	return where, q.empty || empty, 0, nil
+	return where, probes, q.empty || empty, 0, nil
 }
 
 // pageLinks sets a page's next and previous links. next is the token of the links, the store
@@ -278,25 +304,26 @@ func cursorOf(d store.Document, orderBy string) string {
 }
 
 // resolveChain turns a chained or reverse-chained parameter into a condition on the searched
-// type: the ids the inner search found. nil means nothing matched.
-func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, sandbox bool) (*store.Condition, error) {
+// type: the ids the inner search found. nil means nothing matched. When the inner search
+// matches more than maxChain resources, the parameter is a probe instead (probe.go).
+func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, sandbox bool) (*store.Condition, *chainProbe, error) {
 	gen := v.gen(c.other)
 	if gen == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	where, err := s.narrowNames(ctx, gen, catalog.FHIRCollection(c.other), []store.Condition{c.cond})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sandbox {
 		where = append(where, sandboxCond)
 	}
 	page, err := s.find(ctx, c.other, store.Query{Collection: catalog.FHIRCollection(c.other), Generation: gen, Where: where, Limit: s.maxChain})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if page.Next != "" {
-		return nil, tooCostly(c.name, "matches more than %d %s resources; narrow it", s.maxChain, c.other)
+		return nil, &chainProbe{c: c, gen: gen, where: where}, nil
 	}
 	var vals []string
 	if !c.reverse {
@@ -304,9 +331,9 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 			vals = append(vals, fhirmap.Ref(c.other, d.ID))
 		}
 		if len(vals) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return &store.Condition{Param: c.key, Values: vals, Match: store.Exact}, nil
+		return &store.Condition{Param: c.key, Values: vals, Match: store.Exact}, nil, nil
 	}
 	prefix := typ + "/"
 	for _, d := range page.Docs {
@@ -317,9 +344,9 @@ func (s *Server) resolveChain(ctx context.Context, v view, typ string, c chain, 
 		}
 	}
 	if len(vals) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return &store.Condition{Param: fhirmap.KeyID, Values: vals, Match: store.Exact}, nil
+	return &store.Condition{Param: fhirmap.KeyID, Values: vals, Match: store.Exact}, nil, nil
 }
 
 // link is an absolute search URL of this server.
