@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/fhir"
 	"providerdir/mapping/fhirmap"
+	"providerdir/source/reference"
 )
 
 // Benchmarks of the hot paths over loopback, each next to a ceiling: a handler returning the
@@ -102,6 +104,19 @@ func BenchmarkSearchSpecialtyInclude(b *testing.B) {
 func BenchmarkSearchName(b *testing.B) {
 	e, d := prepareBench(b)
 	benchURLs(b, []string{e.url("/Practitioner", "name", d.name)})
+}
+
+// BenchmarkSearchChainProbed serves a chain whose other type matches more resources than the
+// server names (MaxChain 10 here, 1,000 by default), so that each page reads its candidates and
+// checks the practitioner each one references.
+func BenchmarkSearchChainProbed(b *testing.B) {
+	base, _ := drops(b)
+	e, err := newEnv(b.TempDir(), base, reference.Embedded(), fhir.Config{MaxChain: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(e.close)
+	benchURLs(b, []string{e.url("/PractitionerRole", "practitioner.identifier", fhirmap.SystemNPI+"|")})
 }
 
 // BenchmarkCeiling serves a read's bytes from memory over loopback.
