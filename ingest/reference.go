@@ -46,12 +46,7 @@ func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
 func loadNUCC(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NUCC).Provenance(1)
 	return loadInto(ctx, l, files, nuccFile, nucc.NewReader, catalog.NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
-		var k mapping.Keys
-		k.Add("code", t.Code)
-		k.AddText("classification", t.Classification)
-		k.AddText("display", t.DisplayName)
-		k.Add("section", t.Section)
-		doc, err := mapping.NewDocument(t.Code, *t, prov, k)
+		doc, err := mapping.NewDocument(t.Code, *t, prov, nil) // read by code (its id), never searched
 		return doc, true, err
 	})
 }

@@ -14,7 +14,8 @@ type EnrollmentRecord struct {
 	OrganizationName string      `json:"organization_name,omitempty"`
 }
 
-// Search-key params of enrollment documents.
+// Search-key params: an enrollment's id, by which a reassignment's enrollments are looked up,
+// and the CCN of a quality record, by which a facility's ratings are.
 const (
 	KeyEnrollment = "enrollment_id"
 	KeyCCN        = "ccn"
@@ -28,7 +29,6 @@ func Enrollment(e *pecos.Enrollment) (EnrollmentRecord, Keys) {
 	var k Keys
 	k.Add(KeyNPI, e.NPI)
 	k.Add(KeyEnrollment, e.EnrollmentID)
-	k.Add(KeyState, e.State)
 	// Enrollments are read by NPI and enrollment id; names are searched in the registry.
 	if e.LastName != "" || e.FirstName != "" {
 		rec.Name = &PersonName{First: e.FirstName, Middle: e.MiddleName, Last: e.LastName}
@@ -75,8 +75,5 @@ func HospitalEnrollment(h *pecos.HospitalEnrollment) (string, HospitalEnrollment
 	}
 	var k Keys
 	k.Add(KeyNPI, h.NPI)
-	k.Add(KeyCCN, h.CCN)
-	k.Add(KeyEnrollment, h.EnrollmentID)
-	k.Add(KeyState, h.Address.State)
 	return h.EnrollmentID + "." + h.NPI, rec, k
 }

@@ -38,7 +38,6 @@ func Exclusion(e *leie.Exclusion) (string, ExclusionRecord, Keys) {
 	}
 	var k Keys
 	k.Add(KeyNPI, e.NPI)
-	k.Add(KeyState, e.State)
 	if e.Individual() {
 		rec.Name = &PersonName{First: e.FirstName, Middle: e.MiddleName, Last: e.LastName}
 	}

@@ -39,12 +39,7 @@ func Facility(f *pos.Facility) (FacilityRecord, Keys) {
 		CertificationDate: f.CertificationDate.String(), OriginalParticipationDate: f.OriginalParticipationDate.String(),
 		RelatedProvider: f.RelatedProvider, Beds: f.Beds, CertifiedBeds: f.CertifiedBeds, Active: f.Active(),
 	}
-	var k Keys
-	k.Add(KeyCCN, f.CCN)
-	k.Add(KeyState, f.Address.State)
-	k.Add(KeyPostal, postalKeys(f.Address.ZIP)...)
-	k.Add(KeyActive, boolKey(rec.Active))
-	return rec, k
+	return rec, nil // read by CCN (its id) and in full, never searched
 }
 
 // QualityType is a Care Compare facility type: its path slug in the resolver and its dataset.
@@ -123,7 +118,6 @@ func Quality(f *carecompare.Facility, summaryStar *float64) (string, QualityReco
 	k.Add(KeyType, t.Slug)
 	k.Add(KeyCCN, f.CCN)
 	k.Add(KeyNPI, f.NPI)
-	k.Add(KeyState, f.State)
 	return t.Slug + "." + f.CCN, rec, k
 }
 

@@ -1,8 +1,6 @@
 package mapping
 
 import (
-	"strconv"
-
 	"providerdir/source/openpayments"
 )
 
@@ -66,9 +64,6 @@ var MatchConfidence = map[string]float64{
 	MatchNPIUnverified:    0.50,
 }
 
-// KeyProgramYear is the search-key param of a payment's program year.
-const KeyProgramYear = "program_year"
-
 // Payment maps one payment row to its record and keys, with the NPI and match already decided.
 func Payment(p *openpayments.Payment, npi, method string) (PaymentRecord, Keys) {
 	rec := PaymentRecord{
@@ -83,7 +78,5 @@ func Payment(p *openpayments.Payment, npi, method string) (PaymentRecord, Keys) 
 	}
 	var k Keys
 	k.Add(KeyNPI, npi)
-	k.Add(KeyProgramYear, strconv.Itoa(p.ProgramYear))
-	k.Add(KeyState, p.State)
 	return rec, k
 }

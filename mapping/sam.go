@@ -50,7 +50,6 @@ func SAMExclusion(e *sam.Exclusion) (string, SAMExclusionRecord, Keys) {
 	}
 	var k Keys
 	k.Add(KeyNPI, e.NPI)
-	k.Add(KeyState, e.State)
 	if e.Last != "" || e.First != "" {
 		rec.Name = &PersonName{Prefix: e.Prefix, First: e.First, Middle: e.Middle, Last: e.Last, Suffix: e.Suffix}
 	}

@@ -27,7 +27,7 @@ func TestSAMExclusion(t *testing.T) {
 	}{
 		{"individual, indefinite", sam.Exclusion{Classification: "Individual", First: "JANE", Last: "DOE", State: "TX", Agency: "HHS",
 			Type: "Prohibition/Restriction", ActiveDate: active, Indefinite: true, SAMNumber: "S4M000001", NPI: "1234567893"},
-			"S4M000001", SAMIndefinite, "", true, [][2]string{{KeyNPI, "1234567893"}, {KeyState, "TX"}}},
+			"S4M000001", SAMIndefinite, "", true, [][2]string{{KeyNPI, "1234567893"}}},
 		{"firm, dated, no SAM number", sam.Exclusion{Classification: "Firm", Name: "ACME, LLC", Address1: "1 MAIN ST", Address2: "SUITE 4",
 			Address3: " ", Address4: "FLOOR 2", Agency: "OPM", Type: "Ineligible (Proceedings Completed)", ActiveDate: active,
 			TerminationDate: source.Date{Year: 2026, Month: time.November, Day: 1}},
