@@ -281,14 +281,27 @@ func (l *familyLoad) emit(ctx context.Context, collection string, d store.Docume
 // progressEvery is how many rows pass between progress updates and cancellation checks.
 const progressEvery = 4096
 
-// readFile streams every record of one open reader into each, reporting progress, honouring
-// cancellation, and adding the file's row counts and first errors to the manifest.
+// readFile streams every record of one open reader into each, as readBatches does.
+func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func(T) error) error {
+	return readBatches(ctx, l, r, func(batch []T) error {
+		for i := range batch {
+			if err := each(batch[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readBatches streams every record of one open reader into each, a batch at a time, reporting
+// progress, honouring cancellation, and adding the file's row counts and first errors to the
+// manifest. A batch is reused once each returns.
 //
 // The reader parses on a goroutine of its own, handing records over in batches, while this one
 // maps them: parsing is about half the work of reading the registry, and with the two on one
 // goroutine the read would leave a core idle. Only the reader's goroutine touches
 // the reader until it is done.
-func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func(T) error) error {
+func readBatches[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func([]T) error) error {
 	defer r.Close()
 	base := l.run.bytesDone
 	// A report at each file's start keeps a drop of many small files visibly moving, and gives
@@ -310,11 +323,7 @@ func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], ea
 	}()
 	var err error
 	for batch := range batches {
-		for i := range batch {
-			if err = each(batch[i]); err != nil {
-				break
-			}
-		}
+		err = each(batch)
 		select {
 		case free <- batch:
 		default:
@@ -406,6 +415,14 @@ const maxManifestErrors = 20
 // next record.
 func loadInto[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *regexp.Regexp, newReader source.NewFunc[T],
 	collection string, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
+	return loadPrepared(ctx, l, files, p, newReader, collection, nil, toDoc)
+}
+
+// loadPrepared is loadInto with prepare called on each batch of records before toDoc is called
+// on them one by one. A mapper that looks its records up in the store does a whole batch's
+// look-ups there, at once, rather than one record's at a time; prepare must not keep the batch.
+func loadPrepared[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *regexp.Regexp, newReader source.NewFunc[T],
+	collection string, prepare func([]T) error, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
 	if l.run.writer != nil {
 		l.run.writer.recycle(collection, mapping.Recycle) // bodies come from mapping.NewDocument
 	}
@@ -414,16 +431,24 @@ func loadInto[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *
 		if err != nil {
 			return err
 		}
-		// One record is handed to toDoc at a time, through one variable: passing each record's
-		// own address would move every record to the heap.
-		cur := new(T)
-		err = readFile(ctx, l, r, func(rec T) error {
-			*cur = rec
-			doc, ok, err := toDoc(cur)
-			if err != nil || !ok {
-				return err
+		err = readBatches(ctx, l, r, func(batch []T) error {
+			if prepare != nil {
+				if err := prepare(batch); err != nil {
+					return err
+				}
 			}
-			return l.emit(ctx, collection, doc)
+			for i := range batch {
+				doc, ok, err := toDoc(&batch[i])
+				if err != nil {
+					return err
+				}
+				if ok {
+					if err := l.emit(ctx, collection, doc); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -21,9 +22,10 @@ func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) er
 		return err
 	}
 	m := &registryMatcher{st: l.run.opts.Store, gen: gen, byNPI: map[string]string{}, byName: map[nameKey][2]string{}}
+	prepare := func(batch []openpayments.Payment) error { return m.prepare(ctx, batch) }
 	for _, f := range filesMatching(files, generalPayments) {
 		snap := l.snapshotOfFiles(mapping.OpenPayments, []sourceFile{f})
-		err := loadInto(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, catalog.Payments, func(p *openpayments.Payment) (store.Document, bool, error) {
+		err := loadPrepared(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, catalog.Payments, prepare, func(p *openpayments.Payment) (store.Document, bool, error) {
 			npi, method, err := m.match(ctx, p)
 			if err != nil {
 				return store.Document{}, false, err
@@ -40,7 +42,9 @@ func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) er
 }
 
 // registryMatcher ties payment recipients to registry NPIs. Recipients recur across thousands of
-// payments, so answers are cached; the caches are cleared when large, bounding memory.
+// payments, so answers are cached; the caches are cleared when large, bounding memory. A batch
+// of payments is prepared first: the look-ups its recipients need are made concurrently, since
+// each reads the registry from disk and one at a time they left the processors mostly waiting.
 type registryMatcher struct {
 	st     store.Store
 	gen    string            // registry generation; "" when no registry is loaded
@@ -55,8 +59,106 @@ type nameKey struct{ last, first, state, zip string }
 
 const matcherCacheMax = 200_000
 
-func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (npi, method string, err error) {
+// matchLookups is how many registry look-ups prepare has in flight at a time.
+const matchLookups = 8
+
+// prepare makes the registry look-ups that matching batch needs and caches their answers, up
+// to matchLookups at a time, so that match finds them cached.
+func (m *registryMatcher) prepare(ctx context.Context, batch []openpayments.Payment) error {
+	if m.gen == "" {
+		return nil
+	}
+	var npis []string
+	var names []nameKey
+	seenNPI, seenName := map[string]bool{}, map[nameKey]bool{}
+	for i := range batch {
+		p := &batch[i]
+		if p.NPI != "" {
+			if _, ok := m.byNPI[p.NPI]; !ok && !seenNPI[p.NPI] {
+				seenNPI[p.NPI] = true
+				npis = append(npis, p.NPI)
+			}
+		} else if k, ok := nameKeyOf(p); ok {
+			if _, ok := m.byName[k]; !ok && !seenName[k] {
+				seenName[k] = true
+				names = append(names, k)
+			}
+		}
+	}
+	if len(names) > 0 {
+		if err := m.learnMatchKeys(ctx); err != nil {
+			return err
+		}
+	}
+	lasts := make([]string, len(npis))
+	hits := make([][2]string, len(names))
+	err := concurrently(ctx, len(npis)+len(names), matchLookups, func(i int) (err error) {
+		if i < len(npis) {
+			lasts[i], err = m.registryLastName(ctx, npis[i])
+			return err
+		}
+		i -= len(npis)
+		hits[i][0], hits[i][1], err = m.byNameLookup(ctx, names[i])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(m.byNPI)+len(npis) > matcherCacheMax {
+		clear(m.byNPI)
+	}
+	for i, npi := range npis {
+		m.byNPI[npi] = lasts[i]
+	}
+	if len(m.byName)+len(names) > matcherCacheMax {
+		clear(m.byName)
+	}
+	for i, k := range names {
+		m.byName[k] = hits[i]
+	}
+	return nil
+}
+
+// concurrently calls fn for 0 to n-1 on up to workers goroutines, and returns the first error.
+func concurrently(ctx context.Context, n, workers int, fn func(i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, workers) {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(i); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// nameKeyOf is the key a payment without an NPI is matched by, if it names enough to match.
+func nameKeyOf(p *openpayments.Payment) (nameKey, bool) {
 	last := mapping.NormalizeText(p.LastName)
+	if last == "" || p.FirstName == "" {
+		return nameKey{}, false
+	}
+	zip := p.ZIP
+	if len(zip) > 5 {
+		zip = zip[:5]
+	}
+	return nameKey{last, mapping.NormalizeText(p.FirstName), p.State, zip}, true
+}
+
+func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (npi, method string, err error) {
 	if p.NPI != "" {
 		if m.gen == "" {
 			return p.NPI, mapping.MatchNPIUnverified, nil
@@ -71,6 +173,7 @@ func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (n
 			}
 			m.byNPI[p.NPI] = regLast
 		}
+		last := mapping.NormalizeText(p.LastName)
 		switch {
 		case regLast == "\x00":
 			return p.NPI, mapping.MatchNPINotInRegistry, nil
@@ -79,14 +182,10 @@ func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (n
 		}
 		return p.NPI, mapping.MatchNPIOnly, nil
 	}
-	if m.gen == "" || last == "" || p.FirstName == "" {
+	k, ok := nameKeyOf(p)
+	if m.gen == "" || !ok {
 		return "", mapping.MatchNone, nil
 	}
-	zip := p.ZIP
-	if len(zip) > 5 {
-		zip = zip[:5]
-	}
-	k := nameKey{last, mapping.NormalizeText(p.FirstName), p.State, zip}
 	if hit, ok := m.byName[k]; ok {
 		return hit[0], hit[1], nil
 	}
@@ -126,16 +225,8 @@ func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (str
 // one posting list; one written before them, by intersecting the name, state, entity and
 // status keys (whose lists grow with the registry).
 func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, string, error) {
-	if m.matchKeys == 0 {
-		page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 1,
-			Where: []store.Condition{{Param: mapping.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
-		if err != nil {
-			return "", "", err
-		}
-		m.matchKeys = -1
-		if len(page.Docs) > 0 {
-			m.matchKeys = 1
-		}
+	if err := m.learnMatchKeys(ctx); err != nil {
+		return "", "", err
 	}
 	if m.matchKeys > 0 && !strings.Contains(k.state, "|") && !strings.Contains(k.zip, "|") {
 		return m.byMatchKey(ctx, k)
@@ -165,6 +256,24 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 		return page.Docs[0].ID, mapping.MatchNameState, nil
 	}
 	return "", mapping.MatchNone, nil
+}
+
+// learnMatchKeys sets matchKeys, once. Concurrent look-ups only read it: prepare calls this
+// before it starts them.
+func (m *registryMatcher) learnMatchKeys(ctx context.Context) error {
+	if m.matchKeys != 0 {
+		return nil
+	}
+	page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 1,
+		Where: []store.Condition{{Param: mapping.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
+	if err != nil {
+		return err
+	}
+	m.matchKeys = -1
+	if len(page.Docs) > 0 {
+		m.matchKeys = 1
+	}
+	return nil
 }
 
 // byMatchKey is byNameLookup on a registry that carries the matching keys.
