@@ -133,6 +133,9 @@ func (w *batchWriter) write(ctx context.Context, b batch) error {
 			switch {
 			case err == nil:
 				loading = true
+				if rb, ok := ld.(store.ReadBack); ok && readBack[b.collection] {
+					rb.ReadBack()
+				}
 			case !errors.Is(err, errors.ErrUnsupported):
 				return err
 			}

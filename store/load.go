@@ -32,3 +32,12 @@ type Loading interface {
 	// Abort drops whatever was added. It is safe after Commit and safe to call twice.
 	Abort()
 }
+
+// ReadBack is implemented by a Loading whose backend can keep what it loads where reading it
+// soon after is cheap. A loader that will read a collection's documents again before it is done
+// (an ingest's projections scan their inputs, and its Open Payments matching looks registry
+// providers up at random) calls ReadBack before its first Add; a backend that writes loads around
+// its caches, since most of what it loads is not read again soon, keeps those documents cached.
+type ReadBack interface {
+	ReadBack()
+}

@@ -137,6 +137,17 @@ type loading struct {
 	// spill is in flight.
 	spilled chan spillResult
 	spare   *loadBuffer
+
+	// readBack keeps the document tables in the page cache (store.ReadBack).
+	readBack bool
+}
+
+// ReadBack keeps the collection's document tables in the page cache as they are written, for a
+// loader that reads them again soon: a registry looked up at random right after its load would
+// otherwise be read back from disk, one block per look-up. Called before the first Add.
+func (l *loading) ReadBack() {
+	l.readBack = true
+	l.stream.cached = true
 }
 
 type spillResult struct {
@@ -802,7 +813,7 @@ func (l *loading) mergeDocs(ctx context.Context, stale map[string]struct{}) ([]s
 			return err
 		}
 		m := merger{ctx: ctx, skip: l.skip, stale: map[string]struct{}{}, gen: l.gen, coll: l.coll}
-		tw := &tableWriter{dir: l.dir, name: "table-" + name, opts: l.s.docTableOptions()}
+		tw := &tableWriter{dir: l.dir, name: "table-" + name, opts: l.s.docTableOptions(), cached: l.readBack}
 		if counts[j], err = m.mergeDocs(srcs, tw); err != nil {
 			tw.abandon()
 			return err
@@ -1038,6 +1049,9 @@ type tableWriter struct {
 	paths []string
 	limit uint64 // the size a table is cut at; 0 is loadTableSize
 	adds  int
+	// cached writes the tables through the page cache, for a load whose documents are read
+	// again soon (store.ReadBack); otherwise they are dropped from it as written (dropBehind).
+	cached bool
 
 	closing  sync.WaitGroup // tables being finished in the background
 	mu       sync.Mutex
@@ -1080,7 +1094,11 @@ func (t *tableWriter) add(key, value []byte) error {
 		if err != nil {
 			return fmt.Errorf("embedded: load: %w", err)
 		}
-		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(newUncachedFile(f)), t.opts)
+		var out vfs.File = f
+		if !t.cached {
+			out = newUncachedFile(f)
+		}
+		t.w = sstable.NewWriter(objstorageprovider.NewFileWritable(out), t.opts)
 		t.paths = append(t.paths, path)
 	}
 	if err := t.w.Set(key, value); err != nil {

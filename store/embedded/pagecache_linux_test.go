@@ -1,12 +1,16 @@
 package embedded
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"providerdir/store"
 )
 
 // A file written through dropBehind keeps at most about dropLag bytes in the page cache, and
@@ -76,4 +80,82 @@ func resident(t *testing.T, f *os.File, size int64) int64 {
 		n += int64(v & 1)
 	}
 	return n * page
+}
+
+// A load asked to ReadBack leaves its documents' tables in the page cache, both when its
+// documents stream into tables (in id order) and when they are merged from runs at commit (out
+// of order); another load leaves only what reading a table's footer and index takes. The check
+// is on what the kernel reports resident of the store's tables, before and after each load.
+func TestLoadReadBack(t *testing.T) {
+	dir := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil || fs.Type == unix.TMPFS_MAGIC {
+		t.Skip("the temporary directory is in memory; there is no page cache to leave")
+	}
+	s, err := Open(dir, func(c *config) { c.loadBuffer = 4 << 20 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n, bodySize = 8000, 4096 // 32 MB of bodies that do not compress
+	rnd := rand.New(rand.NewPCG(1, 2))
+	load := func(coll string, readBack, ordered bool) int64 {
+		before := residentTables(t, dir)
+		ld, err := s.Load(t.Context(), "g1", coll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if readBack {
+			ld.(store.ReadBack).ReadBack()
+		}
+		for i := range n {
+			id := i
+			if !ordered {
+				id = (i * 7919) % n
+			}
+			body := make([]byte, bodySize)
+			for j := range body {
+				body[j] = byte(rnd.Uint32())
+			}
+			d := store.Document{ID: fmt.Sprintf("d%05d", id), Body: body, Keys: []store.Key{{Param: "k", Value: "v"}}}
+			if err := ld.Add(t.Context(), []store.Document{d}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ld.Commit(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return residentTables(t, dir) - before
+	}
+	const loaded = n * bodySize
+	for _, ordered := range []bool{true, false} {
+		coll := fmt.Sprintf("ordered-%v", ordered)
+		if cached := load(coll+"-plain", false, ordered); cached > loaded/4 {
+			t.Errorf("%s: a load without ReadBack left %d of its %d bytes cached", coll, cached, loaded)
+		}
+		if cached := load(coll+"-readback", true, ordered); cached < loaded/2 {
+			t.Errorf("%s: a load with ReadBack left %d of its %d bytes cached", coll, cached, loaded)
+		}
+	}
+}
+
+// residentTables is how many bytes of the store's tables are in the page cache.
+func residentTables(t *testing.T, dir string) int64 {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := f.Stat(); err == nil && st.Size() > 0 {
+			n += resident(t, f, st.Size())
+		}
+		f.Close()
+	}
+	return n
 }
