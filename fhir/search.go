@@ -128,8 +128,10 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 	counted := q.total != "none" || noPage
 	if len(probes) > 0 && !empty {
 		switch {
+		case q.summary == "count":
+			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_summary=count")
 		case noPage:
-			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_summary=count and _count=0")
+			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_count=0")
 		case q.total == "accurate":
 			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_total=accurate")
 		}
