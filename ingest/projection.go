@@ -41,19 +41,6 @@ var projections = []*projection{
 	{name: "fhir", inputs: fhirInputs, outputs: append(slices.Clip(FHIRCollections), catalog.FHIRTags), run: buildFHIR, delta: updateFHIR},
 }
 
-// readBack are the collections the ingest reads again after loading them: the projections'
-// inputs, the registry among them, which Open Payments matching also looks up at random. Their
-// loads are asked to keep them where reading them is cheap (store.ReadBack).
-var readBack = func() map[string]bool {
-	out := map[string]bool{}
-	for _, pr := range projections {
-		for _, c := range pr.inputs {
-			out[c] = true
-		}
-	}
-	return out
-}()
-
 // Projection is what a running projection may do: read any collection at the generation it
 // should be read at, and write its own outputs.
 type Projection struct {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -263,6 +264,39 @@ func TestRunSteps(t *testing.T) {
 	for c, want := range map[string]string{catalog.ManifestCollection: run.gen, catalog.NUCCTaxonomy: run.gen, catalog.CensusStates: before.Generation(catalog.CensusStates)} {
 		if after.Generation(c) != want {
 			t.Errorf("after the switch, %s serves %q, want %q", c, after.Generation(c), want)
+		}
+	}
+}
+
+// Only a run that loads Open Payments asks the registry's load to stay cached: its matching
+// reads the registry at random, and nothing else does.
+func TestReadBackOf(t *testing.T) {
+	named := func(name string) *family {
+		i := slices.IndexFunc(families, func(f *family) bool { return f.name == name })
+		return families[i]
+	}
+	loads := func(names ...string) plan {
+		var p plan
+		for _, n := range names {
+			p.families = append(p.families, plannedFamily{found: foundFamily{family: named(n)}})
+		}
+		return p
+	}
+	unchangedPayments := loads("nppes", "openpayments")
+	unchangedPayments.families[1].unchanged = &catalog.Manifest{}
+	tests := []struct {
+		name string
+		p    plan
+		want map[string]bool
+	}{
+		{"registry and payments", loads("nppes", "pecos", "openpayments"), map[string]bool{catalog.RegistryProviders: true}},
+		{"payments alone", loads("openpayments"), map[string]bool{catalog.RegistryProviders: true}},
+		{"registry alone", loads("nppes", "pecos"), nil},
+		{"payments unchanged", unchangedPayments, nil},
+	}
+	for _, tt := range tests {
+		if got := readBackOf(tt.p); !maps.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -58,7 +58,10 @@ type batchWriter struct {
 	release   map[string]func(body []byte) // see recycle; used by the producer only
 	lanes     []chan batch
 	laneOf    map[string]int // collection -> lane, assigned round-robin on first use
-	done      sync.WaitGroup
+	// readBack are the collections whose loads are asked to keep their documents cached
+	// (store.ReadBack), set before the first write.
+	readBack map[string]bool
+	done     sync.WaitGroup
 
 	// loads are the open bulk loads by collection; put marks collections written by Put. Each
 	// collection's entry is touched only by its lane, and by sync once every lane is idle.
@@ -133,7 +136,7 @@ func (w *batchWriter) write(ctx context.Context, b batch) error {
 			switch {
 			case err == nil:
 				loading = true
-				if rb, ok := ld.(store.ReadBack); ok && readBack[b.collection] {
+				if rb, ok := ld.(store.ReadBack); ok && w.readBack[b.collection] {
 					rb.ReadBack()
 				}
 			case !errors.Is(err, errors.ErrUnsupported):
