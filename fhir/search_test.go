@@ -376,21 +376,7 @@ func TestSearch(t *testing.T) {
 				v.Set("_count", "7")
 			}
 			got := e.searchAll(t, e.base+"/"+c.typ+"?"+v.Encode())
-
-			var want []string
-			for id, r := range all[c.typ] {
-				if c.want(r) {
-					want = append(want, c.typ+"/"+id)
-				}
-			}
-			sort.Strings(want)
-			if c.sorted {
-				checkOrder(t, all[c.typ], got.matches, v.Get("_sort"))
-			}
-			gotSorted := slices.Sorted(slices.Values(got.matches))
-			if !slices.Equal(gotSorted, want) {
-				t.Errorf("got %d matches, want %d\n got %v\nwant %v", len(got.matches), len(want), head(gotSorted), head(want))
-			}
+			want := checkMatches(t, all[c.typ], c, v, got)
 			if c.name != "all practitioners" && len(want) == 0 && !strings.Contains(c.name, "no system") && !strings.Contains(c.name, "foreign") && !strings.Contains(c.name, "wrong case") && !strings.Contains(c.name, "finds none") {
 				t.Errorf("case finds nothing: pick another value")
 			}
@@ -402,6 +388,26 @@ func TestSearch(t *testing.T) {
 			checkIncludes(t, all, v, got)
 		})
 	}
+}
+
+// checkMatches checks that a search found exactly what its case's predicate picks of all the
+// resources of its type, in the order it asked for when the case is sorted, and returns those.
+func checkMatches(t *testing.T, all map[string]res, c searchCase, v url.Values, got searchResult) []string {
+	t.Helper()
+	var want []string
+	for id, r := range all {
+		if c.want(r) {
+			want = append(want, c.typ+"/"+id)
+		}
+	}
+	sort.Strings(want)
+	if c.sorted {
+		checkOrder(t, all, got.matches, v.Get("_sort"))
+	}
+	if gotSorted := slices.Sorted(slices.Values(got.matches)); !slices.Equal(gotSorted, want) {
+		t.Errorf("got %d matches, want %d\n got %v\nwant %v", len(gotSorted), len(want), head(gotSorted), head(want))
+	}
+	return want
 }
 
 // searchPost runs a search by POST _search and follows the next links (GET) to the end.
