@@ -300,12 +300,12 @@ func (g *npiGroups) take(ctx context.Context, npi string) ([]store.Document, err
 // pecosJoin is the PECOS employer join of every individual, read once in two scans: the
 // enrollments (enrollment id -> NPIs) and the reassignments of benefits (reassigning enrollment
 // -> receiving enrollment), giving each individual NPI the NPIs that bill for their work, in
-// reassignment id order, each with the provenance of the reassignment it came through. NPIs are
-// held as numbers and provenances once each, so that the national files (about 3 million
-// enrollments and 3.5 million reassignments) take a few hundred megabytes at most, and only
-// while the enrollment map is being used. The join itself is one array of links sorted by
-// individual, which holds no pointers: the garbage collector never scans it, however long the
-// FHIR projection that reads it runs.
+// reassignment id order, each with the provenance of the reassignment it came through. NPIs and
+// enrollment ids are held as numbers and provenances once each, so that the national files
+// (about 3 million enrollments and 3.5 million reassignments) take a few hundred megabytes at
+// most, and only while the join is being built. The join itself is one array of links sorted
+// by individual, which holds no pointers: the garbage collector never scans it, however long
+// the FHIR projection that reads it runs.
 type pecosJoin struct {
 	links []pecosLink // by individual, each individual's in reassignment order
 	provs []mapping.Provenance
@@ -338,40 +338,75 @@ func npiNumber(s string) (uint32, bool) {
 
 func npiString(n uint32) string { return fmt.Sprintf("%010d", n) }
 
+// loadPECOSJoin reads the whole join: the enrollments and the reassignments, the two
+// collections at once (the builder resolves reassignments only when the join is made).
 func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 	b := newPECOSJoinBuilder()
 	if j.gen[catalog.Enrollments] == "" || j.gen[catalog.Reassignments] == "" {
 		return b.join(), nil
 	}
-	if err := j.each(ctx, catalog.Enrollments, nil, b.addEnrollment); err != nil {
-		return nil, err
-	}
-	if err := j.each(ctx, catalog.Reassignments, nil, b.addReassignment); err != nil {
+	scans := []struct {
+		collection string
+		add        func(*store.Document) error
+	}{{catalog.Enrollments, b.addEnrollment}, {catalog.Reassignments, b.addReassignment}}
+	err := concurrently(ctx, len(scans), len(scans), func(ctx context.Context, i int) error {
+		return j.each(ctx, scans[i].collection, nil, scans[i].add)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return b.join(), nil
 }
 
-// pecosJoinBuilder builds a pecosJoin from enrollment documents, then reassignment documents in
-// id order.
+// pecosJoinBuilder builds a pecosJoin from enrollment and reassignment documents. Enrollment
+// ids are held as numbers (enrollmentCodes), so that its maps hold nothing the garbage collector
+// scans; reassignments are noted in the order added and resolved against the enrollments when
+// the join is made. One goroutine may add enrollments while another adds reassignments.
 type pecosJoinBuilder struct {
-	pj *pecosJoin
-	// Enrollment id -> NPI; an enrollment id under several NPIs keeps the others in more.
-	first     map[string]uint32
-	more      map[string][]uint32
-	provIndex map[string]uint32
-	from, to  []uint32
+	codes enrollmentCodes
+	// Enrollment -> NPI; an enrollment under several NPIs keeps the others in more.
+	first map[uint64]uint32
+	more  map[uint64][]uint32
+	// The reassignments added, and the provenances they name, each once.
+	reassignments []reassignmentCodes
+	provs         []mapping.Provenance
+	provIndex     map[string]uint32
+}
+
+// reassignmentCodes is one reassignment of benefits: the reassigning and receiving enrollments
+// and the index of its provenance.
+type reassignmentCodes struct {
+	from, to uint64
+	prov     uint32
 }
 
 func newPECOSJoinBuilder() *pecosJoinBuilder {
-	return &pecosJoinBuilder{pj: &pecosJoin{}, first: map[string]uint32{}, more: map[string][]uint32{}, provIndex: map[string]uint32{}}
+	return &pecosJoinBuilder{first: map[uint64]uint32{}, more: map[uint64][]uint32{}, provIndex: map[string]uint32{}}
 }
 
-// join returns the join built: the links sorted by individual, each individual's kept in the
-// order their reassignments were added.
+// join returns the join built: every reassignment whose two enrollments have NPIs links each
+// NPI of the reassigning enrollment to each other NPI of the receiving one; the links are sorted
+// by individual, each individual's kept in the order their reassignments were added.
 func (b *pecosJoinBuilder) join() *pecosJoin {
-	slices.SortStableFunc(b.pj.links, func(x, y pecosLink) int { return cmp.Compare(x.individual, y.individual) })
-	return b.pj
+	pj := &pecosJoin{provs: b.provs}
+	var from, to []uint32
+	for _, r := range b.reassignments {
+		if from = b.npisOf(r.from, from); len(from) == 0 {
+			continue
+		}
+		if to = b.npisOf(r.to, to); len(to) == 0 {
+			continue
+		}
+		for _, a := range from {
+			for _, o := range to {
+				if o != a {
+					pj.links = append(pj.links, pecosLink{individual: a, org: o, prov: r.prov})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(pj.links, func(x, y pecosLink) int { return cmp.Compare(x.individual, y.individual) })
+	return pj
 }
 
 // addEnrollment notes the NPI of one enrollment document. Adding one twice changes nothing.
@@ -382,22 +417,23 @@ func (b *pecosJoinBuilder) addEnrollment(d *store.Document) error {
 			EnrollmentID string `json:"enrollment_id"`
 		} `json:"record"`
 	}
-	if err := json.Unmarshal(d.Body, &e); err != nil {
+	if err := mapping.DecodeJSON(d.Body, &e); err != nil {
 		return fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
 	}
 	npi, ok := npiNumber(e.Record.NPI)
 	if !ok || e.Record.EnrollmentID == "" {
 		return nil
 	}
-	if prev, seen := b.first[e.Record.EnrollmentID]; !seen {
-		b.first[e.Record.EnrollmentID] = npi
-	} else if prev != npi && !slices.Contains(b.more[e.Record.EnrollmentID], npi) {
-		b.more[e.Record.EnrollmentID] = append(b.more[e.Record.EnrollmentID], npi)
+	id := b.codes.of(e.Record.EnrollmentID)
+	if prev, seen := b.first[id]; !seen {
+		b.first[id] = npi
+	} else if prev != npi && !slices.Contains(b.more[id], npi) {
+		b.more[id] = append(b.more[id], npi)
 	}
 	return nil
 }
 
-func (b *pecosJoinBuilder) npisOf(enrollment string, buf []uint32) []uint32 {
+func (b *pecosJoinBuilder) npisOf(enrollment uint64, buf []uint32) []uint32 {
 	buf = buf[:0]
 	if n, ok := b.first[enrollment]; ok {
 		buf = append(buf, n)
@@ -405,40 +441,75 @@ func (b *pecosJoinBuilder) npisOf(enrollment string, buf []uint32) []uint32 {
 	return append(buf, b.more[enrollment]...)
 }
 
-// addReassignment links the NPIs of a reassignment's reassigning enrollment to those of its
-// receiving one.
+// addReassignment notes a reassignment of benefits from one enrollment to another.
 func (b *pecosJoinBuilder) addReassignment(d *store.Document) error {
 	var r struct {
 		Record     mapping.ReassignmentRecord `json:"record"`
 		Provenance json.RawMessage            `json:"provenance"`
 	}
-	if err := json.Unmarshal(d.Body, &r); err != nil {
+	if err := mapping.DecodeJSON(d.Body, &r); err != nil {
 		return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 	}
-	if b.from = b.npisOf(r.Record.Reassigning, b.from); len(b.from) == 0 {
-		return nil
-	}
-	if b.to = b.npisOf(r.Record.Receiving, b.to); len(b.to) == 0 {
+	if r.Record.Reassigning == "" || r.Record.Receiving == "" {
 		return nil
 	}
 	pi, ok := b.provIndex[string(r.Provenance)]
 	if !ok {
 		var prov mapping.Provenance
+		// encoding/json: its strings do not share the document's bytes, which the join would
+		// otherwise keep for the whole build (see mapping.DecodeJSON).
 		if err := json.Unmarshal(r.Provenance, &prov); err != nil {
 			return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 		}
-		pi = uint32(len(b.pj.provs))
-		b.pj.provs = append(b.pj.provs, prov)
+		pi = uint32(len(b.provs))
+		b.provs = append(b.provs, prov)
 		b.provIndex[string(r.Provenance)] = pi
 	}
-	for _, a := range b.from {
-		for _, o := range b.to {
-			if o != a {
-				b.pj.links = append(b.pj.links, pecosLink{individual: a, org: o, prov: pi})
-			}
-		}
-	}
+	b.reassignments = append(b.reassignments, reassignmentCodes{from: b.codes.of(r.Record.Reassigning), to: b.codes.of(r.Record.Receiving), prov: pi})
 	return nil
+}
+
+// enrollmentCodes numbers enrollment ids. A PECOS enrollment id is a letter and fourteen digits
+// (I20031104000123): its number is the letter in the top byte and the digits below it, worked
+// out without a look-up. Any other id is numbered in the order first seen, with the top bit set,
+// which no letter's number has. Safe for concurrent use.
+type enrollmentCodes struct {
+	mu    sync.Mutex
+	other map[string]uint64
+}
+
+func (c *enrollmentCodes) of(id string) uint64 {
+	if n, ok := pecosEnrollmentNumber(id); ok {
+		return n
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.other[id]
+	if !ok {
+		if c.other == nil {
+			c.other = map[string]uint64{}
+		}
+		n = 1<<63 | uint64(len(c.other))
+		c.other[strings.Clone(id)] = n
+	}
+	return n
+}
+
+// pecosEnrollmentNumber is the number of an id of the PECOS form (an ASCII letter, then fourteen
+// digits); ok is false for any other id.
+func pecosEnrollmentNumber(id string) (uint64, bool) {
+	if len(id) != 15 || !('A' <= id[0] && id[0] <= 'Z' || 'a' <= id[0] && id[0] <= 'z') {
+		return 0, false
+	}
+	var n uint64
+	for i := 1; i < len(id); i++ {
+		d := id[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + uint64(d)
+	}
+	return uint64(id[0])<<56 | n, true
 }
 
 // employers follows PECOS from an individual's NPI to the organizations that bill for their

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -92,7 +91,7 @@ func (m *registryMatcher) prepare(ctx context.Context, batch []openpayments.Paym
 	}
 	lasts := make([]string, len(npis))
 	hits := make([][2]string, len(names))
-	err := concurrently(ctx, len(npis)+len(names), matchLookups, func(i int) (err error) {
+	err := concurrently(ctx, len(npis)+len(names), matchLookups, func(ctx context.Context, i int) (err error) {
 		if i < len(npis) {
 			lasts[i], err = m.registryLastName(ctx, npis[i])
 			return err
@@ -117,32 +116,6 @@ func (m *registryMatcher) prepare(ctx context.Context, batch []openpayments.Paym
 		m.byName[k] = hits[i]
 	}
 	return nil
-}
-
-// concurrently calls fn for 0 to n-1 on up to workers goroutines, and returns the first error.
-func concurrently(ctx context.Context, n, workers int, fn func(i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, workers) {
-		wg.Go(func() {
-			for i := range next {
-				if err := fn(i); err != nil {
-					cancel(err)
-				}
-			}
-		})
-	}
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
 }
 
 // nameKeyOf is the key a payment without an NPI is matched by, if it names enough to match.
