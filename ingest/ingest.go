@@ -441,29 +441,23 @@ func (r *runState) familyCollections(name string) []string {
 }
 
 // changeSets records the change set of each collection between the serving generation and the
-// run's. Those of stacks read only their top layers and the documents those replace, and are
-// recorded in parallel; the others walk whole generations, one at a time.
+// run's, several collections at once. Those of stacks read only their top layers and the
+// documents those replace; the others walk whole generations.
 func (r *runState) changeSets(ctx context.Context, collections []string) (map[string]ChangeSummary, error) {
 	out := map[string]ChangeSummary{}
-	var stacks []string
-	for _, c := range collections {
-		if r.stacked[c] {
-			stacks = append(stacks, c)
-			continue
-		}
-		sum, err := recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
-		if err != nil {
-			return nil, err
-		}
-		out[c] = sum
-	}
 	type recorded struct {
 		collection string
 		sum        ChangeSummary
 	}
-	err := inOrder(ctx, len(stacks), func(ctx context.Context, k int) (recorded, error) {
-		c := stacks[k]
-		sum, err := recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen)
+	err := inOrder(ctx, len(collections), func(ctx context.Context, k int) (recorded, error) {
+		c := collections[k]
+		var sum ChangeSummary
+		var err error
+		if r.stacked[c] {
+			sum, err = recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen)
+		} else {
+			sum, err = recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
+		}
 		return recorded{c, sum}, err
 	}, func(rc recorded) error {
 		out[rc.collection] = rc.sum
