@@ -395,7 +395,7 @@ func (s *Server) bulkFile(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, http.StatusGone, "gone", "the snapshot this export was taken from has been replaced twice since, and is gone; start a new export")
 		return
 	}
-	q := store.Query{Collection: catalog.FHIRCollection(typ), Generation: gen, Where: job.where(g), Limit: bulkPage}
+	q := store.Query{Collection: catalog.FHIRCollection(typ), Generation: gen, Where: job.where(g), Limit: bulkPage, BodiesOnly: true}
 	page, err := s.st.Find(r.Context(), q)
 	if err != nil {
 		s.fail(w, r, err)

@@ -175,8 +175,9 @@ type scan struct {
 	index int
 }
 
+// newScan scans a collection's bodies: no reader of a scan looks at the documents' keys.
 func newScan(st store.Store, collection, gen string) *scan {
-	return &scan{st: st, q: store.Query{Collection: collection, Generation: gen, Limit: 2000}}
+	return &scan{st: st, q: store.Query{Collection: collection, Generation: gen, Limit: 2000, BodiesOnly: true}}
 }
 
 // next returns the next document, or nil at the end.

@@ -200,7 +200,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 // buildFacilities builds the Provider of Services facilities that are not merged into an
 // organization NPI.
 func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
-	return j.each(ctx, catalog.Facilities, nil, func(d *store.Document) error {
+	return j.each(ctx, catalog.Facilities, func(d *store.Document) error {
 		if _, merged := j.mergedCCN[d.ID]; merged {
 			return nil
 		}
@@ -237,7 +237,7 @@ func taxonomies(ctx context.Context, st store.Store, gen string) (fhirmap.Taxono
 	if gen == "" {
 		return out, nil
 	}
-	err := store.EachDocument(ctx, st, store.Query{Collection: catalog.NUCCTaxonomy, Generation: gen}, func(d *store.Document) error {
+	err := store.EachDocument(ctx, st, store.Query{Collection: catalog.NUCCTaxonomy, Generation: gen, BodiesOnly: true}, func(d *store.Document) error {
 		body, err := mapping.DecodeBody[nucc.Taxonomy](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: taxonomy %s: %w", d.ID, err)

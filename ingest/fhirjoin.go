@@ -80,11 +80,11 @@ func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pec
 	if j.emp, err = pecos(ctx, j); err != nil {
 		return nil, err
 	}
-	err = j.each(ctx, catalog.SandboxNPIs, nil, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
+	err = j.each(ctx, catalog.SandboxNPIs, func(d *store.Document) error { j.sandbox[d.ID] = true; return nil })
 	if err != nil {
 		return nil, err
 	}
-	err = j.each(ctx, catalog.HospitalEnrollments, nil, func(d *store.Document) error {
+	err = j.each(ctx, catalog.HospitalEnrollments, func(d *store.Document) error {
 		b, err := mapping.DecodeBody[mapping.HospitalEnrollmentRecord](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: hospital enrollment %s: %w", d.ID, err)
@@ -165,13 +165,14 @@ func (j *joiner) parentOf(ctx context.Context, orgID string) (string, error) {
 	return "", nil
 }
 
-// each calls fn for every document of a collection matching where.
-func (j *joiner) each(ctx context.Context, collection string, where []store.Condition, fn func(*store.Document) error) error {
+// each calls fn for every document of a collection, read without its keys: the resources are
+// built from bodies.
+func (j *joiner) each(ctx context.Context, collection string, fn func(*store.Document) error) error {
 	gen := j.gen[collection]
 	if gen == "" {
 		return nil
 	}
-	return store.EachDocument(ctx, j.st, store.Query{Collection: collection, Generation: gen, Where: where}, fn)
+	return store.EachDocument(ctx, j.st, store.Query{Collection: collection, Generation: gen, BodiesOnly: true}, fn)
 }
 
 // provider builds the resources of one registry document from it and the documents joined to
@@ -350,7 +351,7 @@ func loadPECOSJoin(ctx context.Context, j *joiner) (*pecosJoin, error) {
 		add        func(*store.Document) error
 	}{{catalog.Enrollments, b.addEnrollment}, {catalog.Reassignments, b.addReassignment}}
 	err := concurrently(ctx, len(scans), len(scans), func(ctx context.Context, i int) error {
-		return j.each(ctx, scans[i].collection, nil, scans[i].add)
+		return j.each(ctx, scans[i].collection, scans[i].add)
 	})
 	if err != nil {
 		return nil, err

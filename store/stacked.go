@@ -286,6 +286,21 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 	if !isComposite(q.Generation) {
 		return w.s.Find(ctx, q)
 	}
+	if !q.BodiesOnly || q.OrderBy == "" {
+		return w.findStack(ctx, q)
+	}
+	// The layers' pages are merged by the key the page is ordered by: they are read with keys.
+	q.BodiesOnly = false
+	page, err := w.findStack(ctx, q)
+	for i := range page.Docs {
+		page.Docs[i].Keys = nil
+	}
+	return page, err
+}
+
+// findStack is Find on a stack of generations: the layers' pages merged, the documents that the
+// layer above masks left out.
+func (w *stacked) findStack(ctx context.Context, q Query) (Page, error) {
 	top, below, limit, err := w.checkQuery(q)
 	if err != nil {
 		return Page{}, err

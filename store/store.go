@@ -136,6 +136,11 @@ type Query struct {
 	After string
 	// Limit caps the page size; 0 or less means DefaultLimit, above MaxLimit is an ErrInvalid.
 	Limit int
+	// BodiesOnly returns the documents with their ID and Body and with Keys nil, for a reader
+	// that serves or compares bodies and never looks at keys (a scan of a whole collection, an
+	// export): a backend keeping the keys beside the body then neither decodes nor returns
+	// them, as GetBodies does for reads by id. The page and its cursor are the same.
+	BodiesOnly bool
 }
 
 // Page is one page of a Find.

@@ -213,6 +213,8 @@ type query struct {
 	conds []cond
 	cap   int
 	steps int
+	// bodiesOnly decodes scanned documents without their keys (store.Query.BodiesOnly).
+	bodiesOnly bool
 }
 
 // tick checks for cancellation every so often in long loops.
@@ -651,7 +653,11 @@ func (ds *docScan) scan(budget int, add func(store.Document, string) bool) (bool
 		budget -= max(keys, 1)
 		ds.last = append(ds.last[:0], id...)
 		if ok {
-			d, err := decodeDoc(string(id), v)
+			decode := decodeDoc
+			if ds.q.bodiesOnly {
+				decode = decodeBody
+			}
+			d, err := decode(string(id), v)
 			if err != nil {
 				return false, err
 			}
@@ -720,7 +726,7 @@ type hit struct {
 func (s *Store) newQuery(ctx context.Context, r reader, sq store.Query) *query {
 	return &query{
 		ctx: ctx, r: r, gen: sq.Generation, coll: sq.Collection,
-		where: sq.Where, conds: prepare(sq.Where), cap: s.cfg.probeCap,
+		where: sq.Where, conds: prepare(sq.Where), cap: s.cfg.probeCap, bodiesOnly: sq.BodiesOnly,
 	}
 }
 
@@ -775,6 +781,9 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 	page.Docs = make([]store.Document, len(hits))
 	for i, h := range hits {
 		page.Docs[i] = h.doc
+		if sq.BodiesOnly {
+			page.Docs[i].Keys = nil // the plans that match on decoded keys read them all the same
+		}
 	}
 	return page, nil
 }

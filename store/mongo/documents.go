@@ -500,11 +500,16 @@ func (s *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
 	if q.OrderBy != "" {
 		sort = bson.D{{Key: orderField(q.OrderBy), Value: dir}, {Key: "_id", Value: dir}}
 	}
+	// A page ordered by a key needs the keys for its cursor.
+	projection := docProjection
+	if q.BodiesOnly && q.OrderBy == "" {
+		projection = bodyProjection
+	}
 	phys, _ := s.physName(q.Generation, q.Collection)
 	opts := options.Find().
 		SetSort(sort).
 		SetLimit(int64(limit) + 1).
-		SetProjection(docProjection).
+		SetProjection(projection).
 		// A sort the planner serves from memory (a selective key condition beats the order
 		// index) may exceed MongoDB's in-memory sort limit on a large result.
 		SetAllowDiskUse(true)
@@ -534,6 +539,11 @@ func (s *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
 			c.Value, _ = store.SmallestValue(lastDoc.Keys, q.OrderBy)
 		}
 		page.Next = c.Encode()
+	}
+	if q.BodiesOnly {
+		for i := range page.Docs {
+			page.Docs[i].Keys = nil
+		}
 	}
 	return page, nil
 }

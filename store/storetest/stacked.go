@@ -108,6 +108,7 @@ func checkView(t *testing.T, s store.Store, v view, coll string, absent []string
 					t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
 				}
 			}
+			checkBodiesOnly(t, s, q, limit)
 		}
 		if n := mustCount(t, s, q); n != int64(len(want)) {
 			t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))

@@ -191,6 +191,38 @@ func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Docu
 	}
 }
 
+// checkBodiesOnly pages through q with and without BodiesOnly side by side: every page must
+// hold the same documents with the same bodies, without keys, and lead on with the same cursor.
+func checkBodiesOnly(t testing.TB, s store.Store, q store.Query, limit int) {
+	t.Helper()
+	q.Limit, q.After = limit, ""
+	bq := q
+	bq.BodiesOnly = true
+	for pages := 0; pages <= 100000; pages++ {
+		p, err := s.Find(t.Context(), q)
+		if err != nil {
+			t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
+		}
+		bp, err := s.Find(t.Context(), bq)
+		if err != nil {
+			t.Fatalf("Find(%s) with BodiesOnly, page %d: %v", describe(q), pages, err)
+		}
+		if !equalIDs(ids(bp.Docs), ids(p.Docs)) || bp.Next != p.Next {
+			t.Fatalf("%s, page %d: with BodiesOnly %q next %q; without %q next %q", describe(q), pages, ids(bp.Docs), bp.Next, ids(p.Docs), p.Next)
+		}
+		for i, d := range bp.Docs {
+			if d.Keys != nil || !bytes.Equal(d.Body, p.Docs[i].Body) {
+				t.Errorf("%s, page %d, %q with BodiesOnly: body %q keys %v; want body %q and no keys", describe(q), pages, d.ID, d.Body, d.Keys, p.Docs[i].Body)
+			}
+		}
+		if p.Next == "" {
+			return
+		}
+		q.After, bq.After = p.Next, bp.Next
+	}
+	t.Fatalf("%s: paging does not end", describe(q))
+}
+
 func equalIDs(got, want []string) bool {
 	return len(got) == len(want) && (len(got) == 0 || slices.Equal(got, want))
 }
