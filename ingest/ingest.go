@@ -327,8 +327,8 @@ func newRunState(ctx context.Context, opts Options, p plan) (*runState, error) {
 // readBackOf are the collections a run reads back at random after loading them: the registry,
 // when the run also loads Open Payments, whose matching looks each recipient up in it. Their
 // loads are asked to keep them where reading them is cheap (store.ReadBack). What the
-// projections read they scan in order, which needs no such help: keeping it cached too made a
-// national NPPES run about 2% slower (docs/BENCHMARKS.md).
+// projections read they scan in order, which needs no such help, and writing it through the
+// cache costs more than it saves (docs/BENCHMARKS.md).
 func readBackOf(p plan) map[string]bool {
 	for _, pf := range p.families {
 		if pf.unchanged == nil && pf.found.family.name == "openpayments" {

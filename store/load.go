@@ -34,10 +34,10 @@ type Loading interface {
 }
 
 // ReadBack is implemented by a Loading whose backend can keep what it loads where reading it
-// soon after is cheap. A loader that will read a collection's documents again before it is done
-// (an ingest's projections scan their inputs, and its Open Payments matching looks registry
-// providers up at random) calls ReadBack before its first Add; a backend that writes loads around
-// its caches, since most of what it loads is not read again soon, keeps those documents cached.
+// soon after is cheap. A loader that will read a collection's documents again at random before
+// it is done (an ingest's Open Payments matching looks registry providers up) calls ReadBack
+// before its first Add; a backend that writes loads around its caches, since most of what it
+// loads is not read again soon, keeps those documents cached.
 type ReadBack interface {
 	ReadBack()
 }
