@@ -5,9 +5,10 @@ import (
 	"runtime"
 )
 
-// inOrder runs work(0..n-1) on a worker per core and hands each result to consume on the
-// calling goroutine, in order. A few results at most wait to be consumed, which bounds the
-// memory they hold. The first error stops the rest.
+// inOrder runs work(0..n-1) on goroutines and hands each result to consume on the calling
+// goroutine, in order. At most one call per core and one more run or have results waiting to be
+// consumed, so every core stays busy while a result waits, and the memory results hold stays
+// bounded. The first error stops the rest.
 func inOrder[T any](ctx context.Context, n int, work func(context.Context, int) (T, error), consume func(T) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

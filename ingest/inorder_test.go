@@ -3,7 +3,9 @@ package ingest
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,5 +46,26 @@ func TestInOrder(t *testing.T) {
 				t.Errorf("got %v, %v; want %v, %v", got, err, tt.want, tt.err)
 			}
 		})
+	}
+}
+
+// inOrder runs no more calls of work at once than one per core and one more, and that many when
+// each waits on something other than a core.
+func TestInOrderConcurrency(t *testing.T) {
+	var running, most atomic.Int64
+	err := inOrder(context.Background(), 64, func(ctx context.Context, k int) (int, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(2 * time.Millisecond)
+		return k, nil
+	}, func(int) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(runtime.GOMAXPROCS(0) + 1)
+	if got := most.Load(); got != want {
+		t.Errorf("at most %d calls ran at once, want %d", got, want)
 	}
 }
