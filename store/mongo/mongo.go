@@ -177,6 +177,12 @@ const (
 	// but stops answering fails the call instead of holding it forever. It is generous because
 	// an ingest's bulk writes of a thousand documents are operations too.
 	operationTimeout = 10 * time.Second
+	// firstAnswerWait bounds how long Open waits for the deployment's first answer. A call
+	// finds a server within selectionTimeout once the driver knows the deployment, but the
+	// first one also opens a connection and hands shake with a server that may be busy or
+	// still starting; Open asks again until this much time has passed, so that a wrong URI
+	// still fails at startup.
+	firstAnswerWait = 10 * time.Second
 )
 
 // Open connects to the deployment at uri and prepares the records and counters collections. The
@@ -228,8 +234,8 @@ func open(ctx context.Context, uri string, extra ...*options.ClientOptions) (*St
 // prepare checks that the server answers, finds out whether it is FerretDB, and creates the TTL
 // indexes of the records and counters collections.
 func (s *Store) prepare(ctx context.Context) error {
-	var info bson.M
-	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+	info, err := s.firstAnswer(ctx)
+	if err != nil {
 		return fmt.Errorf("store/mongo: server does not answer: %w", err)
 	}
 	_, ferret := info["ferretdbVersion"]
@@ -248,6 +254,25 @@ func (s *Store) prepare(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// firstAnswer asks the server for its build information until it answers, a call fails other
+// than by finding no server or no connection, or firstAnswerWait (or ctx) ends.
+func (s *Store) firstAnswer(ctx context.Context) (bson.M, error) {
+	ctx, cancel := context.WithTimeout(ctx, firstAnswerWait)
+	defer cancel()
+	for {
+		var info bson.M
+		err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info)
+		if err == nil || !(mongo.IsTimeout(err) || mongo.IsNetworkError(err)) {
+			return info, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // createCollection creates a collection unless it exists. Writes would create it implicitly,

@@ -185,3 +185,39 @@ func (r *relay) cut(on bool) {
 		clear(r.conns)
 	}
 }
+
+// Open waits for a server that answers only after a moment, as one still starting does, longer
+// than a call waits to find a server once the deployment is known.
+func TestOpenWaitsForFirstAnswer(t *testing.T) {
+	uri := os.Getenv("MONGODB_URI")
+	if uri == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("MONGODB_URI is not set; CI must run the mongo backend's suite: " + howToStart)
+		}
+		t.Skip("MONGODB_URI is not set: " + howToStart)
+	}
+	target, ok := singleHost(uri)
+	if !ok {
+		t.Skip("MONGODB_URI names several hosts; the test relays one")
+	}
+	p := startRelay(t, target)
+	p.cut(true)
+	go func() {
+		time.Sleep(3 * selectionTimeout)
+		p.cut(false)
+	}()
+	db := fmt.Sprintf("firstanswer_%d_%s", os.Getpid(), time.Now().Format("150405"))
+	s, err := Open(t.Context(), withDatabase(strings.Replace(uri, target, p.addr(), 1), db))
+	if err != nil {
+		t.Fatalf("open while the server starts answering: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if direct, err := open(ctx, withDatabase(uri, db)); err == nil {
+			_ = direct.db.Drop(ctx)
+			_ = direct.Close()
+		}
+	})
+}
