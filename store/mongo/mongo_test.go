@@ -37,8 +37,9 @@ var dbSeq atomic.Int64
 // must be there: a suite that skips there would pass while testing nothing.
 func openTest(tb testing.TB) store.Store { return openTestWith(tb) }
 
-// openTestWith is openTest with further client options.
-func openTestWith(tb testing.TB, extra ...*options.ClientOptions) *Store {
+// serverURI is the server the suite runs against (MONGODB_URI). Without one the test is
+// skipped, except under CI, which must run the suite.
+func serverURI(tb testing.TB) string {
 	tb.Helper()
 	uri := os.Getenv("MONGODB_URI")
 	if uri == "" {
@@ -47,6 +48,13 @@ func openTestWith(tb testing.TB, extra ...*options.ClientOptions) *Store {
 		}
 		tb.Skip("MONGODB_URI is not set: " + howToStart)
 	}
+	return uri
+}
+
+// openTestWith is openTest with further client options.
+func openTestWith(tb testing.TB, extra ...*options.ClientOptions) *Store {
+	tb.Helper()
+	uri := serverURI(tb)
 	// Database names must suit FerretDB too: letters, digits, '_' and '-', at most 63 bytes.
 	db := fmt.Sprintf("storetest_%d_%s_%d", os.Getpid(), time.Now().Format("150405"), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -19,34 +19,13 @@ import (
 // waiting out the driver's defaults, later ones at once while the circuit is open; once the
 // server is back, calls succeed again on the same open store.
 func TestUnavailableServer(t *testing.T) {
-	uri := os.Getenv("MONGODB_URI")
-	if uri == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("MONGODB_URI is not set; CI must run the mongo backend's suite: " + howToStart)
-		}
-		t.Skip("MONGODB_URI is not set: " + howToStart)
-	}
-	target, ok := singleHost(uri)
-	if !ok {
-		t.Skip("MONGODB_URI names several hosts; the test relays one")
-	}
-	p := startRelay(t, target)
-	db := fmt.Sprintf("unavailable_%d_%s", os.Getpid(), time.Now().Format("150405"))
-	relayed := withDatabase(strings.Replace(uri, target, p.addr(), 1), db)
+	p, relayed := relayedDatabase(t, "unavailable")
 	ctx := t.Context()
 	s, err := Open(ctx, relayed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = s.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if direct, err := open(ctx, withDatabase(uri, db)); err == nil {
-			_ = direct.db.Drop(ctx)
-			_ = direct.Close()
-		}
-	})
+	t.Cleanup(func() { _ = s.Close() })
 	if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: "a", Body: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,30 +168,33 @@ func (r *relay) cut(on bool) {
 // Open waits for a server that answers only after a moment, as one still starting does, longer
 // than a call waits to find a server once the deployment is known.
 func TestOpenWaitsForFirstAnswer(t *testing.T) {
-	uri := os.Getenv("MONGODB_URI")
-	if uri == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("MONGODB_URI is not set; CI must run the mongo backend's suite: " + howToStart)
-		}
-		t.Skip("MONGODB_URI is not set: " + howToStart)
-	}
-	target, ok := singleHost(uri)
-	if !ok {
-		t.Skip("MONGODB_URI names several hosts; the test relays one")
-	}
-	p := startRelay(t, target)
+	p, relayed := relayedDatabase(t, "firstanswer")
 	p.cut(true)
 	go func() {
 		time.Sleep(3 * selectionTimeout)
 		p.cut(false)
 	}()
-	db := fmt.Sprintf("firstanswer_%d_%s", os.Getpid(), time.Now().Format("150405"))
-	s, err := Open(t.Context(), withDatabase(strings.Replace(uri, target, p.addr(), 1), db))
+	s, err := Open(t.Context(), relayed)
 	if err != nil {
 		t.Fatalf("open while the server starts answering: %v", err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
+}
+
+// relayedDatabase starts a relay in front of the server at MONGODB_URI and returns it with the
+// URI of a fresh database (named after prefix) reached through it. The database is dropped
+// through a connection of its own once the test's later cleanups (closing the stores opened
+// through the relay) have run.
+func relayedDatabase(t *testing.T, prefix string) (*relay, string) {
+	t.Helper()
+	uri := serverURI(t)
+	target, ok := singleHost(uri)
+	if !ok {
+		t.Skip("MONGODB_URI names several hosts; the test relays one")
+	}
+	p := startRelay(t, target)
+	db := fmt.Sprintf("%s_%d_%s", prefix, os.Getpid(), time.Now().Format("150405"))
 	t.Cleanup(func() {
-		_ = s.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if direct, err := open(ctx, withDatabase(uri, db)); err == nil {
@@ -220,4 +202,5 @@ func TestOpenWaitsForFirstAnswer(t *testing.T) {
 			_ = direct.Close()
 		}
 	})
+	return p, withDatabase(strings.Replace(uri, target, p.addr(), 1), db)
 }
