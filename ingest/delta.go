@@ -180,7 +180,7 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 	secondary := []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}
 	batches := slices.Collect(slices.Chunk(d.npis, maskBatch))
 	// Each batch's documents below, by collection: looked up in parallel, masked in order.
-	return inOrder(ctx, len(batches), diskWidth, func(ctx context.Context, k int) (map[string][]store.Document, error) {
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (map[string][]store.Document, error) {
 		below := map[string][]store.Document{}
 		var err error
 		below[catalog.RegistryProviders], err = st.GetMany(ctx, serving.Generation(catalog.RegistryProviders), catalog.RegistryProviders, batches[k])

@@ -214,7 +214,7 @@ func (u *fhirUpdate) servingResources(ctx context.Context, match store.Match, id
 // alone, as the batch writer wants.
 func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis []string) error {
 	batches := slices.Collect(slices.Chunk(npis, maskBatch))
-	return inOrder(ctx, len(batches), diskWidth, func(ctx context.Context, k int) (fhirBatch, error) {
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (fhirBatch, error) {
 		return u.batch(ctx, gen, batches[k])
 	}, func(b fhirBatch) error { return u.write(ctx, b) })
 }
@@ -348,7 +348,7 @@ type enrollmentView struct {
 // values, asking for maskBatch values at a time, the batches in parallel and fn in order.
 func lookUp(ctx context.Context, st store.Store, gen, collection, param string, values []string, fn func(*store.Document) error) error {
 	batches := slices.Collect(slices.Chunk(values, maskBatch))
-	return inOrder(ctx, len(batches), diskWidth, func(ctx context.Context, k int) ([]store.Document, error) {
+	return inOrder(ctx, len(batches), func(ctx context.Context, k int) ([]store.Document, error) {
 		var docs []store.Document
 		q := store.Query{Collection: collection, Generation: gen, Where: []store.Condition{{Param: param, Values: batches[k]}}}
 		err := eachDoc(ctx, st, q, func(d *store.Document) error { docs = append(docs, *d); return nil })

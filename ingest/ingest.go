@@ -449,7 +449,7 @@ func (r *runState) changeSets(ctx context.Context, collections []string) (map[st
 		collection string
 		sum        ChangeSummary
 	}
-	err := inOrder(ctx, len(collections), coreWidth(), func(ctx context.Context, k int) (recorded, error) {
+	err := inOrder(ctx, len(collections), func(ctx context.Context, k int) (recorded, error) {
 		c := collections[k]
 		var sum ChangeSummary
 		var err error

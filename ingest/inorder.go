@@ -5,20 +5,11 @@ import (
 	"runtime"
 )
 
-// coreWidth is inOrder's width for work that keeps a core busy: one call per core and one more,
-// so that every core stays busy while a result waits to be consumed.
-func coreWidth() int { return runtime.GOMAXPROCS(0) + 1 }
-
-// diskWidth is inOrder's width for the look-ups of a weekly delta, whose reads land at random
-// places in a store far larger than memory and mostly wait on the disk: a disk answers more
-// random reads at once than one after another, so more batches wait on it together than there
-// are cores to process what they read.
-const diskWidth = 16
-
 // inOrder runs work(0..n-1) on goroutines and hands each result to consume on the calling
-// goroutine, in order. At most width calls run or have results waiting to be consumed, which
-// bounds the memory results hold. The first error stops the rest.
-func inOrder[T any](ctx context.Context, n, width int, work func(context.Context, int) (T, error), consume func(T) error) error {
+// goroutine, in order. At most one call per core and one more run or have results waiting to be
+// consumed, so every core stays busy while a result waits, and the memory results hold stays
+// bounded. The first error stops the rest.
+func inOrder[T any](ctx context.Context, n int, work func(context.Context, int) (T, error), consume func(T) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -30,7 +21,7 @@ func inOrder[T any](ctx context.Context, n, width int, work func(context.Context
 		out[k] = make(chan result, 1) // a worker never waits to hand its result over
 	}
 	// A slot is taken per result being made or waiting to be consumed.
-	slots := make(chan struct{}, width)
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0)+1)
 	go func() {
 		for k := range n {
 			select {

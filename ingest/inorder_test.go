@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -28,7 +29,7 @@ func TestInOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []int
-			err := inOrder(context.Background(), tt.n, coreWidth(), func(ctx context.Context, k int) (int, error) {
+			err := inOrder(context.Background(), tt.n, func(ctx context.Context, k int) (int, error) {
 				time.Sleep(time.Duration((tt.n-k)%4) * time.Millisecond) // later work often finishes first
 				if k == tt.failWork {
 					return 0, boom
@@ -48,24 +49,23 @@ func TestInOrder(t *testing.T) {
 	}
 }
 
-// inOrder runs no more calls of work at once than its width, and that many when each waits on
-// something other than a core.
+// inOrder runs no more calls of work at once than one per core and one more, and that many when
+// each waits on something other than a core.
 func TestInOrderConcurrency(t *testing.T) {
-	for _, width := range []int{1, coreWidth(), diskWidth} {
-		var running, most atomic.Int64
-		err := inOrder(context.Background(), 4*diskWidth, width, func(ctx context.Context, k int) (int, error) {
-			n := running.Add(1)
-			defer running.Add(-1)
-			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-			}
-			time.Sleep(2 * time.Millisecond)
-			return k, nil
-		}, func(int) error { return nil })
-		if err != nil {
-			t.Fatal(err)
+	var running, most atomic.Int64
+	err := inOrder(context.Background(), 64, func(ctx context.Context, k int) (int, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
-		if got := most.Load(); got != int64(width) {
-			t.Errorf("width %d: at most %d calls ran at once", width, got)
-		}
+		time.Sleep(2 * time.Millisecond)
+		return k, nil
+	}, func(int) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(runtime.GOMAXPROCS(0) + 1)
+	if got := most.Load(); got != want {
+		t.Errorf("at most %d calls ran at once, want %d", got, want)
 	}
 }
