@@ -177,11 +177,11 @@ weekly=$(awk -v a="$w0" -v b="$w1" -v n="$weekly_changes" -v p="$providers" \
 	'BEGIN { printf "%d changed records on %d providers: %.1f s (target: 50,000 on 9,000,000 in 30 s)", n, p, b - a }')
 echo "weekly delta: $weekly"
 # The national weekly delta's own target: 50,000 changed records on top of the national snapshot
-# in 30 s. It runs here, after the load runs, not straight after the national ingest: an
-# operator's weekly run meets a store written days before, and on a virtual disk the host may
-# still be writing out the ingest's tens of GB for minutes, slowing every read the delta makes
-# (docs/BENCHMARKS.md has the figures). The page cache is emptied first where the run may (as
-# root), as days of other work would have left it; the figure says which. CPU seconds and the
+# in 30 s. It is the first delta on the freshly ingested store, as an operator's first weekly run
+# after a monthly one is: on a virtual disk a store's first delta read its disk several times
+# slower than the deltas after it, whichever records they changed (docs/BENCHMARKS.md), so a
+# repeat would flatter it. The page cache is emptied first where the run may (as root), so that
+# what the load runs left there does not count either; the figure says which. CPU seconds and the
 # bytes read from disk say whether the run waited on the disk or on the processors.
 if [[ -d ${ndir:-}/db ]]; then
 	if [[ ! -f $ndir/weekly-50000/done ]]; then
@@ -279,8 +279,8 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   own, timed from start to switched snapshot with \`/usr/bin/time\` for the peak resident memory and
   the CPU seconds (over the wall seconds: how many cores the ingest kept busy);
   after the load runs, a week of 50,000 changed records (\`providerctl generate --weekly-from\`,
-  once) is ingested on top of it as a delta, on a store settled as an operator's weekly run
-  finds it (\`sync\`, and the page cache emptied first when the run may), timed with
+  once) is ingested on top of it as its first delta, as an operator's first weekly run after a
+  monthly one meets it (\`sync\`, and the page cache emptied first when the run may), timed with
   \`/usr/bin/time\` for its CPU seconds and the bytes it read from disk, and the store is
   deleted. The run is skipped, and says so, when the disk lacks four times the files' size.
   The whole national drop (all families) is measured by
