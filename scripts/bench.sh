@@ -70,6 +70,16 @@ phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log
 			printf "| %s | %s | %s | %.1f |\n", $0, secs, share, (bare > 0 ? secs / bare : 0) }' "$1"
 }
 
+# weekly_drop FROM OUT CHANGES: a week of CHANGES changed NPPES records after the drop FROM,
+# written into OUT once and kept (OUT/done marks it whole).
+weekly_drop() {
+	if [[ ! -f $2/done ]]; then
+		rm -rf "$2"
+		bin/providerctl generate --weekly-from "$1" --out "$2" --changes "$3" >/dev/null
+		touch "$2/done"
+	fi
+}
+
 # National scale: the NPPES family of a drop of $BENCH_NATIONAL providers (9 million is the
 # national registry) ingested into an empty store of its own, timed with its phases, its peak
 # resident memory and the bare read of the same files; the store is kept for the weekly delta
@@ -164,11 +174,7 @@ echo "webhooks: $webhooks"
 # serving snapshot through the running server and timed to the switch, then rolled back, so that
 # the next run measures against the monthly snapshot again.
 weekly_changes=$(((providers * 50000 + 8999999) / 9000000))
-if [[ ! -f $dir/weekly-$weekly_changes/done ]]; then
-	rm -rf "$dir/weekly-$weekly_changes"
-	bin/providerctl generate --weekly-from "$dir/drop" --out "$dir/weekly-$weekly_changes" --changes "$weekly_changes" >/dev/null
-	touch "$dir/weekly-$weekly_changes/done"
-fi
+weekly_drop "$dir/drop" "$dir/weekly-$weekly_changes" "$weekly_changes"
 w0=$(date +%s.%N)
 bin/providerctl ingest --store "embedded:$dir/db" "${reference[@]}" "$dir/weekly-$weekly_changes" >"$dir/weekly.log" 2>&1
 w1=$(date +%s.%N)
@@ -184,11 +190,7 @@ echo "weekly delta: $weekly"
 # what the load runs left there does not count either; the figure says which. CPU seconds and the
 # bytes read from disk say whether the run waited on the disk or on the processors.
 if [[ -d ${ndir:-}/db ]]; then
-	if [[ ! -f $ndir/weekly-50000/done ]]; then
-		rm -rf "$ndir/weekly-50000"
-		bin/providerctl generate --weekly-from "$ndir/nppes" --out "$ndir/weekly-50000" --changes 50000 >/dev/null
-		touch "$ndir/weekly-50000/done"
-	fi
+	weekly_drop "$ndir/nppes" "$ndir/weekly-50000" 50000
 	sync
 	cache="page cache as the run before left it"
 	if [[ -w /proc/sys/vm/drop_caches ]] && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then
