@@ -32,7 +32,9 @@ const (
 // StoreCacheSize is the block cache an embedded store opened for an ingest should have
 // (embedded.WithCacheSize). An ingest reads the registry once, in order, and looks up a few
 // records by id; the serving default (256 MiB, outside the Go heap and its limit) is memory a
-// national ingest, bounded at 2 GiB resident, has better uses for.
+// national ingest, bounded at 2 GiB resident, has better uses for. A weekly delta looks up many,
+// but scattered over a store far larger than any cache: a larger one spares it no reads
+// (docs/BENCHMARKS.md).
 const StoreCacheSize = 64 << 20
 
 // batchSize is how many documents go into one store Put: large enough that per-call overhead
