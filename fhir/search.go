@@ -120,6 +120,9 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 	if q.sort != "" {
 		sq.OrderBy = fhirmap.KeyLastUpdated
 	}
+	// The matches' keys are read by includes (the references to follow), by a sort's page
+	// links (the order value) and by chain probes; a page without any serves their bodies alone.
+	sq.BodiesOnly = len(q.includes) == 0 && len(q.revs) == 0 && q.sort == "" && len(probes) == 0
 	if sq.Generation == "" {
 		empty = true // nothing ingested yet
 	}

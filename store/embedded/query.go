@@ -697,12 +697,18 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 // matching loads a candidate document and reports whether it satisfies the conditions of
 // verify: those of the query, less any the candidate is known to satisfy (a candidate read off a
 // condition's index entries satisfies that one, and checking it again would compare each of the
-// document's keys with each of its values).
-func (q *query) matching(id string, verify []store.Condition) (store.Document, bool, error) {
+// document's keys with each of its values). The document comes with its keys when keys is set
+// or there is something to verify; otherwise it is decoded without them, which a FHIR resource's
+// thirty keys make much the cheaper.
+func (q *query) matching(id string, verify []store.Condition, keys bool) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
 	}
-	d, found, err := loadDoc(q.r, q.gen, q.coll, id)
+	decode := decodeDoc
+	if !keys && len(verify) == 0 {
+		decode = decodeBody
+	}
+	d, found, err := loadWith(q.r, q.gen, q.coll, id, decode)
 	if err != nil || !found {
 		return store.Document{}, false, err
 	}
@@ -800,7 +806,7 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		return err
 	}
 	visit := func(id string, verify []store.Condition) (bool, error) {
-		d, ok, err := q.matching(id, verify)
+		d, ok, err := q.matching(id, verify, !q.bodiesOnly)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -810,8 +816,8 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 	singles := q.singles()
 	if len(singles) == len(q.conds) {
 		// Only posting lists: intersecting them from the cursor reads no more than the page
-		// needs, whatever their sizes.
-		return q.leapfrog(singles, w, visitAll)
+		// needs, whatever their sizes. An id on every list satisfies every condition.
+		return q.leapfrog(singles, w, func(id string) (bool, error) { return visit(id, nil) })
 	}
 	var c candidates
 	if len(singles) == 0 {
@@ -893,7 +899,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 				return err == nil, err
 			}
 		}
-		d, ok, err := q.matching(id, q.where)
+		d, ok, err := q.matching(id, q.where, !q.bodiesOnly)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -906,7 +912,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 func (q *query) sortCandidates(c candidates, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	var hits []hit
 	for _, id := range c.ids {
-		d, ok, err := q.matching(id, c.verify)
+		d, ok, err := q.matching(id, c.verify, true) // for the order value
 		if err != nil {
 			return err
 		}
@@ -988,7 +994,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if !needDoc {
 			return true, q.tick()
 		}
-		d, ok, err := q.matching(id, where)
+		d, ok, err := q.matching(id, where, sq.OrderBy != "")
 		if err != nil || !ok {
 			return false, err
 		}
