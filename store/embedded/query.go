@@ -698,8 +698,8 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 // verify: those of the query, less any the candidate is known to satisfy (a candidate read off a
 // condition's index entries satisfies that one, and checking it again would compare each of the
 // document's keys with each of its values). The document comes with its keys when keys is set
-// or there is something to verify; otherwise it is decoded without them, which a FHIR resource's
-// thirty keys make much the cheaper.
+// or there is something to verify; otherwise it is decoded without them, which spares a FHIR
+// resource the decoding of its thirty or so keys.
 func (q *query) matching(id string, verify []store.Condition, keys bool) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
