@@ -89,9 +89,9 @@ fuzz:
 
 # The load harness (scripts/bench.sh) drives a real providerd over loopback at fixed offered rates,
 # each figure beside a ceiling measured in the same run. bench-quick checks a change on a cached
-# 100,000-provider store; bench times a fresh ingest of a cached 1,000,000-provider drop and one
-# of the NPPES files of a cached national (9,000,000-provider) drop, then the load, and rewrites
-# docs/BENCHMARKS.md.
+# 100,000-provider store; bench times a fresh ingest of a cached 1,000,000-provider drop, one of a
+# cached national (9,000,000-provider) drop and one of that drop's NPPES files alone, then the
+# load, and rewrites docs/BENCHMARKS.md.
 bench-quick: build
 	@BENCH_COMMIT=$(COMMIT) BENCH_PROVIDERS=100000 BENCH_RATES=250,1000 BENCH_DURATION=2s BENCH_WARMUP=1s BENCH_WEBHOOK_EVENTS=20000 BENCH_MONGO=0 bash scripts/bench.sh
 
