@@ -104,9 +104,12 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 	rm -rf "$ndir/db" "$ndir/db-drop" # left by a run that stopped before deleting them
 	# national_ingest FILES STORE LABEL TARGET_S TARGET_GB: ingest FILES into an empty STORE when
 	# the disk has three times their size free, and print its figures as a phrase (the
-	# ingest's log is STORE.log, its time STORE.time, the bare read's seconds STORE.bare).
+	# ingest's log is STORE.log, its time STORE.time, the bare read's seconds STORE.bare, none
+	# of them left from an earlier run). It runs in a command substitution, where a failing
+	# command does not stop the script, so a failed ingest is said as such.
 	national_ingest() {
 		local files=$1 db=$2 label=$3 target_s=$4 target_gb=$5 need_kb free_kb start end secs bare_s bare_rows peak_kb user sys fhir_s fhir_pct
+		rm -f "$db.log" "$db.time" "$db.bare"
 		need_kb=$(($(du -skL "$files" | cut -f1) * 3))
 		free_kb=$(df -Pk "$ndir" | awk 'NR == 2 { print $4 }')
 		if ((free_kb < need_kb)); then
@@ -115,7 +118,10 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 		fi
 		echo "ingesting $label of $BENCH_NATIONAL providers (national scale)" >&2
 		start=$(date +%s.%N)
-		/usr/bin/time -f '%M %U %S' -o "$db.time" bin/providerctl ingest --store "embedded:$db" "${reference[@]}" "$files" >"$db.log" 2>&1
+		if ! /usr/bin/time -f '%M %U %S' -o "$db.time" bin/providerctl ingest --store "embedded:$db" "${reference[@]}" "$files" >"$db.log" 2>&1; then
+			echo "failed: see $db.log"
+			return
+		fi
 		end=$(date +%s.%N)
 		read -r bare_s bare_rows <<<"$(CSV_CEILING_DIR="$PWD/$files" ${GO:-go} test -run '^$' -bench BenchmarkBareRead -benchtime 1x ./source/internal/csvscan/ |
 			awk '/^BenchmarkBareRead/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i; printf "%.1f %d", m["s/read"], m["rows"] }')"
