@@ -119,6 +119,7 @@ if [[ -n ${BENCH_NATIONAL:-} ]]; then
 		echo "ingesting $label of $BENCH_NATIONAL providers (national scale)" >&2
 		start=$(date +%s.%N)
 		if ! /usr/bin/time -f '%M %U %S' -o "$db.time" bin/providerctl ingest --store "embedded:$db" "${reference[@]}" "$files" >"$db.log" 2>&1; then
+			rm -rf "$db" # nothing after may read a store the ingest left half made
 			echo "failed: see $db.log"
 			return
 		fi
