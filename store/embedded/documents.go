@@ -347,10 +347,11 @@ func (s *Store) DropGeneration(ctx context.Context, gen string) error {
 	return nil
 }
 
-// GetMany reads the documents by point reads, as Get does, in id order, which walks the
-// document tables forward. A view's iterator (query.go) would make them consistent with each
-// other, but its prefix seeks cost more than point reads, which consult each table's Bloom
-// filter; the documents of one generation do not change once it serves.
+// GetMany reads the documents in id order through one view's point iterator (query.go), so
+// they are consistent with each other and the tables' iterators are opened once, not once a
+// document as a point read of the database opens them; its prefix seeks consult each table's
+// Bloom filter as a point read does, and seeks in ascending order move forward from where the
+// last one stopped.
 func (s *Store) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
 	return s.getMany(ctx, gen, coll, ids, decodeDoc)
 }
@@ -370,6 +371,11 @@ func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, dec
 		return nil, err
 	}
 	defer s.leave()
+	v, err := newView(s.db)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
 	sorted := slices.Sorted(slices.Values(ids))
 	found := make(map[string]store.Document, len(ids))
 	for i, id := range sorted {
@@ -378,7 +384,7 @@ func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, dec
 				return nil, err
 			}
 		}
-		d, ok, err := loadWith(s.db, gen, coll, id, decode)
+		d, ok, err := loadWith(v, gen, coll, id, decode)
 		if err != nil {
 			return nil, err
 		}
