@@ -112,9 +112,6 @@ func New(baseURL string, opt Options) (*Client, error) {
 	return &Client{base: baseURL, opt: opt}, nil
 }
 
-// BaseURL is the resolver base the client calls.
-func (c *Client) BaseURL() string { return c.base }
-
 // NPI resolves one NPI to its provider record.
 func (c *Client) NPI(ctx context.Context, npi string) (*Provider, error) {
 	var p Provider

@@ -73,9 +73,6 @@ type Source struct {
 // NewSource returns a Source over s.
 func NewSource(s store.Store) *Source { return &Source{reader: records.New(s)} }
 
-// Store is the store the source reads.
-func (s *Source) Store() store.Store { return s.reader.Store() }
-
 // Freshness returns the serving manifests of the dataset's source families (those loaded).
 func (s *Source) Freshness(ctx context.Context, d Dataset) ([]catalog.Manifest, error) {
 	v, err := s.reader.Serving(ctx)
