@@ -14,6 +14,7 @@ providers=${BENCH_PROVIDERS:-100000}
 rates=${BENCH_RATES:-250,1000}
 duration=${BENCH_DURATION:-4s}
 warmup=${BENCH_WARMUP:-1s}
+rounds=${BENCH_ROUNDS:-3}
 ingest=${BENCH_INGEST:-once}
 docs=${BENCH_DOCS:-}
 # The commit the binaries were built from, which `make` passes; else the checkout's.
@@ -148,7 +149,7 @@ fi
 # The run issues its own, enough that providerbench, using them in turn, spends at most 50 of any
 # one across all its rates; they expire after a day.
 seconds() { local v=${1%s}; [[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: durations are whole seconds, got $1" >&2; exit 2; }; echo "$v"; }
-per_run=$(($(seconds "$warmup") + $(seconds "$duration")))
+per_run=$((rounds * $(seconds "$warmup") + $(seconds "$duration")))
 total=0
 for r in ${rates//,/ } 100 250; do # the by-state scenario at every rate, the export at its own
 	total=$((total + r * per_run))
@@ -185,7 +186,7 @@ done
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "providerd on $providers providers ($dir), load average before the run: $load_before"
 echo "ingest: ${ingest_s} s ($ingested_at, load average then: $ingest_load); $bare"
-bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" \
+bin/providerbench --base-url "http://127.0.0.1:$port" --rates "$rates" --duration "$duration" --warmup "$warmup" --rounds "$rounds" \
 	--bearer-file "$bearer" --smart-key "$dir/sandbox-client.jwk" --service-key-file "$service_keys" --queries "$dir/drop/search_queries.jsonl" --export-type Practitioner --export-dir "$dir" \
 	--clients 0 --markdown "$dir/table.md" --chart "$dir/latency.png" | tee "$dir/providerbench.out"
 bulk_export=$(sed -n 's/^FHIR bulk export of //p' "$dir/providerbench.out")
@@ -350,9 +351,14 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   issued on a fixed schedule at the offered rate whether or not earlier ones have answered, and
   its latency counts from its scheduled start, so a stall shows as latency. A request that would
   exceed 512 in flight is counted as an error rather than delayed.
-- Each scenario runs $warmup unmeasured and then $duration measured at each offered rate.
+- At each offered rate each scenario runs in $rounds rounds, providerd's and the ceiling's in
+  turn, each round $warmup unmeasured and then its share of $duration measured. Load from other
+  processes comes and goes; taking turns lets it fall on both sides alike. A row's latencies are
+  the medians of its rounds' (so one disturbed round moves none of them), its achieved rate that
+  of all its rounds together, and its last column the lowest and the highest of the rounds' own
+  p99 ratios: how far that load moved them.
 - The ceiling is a server inside providerbench that answers the same request with the bytes and
-  headers providerd gave, from memory, driven the same way straight after; achieved/ceiling and
+  headers providerd gave, from memory, driven the same way; achieved/ceiling and
   p99/ceiling p99 are the figures to compare across runs and machines.
 - The resolver's NPI read and search use Pro resolver keys in turn, for the first query of the
   drop's labelled search query set (search_queries.jsonl, written by \`providerctl generate\`);

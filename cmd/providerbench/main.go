@@ -20,7 +20,8 @@
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
-// latency rather than as a politely slowed client. The FHIR scenarios need the server to run with
+// latency rather than as a politely slowed client. The server and the ceiling take turns in
+// --rounds rounds, and each figure of a row is the median of its rounds'. The FHIR scenarios need the server to run with
 // --fhir-public-read, but for the read with a token.
 package main
 
@@ -99,7 +100,8 @@ func run(args []string, out io.Writer) error {
 	}
 	defer ceiling.Close()
 
-	fmt.Fprintf(out, "%s per scenario and rate after %s warm-up, at most %d in flight\n\n", o.duration, o.warmup, o.inflight)
+	fmt.Fprintf(out, "%s per scenario and rate in %d rounds, server and ceiling alternating, each after %s warm-up; at most %d in flight\n\n",
+		o.duration, o.rounds, o.warmup, o.inflight)
 	rows, err := openLoop(client, base, ceiling.URL, scenarios, o)
 	if err != nil {
 		return err
@@ -135,7 +137,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each measured run")
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
-	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the saturation run, server and ceiling alternating")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds of each measurement, server and ceiling alternating, which share its measured time")
 	bearer := fs.String("bearer-file", "", "file of supply API keys, one a line, for the by-state scenario (empty skips it)")
 	fs.StringVar(&o.smartKey, "smart-key", "", "file holding a SMART client's private JWK for the token scenario (empty skips it)")
 	fs.StringVar(&o.clientID, "client-id", smart.SandboxClientID, "the SMART client id of --smart-key")
@@ -222,22 +224,36 @@ func buildScenarios(client *http.Client, base string, o options) ([]scenario, []
 	return append(scenarios, sc...), labelled, nil
 }
 
-// openLoop runs every scenario at each of its offered rates, against the server and then
-// against the ceiling.
+// openLoop runs every scenario at each of its offered rates, against the server and against the
+// ceiling alternating in o.rounds rounds, each with its own warm-up, which share o.duration. Load
+// from other processes on the machine comes and goes; alternating lets it fall on both sides
+// alike, and a row's figures, the medians of its rounds, let one disturbed round move none of
+// them.
 func openLoop(client *http.Client, base, ceiling string, scenarios []scenario, o options) ([]row, error) {
 	var rows []row
+	round := o.duration / time.Duration(o.rounds)
 	for _, sc := range scenarios {
 		rates := o.rates
 		if sc.rates != nil {
 			rates = sc.rates
 		}
 		for _, rate := range rates {
-			if err := sc.prepare(int(float64(rate) * (o.warmup + o.duration).Seconds())); err != nil {
+			if err := sc.prepare(int(float64(rate) * (time.Duration(o.rounds)*o.warmup + o.duration).Seconds())); err != nil {
 				return nil, fmt.Errorf("%s: %w", sc.name, err)
 			}
-			srv := load(client, base, sc, rate, o)
-			ceil := load(client, ceiling, sc, rate, o)
-			rows = append(rows, row{scenario: sc.name, rate: rate, server: srv, ceiling: ceil})
+			r := row{scenario: sc.name, rate: rate}
+			var next int64
+			for range o.rounds {
+				// The ceiling's rounds send the same requests as the server's, which its
+				// recorded answers do not check; the server's are numbered on from round to
+				// round, so that one-time credentials prepared for them are never sent twice.
+				srv, after := load(client, base, sc, rate, o.warmup, round, o.inflight, next)
+				ceil, _ := load(client, ceiling, sc, rate, o.warmup, round, o.inflight, next)
+				r.server = append(r.server, srv)
+				r.ceiling = append(r.ceiling, ceil)
+				next = after
+			}
+			rows = append(rows, r)
 		}
 	}
 	return rows, nil
@@ -286,25 +302,43 @@ func parseRates(s string) ([]int, error) {
 	return rates, nil
 }
 
-// row is one scenario at one offered rate, against the server and against the ceiling.
+// row is one scenario at one offered rate, its rounds against the server and against the
+// ceiling.
 type row struct {
 	scenario        string
 	rate            int
-	server, ceiling result
+	server, ceiling rounds
 }
 
 // cells are the row's figures as text, in the order of tableHeader.
 func (r row) cells() []string {
 	s, c := r.server, r.ceiling
+	lo, hi := r.p99Spread()
 	return []string{r.scenario, strconv.Itoa(r.rate),
 		f2(ms(s.quantile(0.50))), f2(ms(s.quantile(0.95))), f2(ms(s.quantile(0.99))),
-		fmt.Sprintf("%.0f", s.throughput()), strconv.FormatInt(s.errors, 10),
+		fmt.Sprintf("%.0f", s.throughput()), strconv.FormatInt(s.errors(), 10),
 		f2(ms(c.quantile(0.50))), f2(ms(c.quantile(0.99))), fmt.Sprintf("%.0f", c.throughput()),
-		f2(ratio(s.throughput(), c.throughput())), f2(ratio(ms(s.quantile(0.99)), ms(c.quantile(0.99))))}
+		f2(ratio(s.throughput(), c.throughput())), f2(ratio(ms(s.quantile(0.99)), ms(c.quantile(0.99)))),
+		f2(lo) + "–" + f2(hi)}
+}
+
+// p99Spread returns the lowest and the highest ratio of a server round's p99 to that of the
+// ceiling round after it.
+func (r row) p99Spread() (lo, hi float64) {
+	for i := range r.server {
+		x := ratio(ms(r.server[i].quantile(0.99)), ms(r.ceiling[i].quantile(0.99)))
+		if i == 0 || x < lo {
+			lo = x
+		}
+		if i == 0 || x > hi {
+			hi = x
+		}
+	}
+	return lo, hi
 }
 
 var tableHeader = []string{"scenario", "offered req/s", "p50 ms", "p95 ms", "p99 ms", "achieved req/s", "errors",
-	"ceiling p50 ms", "ceiling p99 ms", "ceiling req/s", "achieved/ceiling", "p99/ceiling p99"}
+	"ceiling p50 ms", "ceiling p99 ms", "ceiling req/s", "achieved/ceiling", "p99/ceiling p99", "rounds' p99/ceiling p99"}
 
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 
@@ -372,12 +406,7 @@ type tally struct {
 	elapsed    time.Duration
 }
 
-func (t tally) rate() float64 {
-	if t.elapsed <= 0 {
-		return 0
-	}
-	return float64(t.ok) / t.elapsed.Seconds()
-}
+func (t tally) rate() float64 { return perSecond(t.ok, t.elapsed) }
 
 func sum(ts []tally) tally {
 	var out tally
@@ -795,30 +824,71 @@ func (r result) quantile(q float64) time.Duration {
 	return r.latencies[min(len(r.latencies)-1, int(q*float64(len(r.latencies))))]
 }
 
-func (r result) throughput() float64 {
-	if r.elapsed <= 0 {
+// perSecond is n over d, or 0 for no time at all.
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
 		return 0
 	}
-	return float64(len(r.latencies)) / r.elapsed.Seconds()
+	return float64(n) / d.Seconds()
+}
+
+// rounds are the measured runs of one side of a row, one a round.
+type rounds []result
+
+// quantile is the median of the rounds' q-quantiles (of the middle two, their mean).
+func (rs rounds) quantile(q float64) time.Duration {
+	if len(rs) == 0 {
+		return 0
+	}
+	qs := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		qs[i] = r.quantile(q)
+	}
+	slices.Sort(qs)
+	m := len(qs) / 2
+	if len(qs)%2 == 0 {
+		return (qs[m-1] + qs[m]) / 2
+	}
+	return qs[m]
+}
+
+// throughput is the answers of all the rounds over their measured time together.
+func (rs rounds) throughput() float64 {
+	var answered int
+	var elapsed time.Duration
+	for _, r := range rs {
+		answered += len(r.latencies)
+		elapsed += r.elapsed
+	}
+	return perSecond(int64(answered), elapsed)
+}
+
+func (rs rounds) errors() int64 {
+	var n int64
+	for _, r := range rs {
+		n += r.errors
+	}
+	return n
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// load issues sc's requests against base at rate for o.warmup (discarded) then o.duration
-// (measured).
-func load(c *http.Client, base string, sc scenario, rate int, o options) result {
-	warm := fire(c, base, sc, fired{}, rate, o.warmup, o.inflight, nil)
+// load issues sc's requests against base at rate for warmup (discarded) then d (measured),
+// numbered from from on, and returns the measured run and the number after the last it issued.
+func load(c *http.Client, base string, sc scenario, rate int, warmup, d time.Duration, inflight int, from int64) (result, int64) {
+	warm := fire(c, base, sc, fired{scheduled: from}, rate, warmup, inflight, nil)
 	var mu sync.Mutex
-	res := result{latencies: make([]time.Duration, 0, int(float64(rate)*o.duration.Seconds()))}
+	res := result{latencies: make([]time.Duration, 0, int(float64(rate)*d.Seconds()))}
 	start := time.Now()
-	res.errors = fire(c, base, sc, warm, rate, o.duration, o.inflight, func(d time.Duration) {
+	done := fire(c, base, sc, warm, rate, d, inflight, func(d time.Duration) {
 		mu.Lock()
 		res.latencies = append(res.latencies, d)
 		mu.Unlock()
-	}).errors
+	})
+	res.errors = done.errors
 	res.elapsed = time.Since(start)
 	slices.Sort(res.latencies)
-	return res
+	return res, done.scheduled
 }
 
 // fired is what one schedule issued: the requests it scheduled and how many of them failed.

@@ -165,8 +165,6 @@ func TestParseRates(t *testing.T) {
 	}
 }
 
-// TestLoadNumbersRequests: the warm-up and the measured run of one load issue requests numbered
-// apart, so that one-time credentials prepared for a run are never sent twice.
 func TestReadKeys(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -194,29 +192,109 @@ func TestReadKeys(t *testing.T) {
 	}
 }
 
-func TestLoadNumbersRequests(t *testing.T) {
+// TestOpenLoopRounds: the server's and the ceiling's rounds alternate, each side's requests are
+// numbered on from round to round (warm-ups included), so that one-time credentials prepared
+// for a run are never sent twice to the server, and the row keeps every round of both sides.
+func TestOpenLoopRounds(t *testing.T) {
+	type hit struct {
+		side string
+		n    int
+	}
 	var mu sync.Mutex
-	seen := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		seen[string(b)]++
-		mu.Unlock()
-	}))
+	var hits []hit
+	recorder := func(side string) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			n, _ := strconv.Atoi(string(b))
+			mu.Lock()
+			hits = append(hits, hit{side, n})
+			mu.Unlock()
+		}))
+	}
+	srv, ceil := recorder("server"), recorder("ceiling")
 	defer srv.Close()
-	sc := scenario{name: "numbered", method: http.MethodPost, path: "/", body: func(i int) string { return strconv.Itoa(i) }}
-	o := options{warmup: 100 * time.Millisecond, duration: 200 * time.Millisecond, inflight: 64}
-	res := load(srv.Client(), srv.URL, sc, 100, o)
-	if res.errors != 0 {
-		t.Fatalf("%d errors", res.errors)
+	defer ceil.Close()
+	prepared := 0
+	sc := scenario{name: "numbered", method: http.MethodPost, path: "/", body: func(i int) string { return strconv.Itoa(i) },
+		prepare: func(n int) error { prepared = n; return nil }}
+	o := options{rates: []int{100}, warmup: 100 * time.Millisecond, duration: 400 * time.Millisecond, inflight: 64, rounds: 2}
+	rows, err := openLoop(srv.Client(), srv.URL, ceil.URL, []scenario{sc}, o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(seen) != 30 {
-		t.Errorf("%d distinct request numbers, want 30 (10 warm-up, 20 measured)", len(seen))
+	// Each round: 10 warm-up and 20 measured requests a side.
+	if len(rows) != 1 || len(rows[0].server) != 2 || len(rows[0].ceiling) != 2 {
+		t.Fatalf("rows %+v", rows)
 	}
-	for body, n := range seen {
-		if n != 1 {
-			t.Errorf("request %s sent %d times", body, n)
+	for i, r := range append(rows[0].server, rows[0].ceiling...) {
+		if len(r.latencies) != 20 || r.errors != 0 {
+			t.Errorf("run %d: %d answers, %d errors; want 20, 0", i, len(r.latencies), r.errors)
 		}
+	}
+	if prepared != 60 {
+		t.Errorf("prepared %d requests, want 60 (two rounds of 30)", prepared)
+	}
+	seen := map[string]map[int]int{"server": {}, "ceiling": {}}
+	var order []string
+	for _, h := range hits {
+		seen[h.side][h.n]++
+		if len(order) == 0 || order[len(order)-1] != h.side {
+			order = append(order, h.side)
+		}
+	}
+	for side, numbers := range seen {
+		if len(numbers) != 60 {
+			t.Errorf("%s: %d distinct request numbers, want 60", side, len(numbers))
+		}
+		for n, times := range numbers {
+			if n < 0 || n >= 60 || times != 1 {
+				t.Errorf("%s: request %d sent %d times", side, n, times)
+			}
+		}
+	}
+	if want := []string{"server", "ceiling", "server", "ceiling"}; !slices.Equal(order, want) {
+		t.Errorf("sides in turn %v, want %v", order, want)
+	}
+}
+
+// TestRounds: a row's latencies are the medians of its rounds', its throughput that of all the
+// rounds together; the spread is of the rounds' own p99 ratios.
+func TestRounds(t *testing.T) {
+	run := func(p99 time.Duration, answers int, errors int64) result {
+		l := make([]time.Duration, answers)
+		for i := range l {
+			l[i] = time.Millisecond
+		}
+		l[len(l)-1] = p99
+		return result{latencies: l, errors: errors, elapsed: time.Second}
+	}
+	tests := []struct {
+		name   string
+		rs     rounds
+		p99    time.Duration
+		rate   float64
+		errors int64
+	}{
+		{"none", nil, 0, 0, 0},
+		{"one", rounds{run(5*time.Millisecond, 10, 1)}, 5 * time.Millisecond, 10, 1},
+		{"odd: the middle", rounds{run(9*time.Millisecond, 10, 0), run(2*time.Millisecond, 20, 2), run(4*time.Millisecond, 30, 0)}, 4 * time.Millisecond, 20, 2},
+		{"even: the middle two's mean", rounds{run(2*time.Millisecond, 10, 0), run(8*time.Millisecond, 10, 0), run(4*time.Millisecond, 10, 0), run(30*time.Millisecond, 10, 0)}, 6 * time.Millisecond, 10, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.rs.quantile(0.99); got != tt.p99 {
+			t.Errorf("%s: p99 %v, want %v", tt.name, got, tt.p99)
+		}
+		if got := tt.rs.throughput(); got != tt.rate {
+			t.Errorf("%s: throughput %v, want %v", tt.name, got, tt.rate)
+		}
+		if got := tt.rs.errors(); got != tt.errors {
+			t.Errorf("%s: errors %d, want %d", tt.name, got, tt.errors)
+		}
+	}
+	r := row{server: rounds{run(4*time.Millisecond, 10, 0), run(9*time.Millisecond, 10, 0)},
+		ceiling: rounds{run(2*time.Millisecond, 10, 0), run(3*time.Millisecond, 10, 0)}}
+	if lo, hi := r.p99Spread(); lo != 2 || hi != 3 {
+		t.Errorf("p99 spread %v–%v, want 2–3", lo, hi)
 	}
 }
 
@@ -359,8 +437,8 @@ func TestSupplyScenario(t *testing.T) {
 // column.
 func TestWriteMarkdown(t *testing.T) {
 	r := row{scenario: "read", rate: 500,
-		server:  result{latencies: []time.Duration{time.Millisecond, 2 * time.Millisecond}, elapsed: time.Second},
-		ceiling: result{latencies: []time.Duration{time.Millisecond}, elapsed: time.Second}}
+		server:  rounds{{latencies: []time.Duration{time.Millisecond, 2 * time.Millisecond}, elapsed: time.Second}},
+		ceiling: rounds{{latencies: []time.Duration{time.Millisecond}, elapsed: time.Second}}}
 	file := filepath.Join(t.TempDir(), "table.md")
 	if err := writeMarkdown(file, []row{r, r}, ""); err != nil {
 		t.Fatal(err)
@@ -378,7 +456,7 @@ func TestWriteMarkdown(t *testing.T) {
 			t.Errorf("%d cell borders in %q", n, l)
 		}
 	}
-	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.Contains(lines[2], "| 2.00 | 2.00 |") {
+	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.HasSuffix(lines[2], "| 2.00 | 2.00 | 2.00–2.00 |") {
 		t.Errorf("row %q", lines[2])
 	}
 }
@@ -386,12 +464,12 @@ func TestWriteMarkdown(t *testing.T) {
 // TestWriteChart: the chart is a PNG of the size asked for, with a line per scenario; a run with
 // no answers (p99 of 0) still draws.
 func TestWriteChart(t *testing.T) {
-	lat := func(d time.Duration) result { return result{latencies: []time.Duration{d}, elapsed: time.Second} }
+	lat := func(d time.Duration) rounds { return rounds{{latencies: []time.Duration{d}, elapsed: time.Second}} }
 	rows := []row{
 		{scenario: "read", rate: 500, server: lat(time.Millisecond)},
 		{scenario: "read", rate: 1000, server: lat(3 * time.Millisecond)},
 		{scenario: "token", rate: 500, server: lat(2 * time.Millisecond)},
-		{scenario: "token", rate: 1000, server: result{}},
+		{scenario: "token", rate: 1000, server: rounds{}},
 	}
 	if got := scenarioOrder(rows); !slices.Equal(got, []string{"read", "token"}) {
 		t.Errorf("scenarioOrder = %v", got)
