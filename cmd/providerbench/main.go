@@ -21,8 +21,8 @@
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
 // latency rather than as a politely slowed client. The server and the ceiling take turns in
-// --rounds rounds, and each figure of a row is the median of its rounds'. The FHIR scenarios need the server to run with
-// --fhir-public-read, but for the read with a token.
+// --rounds rounds, and a row's latencies are the medians of its rounds'. The FHIR scenarios
+// need the server to run with --fhir-public-read, but for the read with a token.
 package main
 
 import (
@@ -325,16 +325,9 @@ func (r row) cells() []string {
 // p99Spread returns the lowest and the highest ratio of a server round's p99 to that of the
 // ceiling round after it.
 func (r row) p99Spread() (lo, hi float64) {
-	for i := range r.server {
-		x := ratio(ms(r.server[i].quantile(0.99)), ms(r.ceiling[i].quantile(0.99)))
-		if i == 0 || x < lo {
-			lo = x
-		}
-		if i == 0 || x > hi {
-			hi = x
-		}
-	}
-	return lo, hi
+	return extremes(len(r.server), func(i int) float64 {
+		return ratio(ms(r.server[i].quantile(0.99)), ms(r.ceiling[i].quantile(0.99)))
+	})
 }
 
 var tableHeader = []string{"scenario", "offered req/s", "p50 ms", "p95 ms", "p99 ms", "achieved req/s", "errors",
@@ -420,13 +413,18 @@ func sum(ts []tally) tally {
 
 // spread returns the lowest and the highest ratio of a server round to the ceiling round after it.
 func spread(srv, ceil []tally) (lo, hi float64) {
-	for i := range srv {
-		r := srv[i].rate() / ceil[i].rate()
-		if i == 0 || r < lo {
-			lo = r
+	return extremes(len(srv), func(i int) float64 { return srv[i].rate() / ceil[i].rate() })
+}
+
+// extremes returns the lowest and the highest of f(0) to f(n-1).
+func extremes(n int, f func(i int) float64) (lo, hi float64) {
+	for i := range n {
+		x := f(i)
+		if i == 0 || x < lo {
+			lo = x
 		}
-		if i == 0 || r > hi {
-			hi = r
+		if i == 0 || x > hi {
+			hi = x
 		}
 	}
 	return lo, hi
