@@ -235,6 +235,19 @@ func TestIngestDemoDrop(t *testing.T) {
 			t.Errorf("no manifest for %s in %v", want, names)
 		}
 	}
+
+	// The phase table names each commit apart, in a line an operator can read, and the FHIR
+	// projection's commit by its first collection (scripts/bench.sh sums the FHIR phases by it).
+	var steps []string
+	for _, ph := range res.Phases {
+		steps = append(steps, ph.Step)
+		if len(ph.Step) > 60 {
+			t.Errorf("phase %q: longer than 60 characters", ph.Step)
+		}
+	}
+	if !slices.Contains(steps, "committing fhir_Endpoint and 7 more collections") {
+		t.Errorf("phases %q: no commit of the FHIR projection's collections", steps)
+	}
 }
 
 func TestReingestIsIdempotent(t *testing.T) {

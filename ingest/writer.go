@@ -162,6 +162,21 @@ func (w *batchWriter) write(ctx context.Context, b batch) error {
 	return w.st.Put(ctx, w.gen, b.collection, b.docs)
 }
 
+// commitStep names the phase of committing the collections names (sorted): all of them when
+// there are few, else the first and how many more, so that the phase table of a whole drop,
+// whose first commit takes fifteen collections, stays readable. The names keep apart the
+// commits of one run, since a phase's spells are summed by name.
+func commitStep(names []string) string {
+	switch {
+	case len(names) == 1:
+		return "committing " + names[0]
+	case len(names) <= 3:
+		return "committing " + strings.Join(names, ", ")
+	default:
+		return fmt.Sprintf("committing %s and %d more collections", names[0], len(names)-1)
+	}
+}
+
 // commitLoads commits every open load, several at once (each merge is one core's work), and
 // sends each collection's later batches to Put. The lanes must be idle.
 func (w *batchWriter) commitLoads(ctx context.Context) error {
@@ -186,7 +201,7 @@ func (w *batchWriter) commitLoads(ctx context.Context) error {
 	w.loadMu.Unlock()
 	// A national load's commit merges gigabytes of runs; say so rather than fall silent.
 	w.log.Info("committing bulk loads", "collections", names)
-	defer w.interrupt(fmt.Sprintf("committing %d collections (%s)", len(names), strings.Join(names, ", ")))()
+	defer w.interrupt(commitStep(names))()
 	sem := make(chan struct{}, writeLanes())
 	errs := make(chan error, len(loads))
 	for _, c := range order {

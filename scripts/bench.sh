@@ -61,7 +61,7 @@ bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench Benchmar
 bare_s=$(sed -n 's/^bare CSV read of the same files \([0-9.]*\) s.*/\1/p' <<<"$bare")
 fhir_phases() { # fhir_phases LOG: the seconds of the FHIR projection and its commit, and their share
 	awk '/^PHASE +SECONDS +SHARE$/ { on = 1; next }
-		on && NF >= 3 { all += $(NF - 1); if (/^building the fhir projection/ || /^committing .*\(fhir_/) fhir += $(NF - 1) }
+		on && NF >= 3 { all += $(NF - 1); if (/^building the fhir projection/ || /^committing fhir_/) fhir += $(NF - 1) }
 		END { printf "%.0f %.0f", fhir, (all > 0 ? 100 * fhir / all : 0) }' "$1"
 }
 
