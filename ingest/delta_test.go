@@ -69,9 +69,15 @@ func testWeeklyDelta(t *testing.T, n int) {
 	if _, err := ingest.Run(ctx, pinned(delta, base, wk.Last)); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ingest.Run(ctx, pinned(delta, week, wk.Last))
+	steps := &phaseUpdates{}
+	opts := pinned(delta, week, wk.Last)
+	opts.Progress = steps
+	res, err := ingest.Run(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := steps.last["updating the fhir projection"]; got[0] < int64(n)/2 || got[0] != got[1] {
+		t.Errorf("the FHIR update last reported %d of %d providers, want all of at least %d", got[0], got[1], n/2)
 	}
 	// The full ingest follows the same monthly snapshot, so that both stores have the same
 	// previous snapshot (a resource gone since is 410, not 404).
@@ -286,7 +292,8 @@ func (c *cancelAtPhase) Phase(p string) {
 		c.cancel()
 	}
 }
-func (c *cancelAtPhase) Done(int64, int64, time.Duration) {}
+func (c *cancelAtPhase) PhaseUpdate(string, int64, int64, string) {}
+func (c *cancelAtPhase) Done(int64, int64, time.Duration)         {}
 
 // A drop mixing monthly and weekly NPPES files is refused with a clear error and changes
 // nothing; so are weekly files with no monthly snapshot serving, and a week older than the

@@ -64,8 +64,13 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 		}
 		return nil
 	}
-	if j.gen[catalog.RegistryProviders] != "" {
-		if err := j.buildProviders(ctx, emit, stats); err != nil {
+	if gen := j.gen[catalog.RegistryProviders]; gen != "" {
+		total, err := p.Store().Count(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: gen})
+		if err != nil {
+			return fmt.Errorf("fhir: count the registry's providers: %w", err)
+		}
+		advance := func(done int64) { p.Advance(done, total, "providers") }
+		if err := j.buildProviders(ctx, emit, advance, stats); err != nil {
 			return err
 		}
 	}
@@ -89,8 +94,9 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 // buildProviders builds every registry provider's resources on a pool of workers, and emits
 // them in registry (NPI) order: pages are numbered and their results put back in order, so that
 // each resource collection is written in id order, which the store loads fastest, and the
-// output does not depend on which worker finished first.
-func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resource) error, stats map[string]int64) error {
+// output does not depend on which worker finished first. After each page it calls advance with
+// the providers emitted so far.
+func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resource) error, advance func(done int64), stats map[string]int64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	type numbered[T any] struct {
@@ -98,7 +104,11 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 		item T
 	}
 	pages := make(chan numbered[[]providerInput], 2)
-	results := make(chan numbered[[]fhirmap.Resource], 4)
+	type built struct {
+		resources []fhirmap.Resource
+		providers int // the page's providers, whether or not they made resources
+	}
+	results := make(chan numbered[built], 4)
 	var wg sync.WaitGroup
 	skipped := make([]int64, runtime.GOMAXPROCS(0))
 	for w := range skipped {
@@ -120,7 +130,7 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 					out = append(out, res...)
 				}
 				select {
-				case results <- numbered[[]fhirmap.Resource]{page.n, out}:
+				case results <- numbered[built]{page.n, built{out, len(page.item)}}:
 				case <-ctx.Done():
 					return
 				}
@@ -173,19 +183,22 @@ func (j *joiner) buildProviders(ctx context.Context, emit func([]fhirmap.Resourc
 
 	// At most a handful of pages wait here: a worker holds one result until it is sent, and
 	// the channels hold a few.
-	waiting := map[int][]fhirmap.Resource{}
+	waiting := map[int]built{}
 	next := 0
+	var done int64
 	for res := range results {
 		waiting[res.n] = res.item
 		for out, ok := waiting[next]; ok; out, ok = waiting[next] {
 			delete(waiting, next)
 			next++
-			if err := emit(out); err != nil {
+			if err := emit(out.resources); err != nil {
 				cancel(err)
 				for range results { // let the workers finish
 				}
 				return err
 			}
+			done += int64(out.providers)
+			advance(done)
 		}
 	}
 	for _, n := range skipped {

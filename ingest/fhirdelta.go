@@ -211,12 +211,21 @@ func (u *fhirUpdate) servingResources(ctx context.Context, match store.Match, id
 
 // providers replaces the resources of the registry providers with the given NPIs (ascending),
 // a batch at a time, looked up and built in parallel and written in order by this goroutine
-// alone, as the batch writer wants.
+// alone, as the batch writer wants, reporting the providers done after each batch.
 func (u *fhirUpdate) providers(ctx context.Context, gen map[string]string, npis []string) error {
 	batches := slices.Collect(slices.Chunk(npis, maskBatch))
+	written, done := 0, int64(0)
 	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (fhirBatch, error) {
 		return u.batch(ctx, gen, batches[k])
-	}, func(b fhirBatch) error { return u.write(ctx, b) })
+	}, func(b fhirBatch) error {
+		if err := u.write(ctx, b); err != nil {
+			return err
+		}
+		done += int64(len(batches[written]))
+		written++
+		u.p.Advance(done, int64(len(npis)), "providers")
+		return nil
+	})
 }
 
 // batch looks up the serving resources of a batch of NPIs and builds their new ones as the

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,7 +75,8 @@ func TestIngestDemoDrop(t *testing.T) {
 	base, man := drop.Base, drop.BaseManifest
 	s := teststore.Embedded(t)
 	ctx := context.Background()
-	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
+	updates := &phaseUpdates{}
+	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded(), Progress: updates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +97,10 @@ func TestIngestDemoDrop(t *testing.T) {
 	providers := man.Counts.Individuals + man.Counts.Organizations
 	if got := count(t, s, catalog.RegistryProviders); got != providers {
 		t.Errorf("stored %d registry providers, drop has %d", got, providers)
+	}
+	// The FHIR projection reported its way through every registry provider.
+	if got := updates.last["building the fhir projection"]; got != [2]int64{providers, providers} {
+		t.Errorf("the FHIR projection last reported %d of %d providers, want all %d", got[0], got[1], providers)
 	}
 	if got := count(t, s, catalog.RegistryLocations); got != man.Counts.SecondaryLocations {
 		t.Errorf("stored %d secondary locations, drop has %d", got, man.Counts.SecondaryLocations)
@@ -486,7 +492,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 }
 
-// An interrupted ingest switches nothing and leaves no partial generation behind.
+// An interrupted ingest switches nothing and leaves no partial generation behind, whether it is
+// stopped while it reads the files or in the middle of the FHIR projection.
 func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
 	drop := drops(t)
 	base, evolved := drop.Base, drop.Next
@@ -497,19 +504,29 @@ func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
 	before, _ := store.Serving(context.Background(), s)
 	gensBefore, _ := s.Generations(context.Background())
 
-	ctx, cancel := context.WithCancel(context.Background())
-	prog := &cancelAfter{calls: 3, cancel: cancel}
-	_, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: evolved, Progress: prog})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted ingest returned %v, want context.Canceled", err)
-	}
-	after, _ := store.Serving(context.Background(), s)
-	if after.Version != before.Version || !mapsEqual(after.Collections, before.Collections) {
-		t.Errorf("serving snapshot changed: %+v -> %+v", before, after)
-	}
-	gensAfter, _ := s.Generations(context.Background())
-	if !slices.Equal(gensBefore, gensAfter) {
-		t.Errorf("generations %v -> %v: the partial one was not dropped", gensBefore, gensAfter)
+	for _, tc := range []struct {
+		name string
+		prog func(cancel context.CancelFunc) ingest.Progress
+	}{
+		{"reading the files", func(cancel context.CancelFunc) ingest.Progress { return &cancelAfter{calls: 3, cancel: cancel} }},
+		{"building the fhir projection", func(cancel context.CancelFunc) ingest.Progress {
+			return &cancelInPhase{phase: "building the fhir projection", cancel: cancel}
+		}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: evolved, Progress: tc.prog(cancel)})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: interrupted ingest returned %v, want context.Canceled", tc.name, err)
+		}
+		after, _ := store.Serving(context.Background(), s)
+		if after.Version != before.Version || !mapsEqual(after.Collections, before.Collections) {
+			t.Errorf("%s: serving snapshot changed: %+v -> %+v", tc.name, before, after)
+		}
+		gensAfter, _ := s.Generations(context.Background())
+		if !slices.Equal(gensBefore, gensAfter) {
+			t.Errorf("%s: generations %v -> %v: the partial one was not dropped", tc.name, gensBefore, gensAfter)
+		}
 	}
 }
 
@@ -524,9 +541,43 @@ func (c *cancelAfter) Update(string, int64, int64, int64, int64) {
 		c.cancel()
 	}
 }
-func (c *cancelAfter) Phase(string) {}
+func (c *cancelAfter) Phase(string)                             {}
+func (c *cancelAfter) PhaseUpdate(string, int64, int64, string) {}
+func (c *cancelAfter) Done(int64, int64, time.Duration)         {}
 
-func (c *cancelAfter) Done(int64, int64, time.Duration) {}
+// phaseUpdates keeps each phase's last report of progress: done and total.
+type phaseUpdates struct {
+	mu   sync.Mutex
+	last map[string][2]int64
+}
+
+func (p *phaseUpdates) Update(string, int64, int64, int64, int64) {}
+func (p *phaseUpdates) Phase(string)                              {}
+func (p *phaseUpdates) PhaseUpdate(step string, done, total int64, _ string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		p.last = map[string][2]int64{}
+	}
+	p.last[step] = [2]int64{done, total}
+}
+func (p *phaseUpdates) Done(int64, int64, time.Duration) {}
+
+// cancelInPhase cancels the ingest at the first report of progress within the named phase,
+// once part of its work is done.
+type cancelInPhase struct {
+	phase  string
+	cancel context.CancelFunc
+}
+
+func (c *cancelInPhase) Update(string, int64, int64, int64, int64) {}
+func (c *cancelInPhase) Phase(string)                              {}
+func (c *cancelInPhase) PhaseUpdate(step string, done, total int64, _ string) {
+	if step == c.phase && done > 0 && done < total {
+		c.cancel()
+	}
+}
+func (c *cancelInPhase) Done(int64, int64, time.Duration) {}
 
 func mapsEqual(a, b map[string]string) bool {
 	if len(a) != len(b) {

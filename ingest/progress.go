@@ -16,6 +16,10 @@ type Progress interface {
 	// Phase reports a step after the files are read (a projection, the commit of bulk loads),
 	// which can take minutes at national scale.
 	Phase(step string)
+	// PhaseUpdate reports how far step, a phase reported before, has come: done of total units
+	// (total 0 when unknown). A long phase calls it every few hundred units; a commit may have
+	// interrupted the step since its Phase report, so the step is named again.
+	PhaseUpdate(step string, done, total int64, unit string)
 	// Done reports the end of the ingest.
 	Done(rows, rejected int64, elapsed time.Duration)
 }
@@ -25,8 +29,12 @@ type Progress interface {
 // first line comes one interval after the start: an ingest shorter than that prints only its
 // phases and its total, not a line of zeros.
 func NewProgress(w io.Writer, terminal bool, interval time.Duration) Progress {
-	now := time.Now()
-	return &lineProgress{w: w, terminal: terminal, interval: interval, start: now, last: now}
+	return newLineProgress(w, terminal, interval, time.Now)
+}
+
+func newLineProgress(w io.Writer, terminal bool, interval time.Duration, now func() time.Time) *lineProgress {
+	t := now()
+	return &lineProgress{w: w, terminal: terminal, interval: interval, now: now, start: t, last: t, began: map[string]time.Time{}}
 }
 
 type lineProgress struct {
@@ -34,25 +42,70 @@ type lineProgress struct {
 	w        io.Writer
 	terminal bool
 	interval time.Duration
+	now      func() time.Time
 	start    time.Time
 	last     time.Time
+	began    map[string]time.Time // when each phase was first reported
 }
 
 func (p *lineProgress) Update(file string, rows, rejected, bytesDone, bytesTotal int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
-	every := p.interval
-	if p.terminal {
-		every = min(every, 200*time.Millisecond) // a rewritten line may change often
-	}
-	if now.Sub(p.last) < every {
+	now := p.now()
+	if !p.due(now) {
 		return
 	}
-	p.last = now
 	elapsed := now.Sub(p.start)
-	line := fmt.Sprintf("ingest: %s  %d rows  %d rejected  %s rows/s  %s  ETA %s",
-		file, rows, rejected, rate(rows, elapsed), percent(bytesDone, bytesTotal), eta(bytesDone, bytesTotal, elapsed))
+	p.status(fmt.Sprintf("ingest: %s  %d rows  %d rejected  %s rows/s  %s  ETA %s",
+		file, rows, rejected, rate(rows, elapsed), percent(bytesDone, bytesTotal), eta(bytesDone, bytesTotal, elapsed)))
+}
+
+// PhaseUpdate prints the step's progress as Update does the files': its units done, of how
+// many, at what rate since the step began, and the ETA.
+func (p *lineProgress) PhaseUpdate(step string, done, total int64, unit string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	began, ok := p.began[step]
+	if !ok {
+		began = now
+		p.began[step] = now
+	}
+	// As the ingest's first line, a phase's first comes one interval after it began, when its
+	// rate says something.
+	elapsed := now.Sub(began)
+	if elapsed < p.every() || !p.due(now) {
+		return
+	}
+	of := ""
+	if total > 0 {
+		of = fmt.Sprintf(" of %d", total)
+	}
+	p.status(fmt.Sprintf("ingest: %s  %d%s %s  %s %s/s  %s  ETA %s",
+		step, done, of, unit, rate(done, elapsed), unit, percent(done, total), eta(done, total, elapsed)))
+}
+
+// due reports whether a status line is due at now, and if so counts it as printed. The caller
+// holds mu.
+func (p *lineProgress) due(now time.Time) bool {
+	if now.Sub(p.last) < p.every() {
+		return false
+	}
+	p.last = now
+	return true
+}
+
+// every is the least time between status lines.
+func (p *lineProgress) every() time.Duration {
+	if p.terminal {
+		return min(p.interval, 200*time.Millisecond) // a rewritten line may change often
+	}
+	return p.interval
+}
+
+// status prints a status line: in place on a terminal, else as a line of its own. The caller
+// holds mu.
+func (p *lineProgress) status(line string) {
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {
@@ -63,10 +116,14 @@ func (p *lineProgress) Update(file string, rows, rejected, bytesDone, bytesTotal
 func (p *lineProgress) Phase(step string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.now()
+	if _, ok := p.began[step]; !ok {
+		p.began[step] = now
+	}
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintf(p.w, "ingest: %s (at %s)\n", step, time.Since(p.start).Round(time.Second))
+	fmt.Fprintf(p.w, "ingest: %s (at %s)\n", step, now.Sub(p.start).Round(time.Second))
 }
 
 func (p *lineProgress) Done(rows, rejected int64, elapsed time.Duration) {
@@ -93,8 +150,8 @@ func percent(done, total int64) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(done)/float64(total))
 }
 
-// eta extrapolates from bytes read: rows vary in width far less than in count per file, and the
-// byte total is known before reading starts.
+// eta extrapolates from the share done: of a drop's bytes, since rows vary in width far less
+// than in count per file and the byte total is known before reading starts; of a phase's units.
 func eta(done, total int64, elapsed time.Duration) string {
 	if done <= 0 || total <= 0 || done > total {
 		return "-"
@@ -108,8 +165,9 @@ type discardProgress struct{}
 
 func (discardProgress) Update(string, int64, int64, int64, int64) {}
 
-func (discardProgress) Phase(string)                     {}
-func (discardProgress) Done(int64, int64, time.Duration) {}
+func (discardProgress) Phase(string)                             {}
+func (discardProgress) PhaseUpdate(string, int64, int64, string) {}
+func (discardProgress) Done(int64, int64, time.Duration)         {}
 
 // PhaseTime is one step of an ingest and how long it took: from its Phase report to the next
 // report, or to the end of the ingest.

@@ -43,6 +43,36 @@ func TestProgressQuietAtFirst(t *testing.T) {
 	}
 }
 
+// A long phase's progress names the phase (again after a commit interrupted it), its units
+// done, of how many when known, its rate since the phase began and an ETA when the total is
+// known. Its first line comes one interval after the phase began.
+func TestPhaseUpdateLines(t *testing.T) {
+	const step = "building the fhir projection"
+	for _, tc := range []struct {
+		name        string
+		after       time.Duration // since the phase began
+		done, total int64
+		want        string // "" for no line
+	}{
+		{"total known", 20 * time.Second, 2560, 10240, "ingest: building the fhir projection  2560 of 10240 providers  128 providers/s  25.0%  ETA 1m0s\n"},
+		{"total unknown", 20 * time.Second, 2560, 0, "ingest: building the fhir projection  2560 providers  128 providers/s  -%  ETA -\n"},
+		{"within the first interval", 4 * time.Second, 256, 10240, ""},
+	} {
+		var out bytes.Buffer
+		at := time.Unix(0, 0)
+		p := newLineProgress(&out, false, 5*time.Second, func() time.Time { return at })
+		at = at.Add(time.Minute)
+		p.Phase(step)
+		p.Phase("committing supply_by_state")
+		out.Reset()
+		at = at.Add(tc.after)
+		p.PhaseUpdate(step, tc.done, tc.total, "providers")
+		if got := out.String(); got != tc.want {
+			t.Errorf("%s: output %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestPhaseClock drives the clock with a fake time: each step's time runs from its report to
 // the next one, a commit's interruption gives the time after it back to the interrupted step,
 // and a step reported twice is summed.

@@ -46,6 +46,14 @@ var projections = []*projection{
 type Projection struct {
 	run     *runState
 	outputs []string
+	step    string // the phase the run reported the projection as
+}
+
+// Advance reports how far the projection has come: done of total units (total 0 when unknown).
+// A projection that takes minutes at national scale calls it every few hundred units, so that
+// the operator sees it move.
+func (p *Projection) Advance(done, total int64, unit string) {
+	p.run.opts.Progress.PhaseUpdate(p.step, done, total, unit)
 }
 
 // Store is the store being loaded.
@@ -141,8 +149,9 @@ func (r *runState) runProjections(ctx context.Context) ([]string, error) {
 		if r.deltaOnly(ctx, pr, wrote) {
 			build, what = pr.delta, "updating"
 		}
-		r.opts.Progress.Phase(what + " the " + pr.name + " projection")
-		if err := build(ctx, &Projection{run: r, outputs: pr.outputs}); err != nil {
+		step := what + " the " + pr.name + " projection"
+		r.opts.Progress.Phase(step)
+		if err := build(ctx, &Projection{run: r, outputs: pr.outputs, step: step}); err != nil {
 			return nil, err
 		}
 		r.opts.Log.Info("projection built", "projection", pr.name, "elapsed", time.Since(began).Round(time.Millisecond))
