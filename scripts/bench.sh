@@ -391,8 +391,12 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   X-Forwarded-For address so that the per-address token budget is not what is measured.
 - The read with a SMART token carries an access token of the sandbox client, fetched before each
   run, and an X-Forwarded-For address of its own per request (the sandbox's budget is per
-  address). The line under the table is the token endpoint's own ceiling: the signature check
-  of an assertion alone, in process, on every core.
+  address). The first line under the table is the token endpoint's own ceiling: the signature
+  check of an assertion alone, in process, on every core. The second sets the read with the
+  token against the same read without one as throughput: 8 closed-loop clients each, the two
+  in turn in rounds, a fresh token before each token round. The load generator shares the
+  machine's cores with the server, so the ratio also holds the generator's own work for the
+  token's headers and the budget's answer headers.
 
 $kept
 DOC

@@ -16,7 +16,10 @@
 // the download of a FHIR bulk export file of that type, timed against the same bytes served
 // by net/http from a file. Keys come in files, not on the command line, where any process of
 // the machine could read them. With --smart-key the run also reports the token endpoint's own
-// ceiling: the signature check alone, in process.
+// ceiling, the signature check alone, in process; and the read with a token against the same
+// read without one as throughput, --token-clients closed-loop clients each, in alternating
+// rounds: what the bearer check and the client's budget cost a client that reads as fast as
+// it can.
 //
 // The load is open-loop: requests are issued on a fixed schedule whether or not earlier ones have
 // answered, and each latency is measured from its scheduled start, so a stalled server shows as
@@ -67,12 +70,15 @@ type options struct {
 	warmup   time.Duration
 	inflight int
 	clients  int
-	rounds   int
-	bearer   []string
-	smartKey string
-	clientID string
-	markdown string
-	chart    string
+	// tokenClients are the closed-loop clients of the read with a token against the read
+	// without one.
+	tokenClients int
+	rounds       int
+	bearer       []string
+	smartKey     string
+	clientID     string
+	markdown     string
+	chart        string
 	// serviceKeys are resolver keys; with queries (a labelled query set) they add the
 	// resolver scenarios and the search-quality run.
 	serviceKeys []string
@@ -106,7 +112,15 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := report(out, rows, o); err != nil {
+	// The token read's cost at saturation goes under the table, beside the token endpoint's
+	// ceiling: with the open-loop rows it answers what a token costs a read.
+	var tokenLine string
+	if pair, ok := tokenPair(scenarios); ok && o.tokenClients > 0 {
+		if tokenLine, err = tokenCost(client, base, pair, o); err != nil {
+			return err
+		}
+	}
+	if err := report(out, rows, o, tokenLine); err != nil {
 		return err
 	}
 	if labelled != nil {
@@ -137,6 +151,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured time before each measured run")
 	fs.IntVar(&o.inflight, "inflight", 512, "most requests in flight at once")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients of the saturation run (0 skips it)")
+	fs.IntVar(&o.tokenClients, "token-clients", 8, "closed-loop clients of the run that sets the read with a SMART token against the same read without one, with --smart-key (0 skips it)")
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds of each measurement, server and ceiling alternating, which share its measured time")
 	bearer := fs.String("bearer-file", "", "file of supply API keys, one a line, for the by-state scenario (empty skips it)")
 	fs.StringVar(&o.smartKey, "smart-key", "", "file holding a SMART client's private JWK for the token scenario (empty skips it)")
@@ -156,6 +171,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.duration <= 0 || o.inflight <= 0 || o.rounds <= 0 {
 		return o, errors.New("--duration, --inflight and --rounds must be positive")
+	}
+	if o.tokenClients < 0 {
+		return o, errors.New("--token-clients must not be negative")
 	}
 	if o.bearer, err = readKeys(*bearer); err != nil {
 		return o, err
@@ -259,9 +277,10 @@ func openLoop(client *http.Client, base, ceiling string, scenarios []scenario, o
 	return rows, nil
 }
 
-// report prints the open-loop table and the token ceiling's note, and writes the Markdown table
-// and the chart when asked.
-func report(out io.Writer, rows []row, o options) error {
+// report prints the open-loop table and the notes under it (the token endpoint's ceiling, and
+// tokenLine, the token read's cost, when there is one), and writes the Markdown table and the
+// chart when asked.
+func report(out io.Writer, rows []row, o options, tokenLine string) error {
 	if err := writeTable(out, rows); err != nil {
 		return err
 	}
@@ -277,6 +296,10 @@ func report(out io.Writer, rows []row, o options) error {
 		}
 		note = fmt.Sprintf("The token endpoint's own ceiling, the signature check of an assertion alone (in process, %d cores): %.0f per second.", runtime.GOMAXPROCS(0), rate)
 		fmt.Fprintln(out, "\n"+note)
+	}
+	if tokenLine != "" {
+		fmt.Fprintln(out, "\n"+tokenLine)
+		note = strings.TrimSpace(note + "\n\n" + tokenLine)
 	}
 	if o.markdown != "" {
 		if err := writeMarkdown(o.markdown, rows, note); err != nil {
@@ -383,14 +406,54 @@ func saturation(out io.Writer, client *http.Client, base, ceilURL string, scenar
 		}
 		var srv, ceil []tally
 		for range o.rounds {
-			srv = append(srv, saturate(client, base, sc, o.clients, round))
-			ceil = append(ceil, saturate(client, ceilURL, sc, o.clients, round))
+			srv = append(srv, saturate(client, base, sc, o.clients, round, 0))
+			ceil = append(ceil, saturate(client, ceilURL, sc, o.clients, round, 0))
 		}
 		s, c := sum(srv), sum(ceil)
 		lo, hi := spread(srv, ceil)
 		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.0f\t%.2f\t%.2f–%.2f\t\n", sc.name, s.rate(), s.failed, c.rate(), s.rate()/c.rate(), lo, hi)
 	}
 	return tw.Flush()
+}
+
+// tokenPair returns the run's read by id with a SMART token, and the same request without the
+// token, when the run has the former.
+func tokenPair(scenarios []scenario) ([2]scenario, bool) {
+	for _, sc := range scenarios {
+		if sc.name == tokenReadName {
+			return [2]scenario{get("the same read without a token", sc.path), sc}, true
+		}
+	}
+	return [2]scenario{}, false
+}
+
+// tokenCost sets the read with a SMART token against the same read without one as throughput:
+// o.tokenClients closed-loop clients each, in o.rounds rounds of a third of --duration a side,
+// the two alternating so that other load on the machine falls on both alike. This is the
+// bearer check's whole cost (the token's verification, the client's budget kept in the store)
+// as the requests per second it takes from a client that reads as fast as it can. The token
+// is fetched afresh before each round, and the token read's requests keep counting from round
+// to round, so that each still names an address of its own.
+func tokenCost(c *http.Client, base string, pair [2]scenario, o options) (string, error) {
+	round := o.duration / 3
+	var plain, token []tally
+	var from int64
+	for range o.rounds {
+		plain = append(plain, saturate(c, base, pair[0], o.tokenClients, round, 0))
+		if err := pair[1].prepare(0); err != nil {
+			return "", err
+		}
+		t := saturate(c, base, pair[1], o.tokenClients, round, from)
+		from += t.ok + t.failed
+		token = append(token, t)
+	}
+	p, t := sum(plain), sum(token)
+	if t.failed > 0 || p.failed > 0 {
+		return "", fmt.Errorf("the read with a token failed %d times and without one %d times", t.failed, p.failed)
+	}
+	lo, hi := extremes(len(plain), func(i int) float64 { return token[i].rate() / plain[i].rate() })
+	return fmt.Sprintf("The read by id with a SMART token against the same read without one, %d closed-loop clients each, %d rounds of %s a side: %.0f against %.0f reads/s, %.2f of it (rounds %.2f–%.2f).",
+		o.tokenClients, o.rounds, round.Round(time.Millisecond), t.rate(), p.rate(), t.rate()/p.rate(), lo, hi), nil
 }
 
 // tally is what a saturation run got through.
@@ -431,9 +494,11 @@ func extremes(n int, f func(i int) float64) (lo, hi float64) {
 }
 
 // saturate runs clients closed-loop clients on sc against base for d and counts the requests
-// answered 200 and the others (errors and other statuses).
-func saturate(c *http.Client, base string, sc scenario, clients int, d time.Duration) tally {
+// answered 200 and the others (errors and other statuses). Its requests are numbered from
+// after from on.
+func saturate(c *http.Client, base string, sc scenario, clients int, d time.Duration, from int64) tally {
 	var ok, failed, next atomic.Int64
+	next.Store(from)
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -595,6 +660,10 @@ func readKey(keyFile string) (jwk.Key, error) {
 	return key, nil
 }
 
+// tokenReadName names the read by id with a token, which tokenCost sets against the same read
+// without one.
+const tokenReadName = "read Practitioner by id (SMART token)"
+
 // tokenReadScenario reads by id the first Practitioner the client may read, with an access token
 // of the client: the read scenario with the bearer check and the client's budget added. prepare
 // gets a fresh token before each run (a run is far shorter than a token's life). The sandbox
@@ -632,7 +701,7 @@ func tokenReadScenario(c *http.Client, keyFile, clientID, base string) (scenario
 	if len(bundle.Entry) == 0 {
 		return scenario{}, errors.New("the client may read no Practitioner")
 	}
-	sc := get("read Practitioner by id (SMART token)", "/fhir/Practitioner/"+bundle.Entry[0].Resource.ID)
+	sc := get(tokenReadName, "/fhir/Practitioner/"+bundle.Entry[0].Resource.ID)
 	sc.header = func(i int) http.Header {
 		return http.Header{"Authorization": {auth}, "X-Forwarded-For": {fmt.Sprintf("11.%d.%d.%d", i>>16&255, i>>8&255, i&255)}}
 	}

@@ -259,6 +259,70 @@ func TestOpenLoopRounds(t *testing.T) {
 
 // TestRounds: a row's latencies are the medians of its rounds', its throughput that of all the
 // rounds together; the spread is of the rounds' own p99 ratios.
+// The token cost run alternates the same path without the token and with it, fetches the token
+// before each token round, and never sends one request number twice.
+func TestTokenCost(t *testing.T) {
+	var mu sync.Mutex
+	var turns []string
+	numbers := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/fhir/Practitioner/1" {
+			http.NotFound(w, r)
+			return
+		}
+		side := "plain"
+		if r.Header.Get("Authorization") != "" {
+			side = "token"
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(turns) == 0 || turns[len(turns)-1] != side {
+			turns = append(turns, side)
+		}
+		if side == "token" {
+			numbers[r.Header.Get("X-Forwarded-For")]++
+		}
+	}))
+	defer srv.Close()
+	fetched := 0
+	token := get(tokenReadName, "/fhir/Practitioner/1")
+	token.header = func(i int) http.Header {
+		return http.Header{"Authorization": {"Bearer t"}, "X-Forwarded-For": {strconv.Itoa(i)}}
+	}
+	token.prepare = func(int) error { fetched++; return nil }
+	pair, ok := tokenPair([]scenario{get("read Practitioner by id", "/fhir/Practitioner/2"), token})
+	if !ok || pair[0].path != token.path || pair[0].header != nil {
+		t.Fatalf("pair %+v, %v: want the token read's path without its header", pair, ok)
+	}
+	o := options{duration: 300 * time.Millisecond, rounds: 2, tokenClients: 4}
+	line, err := tokenCost(srv.Client(), srv.URL, pair, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(line, "The read by id with a SMART token against the same read without one, 4 closed-loop clients each, 2 rounds of 100ms a side: ") {
+		t.Errorf("line %q", line)
+	}
+	if want := []string{"plain", "token", "plain", "token"}; !slices.Equal(turns, want) {
+		t.Errorf("turns %v, want %v", turns, want)
+	}
+	if fetched != 2 {
+		t.Errorf("token fetched %d times, want once a round", fetched)
+	}
+	for n, times := range numbers {
+		if times != 1 {
+			t.Errorf("request %s sent %d times", n, times)
+		}
+	}
+	if _, ok := tokenPair([]scenario{get("read Practitioner by id", "/fhir/Practitioner/2")}); ok {
+		t.Error("a pair without the token read")
+	}
+	// A failing side is an error, not a ratio.
+	token.path = "/missing"
+	if _, err := tokenCost(srv.Client(), srv.URL, [2]scenario{get("plain", "/missing"), token}, o); err == nil {
+		t.Error("no error from reads that all failed")
+	}
+}
+
 func TestRounds(t *testing.T) {
 	run := func(p99 time.Duration, answers int, errors int64) result {
 		l := make([]time.Duration, answers)
