@@ -38,6 +38,8 @@ type Store struct {
 	fresh freshFilters
 	// recMu serialises the read-modify-write of records, counters and the expiry index.
 	recMu sync.Mutex
+	// records filters the keys of records and counters, to skip reading absent ones.
+	records recordFilter
 	// merges holds the slots of the merges of bulk-load commits, whichever load they belong
 	// to: an ingest commits several loads at once, and each merge holds a buffer per run, so the
 	// slots bound both the CPU and the memory the commits take together. There is one more
@@ -136,6 +138,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
 	}
 	s := &Store{db: db, dir: dir, lock: lock, popts: po, cfg: cfg, stop: make(chan struct{}), merges: make(chan struct{}, runtime.GOMAXPROCS(0)+1)}
+	s.records.cur = newIDFilter(recordFilterFloor)
+	if err := s.buildRecordFilter(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("embedded: open %s: %w", dir, err)
+	}
 	s.sweeper.Add(1)
 	go s.sweepLoop()
 	return s, nil

@@ -46,6 +46,13 @@ func probes(id string) (uint32, uint32) {
 	return uint32(h), uint32(h>>32) | 1
 }
 
+// probesBytes is probes of an id held as bytes: maphash gives equal bytes and strings the same
+// hash.
+func probesBytes(id []byte) (uint32, uint32) {
+	h := maphash.Bytes(filterSeed, id)
+	return uint32(h), uint32(h>>32) | 1
+}
+
 func (p *bloomPart) add(h1, h2 uint32) {
 	m := uint32(len(p.bits) * 64)
 	for i := range uint32(filterProbes) {
@@ -66,8 +73,18 @@ func (p *bloomPart) has(h1, h2 uint32) bool {
 	return true
 }
 
-func (f *idFilter) add(id string) {
-	h1, h2 := probes(id)
+// newIDFilter returns a filter whose first part holds capacity ids near its false-positive
+// rate, for a set whose size is known.
+func newIDFilter(capacity int) *idFilter {
+	return &idFilter{parts: []*bloomPart{newBloomPart(capacity)}}
+}
+
+func (f *idFilter) add(id string) { f.addProbes(probes(id)) }
+
+// addBytes is add of an id held as bytes, without a copy into a string.
+func (f *idFilter) addBytes(id []byte) { f.addProbes(probesBytes(id)) }
+
+func (f *idFilter) addProbes(h1, h2 uint32) {
 	last := len(f.parts) - 1
 	if last < 0 || f.parts[last].n >= f.parts[last].cap {
 		c := filterFirstCap
@@ -81,8 +98,12 @@ func (f *idFilter) add(id string) {
 }
 
 // mayHave reports whether id may have been added; false is certain.
-func (f *idFilter) mayHave(id string) bool {
-	h1, h2 := probes(id)
+func (f *idFilter) mayHave(id string) bool { return f.mayHaveProbes(probes(id)) }
+
+// mayHaveBytes is mayHave of an id held as bytes.
+func (f *idFilter) mayHaveBytes(id []byte) bool { return f.mayHaveProbes(probesBytes(id)) }
+
+func (f *idFilter) mayHaveProbes(h1, h2 uint32) bool {
 	for _, p := range f.parts {
 		if p.has(h1, h2) {
 			return true

@@ -22,6 +22,9 @@ func validateRecordID(kind, id string) error {
 
 // readStored reads a record or counter, live or expired.
 func (s *Store) readStored(key []byte) (stored, bool, error) {
+	if !s.records.mayHold(key) {
+		return stored{}, false, nil
+	}
 	v, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return stored{}, false, nil
@@ -101,8 +104,13 @@ func (s *Store) PutRecord(ctx context.Context, r store.Record) (store.Record, er
 	return toRecord(r.Kind, r.ID, next), nil
 }
 
-// replaceStored writes next at key into b, moving its expiry index entry from old's.
+// replaceStored writes next at key into b, moving its expiry index entry from old's. A key not
+// found goes into the record filter first (see recordfilter.go); the caller holds recMu and
+// commits b.
 func (s *Store) replaceStored(b *pebble.Batch, key []byte, old stored, found bool, next stored) {
+	if !found {
+		s.records.add(key)
+	}
 	if found && old.expires != 0 && old.expires != next.expires {
 		_ = b.Delete(expiryKey(old.expires, key), nil)
 	}
@@ -240,8 +248,23 @@ func (s *Store) sweepLoop() {
 			if _, err := s.sweep(time.Now()); err != nil && !errors.Is(err, store.ErrClosed) {
 				quietLogger{}.Errorf("sweep of expired records: %v", err)
 			}
+			if s.records.due() {
+				if err := s.rebuildRecordFilter(); err != nil && !errors.Is(err, store.ErrClosed) {
+					quietLogger{}.Errorf("rebuild of the record filter: %v", err)
+				}
+			}
 		}
 	}
+}
+
+// rebuildRecordFilter builds the record filter again from the store, which sweeps and deletions
+// have left with fewer keys than the filter holds.
+func (s *Store) rebuildRecordFilter() error {
+	if err := s.enter(context.Background()); err != nil {
+		return err
+	}
+	defer s.leave()
+	return s.buildRecordFilter()
 }
 
 // sweep deletes the records and counters that expired before now, with their expiry index
