@@ -3,7 +3,6 @@ package quota
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -17,15 +16,25 @@ const (
 	HeaderRateLimitPolicy = "RateLimit-Policy"
 )
 
+// The fields' names as net/http keeps them, worked out once: Header.Set would canonicalize each
+// mixed-case name again on every metered response.
+var (
+	keyLimit           = http.CanonicalHeaderKey(HeaderLimit)
+	keyRemaining       = http.CanonicalHeaderKey(HeaderRemaining)
+	keyReset           = http.CanonicalHeaderKey(HeaderReset)
+	keyRateLimit       = http.CanonicalHeaderKey(HeaderRateLimit)
+	keyRateLimitPolicy = http.CanonicalHeaderKey(HeaderRateLimitPolicy)
+)
+
 // SetHeaders writes the rate-limit fields with the reset as Unix seconds, as the resolver's
 // contract states them (seeds/001 section 8 rule 1) and the FHIR surface writes them too:
 // X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the binding window
 // (Decision.Binding), and the IETF fields of every window (SetIETFHeaders).
 func SetHeaders(h http.Header, d Decision) {
 	b := d.Binding()
-	h.Set(HeaderLimit, strconv.FormatInt(b.Limit, 10))
-	h.Set(HeaderRemaining, strconv.FormatInt(b.Remaining, 10))
-	h.Set(HeaderReset, strconv.FormatInt(b.ResetSecond().Unix(), 10))
+	h[keyLimit] = []string{strconv.FormatInt(b.Limit, 10)}
+	h[keyRemaining] = []string{strconv.FormatInt(b.Remaining, 10)}
+	h[keyReset] = []string{strconv.FormatInt(b.ResetSecond().Unix(), 10)}
 	SetIETFHeaders(h, d)
 }
 
@@ -37,20 +46,34 @@ func SetHeaders(h http.Header, d Decision) {
 //	RateLimit: "rolling-1m";r=59;t=1, "rolling-24h";r=999;t=86340
 //
 // q is the quota and w the window in seconds; r is what remains and t the seconds until it
-// grows (the window's Reset), within which the client can use no more than r.
+// grows (the window's Reset), within which the client can use no more than r. Both fields are
+// appended into one buffer, converted to strings once.
 func SetIETFHeaders(h http.Header, d Decision) {
-	var policy, limit strings.Builder
+	buf := make([]byte, 0, 64*len(d.States))
 	for i, s := range d.States {
 		if i > 0 {
-			policy.WriteString(", ")
-			limit.WriteString(", ")
+			buf = append(buf, ", "...)
 		}
-		id := strconv.Quote(s.Name) // window names are plain ASCII: a valid sf-string
-		policy.WriteString(id + ";q=" + strconv.FormatInt(s.Limit, 10) + ";w=" + strconv.FormatInt(int64(s.Length/time.Second), 10))
-		limit.WriteString(id + ";r=" + strconv.FormatInt(s.Remaining, 10) + ";t=" + strconv.FormatInt(secondsUntil(d.At, s.Reset), 10))
+		buf = strconv.AppendQuote(buf, s.Name) // window names are plain ASCII: a valid sf-string
+		buf = append(buf, ";q="...)
+		buf = strconv.AppendInt(buf, s.Limit, 10)
+		buf = append(buf, ";w="...)
+		buf = strconv.AppendInt(buf, int64(s.Length/time.Second), 10)
 	}
-	h.Set(HeaderRateLimitPolicy, policy.String())
-	h.Set(HeaderRateLimit, limit.String())
+	policyEnd := len(buf)
+	for i, s := range d.States {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = strconv.AppendQuote(buf, s.Name)
+		buf = append(buf, ";r="...)
+		buf = strconv.AppendInt(buf, s.Remaining, 10)
+		buf = append(buf, ";t="...)
+		buf = strconv.AppendInt(buf, secondsUntil(d.At, s.Reset), 10)
+	}
+	both := string(buf)
+	h[keyRateLimitPolicy] = []string{both[:policyEnd]}
+	h[keyRateLimit] = []string{both[policyEnd:]}
 }
 
 // SetRetryAfter writes the seconds until every full window has a slot again, at least 1.

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -313,6 +314,19 @@ func TestInvalidPolicy(t *testing.T) {
 // BenchmarkAllow is one admission on the embedded store (a read and a synced compare-and-swap
 // write) and one refusal (a read), with the pilot policy's two windows.
 func BenchmarkAllow(b *testing.B) {
+	// A subject's first request in its windows: a record that is not there, read and created.
+	b.Run("new subject", func(b *testing.B) {
+		s := teststore.Embedded(b)
+		l := New(s, nil)
+		p := Policy{Name: "bench", Windows: []Window{RollingHour(1000)}}
+		i := 0
+		for b.Loop() {
+			i++
+			if d, err := l.Allow(context.Background(), p, "ip:"+strconv.Itoa(i)); err != nil || !d.Allowed {
+				b.Fatalf("%+v %v", d, err)
+			}
+		}
+	})
 	for _, admit := range []bool{true, false} {
 		name := map[bool]string{true: "admitted", false: "refused"}[admit]
 		b.Run(name, func(b *testing.B) {
@@ -320,11 +334,16 @@ func BenchmarkAllow(b *testing.B) {
 			clock := testenv.NewClock()
 			l := New(s, clock.Now)
 			p := Policy{Name: "bench", Windows: []Window{RollingMinute(60), RollingDay(1 << 40)}}
-			if !admit {
-				p.Windows[0].Limit = 0
+			if !admit { // one slot, taken before the loop, and the clock stands still
+				p.Windows[0].Limit = 1
+				if _, err := l.Allow(context.Background(), p, "key:bench"); err != nil {
+					b.Fatal(err)
+				}
 			}
 			for b.Loop() {
-				clock.Advance(2 * time.Second) // 30 a minute: within the 60
+				if admit {
+					clock.Advance(2 * time.Second) // 30 a minute: within the 60
+				}
 				d, err := l.Allow(context.Background(), p, "key:bench")
 				if err != nil || d.Allowed != admit {
 					b.Fatalf("%+v %v", d, err)
