@@ -11,7 +11,9 @@
 //   - Sstables are compressed (fast compression near the top of the LSM, zstd at the bottom
 //     where most data rests) and carry bloom filters, so the point reads of Put (does this id
 //     already exist?) and Get rarely touch disk for absent keys. A collection first written
-//     empty by this process skips that read for ids it has never written (fresh.go).
+//     empty by this process skips that read for ids it has never written (fresh.go), and a
+//     filter of every record and counter key skips the read of records that are not there
+//     (recordfilter.go): a metered subject's first request, a token's replay guard.
 //   - An ingest fills new collections by bulk load (bulk.go): an external merge sort whose
 //     sorted tables Pebble ingests directly, bypassing the write-ahead log, the memtable and
 //     compaction (see Bulk loads below).
