@@ -2,9 +2,7 @@ package quota
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"providerdir/store"
@@ -13,48 +11,42 @@ import (
 // RecordKind is the store record kind of the window records.
 const RecordKind = "quota"
 
-// Limiter decides requests against policies. It holds no state of its own: everything is in the
-// store, so any number of limiters (one per replica) on one store enforce one quota.
+// Limiter decides requests against policies. Where the counts are held is its meter's concern:
+// in the store on every decision (New), so that any number of limiters (one per replica) on
+// one store enforce one quota, or in this process and written to the store behind the
+// decisions (NewLocal), for a store one process owns.
 type Limiter struct {
-	st  store.Store
+	m   meter
 	now func() time.Time
-	// turns serialise the Allow calls of one subject within this process (striped by a hash of
-	// the record id). Correctness does not need them: the compare-and-swap does. They keep a
-	// burst of one key's requests on one replica from racing each other for the same record,
-	// which on a networked store costs a round trip per lost race; what is left to race is one
-	// request per replica.
-	turns [256]chan struct{}
 }
 
-// New returns a limiter on st. now is its clock; nil means time.Now.
+// meter holds the windows of the subjects a limiter decides on. count decides a request of
+// cost n on record id under p and counts it when admitted; peek decides one of cost 1 and
+// counts nothing. Both read the clock only once they hold the subject's current windows, so
+// that a decision is never made on a time older than the counts it sees.
+type meter interface {
+	count(ctx context.Context, p Policy, id string, n int64, now func() time.Time) (Decision, error)
+	peek(ctx context.Context, p Policy, id string, now func() time.Time) (Decision, error)
+	close() error
+}
+
+// New returns a limiter that reads and writes the windows in st on every decision: every
+// process on st enforces one quota with it. now is its clock; nil means time.Now.
 func New(st store.Store, now func() time.Time) *Limiter {
+	return &Limiter{m: newStoredMeter(st), now: orNow(now)}
+}
+
+func orNow(now func() time.Time) func() time.Time {
 	if now == nil {
-		now = time.Now
+		return time.Now
 	}
-	l := &Limiter{st: st, now: now}
-	for i := range l.turns {
-		l.turns[i] = make(chan struct{}, 1)
-	}
-	return l
+	return now
 }
 
-// turn waits for id's turn in this process; the returned function ends it.
-func (l *Limiter) turn(ctx context.Context, id string) (func(), error) {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(id))
-	c := l.turns[h.Sum32()%uint32(len(l.turns))]
-	select {
-	case c <- struct{}{}:
-		return func() { <-c }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// maxAttempts bounds the compare-and-swap retries of one Allow. Every lost race is another
-// request's success, so the bound is only reached by more than this many requests racing for
-// one subject at once, far beyond what one key sends.
-const maxAttempts = 1000
+// Close ends the limiter: a local limiter writes what it has counted since its last write to
+// the store and stops writing. Decisions after Close are an error. Close is safe to call more
+// than once.
+func (l *Limiter) Close() error { return l.m.close() }
 
 // Allow admits one request of subject under p, counting it in every window, or refuses it
 // without counting it. subject names who is metered ("key:...", "ip:..."); the record id is
@@ -75,40 +67,7 @@ func (l *Limiter) AllowN(ctx context.Context, p Policy, subject string, n int64)
 			return Decision{}, fmt.Errorf("quota: policy %s: a cost of %d never fits window %s of %d", p.Name, n, w.Name, w.Limit)
 		}
 	}
-	id := p.Name + "/" + subject
-	done, err := l.turn(ctx, id)
-	if err != nil {
-		return Decision{}, err
-	}
-	defer done()
-	var d Decision
-	_, err = store.Update(ctx, l.st, RecordKind, id, func(rec store.Record) (store.Record, error) {
-		states, err := decode(rec.Body, p)
-		if err != nil {
-			return rec, err
-		}
-		now := l.now()
-		if d = evaluate(states, now, n); !d.Allowed {
-			return rec, store.SkipWrite
-		}
-		var expires time.Time
-		for i := range states {
-			states[i].add(now, n)
-			if e := states[i].expiry(); e.After(expires) {
-				expires = e
-			}
-		}
-		rec.Body, rec.ExpiresAt = encode(states), expires
-		d = evaluate(states, now, n).admitted()
-		return rec, nil
-	}, store.CreateIfAbsent(), store.UpdateAttempts(maxAttempts))
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		return Decision{}, fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
-	case err != nil:
-		return Decision{}, fmt.Errorf("quota: %s: %w", id, err)
-	}
-	return d, nil
+	return l.m.count(ctx, p, p.Name+"/"+subject, n, l.now)
 }
 
 // Peek reports what Allow would decide, counting nothing. Responses that must describe a
@@ -117,24 +76,31 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision,
 	if err := p.Validate(); err != nil {
 		return Decision{}, err
 	}
-	states, err := l.read(ctx, p, p.Name+"/"+subject)
-	if err != nil {
-		return Decision{}, err
-	}
-	return evaluate(states, l.now(), 1), nil
+	return l.m.peek(ctx, p, p.Name+"/"+subject, l.now)
 }
 
-// read returns the windows of the record id (none counted when there is no record).
-func (l *Limiter) read(ctx context.Context, p Policy, id string) ([]windowState, error) {
-	rec, err := l.st.GetRecord(ctx, RecordKind, id)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("quota: read %s: %w", id, err)
+// countIn decides a request of cost n against states at now and counts it in every window
+// when it is admitted; counted says whether it was, and so whether states changed.
+func countIn(states []windowState, now time.Time, n int64) (d Decision, counted bool) {
+	if d = evaluate(states, now, n); !d.Allowed {
+		return d, false
 	}
-	states, err := decode(rec.Body, p)
-	if err != nil {
-		return nil, fmt.Errorf("quota: %s: %w", id, err)
+	for i := range states {
+		states[i].add(now, n)
 	}
-	return states, nil
+	return evaluate(states, now, n).admitted(), true
+}
+
+// expiryOf is when the newest bucket of any window stops counting: the record of states holds
+// nothing after it.
+func expiryOf(states []windowState) time.Time {
+	var expires time.Time
+	for i := range states {
+		if e := states[i].expiry(); e.After(expires) {
+			expires = e
+		}
+	}
+	return expires
 }
 
 // evaluate prunes the windows to now and decides whether cost more requests fit in all of them.

@@ -1,5 +1,7 @@
-// Package quota meters requests against rolling windows whose counts live in the store, so that
-// every replica sharing a store enforces one quota, and a restart forgets nothing.
+// Package quota meters requests against rolling windows whose counts are kept in the store, so
+// that every replica sharing a store enforces one quota and a restart forgets nothing; on a
+// store one process owns they are counted in memory and written to it behind the decisions
+// (see Local metering).
 //
 // # Semantics
 //
@@ -40,6 +42,19 @@
 // reads counters one at a time (and only by writing), and with two windows a reservation held
 // in one by a request the other will refuse makes a racing request see a full window that is
 // not: "exactly the quota succeeds" fails. One small record costs one read and one write.
+//
+// # Local metering
+//
+// A limiter from New reads and writes the record on every decision. On a store one process
+// owns (the embedded store), NewLocal's limiter decides in memory instead: it reads a subject's
+// record the first time it meets the subject, counts there under a lock of the subject's own,
+// and writes every subject it counted in back to the store once a second and at Close, dropping
+// from memory the subjects that went a second unmetered. The decisions are the same ones (the
+// same windows, pruned and counted by the same code); what changes is what a crash of the
+// process forgets: the counts of its last second, which on New's records only a crash of the
+// machine forgets (the store writes them unsynced). That buys the metered read most of its cost
+// back: a decision is a map look-up and a few additions instead of a read and a write of the
+// store, and a busy subject is written once a second, not once a request.
 //
 // The record expires when its newest bucket leaves every window, so idle subjects leave no
 // trace. Expiry only reclaims space; correctness never depends on it (buckets are pruned by
