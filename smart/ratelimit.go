@@ -10,8 +10,9 @@ import (
 	"providerdir/rest/quota"
 )
 
-// The FHIR surface's budgets, kept in the store by rest/quota (rolling windows, shared by every
-// replica, a refused request counted nowhere). Every response they meter carries the rate-limit
+// The FHIR surface's budgets, metered by rest/quota (rolling windows shared by every replica on
+// a shared store, counted in memory and written behind on a store one process owns; a refused
+// request counted nowhere). Every response they meter carries the rate-limit
 // fields the resolver API sends (quota.SetHeaders: X-RateLimit-Limit, X-RateLimit-Remaining,
 // X-RateLimit-Reset in Unix seconds, RateLimit, RateLimit-Policy), and a refusal is a 429 with
 // Retry-After. Requests admitted by public read mode carry no token and no client, and are not

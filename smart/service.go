@@ -54,6 +54,9 @@ type Config struct {
 	// ClientPolicy, SandboxPolicy and TokenPolicy replace the budgets of the same names; a
 	// policy without windows means the package's default.
 	ClientPolicy, SandboxPolicy, TokenPolicy quota.Policy
+	// Limiter meters them; nil is quota.New on Store, which every replica on a shared store must
+	// use. providerd passes a local one on a store it owns alone.
+	Limiter *quota.Limiter
 }
 
 // Service is SMART Backend Services for one deployment. It is safe for concurrent use; every
@@ -120,7 +123,7 @@ func New(c Config) (*Service, error) {
 		keys:       keys,
 		clients:    clientStatus{entries: map[string]statusEntry{}},
 		limits: limits{
-			limiter: quota.New(c.Store, c.Now),
+			limiter: orDefaultLimiter(c.Limiter, c.Store, c.Now),
 			ips:     clientip.New(c.TrustedProxies),
 			client:  orDefaultPolicy(c.ClientPolicy, ClientPolicy),
 			sandbox: orDefaultPolicy(c.SandboxPolicy, SandboxPolicy),
@@ -134,6 +137,13 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+func orDefaultLimiter(l *quota.Limiter, st store.Store, now func() time.Time) *quota.Limiter {
+	if l == nil {
+		return quota.New(st, now)
+	}
+	return l
 }
 
 func orDefaultPolicy(p, def quota.Policy) quota.Policy {

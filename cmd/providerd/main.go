@@ -35,6 +35,7 @@ import (
 	"providerdir/rest/export"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
+	"providerdir/rest/quota"
 	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
 	"providerdir/rest/webhooks"
@@ -132,7 +133,13 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log, Notifier: fsrv}).Run(hookCtx)
 	}()
 
-	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies})
+	limiter := rateLimiter(cfg, st, log)
+	defer func() { // after the server has drained, before the store closes
+		if err := limiter.Close(); err != nil {
+			log.Error("write the rate-limit windows", slog.Any("error", err))
+		}
+	}()
+	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies, Limiter: limiter})
 	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
 		return fmt.Errorf("publish the resolver sandbox key: %w", err)
 	}
@@ -146,7 +153,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		sandboxKey = filepath.Join(dir, config.SandboxKeyFile)
 	}
 	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey,
-		TrustedProxies: cfg.TrustedProxies, Log: log})
+		TrustedProxies: cfg.TrustedProxies, Limiter: limiter, Log: log})
 	if err != nil {
 		return err // says "smart: ..." already
 	}
@@ -229,8 +236,16 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	})
 }
 
-// serveMetrics serves the metrics on their own listener at addr until the returned function is
-// called.
+// rateLimiter is the limiter of every budget the service meters. One process owns an embedded
+// store, so it counts in memory and writes the windows behind its decisions; processes sharing
+// a MongoDB store count in the store, so that they enforce one quota.
+func rateLimiter(cfg config.Config, st store.Store, log *slog.Logger) *quota.Limiter {
+	if cfg.Store.Backend == storeopen.BackendEmbedded {
+		return quota.NewLocal(st, nil, quota.WriteBehind, log)
+	}
+	return quota.New(st, nil)
+}
+
 // fhirConfig configures the FHIR surface behind SMART: the grant of a request is the one
 // SMART's Protect put into its context.
 func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger, hooks webhook.AddressPolicy) fhir.Config {
@@ -247,6 +262,8 @@ func languageModel(cfg config.Config) evidence.Completer {
 	return chat.New(chat.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
 }
 
+// serveMetrics serves the metrics on their own listener at addr until the returned function is
+// called.
 func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

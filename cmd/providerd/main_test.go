@@ -10,6 +10,8 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,9 +103,16 @@ func TestStoreOpenToOthersExits1(t *testing.T) {
 	}
 }
 
-// TestServeAndStopOnSIGTERM runs providerd in-process on a loopback port with an embedded store,
-// checks the surfaces answer, then sends the process SIGTERM and expects a clean exit.
-func TestServeAndStopOnSIGTERM(t *testing.T) {
+// running is a providerd serving in this process.
+type running struct {
+	addr, metricsAddr string
+	done              chan int
+}
+
+// startProviderd runs providerd in this process with args and env, and returns once it listens
+// (and, with --metrics-addr, serves its metrics). Its log is read and dropped.
+func startProviderd(t *testing.T, env map[string]string, args ...string) running {
+	t.Helper()
 	pr, pw := io.Pipe()
 	lines := make(chan map[string]any, 100)
 	go func() {
@@ -116,49 +125,68 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 			}
 		}
 	}()
-	env := map[string]string{
-		"PROVIDERD_STORE": "embedded:" + t.TempDir(),
-	}
 	limit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(limit) })
 	debug.SetMemoryLimit(math.MaxInt64) // the runtime's own default: no limit
-	done := make(chan int, 1)
+	p := running{done: make(chan int, 1)}
 	go func() {
 		var stdout strings.Builder
-		done <- run([]string{"--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org", "--metrics-addr", "127.0.0.1:0",
-			"--cors-origins", "https://app.example"},
-			func(k string) string { return env[k] }, &stdout, pw)
+		p.done <- run(args, func(k string) string { return env[k] }, &stdout, pw)
 		pw.Close()
 	}()
-
-	var addr, metricsAddr string
+	wantMetrics := slices.Contains(args, "--metrics-addr")
 	timeout := time.After(30 * time.Second)
-	for addr == "" {
+	for p.addr == "" || wantMetrics && p.metricsAddr == "" {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("providerd exited before listening: %d", <-done)
+				t.Fatalf("providerd exited before listening: %d", <-p.done)
 			}
 			switch l["msg"] {
 			case "providerd listening":
-				addr = l["addr"].(string)
+				p.addr = l["addr"].(string)
 			case "metrics listening":
-				metricsAddr = l["addr"].(string)
+				p.metricsAddr = l["addr"].(string)
 			}
 		case <-timeout:
 			t.Fatal("providerd did not start listening")
 		}
 	}
-	if metricsAddr == "" {
-		t.Fatal("no metrics listener with --metrics-addr")
-	}
-	if got := debug.SetMemoryLimit(-1); got != ingest.MemoryLimit {
-		t.Errorf("memory limit %d, want the ingest's %d", got, ingest.MemoryLimit)
-	}
 	go func() { // keep draining logs so the server never blocks on the pipe
 		for range lines {
 		}
 	}()
+	return p
+}
+
+// stop sends the process SIGTERM and expects providerd to exit 0.
+func (p running) stop(t *testing.T) {
+	t.Helper()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-p.done:
+		if code != 0 {
+			t.Fatalf("exit %d after SIGTERM, want 0", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("providerd did not stop on SIGTERM")
+	}
+}
+
+// TestServeAndStopOnSIGTERM runs providerd in-process on a loopback port with an embedded store,
+// checks the surfaces answer, then sends the process SIGTERM and expects a clean exit.
+func TestServeAndStopOnSIGTERM(t *testing.T) {
+	env := map[string]string{
+		"PROVIDERD_STORE": "embedded:" + t.TempDir(),
+	}
+	p := startProviderd(t, env, "--addr", "127.0.0.1:0", "--base-url", "https://pd.example.org", "--metrics-addr", "127.0.0.1:0",
+		"--cors-origins", "https://app.example")
+	addr, metricsAddr := p.addr, p.metricsAddr
+	if got := debug.SetMemoryLimit(-1); got != ingest.MemoryLimit {
+		t.Errorf("memory limit %d, want the ingest's %d", got, ingest.MemoryLimit)
+	}
 	base := "http://" + addr
 
 	for url, wantStatus := range map[string]int{
@@ -224,17 +252,36 @@ func TestServeAndStopOnSIGTERM(t *testing.T) {
 		t.Fatalf("health\n got %v\nwant %v", body, want)
 	}
 
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d after SIGTERM, want 0", code)
+	p.stop(t)
+}
+
+// The rate-limit windows providerd counts in memory on an embedded store reach the store when it
+// stops: a providerd started again on the store goes on from them.
+func TestRateLimitsSurviveARestart(t *testing.T) {
+	env := map[string]string{"PROVIDERD_STORE": "embedded:" + t.TempDir()}
+	remaining := func(p running) int {
+		t.Helper()
+		resp, err := http.Get("http://" + p.addr + "/v1/npi/1234567893") // anonymous: metered per address
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("providerd did not stop on SIGTERM")
+		resp.Body.Close()
+		n, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("%d with X-RateLimit-Remaining %q", resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"))
+		}
+		return n
 	}
+	p := startProviderd(t, env, "--addr", "127.0.0.1:0")
+	first := remaining(p)
+	remaining(p)
+	remaining(p)
+	p.stop(t)
+	p = startProviderd(t, env, "--addr", "127.0.0.1:0")
+	if got := remaining(p); got != first-3 {
+		t.Errorf("the 4th request, after a restart, left %d, want %d", got, first-3)
+	}
+	p.stop(t)
 }
 
 // The FHIR surface finds a request's grant where SMART's Protect put it, and none elsewhere.

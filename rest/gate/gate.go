@@ -59,10 +59,14 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Now is the clock of key expiry and quota windows; nil means time.Now. Tests move it.
 	Now func() time.Time
+	// Limiter meters the gate's requests; nil is quota.New on the store, which every replica
+	// on a shared store must use. providerd passes a local one on a store it owns alone.
+	Limiter *quota.Limiter
 }
 
-// Gate holds what the middleware needs. It keeps no request state: keys and counts live in the
-// store, so gates of several replicas on one store act as one.
+// Gate holds what the middleware needs. It keeps no request state of its own: keys live in the
+// store and counts in its limiter, so gates of several replicas on one store, each with a
+// limiter of quota.New, act as one.
 type Gate struct {
 	keys    *apikey.Manager
 	limiter *quota.Limiter
@@ -71,9 +75,13 @@ type Gate struct {
 
 // New returns a gate over st.
 func New(st store.Store, o Options) *Gate {
+	limiter := o.Limiter
+	if limiter == nil {
+		limiter = quota.New(st, o.Now)
+	}
 	return &Gate{
 		keys:    apikey.NewManager(st, o.Now),
-		limiter: quota.New(st, o.Now),
+		limiter: limiter,
 		ips:     clientip.New(o.TrustedProxies),
 	}
 }
