@@ -394,9 +394,11 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   address). The first line under the table is the token endpoint's own ceiling: the signature
   check of an assertion alone, in process, on every core. The second sets the read with the
   token against the same read without one as throughput: 8 closed-loop clients each, the two
-  in turn in rounds, a fresh token before each token round. The load generator shares the
-  machine's cores with the server, so the ratio also holds the generator's own work for the
-  token's headers and the budget's answer headers.
+  in turn in rounds, a fresh token before each token round; once with each client address
+  reading 100 times, as a client reads many times on one budget, and once with a new address
+  for every read, each the first of a budget. The load generator shares the machine's cores
+  with the server, so the ratio also holds the generator's own work for the token's headers and
+  the budget's answer headers.
 
 $kept
 DOC

@@ -302,16 +302,30 @@ func TestTokenCost(t *testing.T) {
 	if !strings.HasPrefix(line, "The read by id with a SMART token against the same read without one, 4 closed-loop clients each, 2 rounds of 100ms a side: ") {
 		t.Errorf("line %q", line)
 	}
-	if want := []string{"plain", "token", "plain", "token"}; !slices.Equal(turns, want) {
+	if !strings.Contains(line, ": with each client address reading 100 times, ") || !strings.Contains(line, "; with a new client address for every read, ") {
+		t.Errorf("line %q: want both runs", line)
+	}
+	if want := slices.Repeat([]string{"plain", "token"}, 4); !slices.Equal(turns, want) {
 		t.Errorf("turns %v, want %v", turns, want)
 	}
-	if fetched != 2 {
-		t.Errorf("token fetched %d times, want once a round", fetched)
+	if fetched != 4 {
+		t.Errorf("token fetched %d times, want once a round of each run", fetched)
 	}
+	reusedMost := 0
 	for n, times := range numbers {
-		if times != 1 {
-			t.Errorf("request %s sent %d times", n, times)
+		address, _ := strconv.Atoi(n)
+		switch {
+		case address < reusedAddresses && times != 1:
+			t.Errorf("address %s of the run with one per read sent %d reads", n, times)
+		case address >= reusedAddresses && times > addressReuse:
+			t.Errorf("address %s sent %d reads, more than %d", n, times, addressReuse)
 		}
+		if address >= reusedAddresses {
+			reusedMost = max(reusedMost, times)
+		}
+	}
+	if reusedMost < 2 {
+		t.Errorf("no address of the first run was reused (at most %d reads)", reusedMost)
 	}
 	if _, ok := tokenPair([]scenario{get("read Practitioner by id", "/fhir/Practitioner/2")}); ok {
 		t.Error("a pair without the token read")
