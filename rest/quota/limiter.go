@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -77,6 +78,20 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision,
 		return Decision{}, err
 	}
 	return l.m.peek(ctx, p, p.Name+"/"+subject, l.now)
+}
+
+// readWindows returns the windows of the record id under p and the record's version (none
+// counted, version 0, when there is no record).
+func readWindows(ctx context.Context, st store.Store, p Policy, id string) ([]windowState, int64, error) {
+	rec, err := st.GetRecord(ctx, RecordKind, id)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, 0, fmt.Errorf("quota: read %s: %w", id, err)
+	}
+	states, err := decode(rec.Body, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("quota: %s: %w", id, err)
+	}
+	return states, rec.Version, nil
 }
 
 // countIn decides a request of cost n against states at now and counts it in every window

@@ -85,17 +85,3 @@ func (m *storedMeter) peek(ctx context.Context, p Policy, id string, now func() 
 }
 
 func (m *storedMeter) close() error { return nil }
-
-// readWindows returns the windows of the record id under p and the record's version (none
-// counted, version 0, when there is no record).
-func readWindows(ctx context.Context, st store.Store, p Policy, id string) ([]windowState, int64, error) {
-	rec, err := st.GetRecord(ctx, RecordKind, id)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, 0, fmt.Errorf("quota: read %s: %w", id, err)
-	}
-	states, err := decode(rec.Body, p)
-	if err != nil {
-		return nil, 0, fmt.Errorf("quota: %s: %w", id, err)
-	}
-	return states, rec.Version, nil
-}
