@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 
@@ -132,6 +133,19 @@ func sameRecord(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(x.Record, y.Record)
+}
+
+// recordDigest returns the SHA-256 of the record member of a body that opens with it
+// (leadingRecord): two such bodies hold the same record, as sameRecord compares them, exactly
+// when their digests are equal, barring a collision of SHA-256. ok is false for other bodies.
+// A weekly delta keeps the digests of the records it loads, not the records, to compare them
+// later with the ones they replace.
+func recordDigest(body []byte) (sum [sha256.Size]byte, ok bool) {
+	rec, ok := leadingRecord(body)
+	if !ok {
+		return sum, false
+	}
+	return sha256.Sum256(rec), true
 }
 
 // leadingRecord returns the record member's value of a body that opens with it, as written

@@ -80,6 +80,36 @@ func FuzzLeadingRecord(f *testing.F) {
 	})
 }
 
+// A document compared once keeps what that found; compared again with another result it is
+// unsure, and its change set reads it below again.
+func TestVerdicts(t *testing.T) {
+	tests := []struct {
+		name  string
+		notes []bool
+		want  verdict
+	}{
+		{"never compared", nil, 0},
+		{"same", []bool{true}, verdictSame},
+		{"changed", []bool{false}, verdictChanged},
+		{"same twice", []bool{true, true}, verdictSame},
+		{"changed twice", []bool{false, false}, verdictChanged},
+		{"same, then changed", []bool{true, false}, verdictUnsure},
+		{"changed, then same", []bool{false, true}, verdictUnsure},
+		{"unsure stays unsure", []bool{true, false, false}, verdictUnsure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := verdicts{}
+			for _, same := range tt.notes {
+				v.note("1234567893", same)
+			}
+			if got := v["1234567893"]; got != tt.want {
+				t.Errorf("verdict %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 func BenchmarkSameRecord(b *testing.B) {
 	registry := []byte(`{"record":{"npi":"1000032080","entity_type":"individual","name":{"first":"MEI","middle":"G","last":"FENMAN","suffix":"M.D."},"practice_address":{"line1":"8312 CHESTNUT BLVD","city":"WHITEFORD","state":"TX","postal_code":"752676576","country":"US","phone":"6938763154"},"taxonomies":[{"code":"207L00000X","license":"G104102","license_state":"TX","primary":true}]},"provenance":{"_source":"NPPES","_source_url":"https://download.cms.gov/nppes/NPI_Files.html","_dataset_id":"nppes","_snapshot":"2025-05-08","_methodology":"nppes-registry/1.0.0","_last_checked":"2025-05-08T00:00:00Z"}}`)
 	next := bytes.Replace(registry, []byte("2025-05-08"), []byte("2025-06-08"), -1)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,6 +138,10 @@ type registryDelta struct {
 	npis     []string // every NPI of the weekly files, ascending
 	old, new map[string]study.Provider
 	prov     mapping.Provenance
+	// records holds the digest of each new registry document's record (recordDigest), by NPI,
+	// to compare the document below with while it is read to be masked; nil for an NPI whose
+	// files gave it more than one record, or a body the digest does not read.
+	records map[string]*[sha256.Size]byte
 }
 
 // maskBatch is how many NPIs the look-ups of the view below ask for at a time.
@@ -151,12 +156,19 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 	if wordsBelow == "" {
 		return ErrNoNameWords
 	}
-	d := &registryDelta{old: map[string]study.Provider{}, new: map[string]study.Provider{}}
+	d := &registryDelta{old: map[string]study.Provider{}, new: map[string]study.Provider{}, records: map[string]*[sha256.Size]byte{}}
 	d.prov = l.snapshot(mapping.NPPES).Provenance(1)
 	l.run.delta = d
 	covered := map[string]bool{}
-	words, err := loadNPPESRows(ctx, l, files, d.prov, func(rec *mapping.RegistryRecord) {
-		d.new[strings.Clone(rec.NPI)] = ownedProvider(study.FromRecord(*rec))
+	words, err := loadNPPESRows(ctx, l, files, d.prov, func(rec *mapping.RegistryRecord, doc store.Document) {
+		npi := strings.Clone(rec.NPI)
+		d.new[npi] = ownedProvider(study.FromRecord(*rec))
+		sum, ok := recordDigest(doc.Body)
+		if _, twice := d.records[npi]; twice || !ok {
+			d.records[npi] = nil
+		} else {
+			d.records[npi] = &sum
+		}
 	}, func(npi string) {
 		if !covered[npi] {
 			covered[strings.Clone(npi)] = true
@@ -202,6 +214,11 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 				return fmt.Errorf("ingest: registry record %s: %w", doc.ID, err)
 			}
 			d.old[doc.ID] = v.provider()
+			if now := d.records[doc.ID]; now != nil {
+				if was, ok := recordDigest(doc.Body); ok {
+					l.run.compare(catalog.RegistryProviders, doc.ID, was == *now)
+				}
+			}
 		}
 		for _, c := range append([]string{catalog.RegistryProviders}, secondary...) {
 			for _, doc := range below[c] {
@@ -268,28 +285,46 @@ func eachDoc(ctx context.Context, st store.Store, q store.Query, fn func(*store.
 // recordStackChanges records the change set of a collection served as a stack: the top layer
 // top (the run's generation) over prevGen, read as newGen. Only the top and its mask are walked,
 // both in id order: an id in the top alone was added, one in the mask alone removed, and one in
-// both changed when its record differs from the one below.
-func recordStackChanges(ctx context.Context, st store.Store, collection, prevGen, newGen, top string) (ChangeSummary, error) {
+// both changed when its record differs from the one below. known holds what the code that
+// wrote the top found comparing a document with the one below while it had both at hand
+// (runState.compare); only the others are read below again.
+func recordStackChanges(ctx context.Context, st store.Store, collection, prevGen, newGen, top string, known verdicts) (ChangeSummary, error) {
 	cw := &changeWriter{st: st, collection: collection, id: top, cur: catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection},
 		sum: ChangeSummary{Previous: prevGen}}
 	topIt, maskIt := newScan(st, collection, top), newScan(st, store.MaskCollection(collection), top)
-	var both []store.Document // top documents that replace one below, compared a batch at a time
+	// Top documents that replace one below, with what is known of them, taken a batch at a time
+	// so that those compared here are read below together and every change is noted in id order.
+	type replacing struct {
+		doc     store.Document
+		verdict verdict
+	}
+	var both []replacing
 	compare := func() error {
-		ids := make([]string, len(both))
+		var ids []string
 		for i := range both {
-			ids[i] = both[i].ID
+			if both[i].verdict != verdictSame && both[i].verdict != verdictChanged {
+				ids = append(ids, both[i].doc.ID)
+			}
 		}
-		below, err := st.GetMany(ctx, prevGen, collection, ids)
-		if err != nil {
-			return err
+		bodies := make(map[string][]byte, len(ids))
+		if len(ids) > 0 {
+			below, err := st.GetMany(ctx, prevGen, collection, ids)
+			if err != nil {
+				return err
+			}
+			for _, d := range below {
+				bodies[d.ID] = d.Body
+			}
 		}
-		bodies := make(map[string][]byte, len(below))
-		for _, d := range below {
-			bodies[d.ID] = d.Body
-		}
-		for _, d := range both {
-			if !sameRecord(bodies[d.ID], d.Body) {
-				cw.changed(d.ID)
+		for _, r := range both {
+			switch r.verdict {
+			case verdictSame:
+			case verdictChanged:
+				cw.changed(r.doc.ID)
+			default:
+				if !sameRecord(bodies[r.doc.ID], r.doc.Body) {
+					cw.changed(r.doc.ID)
+				}
 			}
 		}
 		both = both[:0]
@@ -306,7 +341,7 @@ func recordStackChanges(ctx context.Context, st store.Store, collection, prevGen
 			cw.removed(m.ID)
 			m, merr = maskIt.next(ctx)
 		default:
-			both = append(both, store.Document{ID: t.ID, Body: t.Body})
+			both = append(both, replacing{store.Document{ID: t.ID, Body: t.Body}, known[t.ID]})
 			t, terr = topIt.next(ctx)
 			m, merr = maskIt.next(ctx)
 		}
@@ -326,4 +361,29 @@ func recordStackChanges(ctx context.Context, st store.Store, collection, prevGen
 		return cw.sum, err
 	}
 	return cw.sum, cw.flush(ctx, true)
+}
+
+// verdicts are what the code writing a stacked collection found comparing the documents it
+// wrote with the ones below them that they replace, by id (runState.compare).
+type verdicts map[string]verdict
+
+// verdict is one document's: unknown (the zero value) until compared.
+type verdict uint8
+
+const (
+	verdictSame    verdict = iota + 1 // its record is the one below's
+	verdictChanged                    // its record differs from the one below's
+	verdictUnsure                     // compared more than once with different results
+)
+
+// note records a comparison of id, keeping it unsure when two comparisons disagree.
+func (v verdicts) note(id string, same bool) {
+	now := verdictChanged
+	if same {
+		now = verdictSame
+	}
+	if was, ok := v[id]; ok && was != now {
+		now = verdictUnsure
+	}
+	v[id] = now
 }

@@ -95,6 +95,21 @@ func testWeeklyDelta(t *testing.T, n int) {
 	}
 	sameSnapshots(t, delta, a, full, b)
 	sameFHIR(t, delta, full, wk)
+	// The change sets of the registry and the FHIR resources, which the delta finds mostly by
+	// comparing documents as it masks the ones below, are the full ingest's, which compares
+	// every document with its predecessor.
+	for _, c := range append([]string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints}, ingest.FHIRCollections...) {
+		got := changeSetOf(t, delta, store.Layers(a.Generation(c))[0], c)
+		want := changeSetOf(t, full, b.Generation(c), c)
+		for _, ids := range [][2][]string{{got.Added, want.Added}, {got.Changed, want.Changed}, {got.Removed, want.Removed}} {
+			if !slices.Equal(ids[0], ids[1]) {
+				t.Errorf("%s: the delta's change set lists %d ids %v, the full ingest's %d %v", c, len(ids[0]), ids[0], len(ids[1]), ids[1])
+			}
+		}
+		if len(got.Changed) == 0 && (c == catalog.RegistryProviders || slices.Contains(ingest.FHIRCollections, c)) {
+			t.Errorf("%s: the delta changed none", c) // a secondary row's id changes with it
+		}
+	}
 	m := family(t, res, "nppes").Manifest
 	var names []string
 	for _, f := range m.Weekly {

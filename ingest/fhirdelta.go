@@ -164,10 +164,36 @@ type fhirUpdate struct {
 }
 
 // fhirBatch is what a batch of the update replaces: the serving resources to mask, by
-// collection, and the new resources.
+// collection, and the new resources, with what comparing those with the serving ones of their
+// ids found.
 type fhirBatch struct {
-	masks map[string][]store.Document
-	res   []fhirmap.Resource
+	masks    map[string][]store.Document
+	res      []fhirmap.Resource
+	compared []comparison
+}
+
+// comparison is whether a new resource's record is the serving one's it replaces.
+type comparison struct {
+	collection, id string
+	same           bool
+}
+
+// compare compares each new resource of the batch with the serving one of its id, if it masks
+// one, while both bodies are at hand: recording the change sets then reads neither again.
+func (b *fhirBatch) compare() {
+	type resourceID struct{ collection, id string }
+	below := map[resourceID][]byte{}
+	for c, docs := range b.masks {
+		for _, d := range docs {
+			below[resourceID{c, d.ID}] = d.Body
+		}
+	}
+	for _, r := range b.res {
+		c := catalog.FHIRCollection(r.Type)
+		if body, ok := below[resourceID{c, r.ID}]; ok {
+			b.compared = append(b.compared, comparison{c, r.ID, sameRecord(body, r.Doc.Body)})
+		}
+	}
 }
 
 // write emits a batch: its masks, then its resources into the top, noting their tag sets.
@@ -188,18 +214,22 @@ func (u *fhirUpdate) write(ctx context.Context, b fhirBatch) error {
 		u.tags[t.ID] = t
 		u.stats["resources"]++
 	}
+	for _, c := range b.compared {
+		u.p.Compared(c.collection, c.id, c.same)
+	}
 	return nil
 }
 
 // servingResources returns every serving resource, of every type, whose id matches one of ids
-// (match Prefix: the resources of those NPIs; Exact: those ids alone), by collection.
+// (match Prefix: the resources of those NPIs; Exact: those ids alone), by collection, with its
+// keys to mask it and its body to compare the new resource of its id with.
 func (u *fhirUpdate) servingResources(ctx context.Context, match store.Match, ids []string) (map[string][]store.Document, error) {
 	out := map[string][]store.Document{}
 	for _, c := range FHIRCollections {
 		q := store.Query{Collection: c, Generation: u.p.run.serving.Generation(c),
 			Where: []store.Condition{{Param: fhirmap.KeyID, Values: ids, Match: match}}}
 		err := eachDoc(ctx, u.st, q, func(d *store.Document) error {
-			out[c] = append(out[c], store.Document{ID: d.ID, Keys: d.Keys})
+			out[c] = append(out[c], store.Document{ID: d.ID, Keys: d.Keys, Body: d.Body})
 			return nil
 		})
 		if err != nil {
@@ -266,7 +296,11 @@ func (u *fhirUpdate) batch(ctx context.Context, gen map[string]string, npis []st
 		}
 		b.res = append(b.res, res...)
 	}
-	return b, u.maskReplaced(ctx, &b, npis)
+	if err := u.maskReplaced(ctx, &b, npis); err != nil {
+		return b, err
+	}
+	b.compare()
+	return b, nil
 }
 
 // maskReplaced adds to a batch's masks the serving resources its new resources replace under
@@ -285,9 +319,7 @@ func (u *fhirUpdate) maskReplaced(ctx context.Context, b *fhirBatch, npis []stri
 		if err != nil {
 			return err
 		}
-		for _, d := range below {
-			b.masks[c] = append(b.masks[c], store.Document{ID: d.ID, Keys: d.Keys})
-		}
+		b.masks[c] = append(b.masks[c], below...)
 	}
 	return nil
 }
@@ -314,6 +346,7 @@ func (u *fhirUpdate) facility(ctx context.Context, gen, ccn string) (fhirBatch, 
 	if errors.Is(err, fhirmap.ErrNoResource) {
 		err = nil
 	}
+	b.compare()
 	return b, err
 }
 

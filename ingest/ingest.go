@@ -305,13 +305,16 @@ type runState struct {
 	// generation; delta is what a weekly NPPES delta changed (nil without one).
 	stacked map[string]bool
 	delta   *registryDelta
+	// compared holds, by stacked collection, what its writer found comparing the documents it
+	// emitted with the ones below (Projection.Compared).
+	compared map[string]verdicts
 }
 
 // newRunState starts the run of a plan: a new generation and its batch writer, unless the run
 // is dry.
 func newRunState(ctx context.Context, opts Options, p plan) (*runState, error) {
 	r := &runState{opts: opts, plan: p, checkedAt: opts.Now().UTC(), serving: p.serving, written: map[string]bool{},
-		bytesDone: p.bytesSkipped, bytesTotal: p.bytesTotal, loaded: map[string]FamilyResult{}, changes: map[string]string{}, stacked: map[string]bool{}}
+		bytesDone: p.bytesSkipped, bytesTotal: p.bytesTotal, loaded: map[string]FamilyResult{}, changes: map[string]string{}, stacked: map[string]bool{}, compared: map[string]verdicts{}}
 	if opts.DryRun {
 		return r, nil
 	}
@@ -440,6 +443,17 @@ func (r *runState) familyCollections(name string) []string {
 	return nil
 }
 
+// compare notes what the writer of a stacked collection found comparing a document it wrote
+// with the one below it replaces (see verdicts).
+func (r *runState) compare(collection, id string, same bool) {
+	v := r.compared[collection]
+	if v == nil {
+		v = verdicts{}
+		r.compared[collection] = v
+	}
+	v.note(id, same)
+}
+
 // changeSets records the change set of each collection between the serving generation and the
 // run's, several collections at once. Those of stacks read only their top layers and the
 // documents those replace; the others walk whole generations.
@@ -454,7 +468,7 @@ func (r *runState) changeSets(ctx context.Context, collections []string) (map[st
 		var sum ChangeSummary
 		var err error
 		if r.stacked[c] {
-			sum, err = recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen)
+			sum, err = recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen, r.compared[c])
 		} else {
 			sum, err = recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
 		}

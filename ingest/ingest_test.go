@@ -466,6 +466,30 @@ func changedIDs(t *testing.T, s store.Store, gen, collection string) map[string]
 	return out
 }
 
+// changeSetOf returns a collection's change set in a generation, its chunks joined.
+func changeSetOf(t *testing.T, s store.Store, gen, collection string) catalog.ChangeSet {
+	t.Helper()
+	prefix := gen + "." + collection + "."
+	recs, err := s.ListRecords(context.Background(), catalog.ChangeKind, gen+"."+collection, store.MaxLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out catalog.ChangeSet
+	for _, r := range recs {
+		if !strings.HasPrefix(r.ID, prefix) {
+			break
+		}
+		cs, err := decodeChangeSet(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Added = append(out.Added, cs.Added...)
+		out.Changed = append(out.Changed, cs.Changed...)
+		out.Removed = append(out.Removed, cs.Removed...)
+	}
+	return out
+}
+
 func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
 	var cs catalog.ChangeSet
 	err := json.Unmarshal(b, &cs)

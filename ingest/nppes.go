@@ -28,7 +28,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	prov := l.snapshot(mapping.NPPES).Provenance(1)
 	held := newHeldRegistry(prov)
 	l.run.registry = held
-	words, err := loadNPPESRows(ctx, l, files, prov, held.add, nil)
+	words, err := loadNPPESRows(ctx, l, files, prov, func(rec *mapping.RegistryRecord, _ store.Document) { held.add(rec) }, nil)
 	if err != nil {
 		return err
 	}
@@ -70,11 +70,12 @@ func writeNameWords(ctx context.Context, l *familyLoad, prov mapping.Provenance,
 }
 
 // loadNPPESRows writes every row of the NPPES files as a document of its collection, handing
-// each registry record to provider and each row's NPI to row (either may be nil), and returns
+// each registry record and its document to provider (which keeps nothing of the document's
+// body: it is reused once written) and each row's NPI to row (either may be nil), and returns
 // the lexicon words of the records' names. Monthly full files and weekly update files are read
 // alike.
 func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov mapping.Provenance,
-	provider func(*mapping.RegistryRecord), row func(npi string)) (nameWords, error) {
+	provider func(*mapping.RegistryRecord, store.Document), row func(npi string)) (nameWords, error) {
 	saw := func(npi string) {
 		if row != nil {
 			row(npi)
@@ -83,12 +84,12 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 	words := nameWords{}
 	err := loadInto(ctx, l, files, npidataFile, nppes.NewReader, catalog.RegistryProviders, func(p *nppes.Provider) (store.Document, bool, error) {
 		rec, keys := mapping.Registry(p)
-		if provider != nil {
-			provider(&rec)
-		}
 		words.addFrom(keys)
 		saw(p.NPI)
 		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
+		if err == nil && provider != nil {
+			provider(&rec, doc)
+		}
 		return doc, true, err
 	})
 	if err != nil {

@@ -97,6 +97,17 @@ func (p *Projection) EmitMask(ctx context.Context, collection string, d store.Do
 	return p.run.writer.add(ctx, store.MaskCollection(collection), d)
 }
 
+// Compared tells the change set of a stacked output what the projection found comparing a
+// document it emits into it with the serving document of the same id it replaces: whether their
+// records are the same (sameRecord). Recording the change set then need not read that document
+// below again. A projection that already read the serving documents to mask them calls it.
+func (p *Projection) Compared(collection, id string, same bool) {
+	if !p.run.stacked[collection] {
+		panic("ingest: projection compares in " + collection + ", which it does not stack")
+	}
+	p.run.compare(collection, id, same)
+}
+
 // Recycle hands the body of each document later emitted into collection to release once it is
 // written, so that the projection can reuse the memory it built the body in.
 func (p *Projection) Recycle(collection string, release func(body []byte)) {
