@@ -306,7 +306,7 @@ type runState struct {
 	stacked map[string]bool
 	delta   *registryDelta
 	// compared holds, by stacked collection, what its writer found comparing the documents it
-	// emitted with the ones below (Projection.Compared).
+	// wrote with the ones below (compare: the weekly registry load, Projection.Compared).
 	compared map[string]verdicts
 }
 
