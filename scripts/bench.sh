@@ -268,7 +268,8 @@ if [[ -d ${ndir:-}/db ]]; then
 	disk=$(straight_read "$(awk 'NR == 1 { printf "%.0f", $4 * 512 }' "$ndir/weekly.time")")
 	rm -rf "$ndir/db"
 	over_ceiling=$(awk 'NR == 1 { first = $1 } NR == 2 { printf "%.2f", first / $1 }' "$ndir/weekly.time" "$ndir/weekly-repeat.time")
-	national_weekly="50000 changed records on the national snapshot: $(weekly_figures "$ndir/weekly.time") (target 30 s; $cache); ceiling, the same delta again, rolled back, with what it read in the page cache: $(weekly_figures "$ndir/weekly-repeat.time"); the first run $over_ceiling times its ceiling${disk:+; $disk}"
+	over_target=$(awk 'NR == 1 { if ($1 > 30) printf "%.1f s over", $1 - 30; else printf "met" }' "$ndir/weekly.time")
+	national_weekly="50000 changed records on the national snapshot: $(weekly_figures "$ndir/weekly.time") (target 30 s, $over_target; $cache); ceiling, the same delta again, rolled back, with what it read in the page cache: $(weekly_figures "$ndir/weekly-repeat.time"); the first run $over_ceiling times its ceiling${disk:+; $disk}"
 	echo "national weekly delta: $national_weekly"
 fi
 # The mongo backend: the specialty page with its practitioners served from MongoDB (FerretDB on
@@ -375,11 +376,19 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
   turn, each round $warmup unmeasured and then its share of $duration measured. Load from other
   processes comes and goes; taking turns lets it fall on both sides alike. A row's latencies are
   the medians of its rounds' (so one disturbed round moves none of them), its achieved rate that
-  of all its rounds together, and its last column the lowest and the highest of the rounds' own
-  p99 ratios: how far that load moved them.
+  of all its rounds together, and its rounds' column the lowest and the highest of the rounds'
+  own p99 ratios: how far that load moved them.
 - The ceiling is a server inside providerbench that answers the same request with the bytes and
   headers providerd gave, from memory, driven the same way; achieved/ceiling and
   p99/ceiling p99 are the figures to compare across runs and machines.
+- The last column holds the service's target for a scenario at the rate it is set for, 2,000
+  requests a second offered, and whether the run met it: the rate sustained (every request
+  answered, 99% of the offered rate achieved); for a read by id and an identifier search a p99
+  of 2 ms or less and no more than 1/0.6 times the ceiling's, for the specialty search with
+  \`_include\` 5 ms and 1/0.4 times, for a name-prefix search 5 ms and 1/0.3 times; the token
+  endpoint the rate alone. A target missed says by how much. The read with a token has its
+  own target under the table: 0.8 of the same read's throughput without one, for a client
+  address that reads many times.
 - The resolver's NPI read and search use Pro resolver keys in turn, for the first query of the
   drop's labelled search query set (search_queries.jsonl, written by \`providerctl generate\`);
   then every query of the set runs through the search one at a time, and precision@1, recall@10

@@ -376,6 +376,64 @@ func TestRounds(t *testing.T) {
 	}
 }
 
+// TestTargetVerdict: a row meets its target only when every part of it holds, and says by how
+// much each part that does not falls short.
+func TestTargetVerdict(t *testing.T) {
+	// side is a round of answers answers in one second, one of them taking p99 and the rest 1 ms.
+	side := func(p99 time.Duration, answers int, errors int64) rounds {
+		l := make([]time.Duration, answers)
+		for i := range l {
+			l[i] = time.Millisecond
+		}
+		l[len(l)-1] = p99
+		return rounds{{latencies: l, errors: errors, elapsed: time.Second}}
+	}
+	search := latencyTarget(100, 5*time.Millisecond, 0.4) // up to 2.5 times the ceiling's p99
+	tests := []struct {
+		name         string
+		t            *target
+		server, ceil rounds
+		want         string
+	}{
+		{"no target", nil, side(time.Millisecond, 100, 0), side(time.Millisecond, 100, 0), ""},
+		{"met", search, side(4*time.Millisecond, 100, 0), side(2*time.Millisecond, 100, 0),
+			"met: 100 req/s sustained, p99 ≤ 5 ms and ≤ 2.50× the ceiling's"},
+		{"at both bounds", search, side(5*time.Millisecond, 99, 0), side(2*time.Millisecond, 100, 0),
+			"met: 100 req/s sustained, p99 ≤ 5 ms and ≤ 2.50× the ceiling's"},
+		{"p99 over", search, side(7*time.Millisecond, 100, 0), side(3*time.Millisecond, 100, 0),
+			"short: p99 7.00 ms, 2.00 ms over 5 ms"},
+		{"too far over the ceiling", search, side(4*time.Millisecond, 100, 0), side(time.Millisecond, 100, 0),
+			"short: 4.00× the ceiling's p99, over 2.50"},
+		{"errors and a slow rate", search, side(4*time.Millisecond, 90, 3), side(2*time.Millisecond, 100, 0),
+			"short: 3 errors; 90 req/s achieved, 10 under 100"},
+		{"a rate alone", &target{rate: 100}, side(40*time.Millisecond, 100, 0), side(time.Millisecond, 100, 0),
+			"met: 100 req/s sustained"},
+		{"a rate alone, not sustained", &target{rate: 100}, side(time.Millisecond, 50, 0), side(time.Millisecond, 100, 0),
+			"short: 50 req/s achieved, 50 under 100"},
+	}
+	for _, tt := range tests {
+		r := row{rate: 100, server: tt.server, ceiling: tt.ceil, target: tt.t}
+		if got := tt.t.verdict(r); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if cells := r.cells(); cells[len(cells)-1] != tt.want {
+			t.Errorf("%s: the row's last cell %q, want the verdict", tt.name, cells[len(cells)-1])
+		}
+	}
+	for _, tt := range []struct {
+		share float64
+		want  string
+	}{
+		{0.87, "Target, 0.8 of it with each address reading 100 times: met."},
+		{0.8, "Target, 0.8 of it with each address reading 100 times: met."},
+		{0.75, "Target, 0.8 of it with each address reading 100 times: short by 0.05."},
+	} {
+		if got := tokenVerdict(tt.share); got != tt.want {
+			t.Errorf("token read at %.2f: %q, want %q", tt.share, got, tt.want)
+		}
+	}
+}
+
 // writeECKey writes a new P-384 private JWK to a file of its own and returns the file and key.
 func writeECKey(t *testing.T) (string, jwk.Key) {
 	t.Helper()
@@ -534,7 +592,7 @@ func TestWriteMarkdown(t *testing.T) {
 			t.Errorf("%d cell borders in %q", n, l)
 		}
 	}
-	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.HasSuffix(lines[2], "| 2.00 | 2.00 | 2.00–2.00 |") {
+	if !strings.HasPrefix(lines[2], "| read | 500 | 2.00 |") || !strings.HasSuffix(lines[2], "| 2.00 | 2.00 | 2.00–2.00 |  |") {
 		t.Errorf("row %q", lines[2])
 	}
 }
