@@ -337,15 +337,17 @@ func TestTokenCost(t *testing.T) {
 	}
 }
 
-func TestRounds(t *testing.T) {
-	run := func(p99 time.Duration, answers int, errors int64) result {
-		l := make([]time.Duration, answers)
-		for i := range l {
-			l[i] = time.Millisecond
-		}
-		l[len(l)-1] = p99
-		return result{latencies: l, errors: errors, elapsed: time.Second}
+// answered is a round of answers answers in one second, one of them taking p99 and the rest 1 ms.
+func answered(p99 time.Duration, answers int, errors int64) result {
+	l := make([]time.Duration, answers)
+	for i := range l {
+		l[i] = time.Millisecond
 	}
+	l[len(l)-1] = p99
+	return result{latencies: l, errors: errors, elapsed: time.Second}
+}
+
+func TestRounds(t *testing.T) {
 	tests := []struct {
 		name   string
 		rs     rounds
@@ -354,9 +356,9 @@ func TestRounds(t *testing.T) {
 		errors int64
 	}{
 		{"none", nil, 0, 0, 0},
-		{"one", rounds{run(5*time.Millisecond, 10, 1)}, 5 * time.Millisecond, 10, 1},
-		{"odd: the middle", rounds{run(9*time.Millisecond, 10, 0), run(2*time.Millisecond, 20, 2), run(4*time.Millisecond, 30, 0)}, 4 * time.Millisecond, 20, 2},
-		{"even: the middle two's mean", rounds{run(2*time.Millisecond, 10, 0), run(8*time.Millisecond, 10, 0), run(4*time.Millisecond, 10, 0), run(30*time.Millisecond, 10, 0)}, 6 * time.Millisecond, 10, 0},
+		{"one", rounds{answered(5*time.Millisecond, 10, 1)}, 5 * time.Millisecond, 10, 1},
+		{"odd: the middle", rounds{answered(9*time.Millisecond, 10, 0), answered(2*time.Millisecond, 20, 2), answered(4*time.Millisecond, 30, 0)}, 4 * time.Millisecond, 20, 2},
+		{"even: the middle two's mean", rounds{answered(2*time.Millisecond, 10, 0), answered(8*time.Millisecond, 10, 0), answered(4*time.Millisecond, 10, 0), answered(30*time.Millisecond, 10, 0)}, 6 * time.Millisecond, 10, 0},
 	}
 	for _, tt := range tests {
 		if got := tt.rs.quantile(0.99); got != tt.p99 {
@@ -369,8 +371,8 @@ func TestRounds(t *testing.T) {
 			t.Errorf("%s: errors %d, want %d", tt.name, got, tt.errors)
 		}
 	}
-	r := row{server: rounds{run(4*time.Millisecond, 10, 0), run(9*time.Millisecond, 10, 0)},
-		ceiling: rounds{run(2*time.Millisecond, 10, 0), run(3*time.Millisecond, 10, 0)}}
+	r := row{server: rounds{answered(4*time.Millisecond, 10, 0), answered(9*time.Millisecond, 10, 0)},
+		ceiling: rounds{answered(2*time.Millisecond, 10, 0), answered(3*time.Millisecond, 10, 0)}}
 	if lo, hi := r.p99Spread(); lo != 2 || hi != 3 {
 		t.Errorf("p99 spread %v–%v, want 2–3", lo, hi)
 	}
@@ -379,14 +381,8 @@ func TestRounds(t *testing.T) {
 // TestTargetVerdict: a row meets its target only when every part of it holds, and says by how
 // much each part that does not falls short.
 func TestTargetVerdict(t *testing.T) {
-	// side is a round of answers answers in one second, one of them taking p99 and the rest 1 ms.
 	side := func(p99 time.Duration, answers int, errors int64) rounds {
-		l := make([]time.Duration, answers)
-		for i := range l {
-			l[i] = time.Millisecond
-		}
-		l[len(l)-1] = p99
-		return rounds{{latencies: l, errors: errors, elapsed: time.Second}}
+		return rounds{answered(p99, answers, errors)}
 	}
 	search := latencyTarget(100, 5*time.Millisecond, 0.4) // up to 2.5 times the ceiling's p99
 	tests := []struct {
