@@ -389,8 +389,8 @@ type target struct {
 // open-loop schedule ends with a few requests still in flight.
 const minAchieved = 0.99
 
-// latencyTarget is a p99 of at most p99 at rate, and at least of the ceiling's p99 over the
-// server's: 0.6 of the ceiling allows a p99 1/0.6 times the ceiling's.
+// latencyTarget is a target at rate of a p99 no longer than p99 and at least ofCeiling as good
+// as the ceiling's (the ceiling's p99 over the server's): 0.6 allows 1/0.6 times its p99.
 func latencyTarget(rate int, p99 time.Duration, ofCeiling float64) *target {
 	return &target{rate: rate, maxP99: p99, maxOverCeiling: 1 / ofCeiling}
 }
@@ -912,6 +912,7 @@ func discover(c *http.Client, base string) ([]scenario, error) {
 // are set at (docs/BENCHMARKS.md, Method).
 const targetRate = 2000
 
+// withTarget returns sc with target t.
 func withTarget(sc scenario, t *target) scenario {
 	sc.target = t
 	return sc
