@@ -54,8 +54,9 @@ type Config struct {
 	// ClientPolicy, SandboxPolicy and TokenPolicy replace the budgets of the same names; a
 	// policy without windows means the package's default.
 	ClientPolicy, SandboxPolicy, TokenPolicy quota.Policy
-	// Limiter meters them; nil is quota.New on Store, which every replica on a shared store must
-	// use. providerd passes a local one on a store it owns alone.
+	// Limiter meters them; nil is quota.New on Store, which replicas on a shared store may share
+	// a budget through. providerd passes a local one on a store it owns alone and a leasing one
+	// on a shared store.
 	Limiter *quota.Limiter
 }
 

@@ -238,12 +238,13 @@ func serve(cfg config.Config, log *slog.Logger) error {
 
 // rateLimiter is the limiter of every budget the service meters. One process owns an embedded
 // store, so it counts in memory and writes the windows behind its decisions; processes sharing
-// a MongoDB store count in the store, so that they enforce one quota.
+// a MongoDB store lease slots from the windows in the store, so that they enforce one quota
+// without a round trip on every request.
 func rateLimiter(cfg config.Config, st store.Store, log *slog.Logger) *quota.Limiter {
 	if cfg.Store.Backend == storeopen.BackendEmbedded {
 		return quota.NewLocal(st, nil, quota.WriteBehind, log)
 	}
-	return quota.New(st, nil)
+	return quota.NewLeased(st, nil, quota.WriteBehind, log)
 }
 
 // fhirConfig configures the FHIR surface behind SMART: the grant of a request is the one

@@ -59,14 +59,15 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Now is the clock of key expiry and quota windows; nil means time.Now. Tests move it.
 	Now func() time.Time
-	// Limiter meters the gate's requests; nil is quota.New on the store, which every replica
-	// on a shared store must use. providerd passes a local one on a store it owns alone.
+	// Limiter meters the gate's requests; nil is quota.New on the store, which replicas on a
+	// shared store may share a budget through. providerd passes a local one on a store it owns
+	// alone and a leasing one on a shared store.
 	Limiter *quota.Limiter
 }
 
 // Gate holds what the middleware needs. It keeps no request state of its own: keys live in the
 // store and counts in its limiter, so gates of several replicas on one store, each with a
-// limiter of quota.New, act as one.
+// limiter of quota.New or quota.NewLeased, act as one.
 type Gate struct {
 	keys    *apikey.Manager
 	limiter *quota.Limiter

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"providerdir/store"
@@ -16,9 +14,6 @@ import (
 
 // WriteBehind is how often a local limiter writes the windows it has counted in to its store.
 const WriteBehind = time.Second
-
-// writeTimeout bounds one write-behind pass.
-const writeTimeout = 30 * time.Second
 
 // errClosed is a decision asked of a local limiter after Close.
 var errClosed = errors.New("quota: the limiter is closed")
@@ -34,7 +29,7 @@ var errClosed = errors.New("quota: the limiter is closed")
 // What a crash forgets: a restart after Close forgets nothing, and a crash of the process
 // forgets what was counted since the last write, at most one interval of it, as a crash of the
 // machine forgets the last moments of New's unsynced writes. Processes sharing a store must all
-// use New: two local limiters on one store would each count alone. now is the clock (nil means
+// use New or NewLeased: two local limiters on one store would each count alone. now is the clock (nil means
 // time.Now); log receives the failures of the writes behind the decisions (nil discards them;
 // Close returns its own).
 func NewLocal(st store.Store, now func() time.Time, every time.Duration, log *slog.Logger) *Limiter {
@@ -44,34 +39,19 @@ func NewLocal(st store.Store, now func() time.Time, every time.Duration, log *sl
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &localMeter{st: st, log: log, seed: maphash.MakeSeed(), stop: make(chan struct{}), done: make(chan struct{})}
-	for i := range m.shards {
-		m.shards[i].subjects = map[string]*subject{}
-	}
-	go m.run(every)
+	m := &localMeter{st: st, subjects: newSubjectTable[subject]()}
+	m.bg.start(every, m.writeBehind, log, "write the rate-limit windows; the counts stay in memory and are written again")
 	return &Limiter{m: m, now: orNow(now)}
 }
 
-// localMeter is NewLocal's meter: the subjects in use, in shards so that requests of different
-// subjects rarely meet on a lock.
+// localMeter is NewLocal's meter: the subjects in use and the pass that writes them behind.
 type localMeter struct {
-	st     store.Store
-	log    *slog.Logger
-	seed   maphash.Seed
-	shards [64]localShard
+	st       store.Store
+	subjects *subjectTable[subject]
 	// writing is held by a write-behind pass, so that passes never overlap: a subject's stored
 	// version is only changed under it.
-	writing   sync.Mutex
-	closed    atomic.Bool
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
-}
-
-type localShard struct {
-	mu       sync.Mutex
-	subjects map[string]*subject
+	writing sync.Mutex
+	bg      background
 }
 
 // subject is one record's windows as this process holds them, guarded by mu.
@@ -110,18 +90,12 @@ func (m *localMeter) peek(ctx context.Context, p Policy, id string, now func() t
 // hold returns subject id locked, its windows read from the store if this process does not
 // hold them yet and matched to p's windows.
 func (m *localMeter) hold(ctx context.Context, p Policy, id string) (*subject, error) {
-	if m.closed.Load() {
+	if m.bg.closed.Load() {
 		return nil, errClosed
 	}
-	sh := &m.shards[maphash.String(m.seed, id)%uint64(len(m.shards))]
+	sh := m.subjects.shard(id)
 	for {
-		sh.mu.Lock()
-		s := sh.subjects[id]
-		if s == nil {
-			s = &subject{}
-			sh.subjects[id] = s
-		}
-		sh.mu.Unlock()
+		s := sh.get(id)
 		s.mu.Lock()
 		if s.dropped {
 			s.mu.Unlock()
@@ -158,36 +132,7 @@ func sameWindows(states []windowState, p Policy) bool {
 	return true
 }
 
-// run writes behind every interval until close.
-func (m *localMeter) run(every time.Duration) {
-	defer close(m.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.stop:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			if err := m.writeBehind(ctx); err != nil {
-				m.log.Warn("write the rate-limit windows; the counts stay in memory and are written again", slog.Any("error", err))
-			}
-			cancel()
-		}
-	}
-}
-
-func (m *localMeter) close() error {
-	m.closeOnce.Do(func() {
-		m.closed.Store(true)
-		close(m.stop)
-		<-m.done
-		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-		defer cancel()
-		m.closeErr = m.writeBehind(ctx)
-	})
-	return m.closeErr
-}
+func (m *localMeter) close() error { return m.bg.close(m.writeBehind) }
 
 // writeBehind writes every subject counted in since its last write, and drops from memory the
 // subjects that were neither metered nor counted in since the previous pass. A subject whose
@@ -195,29 +140,15 @@ func (m *localMeter) close() error {
 func (m *localMeter) writeBehind(ctx context.Context) error {
 	m.writing.Lock()
 	defer m.writing.Unlock()
-	type held struct {
-		id string
-		s  *subject
-	}
 	var failed int
 	var first error
-	var batch []held
-	for i := range m.shards {
-		sh := &m.shards[i]
-		sh.mu.Lock()
-		batch = batch[:0]
-		for id, s := range sh.subjects {
-			batch = append(batch, held{id, s})
-		}
-		sh.mu.Unlock()
-		for _, h := range batch {
-			if err := m.settle(ctx, sh, h.id, h.s); err != nil {
-				if failed++; first == nil {
-					first = err
-				}
+	m.subjects.each(func(sh *subjectShard[subject], id string, s *subject) {
+		if err := m.settle(ctx, sh, id, s); err != nil {
+			if failed++; first == nil {
+				first = err
 			}
 		}
-	}
+	})
 	if failed > 0 {
 		return fmt.Errorf("quota: %d subjects' windows not written: %w", failed, first)
 	}
@@ -225,16 +156,12 @@ func (m *localMeter) writeBehind(ctx context.Context) error {
 }
 
 // settle writes subject id if it is dirty, or drops it from its shard if it went unused.
-func (m *localMeter) settle(ctx context.Context, sh *localShard, id string, s *subject) error {
+func (m *localMeter) settle(ctx context.Context, sh *subjectShard[subject], id string, s *subject) error {
 	s.mu.Lock()
 	if !s.dirty {
 		if !s.used {
 			s.dropped = true
-			sh.mu.Lock()
-			if sh.subjects[id] == s {
-				delete(sh.subjects, id)
-			}
-			sh.mu.Unlock()
+			sh.remove(id, s)
 		}
 		s.used = false
 		s.mu.Unlock()

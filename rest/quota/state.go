@@ -69,6 +69,20 @@ func (ws *windowState) add(now time.Time, n int64) {
 	ws.buckets[i] = bucket{idx: idx, n: n}
 }
 
+// remove takes back up to n requests counted at t, from t's bucket only: a lease's unspent
+// slots, counted when it was taken. A bucket left empty is dropped.
+func (ws *windowState) remove(t time.Time, n int64) {
+	idx := ws.bucketOf(t)
+	for i, b := range ws.buckets {
+		if b.idx == idx {
+			if ws.buckets[i].n -= min(n, b.n); ws.buckets[i].n == 0 {
+				ws.buckets = append(ws.buckets[:i], ws.buckets[i+1:]...)
+			}
+			return
+		}
+	}
+}
+
 // readyFor is the earliest moment (after prune) the window has room for cost more requests:
 // now when it has already, else when enough of the oldest counted requests have left it.
 func (ws *windowState) readyFor(now time.Time, cost int64) time.Time {

@@ -55,7 +55,7 @@ func (m *storedMeter) count(ctx context.Context, p Policy, id string, n int64, n
 	}
 	defer done()
 	var d Decision
-	_, err = store.Update(ctx, m.st, RecordKind, id, func(rec store.Record) (store.Record, error) {
+	err = updateWindows(ctx, m.st, id, func(rec store.Record) (store.Record, error) {
 		states, err := decode(rec.Body, p)
 		if err != nil {
 			return rec, err
@@ -66,14 +66,24 @@ func (m *storedMeter) count(ctx context.Context, p Policy, id string, n int64, n
 		}
 		rec.Body, rec.ExpiresAt = encode(states), expiryOf(states)
 		return rec, nil
-	}, store.CreateIfAbsent(), store.UpdateAttempts(maxAttempts))
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		return Decision{}, fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
-	case err != nil:
-		return Decision{}, fmt.Errorf("quota: %s: %w", id, err)
+	})
+	if err != nil {
+		return Decision{}, err
 	}
 	return d, nil
+}
+
+// updateWindows changes the record id by compare-and-swap (store.Update), creating it when it
+// is absent, and names the record in its error.
+func updateWindows(ctx context.Context, st store.Store, id string, change func(store.Record) (store.Record, error)) error {
+	_, err := store.Update(ctx, st, RecordKind, id, change, store.CreateIfAbsent(), store.UpdateAttempts(maxAttempts))
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return fmt.Errorf("quota: %s: gave up after %d lost races", id, maxAttempts)
+	case err != nil:
+		return fmt.Errorf("quota: %s: %w", id, err)
+	}
+	return nil
 }
 
 func (m *storedMeter) peek(ctx context.Context, p Policy, id string, now func() time.Time) (Decision, error) {

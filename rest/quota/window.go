@@ -56,6 +56,19 @@
 // back: a decision is a map look-up and a few additions instead of a read and a write of the
 // store, and a busy subject is written once a second, not once a request.
 //
+// # Leased metering
+//
+// Replicas sharing a MongoDB store cannot count in memory, and New's read and write on every
+// decision is a round trip or two added to every request. NewLeased's limiter takes slots in
+// advance instead: the request that finds none of its subject's in hand counts a lease in the
+// record by the same compare-and-swap (its own cost and a sixteenth of what is free, at most
+// MaxLease), and the subject's next requests in that process are admitted from the lease in
+// memory. A lease admits only within the buckets it was counted in, so every request is counted
+// where New would have counted it and the first guarantee above holds as it is; what it gives
+// up is exactness when replicas race, since one replica's unspent slots count as used for the
+// others until it gives them back (with its next lease, at the next pass, at Close). Leases
+// shrink with what is free, so near a limit they are one slot and decisions are New's.
+//
 // The record expires when its newest bucket leaves every window, so idle subjects leave no
 // trace. Expiry only reclaims space; correctness never depends on it (buckets are pruned by
 // time on every read), which also means a limiter may run on a clock of its own (tests) as long
