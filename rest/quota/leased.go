@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -103,16 +104,9 @@ func (l *leaseTerms) decision(t time.Time, n int64) Decision {
 	return d
 }
 
+// samePolicy reports whether a and b are one policy with the same windows.
 func samePolicy(a, b Policy) bool {
-	if a.Name != b.Name || len(a.Windows) != len(b.Windows) {
-		return false
-	}
-	for i := range a.Windows {
-		if a.Windows[i] != b.Windows[i] {
-			return false
-		}
-	}
-	return true
+	return a.Name == b.Name && slices.Equal(a.Windows, b.Windows)
 }
 
 // hold returns subject id's lease, locked.
@@ -251,14 +245,8 @@ func (m *leasedMeter) giveBackAll(ctx context.Context) error {
 }
 
 func (m *leasedMeter) settleAll(ctx context.Context, now time.Time, all bool) error {
-	var failed int
-	var first error
-	m.subjects.each(func(sh *subjectShard[lease], id string, l *lease) {
-		if err := m.settle(ctx, sh, id, l, now, all); err != nil {
-			if failed++; first == nil {
-				first = err
-			}
-		}
+	failed, first := m.subjects.settle(func(sh *subjectShard[lease], id string, l *lease) error {
+		return m.settle(ctx, sh, id, l, now, all)
 	})
 	if failed > 0 {
 		return fmt.Errorf("quota: %d subjects' leased slots not given back: %w", failed, first)

@@ -15,7 +15,7 @@ import (
 // WriteBehind is how often a local limiter writes the windows it has counted in to its store.
 const WriteBehind = time.Second
 
-// errClosed is a decision asked of a local limiter after Close.
+// errClosed is a decision asked of a local or leasing limiter after Close.
 var errClosed = errors.New("quota: the limiter is closed")
 
 // NewLocal returns a limiter for a store that one process owns (the embedded store, which
@@ -29,9 +29,9 @@ var errClosed = errors.New("quota: the limiter is closed")
 // What a crash forgets: a restart after Close forgets nothing, and a crash of the process
 // forgets what was counted since the last write, at most one interval of it, as a crash of the
 // machine forgets the last moments of New's unsynced writes. Processes sharing a store must all
-// use New or NewLeased: two local limiters on one store would each count alone. now is the clock (nil means
-// time.Now); log receives the failures of the writes behind the decisions (nil discards them;
-// Close returns its own).
+// use New or NewLeased: two local limiters on one store would each count alone. now is the
+// clock (nil means time.Now); log receives the failures of the writes behind the decisions (nil
+// discards them; Close returns its own).
 func NewLocal(st store.Store, now func() time.Time, every time.Duration, log *slog.Logger) *Limiter {
 	if every <= 0 {
 		every = WriteBehind
@@ -140,14 +140,8 @@ func (m *localMeter) close() error { return m.bg.close(m.writeBehind) }
 func (m *localMeter) writeBehind(ctx context.Context) error {
 	m.writing.Lock()
 	defer m.writing.Unlock()
-	var failed int
-	var first error
-	m.subjects.each(func(sh *subjectShard[subject], id string, s *subject) {
-		if err := m.settle(ctx, sh, id, s); err != nil {
-			if failed++; first == nil {
-				first = err
-			}
-		}
+	failed, first := m.subjects.settle(func(sh *subjectShard[subject], id string, s *subject) error {
+		return m.settle(ctx, sh, id, s)
 	})
 	if failed > 0 {
 		return fmt.Errorf("quota: %d subjects' windows not written: %w", failed, first)

@@ -64,9 +64,10 @@ type heldSubject[S any] struct {
 	s  *S
 }
 
-// each calls fn for every subject held when its shard is visited, outside the shard's lock, so
-// that fn may take the subject's own lock and call the store.
-func (t *subjectTable[S]) each(fn func(sh *subjectShard[S], id string, s *S)) {
+// settle calls fn for every subject held when its shard is visited, outside the shard's lock
+// (fn may take the subject's own lock and call the store), and returns how many calls failed
+// and the first failure.
+func (t *subjectTable[S]) settle(fn func(sh *subjectShard[S], id string, s *S) error) (failed int, first error) {
 	var batch []heldSubject[S]
 	for i := range t.shards {
 		sh := &t.shards[i]
@@ -77,9 +78,14 @@ func (t *subjectTable[S]) each(fn func(sh *subjectShard[S], id string, s *S)) {
 		}
 		sh.mu.Unlock()
 		for _, h := range batch {
-			fn(sh, h.id, h.s)
+			if err := fn(sh, h.id, h.s); err != nil {
+				if failed++; first == nil {
+					first = err
+				}
+			}
 		}
 	}
+	return failed, first
 }
 
 // len is how many subjects the table holds.
