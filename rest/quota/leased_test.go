@@ -29,6 +29,17 @@ func (c *recordCounting) PutRecord(ctx context.Context, r store.Record) (store.R
 	return c.Store.PutRecord(ctx, r)
 }
 
+// closeAll closes the limiters, giving back what they lease, before the test looks at the
+// store.
+func closeAll(t *testing.T, limiters []*Limiter) {
+	t.Helper()
+	for _, l := range limiters {
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // storedRemaining is what the store holds for subject under p at now, as a limiter that keeps
 // nothing in memory sees it: the binding window's remaining slots.
 func storedRemaining(t *testing.T, s store.Store, p Policy, subject string, now func() time.Time) int64 {
@@ -132,11 +143,7 @@ func TestLeasedReplicasShareTheLimit(t *testing.T) {
 		if admitted != 60 {
 			t.Fatalf("%d admitted, want 60", admitted)
 		}
-		for _, l := range limiters {
-			if err := l.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		closeAll(t, limiters)
 		if got := storedRemaining(t, s, minute60, "client", clock.Now); got != 0 {
 			t.Fatalf("after both closed: %d remaining, want 0", got)
 		}
@@ -235,11 +242,7 @@ func TestLeasedNeverAdmitsPastTheLimit(t *testing.T) {
 					}
 				}
 			}
-			for _, l := range limiters {
-				if err := l.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			closeAll(t, limiters)
 			states, _, err := readWindows(context.Background(), s, policy, policy.Name+"/client")
 			if err != nil {
 				t.Fatal(err)

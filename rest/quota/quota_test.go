@@ -300,11 +300,7 @@ func TestConcurrency(t *testing.T) {
 					if m.leases {
 						// Every slot is either admitted or given back: none is lost or counted
 						// twice once the limiters have closed.
-						for _, l := range limiters {
-							if err := l.Close(); err != nil {
-								t.Fatal(err)
-							}
-						}
+						closeAll(t, limiters)
 						if got > tt.want || storedRemaining(t, s, pilot, "key:race", clock.Now) != tt.want-got {
 							t.Fatalf("%d admitted of %d free, %d left in the store", got, tt.want, storedRemaining(t, s, pilot, "key:race", clock.Now))
 						}
