@@ -3,6 +3,8 @@ package fhir
 import (
 	"math/bits"
 	"sync"
+
+	"providerdir/store"
 )
 
 // Response bodies are built in buffers kept from one request to the next. A page of a search is
@@ -38,4 +40,23 @@ func release(b []byte) {
 		return
 	}
 	bodyPools[bits.Len(uint(cap(b)))-1-minShift].Put(&b)
+}
+
+// A search reads its page's bodies into an arena (store.Arena) kept from one search to the next,
+// for the same reason: a page's resources, copied out of the store one by one, would be as much
+// garbage as its response. An arena a very large page grew past maxPooled is not kept.
+var arenas = sync.Pool{New: func() any { return new(store.Arena) }}
+
+// newArena returns an empty arena.
+func newArena() *store.Arena {
+	return arenas.Get().(*store.Arena)
+}
+
+// releaseArena takes back an arena once the response its bodies went into has been written.
+func releaseArena(a *store.Arena) {
+	if a.Cap() > maxPooled {
+		return
+	}
+	a.Reset()
+	arenas.Put(a)
 }

@@ -67,7 +67,7 @@ func (s *Server) find(ctx context.Context, typ string, sq store.Query) (store.Pa
 	}
 	// An id no document can have (an over-long _id, say) is not read.
 	ids = slices.DeleteFunc(ids, func(id string) bool { return store.ValidateID(id) != nil })
-	found, err := s.st.GetMany(ctx, sq.Generation, sq.Collection, ids)
+	found, err := s.st.GetMany(ctx, sq.Generation, sq.Collection, ids, sq.Arena)
 	if err != nil {
 		return store.Page{}, err
 	}

@@ -26,6 +26,8 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g Grant, res
 	for _, inc := range q.includes {
 		r.keyed = r.keyed || inc.iterate
 	}
+	// An include mostly adds about as many resources as the page has matches.
+	res.included = make([]includedDoc, 0, len(res.matches))
 	frontier := make([]includedDoc, len(res.matches))
 	for i, d := range res.matches {
 		r.seen[fhirmap.Ref(q.typ, d.ID)] = true
@@ -98,7 +100,7 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 		if r.keyed {
 			get = r.s.st.GetMany
 		}
-		found, err := get(ctx, gen, catalog.FHIRCollection(inc.target), ids)
+		found, err := get(ctx, gen, catalog.FHIRCollection(inc.target), ids, r.res.arena)
 		ids = ids[:0]
 		if err != nil {
 			return err
@@ -155,7 +157,7 @@ func (r *includeRound) reverse(ctx context.Context, rev include, docs []included
 	if r.g.Sandboxed() {
 		where = append(where, sandboxCond)
 	}
-	sq := store.Query{Collection: catalog.FHIRCollection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit)}
+	sq := store.Query{Collection: catalog.FHIRCollection(rev.source), Generation: gen, Where: where, Limit: min(r.s.maxInc+1, store.MaxLimit), Arena: r.res.arena}
 	for {
 		page, err := r.s.st.Find(ctx, sq)
 		if err != nil {

@@ -130,7 +130,9 @@ func (s *Server) probeForward(ctx context.Context, docs []store.Document, p chai
 		}
 	}
 	for chunk := range slices.Chunk(ids, store.MaxLimit) {
-		found, err := s.st.GetMany(ctx, p.gen, catalog.FHIRCollection(p.c.other), chunk)
+		// Only their keys are looked at: their bodies go to memory of their own, not to the
+		// page's arena, which keeps what the page serves.
+		found, err := s.st.GetMany(ctx, p.gen, catalog.FHIRCollection(p.c.other), chunk, nil)
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,8 @@ type result struct {
 	next     string
 	prev     string
 	warnings []Issue
+	// arena holds the bodies of matches and included, read for this page only (store.Arena).
+	arena *store.Arena
 }
 
 type includedDoc struct {
@@ -77,7 +79,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 	if !permit(w, r, g, q.accesses()) {
 		return
 	}
-	res, status, err := s.run(r.Context(), q, g)
+	arena := newArena()
+	defer releaseArena(arena)
+	res, status, err := s.run(r.Context(), q, g, arena)
 	switch {
 	case err != nil && status == 0:
 		s.fail(w, r, err)
@@ -98,8 +102,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 	release(body)
 }
 
-// run executes a parsed search. A non-zero status goes with a client-facing error.
-func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, error) {
+// run executes a parsed search, reading the page's bodies into arena. A non-zero status goes
+// with a client-facing error.
+func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena) (*result, int, error) {
 	v, err := s.serving(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -110,19 +115,18 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 	if err != nil {
 		return nil, status, err
 	}
-	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings)}
+	res := &result{typ: q.typ, tagGen: v.gens[catalog.FHIRTags], total: -1, warnings: slices.Clone(q.warnings), arena: arena}
 
 	where, probes, empty, status, err := s.conditions(ctx, v, q, g)
 	if err != nil {
 		return nil, status, err
 	}
-	sq := store.Query{Collection: coll, Generation: v.gen(q.typ), Where: where, Limit: max(q.count, 1)}
+	sq := store.Query{Collection: coll, Generation: v.gen(q.typ), Where: where, Limit: max(q.count, 1), Arena: arena}
 	if q.sort != "" {
 		sq.OrderBy = fhirmap.KeyLastUpdated
 	}
-	// The matches' keys are read by includes (the references to follow), by a sort's page
-	// links (the order value) and by chain probes; a page without any serves their bodies alone.
-	sq.BodiesOnly = len(q.includes) == 0 && len(q.revs) == 0 && q.sort == "" && len(probes) == 0
+	sq.KeysOf = pageKeys(q, probes)
+	sq.BodiesOnly = len(sq.KeysOf) == 0
 	if sq.Generation == "" {
 		empty = true // nothing ingested yet
 	}
@@ -190,6 +194,28 @@ func (s *Server) run(ctx context.Context, q *query, g Grant) (*result, int, erro
 		return nil, 0, err
 	}
 	return res, 0, nil
+}
+
+// pageKeys are the params of the keys a search reads its matches with: the references its
+// includes follow, its sort's order value (for the page links) and the references its chain
+// probes check. A page that needs none serves the matches' bodies alone.
+func pageKeys(q *query, probes []chainProbe) []string {
+	var params []string
+	add := func(p string) {
+		if !slices.Contains(params, p) {
+			params = append(params, p)
+		}
+	}
+	for _, inc := range q.includes {
+		add(inc.key)
+	}
+	if q.sort != "" {
+		add(fhirmap.KeyLastUpdated)
+	}
+	for _, p := range probes {
+		add(p.c.key)
+	}
+	return params
 }
 
 // pageStart reads a search's _cursor: the view to page through (the snapshot the search began

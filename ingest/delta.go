@@ -195,7 +195,7 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 	return inOrder(ctx, len(batches), func(ctx context.Context, k int) (map[string][]store.Document, error) {
 		below := map[string][]store.Document{}
 		var err error
-		below[catalog.RegistryProviders], err = st.GetMany(ctx, serving.Generation(catalog.RegistryProviders), catalog.RegistryProviders, batches[k])
+		below[catalog.RegistryProviders], err = st.GetMany(ctx, serving.Generation(catalog.RegistryProviders), catalog.RegistryProviders, batches[k], nil)
 		for _, c := range secondary {
 			if err != nil {
 				break
@@ -242,7 +242,7 @@ var ErrNoNameWords = errors.New("ingest: the registry serving has no name lexico
 func wordsMissing(ctx context.Context, st store.Store, below string, words nameWords) ([]string, error) {
 	var out []string
 	for chunk := range slices.Chunk(slices.Sorted(maps.Keys(words)), maskBatch) {
-		docs, err := st.GetMany(ctx, below, catalog.RegistryNameWords, chunk)
+		docs, err := st.GetMany(ctx, below, catalog.RegistryNameWords, chunk, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +308,7 @@ func recordStackChanges(ctx context.Context, st store.Store, collection, prevGen
 		}
 		bodies := make(map[string][]byte, len(ids))
 		if len(ids) > 0 {
-			below, err := st.GetMany(ctx, prevGen, collection, ids)
+			below, err := st.GetMany(ctx, prevGen, collection, ids, nil)
 			if err != nil {
 				return err
 			}

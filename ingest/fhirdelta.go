@@ -267,7 +267,7 @@ func (u *fhirUpdate) batch(ctx context.Context, gen map[string]string, npis []st
 	if b.masks, err = u.servingResources(ctx, store.Prefix, npis); err != nil {
 		return b, err
 	}
-	docs, err := u.st.GetMany(ctx, gen[catalog.RegistryProviders], catalog.RegistryProviders, npis)
+	docs, err := u.st.GetMany(ctx, gen[catalog.RegistryProviders], catalog.RegistryProviders, npis, nil)
 	if err != nil || len(docs) == 0 {
 		return b, err
 	}
@@ -315,7 +315,7 @@ func (u *fhirUpdate) maskReplaced(ctx context.Context, b *fhirBatch, npis []stri
 		}
 	}
 	for c, ids := range others {
-		below, err := u.st.GetMany(ctx, u.p.run.serving.Generation(c), c, ids)
+		below, err := u.st.GetMany(ctx, u.p.run.serving.Generation(c), c, ids, nil)
 		if err != nil {
 			return err
 		}
@@ -357,7 +357,7 @@ func (u *fhirUpdate) addTagSets(ctx context.Context) error {
 	for batch := range slices.Chunk(ids, maskBatch) {
 		have := map[string]bool{}
 		if serving != "" {
-			below, err := u.st.GetMany(ctx, serving, catalog.FHIRTags, batch)
+			below, err := u.st.GetMany(ctx, serving, catalog.FHIRTags, batch, nil)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -150,25 +151,25 @@ func (w *stacked) Get(ctx context.Context, generation, collection, id string) (D
 }
 
 // GetMany resolves the ids as Get does, with one GetMany per step for all of them.
-func (w *stacked) GetMany(ctx context.Context, generation, collection string, ids []string) ([]Document, error) {
+func (w *stacked) GetMany(ctx context.Context, generation, collection string, ids []string, arena *Arena) ([]Document, error) {
 	if !isComposite(generation) {
-		return w.s.GetMany(ctx, generation, collection, ids)
+		return w.s.GetMany(ctx, generation, collection, ids, arena)
 	}
-	return w.readMany(ctx, generation, collection, ids, Store.GetMany)
+	return w.readMany(ctx, generation, collection, ids, arena, Store.GetMany)
 }
 
 // GetBodies resolves the ids as GetMany does, reading each layer's documents without keys.
-func (w *stacked) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]Document, error) {
+func (w *stacked) GetBodies(ctx context.Context, generation, collection string, ids []string, arena *Arena) ([]Document, error) {
 	if !isComposite(generation) {
-		return w.s.GetBodies(ctx, generation, collection, ids)
+		return w.s.GetBodies(ctx, generation, collection, ids, arena)
 	}
-	return w.readMany(ctx, generation, collection, ids, Store.GetBodies)
+	return w.readMany(ctx, generation, collection, ids, arena, Store.GetBodies)
 }
 
 // readMany is GetMany and GetBodies over a stack, read being the one of the two asked for. The
 // mask is read without keys either way: only which ids it holds matters here.
-func (w *stacked) readMany(ctx context.Context, generation, collection string, ids []string,
-	read func(s Store, ctx context.Context, generation, collection string, ids []string) ([]Document, error)) ([]Document, error) {
+func (w *stacked) readMany(ctx context.Context, generation, collection string, ids []string, arena *Arena,
+	read func(s Store, ctx context.Context, generation, collection string, ids []string, arena *Arena) ([]Document, error)) ([]Document, error) {
 	top, below, err := splitTop(generation)
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func (w *stacked) readMany(ctx context.Context, generation, collection string, i
 	if err != nil {
 		return nil, err
 	}
-	masked, err := w.s.GetBodies(ctx, top, MaskCollection(collection), ids)
+	masked, err := w.s.GetBodies(ctx, top, MaskCollection(collection), ids, arena)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func (w *stacked) readMany(ctx context.Context, generation, collection string, i
 	}
 	found := map[string]Document{}
 	if len(unmasked) > 0 {
-		docs, err := read(w, ctx, below, collection, unmasked)
+		docs, err := read(w, ctx, below, collection, unmasked, arena)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +206,7 @@ func (w *stacked) readMany(ctx context.Context, generation, collection string, i
 		}
 	}
 	if len(fromTop) > 0 {
-		docs, err := read(w.s, ctx, top, collection, fromTop)
+		docs, err := read(w.s, ctx, top, collection, fromTop, arena)
 		if err != nil {
 			return nil, err
 		}
@@ -286,14 +287,18 @@ func (w *stacked) Find(ctx context.Context, q Query) (Page, error) {
 	if !isComposite(q.Generation) {
 		return w.s.Find(ctx, q)
 	}
-	if !q.BodiesOnly || q.OrderBy == "" {
+	if q.OrderBy == "" || !q.BodiesOnly && (len(q.KeysOf) == 0 || slices.Contains(q.KeysOf, q.OrderBy)) {
 		return w.findStack(ctx, q)
 	}
-	// The layers' pages are merged by the key the page is ordered by: they are read with keys.
-	q.BodiesOnly = false
-	page, err := w.findStack(ctx, q)
+	// The layers' pages are merged by the key the page is ordered by: they are read with it.
+	inner := q
+	inner.KeysOf = append(slices.Clip(q.KeysOf), q.OrderBy)
+	if q.BodiesOnly {
+		inner.BodiesOnly, inner.KeysOf = false, []string{q.OrderBy}
+	}
+	page, err := w.findStack(ctx, inner)
 	for i := range page.Docs {
-		page.Docs[i].Keys = nil
+		page.Docs[i].Keys = SelectKeys(page.Docs[i].Keys, q)
 	}
 	return page, err
 }
@@ -309,7 +314,7 @@ func (w *stacked) findStack(ctx context.Context, q Query) (Page, error) {
 	upper := &layerStream{find: w.s.Find, q: q, next: q.After}
 	upper.q.Generation = top
 	lower := &layerStream{find: w.Find, q: q, next: q.After, mask: func(docs []Document) (map[string]bool, error) {
-		masked, err := w.s.GetBodies(ctx, top, MaskCollection(q.Collection), ids(docs))
+		masked, err := w.s.GetBodies(ctx, top, MaskCollection(q.Collection), ids(docs), q.Arena)
 		return idSet(masked), err
 	}}
 	lower.q.Generation = below

@@ -27,6 +27,9 @@
 //     Stacked wraps a backend so that reads of a stacked generation answer from the merged view
 //     (Find pages in the query's order with the same cursors, exact Count), and every reader
 //     that passes the snapshot's generation on sees the stack without knowing of it.
+//   - A reader asks for no more than it uses: BodiesOnly and KeysOf leave keys undecoded, and an
+//     Arena it lends takes the bodies of a read, so a server that serves a page and drops it
+//     reuses the same memory for the next.
 //   - A Loader fills an empty collection in one pass, visible at once on Commit as if it had
 //     been Put batch by batch.
 //   - Every backend answers ErrUnavailable when it cannot be reached, which every surface turns
@@ -141,6 +144,13 @@ type Query struct {
 	// export): a backend keeping the keys beside the body then neither decodes nor returns
 	// them, as GetBodies does for reads by id. The page and its cursor are the same.
 	BodiesOnly bool
+	// KeysOf, when not empty, returns each document with its keys of these params only (all of
+	// them, in their stored order; Keys nil when it has none), for a reader that looks at a few
+	// kinds of key (the references a page's includes follow, its order value): a backend keeping
+	// the keys beside the body decodes only those. BodiesOnly takes precedence.
+	KeysOf []string
+	// Arena, when not nil, is memory the caller lends for the page's bodies (see Arena).
+	Arena *Arena
 }
 
 // Page is one page of a Find.
@@ -188,12 +198,13 @@ type Store interface {
 	// GetMany returns the documents of a collection with the given ids, in the order of ids,
 	// each once (an id given twice is returned at its first place): the documents a page
 	// includes, read together rather than one round trip each. An id with no document is left
-	// out, not an error. More than MaxLimit ids is ErrInvalid.
-	GetMany(ctx context.Context, generation, collection string, ids []string) ([]Document, error)
+	// out, not an error. More than MaxLimit ids is ErrInvalid. The bodies may be copied into
+	// arena when it is not nil (see Arena).
+	GetMany(ctx context.Context, generation, collection string, ids []string, arena *Arena) ([]Document, error)
 	// GetBodies is GetMany for a reader that serves documents' bodies and never looks at their
 	// keys: the same documents in the same order, each with its ID and Body and with Keys nil,
 	// so that a backend keeping the keys beside the body neither decodes nor returns them.
-	GetBodies(ctx context.Context, generation, collection string, ids []string) ([]Document, error)
+	GetBodies(ctx context.Context, generation, collection string, ids []string, arena *Arena) ([]Document, error)
 	// Find returns one page of the documents matching the query, in a stable order. A generation
 	// or collection that holds no documents gives an empty page, not ErrNotFound.
 	Find(ctx context.Context, q Query) (Page, error)

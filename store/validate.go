@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -124,6 +125,22 @@ func SmallestValue(keys []Key, param string) (string, bool) {
 		}
 	}
 	return best, ok
+}
+
+// SelectKeys returns the keys of a found document that q asks for (BodiesOnly, KeysOf), from all
+// of them. It filters keys in place: keys is not used again.
+func SelectKeys(keys []Key, q Query) []Key {
+	switch {
+	case q.BodiesOnly:
+		return nil
+	case len(q.KeysOf) == 0:
+		return keys
+	}
+	keys = slices.DeleteFunc(keys, func(k Key) bool { return !slices.Contains(q.KeysOf, k.Param) })
+	if len(keys) == 0 {
+		return nil
+	}
+	return keys
 }
 
 // Matches reports whether a document's keys satisfy every condition of a query. Backends that

@@ -103,16 +103,16 @@ func (t *timedStore) Get(ctx context.Context, generation, collection, id string)
 	return d, err
 }
 
-func (t *timedStore) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+func (t *timedStore) GetMany(ctx context.Context, generation, collection string, ids []string, arena *store.Arena) ([]store.Document, error) {
 	start := time.Now()
-	d, err := t.s.GetMany(ctx, generation, collection, ids)
+	d, err := t.s.GetMany(ctx, generation, collection, ids, arena)
 	t.observe("get_many", start, err)
 	return d, err
 }
 
-func (t *timedStore) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+func (t *timedStore) GetBodies(ctx context.Context, generation, collection string, ids []string, arena *store.Arena) ([]store.Document, error) {
 	start := time.Now()
-	d, err := t.s.GetBodies(ctx, generation, collection, ids)
+	d, err := t.s.GetBodies(ctx, generation, collection, ids, arena)
 	t.observe("get_bodies", start, err)
 	return d, err
 }

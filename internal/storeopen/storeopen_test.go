@@ -66,7 +66,7 @@ func readsStacks(t *testing.T, s store.Store) {
 	put("stacktop", "c", "changed")
 	put("stacktop", store.MaskCollection("c"), "changed", "deleted")
 	gen := store.StackGeneration("stacktop", "stackbase")
-	docs, err := s.GetMany(ctx, gen, "c", []string{"kept", "changed", "deleted"})
+	docs, err := s.GetMany(ctx, gen, "c", []string{"kept", "changed", "deleted"}, nil)
 	var got []string
 	for _, d := range docs {
 		got = append(got, d.ID+"="+string(d.Body))

@@ -63,12 +63,12 @@ func (w *Store) Get(ctx context.Context, generation, collection, id string) (sto
 	return call(w, ctx, func() (store.Document, error) { return w.s.Get(ctx, generation, collection, id) })
 }
 
-func (w *Store) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
-	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetMany(ctx, generation, collection, ids) })
+func (w *Store) GetMany(ctx context.Context, generation, collection string, ids []string, arena *store.Arena) ([]store.Document, error) {
+	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetMany(ctx, generation, collection, ids, arena) })
 }
 
-func (w *Store) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
-	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetBodies(ctx, generation, collection, ids) })
+func (w *Store) GetBodies(ctx context.Context, generation, collection string, ids []string, arena *store.Arena) ([]store.Document, error) {
+	return call(w, ctx, func() ([]store.Document, error) { return w.s.GetBodies(ctx, generation, collection, ids, arena) })
 }
 
 func (w *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -244,11 +245,11 @@ func (s *Store) Get(ctx context.Context, gen, coll, id string) (store.Document, 
 
 // loadDoc reads one document from r.
 func loadDoc(r reader, gen, coll, id string) (store.Document, bool, error) {
-	return loadWith(r, gen, coll, id, decodeDoc)
+	return loadWith(r, gen, coll, id, nil, allKeys)
 }
 
-// loadWith reads one document from r and decodes it with decode (decodeDoc, or decodeBody).
-func loadWith(r reader, gen, coll, id string, decode func(id string, v []byte) (store.Document, error)) (store.Document, bool, error) {
+// loadWith reads one document from r and decodes it with the keys of k, its body into a.
+func loadWith(r reader, gen, coll, id string, a *store.Arena, k keySet) (store.Document, bool, error) {
 	v, closer, err := r.Get(docKey(gen, coll, id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return store.Document{}, false, nil
@@ -257,7 +258,7 @@ func loadWith(r reader, gen, coll, id string, decode func(id string, v []byte) (
 		return store.Document{}, false, fmt.Errorf("embedded: read %q: %w", id, err)
 	}
 	defer closer.Close()
-	d, err := decode(id, v)
+	d, err := k.decode(a, id, v)
 	return d, err == nil, err
 }
 
@@ -352,17 +353,17 @@ func (s *Store) DropGeneration(ctx context.Context, gen string) error {
 // document as a point read of the database opens them; its prefix seeks consult each table's
 // Bloom filter as a point read does, and seeks in ascending order move forward from where the
 // last one stopped.
-func (s *Store) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	return s.getMany(ctx, gen, coll, ids, decodeDoc)
+func (s *Store) GetMany(ctx context.Context, gen, coll string, ids []string, a *store.Arena) ([]store.Document, error) {
+	return s.getMany(ctx, gen, coll, ids, a, allKeys)
 }
 
 // GetBodies reads as GetMany does and passes over each document's keys without decoding them.
-func (s *Store) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-	return s.getMany(ctx, gen, coll, ids, decodeBody)
+func (s *Store) GetBodies(ctx context.Context, gen, coll string, ids []string, a *store.Arena) ([]store.Document, error) {
+	return s.getMany(ctx, gen, coll, ids, a, noKeys)
 }
 
-// getMany reads the documents of GetMany, each decoded by decode.
-func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, decode func(id string, v []byte) (store.Document, error)) ([]store.Document, error) {
+// getMany reads the documents of GetMany, each with the keys of k.
+func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, a *store.Arena, k keySet) ([]store.Document, error) {
 	ids, err := store.ValidateGetMany(gen, coll, ids)
 	if err != nil {
 		return nil, err
@@ -376,26 +377,34 @@ func (s *Store) getMany(ctx context.Context, gen, coll string, ids []string, dec
 		return nil, err
 	}
 	defer v.close()
-	sorted := slices.Sorted(slices.Values(ids))
-	found := make(map[string]store.Document, len(ids))
-	for i, id := range sorted {
-		if i%256 == 255 {
+	// Each distinct id is read once, in ascending order so that the seeks move forward, into the
+	// place it first has in ids (the sort is stable: a repeated id's first place comes first).
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(ids[x], ids[y]) })
+	docs := make([]store.Document, len(ids))
+	found := make([]bool, len(ids))
+	for n, i := range order {
+		if n > 0 && ids[order[n-1]] == ids[i] {
+			continue
+		}
+		if n%256 == 255 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		d, ok, err := loadWith(v, gen, coll, id, decode)
+		d, ok, err := loadWith(v, gen, coll, ids[i], a, k)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			found[id] = d
-		}
+		docs[i], found[i] = d, ok
 	}
-	out := make([]store.Document, 0, len(found))
-	for _, id := range ids {
-		if d, ok := found[id]; ok {
-			out = append(out, d)
+	out := docs[:0]
+	for i := range docs {
+		if found[i] {
+			out = append(out, docs[i])
 		}
 	}
 	return out, nil

@@ -162,23 +162,61 @@ func appendDoc(b []byte, d store.Document) []byte {
 	return append(b, d.Body...)
 }
 
-// decodeDoc decodes a stored document into memory the caller owns.
-func decodeDoc(id string, v []byte) (store.Document, error) {
-	keys, body, err := decodeKeys(v)
-	if err != nil {
-		return store.Document{}, fmt.Errorf("%w: document %q", err, id)
-	}
-	return store.Document{ID: id, Body: bytes.Clone(body), Keys: keys}, nil
+// keySet says which of a stored document's keys a read decodes: all of them, none (GetBodies,
+// store.Query.BodiesOnly), or those of a few params (store.Query.KeysOf). A FHIR resource has
+// thirty or so keys, and a page that follows one reference of each needs one.
+type keySet struct {
+	all    bool
+	params []string
 }
 
-// decodeBody returns a stored document with its body and without its keys, in memory the
-// caller owns (GetBodies).
-func decodeBody(id string, v []byte) (store.Document, error) {
-	_, _, body, err := splitDoc(v)
+var (
+	allKeys = keySet{all: true}
+	noKeys  = keySet{}
+)
+
+// keysFor is the set of keys q returns its documents with.
+func keysFor(q store.Query) keySet {
+	switch {
+	case q.BodiesOnly:
+		return noKeys
+	case len(q.KeysOf) > 0:
+		return keySet{params: q.KeysOf}
+	}
+	return allKeys
+}
+
+// with is the set and param's keys.
+func (k keySet) with(param string) keySet {
+	if k.all || slices.Contains(k.params, param) {
+		return k
+	}
+	return keySet{params: append(slices.Clip(k.params), param)}
+}
+
+// decode decodes a stored document with the set's keys into memory the caller owns, its body
+// copied into a (see store.Arena).
+func (k keySet) decode(a *store.Arena, id string, v []byte) (store.Document, error) {
+	var keys []store.Key
+	var body []byte
+	var err error
+	switch {
+	case k.all:
+		keys, body, err = decodeKeys(v)
+	case len(k.params) == 0:
+		_, _, body, err = splitDoc(v)
+	default:
+		keys, body, err = decodeKeysOf(v, k.params)
+	}
 	if err != nil {
 		return store.Document{}, fmt.Errorf("%w: document %q", err, id)
 	}
-	return store.Document{ID: id, Body: bytes.Clone(body)}, nil
+	return store.Document{ID: id, Body: a.Copy(body), Keys: keys}, nil
+}
+
+// decodeDoc decodes a stored document with all its keys into memory the caller owns.
+func decodeDoc(id string, v []byte) (store.Document, error) {
+	return allKeys.decode(nil, id, v)
 }
 
 // splitDoc checks the lengths of a stored document's keys and returns their number, their
@@ -226,6 +264,29 @@ func decodeKeys(v []byte) ([]store.Key, []byte, error) {
 	for i := range keys {
 		keys[i].Param = next()
 		keys[i].Value = next()
+	}
+	return keys, body, nil
+}
+
+// decodeKeysOf decodes the keys of a stored document whose param is one of params, and returns
+// them with the body (a sub-slice of v). Each param is shared with params, not copied.
+func decodeKeysOf(v []byte, params []string) ([]store.Key, []byte, error) {
+	n, enc, body, err := splitDoc(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keys []store.Key
+	for range n {
+		// splitDoc has checked every length.
+		param, rest, _ := readBytes(enc)
+		value, rest, _ := readBytes(rest)
+		enc = rest
+		for _, p := range params {
+			if string(param) == p {
+				keys = append(keys, store.Key{Param: p, Value: string(value)})
+				break
+			}
+		}
 	}
 	return keys, body, nil
 }

@@ -213,8 +213,11 @@ type query struct {
 	conds []cond
 	cap   int
 	steps int
-	// bodiesOnly decodes scanned documents without their keys (store.Query.BodiesOnly).
-	bodiesOnly bool
+	// keys are the keys the query's documents are returned with (store.Query.BodiesOnly and
+	// KeysOf).
+	keys keySet
+	// arena takes the bodies of the documents the query returns (store.Query.Arena).
+	arena *store.Arena
 }
 
 // tick checks for cancellation every so often in long loops.
@@ -653,11 +656,7 @@ func (ds *docScan) scan(budget int, add func(store.Document, string) bool) (bool
 		budget -= max(keys, 1)
 		ds.last = append(ds.last[:0], id...)
 		if ok {
-			decode := decodeDoc
-			if ds.q.bodiesOnly {
-				decode = decodeBody
-			}
-			d, err := decode(string(id), v)
+			d, err := ds.q.keys.decode(ds.q.arena, string(id), v)
 			if err != nil {
 				return false, err
 			}
@@ -697,18 +696,16 @@ func (q *query) hasEntry(param, value, id string) (bool, error) {
 // matching loads a candidate document and reports whether it satisfies the conditions of
 // verify: those of the query, less any the candidate is known to satisfy (a candidate read off a
 // condition's index entries satisfies that one, and checking it again would compare each of the
-// document's keys with each of its values). The document comes with its keys when keys is set
-// or there is something to verify; otherwise it is decoded without them, which spares a FHIR
-// resource the decoding of its thirty or so keys.
-func (q *query) matching(id string, verify []store.Condition, keys bool) (store.Document, bool, error) {
+// document's keys with each of its values). The document comes with the keys of keys, or with
+// all of them when there is something to verify (Find narrows them to the query's afterwards).
+func (q *query) matching(id string, verify []store.Condition, keys keySet) (store.Document, bool, error) {
 	if err := q.tick(); err != nil {
 		return store.Document{}, false, err
 	}
-	decode := decodeDoc
-	if !keys && len(verify) == 0 {
-		decode = decodeBody
+	if len(verify) > 0 {
+		keys = allKeys
 	}
-	d, found, err := loadWith(q.r, q.gen, q.coll, id, decode)
+	d, found, err := loadWith(q.r, q.gen, q.coll, id, q.arena, keys)
 	if err != nil || !found {
 		return store.Document{}, false, err
 	}
@@ -732,7 +729,7 @@ type hit struct {
 func (s *Store) newQuery(ctx context.Context, r reader, sq store.Query) *query {
 	return &query{
 		ctx: ctx, r: r, gen: sq.Generation, coll: sq.Collection,
-		where: sq.Where, conds: prepare(sq.Where), cap: s.cfg.probeCap, bodiesOnly: sq.BodiesOnly,
+		where: sq.Where, conds: prepare(sq.Where), cap: s.cfg.probeCap, keys: keysFor(sq), arena: sq.Arena,
 	}
 }
 
@@ -761,10 +758,16 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 	q := s.newQuery(ctx, v, sq)
 
 	// Collect one document more than the page holds: it says whether there is a next page.
-	var hits []hit
+	var docs []store.Document
+	var lastValue string // the order value of the page's last document, for its cursor
 	add := func(d store.Document, value string) bool {
-		hits = append(hits, hit{d, value})
-		return len(hits) <= limit
+		if len(docs) < limit {
+			lastValue = value
+		}
+		// The plans that match on decoded keys, or order by one, read more of them.
+		d.Keys = store.SelectKeys(d.Keys, sq)
+		docs = append(docs, d)
+		return len(docs) <= limit
 	}
 	if sq.OrderBy == "" {
 		w := window{desc: sq.Descending}
@@ -778,18 +781,10 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 	if err != nil {
 		return store.Page{}, err
 	}
-	var page store.Page
-	if len(hits) > limit {
-		hits = hits[:limit]
-		last := hits[limit-1]
-		page.Next = store.Cursor{Value: last.value, ID: last.doc.ID}.Encode()
-	}
-	page.Docs = make([]store.Document, len(hits))
-	for i, h := range hits {
-		page.Docs[i] = h.doc
-		if sq.BodiesOnly {
-			page.Docs[i].Keys = nil // the plans that match on decoded keys read them all the same
-		}
+	page := store.Page{Docs: docs}
+	if len(docs) > limit {
+		page.Docs = docs[:limit]
+		page.Next = store.Cursor{Value: lastValue, ID: docs[limit-1].ID}.Encode()
 	}
 	return page, nil
 }
@@ -806,7 +801,7 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		return err
 	}
 	visit := func(id string, verify []store.Condition) (bool, error) {
-		d, ok, err := q.matching(id, verify, !q.bodiesOnly)
+		d, ok, err := q.matching(id, verify, q.keys)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -899,7 +894,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 				return err == nil, err
 			}
 		}
-		d, ok, err := q.matching(id, q.where, !q.bodiesOnly)
+		d, ok, err := q.matching(id, q.where, q.keys)
 		if err != nil || !ok {
 			return err == nil, err
 		}
@@ -912,7 +907,7 @@ func (q *query) findOrdered(param string, cur *store.Cursor, desc bool, add func
 func (q *query) sortCandidates(c candidates, param string, cur *store.Cursor, desc bool, add func(store.Document, string) bool) error {
 	var hits []hit
 	for _, id := range c.ids {
-		d, ok, err := q.matching(id, c.verify, true) // for the order value
+		d, ok, err := q.matching(id, c.verify, q.keys.with(param)) // for the order value
 		if err != nil {
 			return err
 		}
@@ -977,6 +972,10 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 	// verify checks a candidate against the conditions not already guaranteed (skip), by index
 	// lookups where it can and by the document only where it must, against where (the query's
 	// conditions less the one the candidate came from).
+	orderKeys := noKeys // a document counts under OrderBy only if it has a key of it
+	if sq.OrderBy != "" {
+		orderKeys = orderKeys.with(sq.OrderBy)
+	}
 	verify := func(id string, skip func(int) bool, where []store.Condition) (bool, error) {
 		needDoc := sq.OrderBy != ""
 		for j, c := range q.conds {
@@ -994,7 +993,7 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 		if !needDoc {
 			return true, q.tick()
 		}
-		d, ok, err := q.matching(id, where, sq.OrderBy != "")
+		d, ok, err := q.matching(id, where, orderKeys)
 		if err != nil || !ok {
 			return false, err
 		}

@@ -297,12 +297,12 @@ func (s *Store) get(ctx context.Context, generation, collection, id string, proj
 
 // GetMany reads the documents with one $in query on _id: one round trip for a page's included
 // resources however many there are. On FerretDB it reads them by _id (pointGets).
-func (s *Store) GetMany(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+func (s *Store) GetMany(ctx context.Context, generation, collection string, ids []string, _ *store.Arena) ([]store.Document, error) {
 	return s.getMany(ctx, generation, collection, ids, docProjection)
 }
 
 // GetBodies reads as GetMany does, without the documents' keys.
-func (s *Store) GetBodies(ctx context.Context, generation, collection string, ids []string) ([]store.Document, error) {
+func (s *Store) GetBodies(ctx context.Context, generation, collection string, ids []string, _ *store.Arena) ([]store.Document, error) {
 	return s.getMany(ctx, generation, collection, ids, bodyProjection)
 }
 
@@ -540,10 +540,9 @@ func (s *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
 		}
 		page.Next = c.Encode()
 	}
-	if q.BodiesOnly {
-		for i := range page.Docs {
-			page.Docs[i].Keys = nil
-		}
+	// The keys come whole (the cursor needs the order value) and are narrowed to those asked for.
+	for i := range page.Docs {
+		page.Docs[i].Keys = store.SelectKeys(page.Docs[i].Keys, q)
 	}
 	return page, nil
 }

@@ -255,7 +255,7 @@ func TestPointReadsBounded(t *testing.T) {
 	errs := make(chan error, callers)
 	for range callers {
 		go func() {
-			got, err := s.GetMany(ctx, "g1", "c", append([]string{"absent"}, ids...))
+			got, err := s.GetMany(ctx, "g1", "c", append([]string{"absent"}, ids...), nil)
 			if err == nil && len(got) != len(ids) {
 				err = fmt.Errorf("GetMany returned %d documents, want %d", len(got), len(ids))
 			}

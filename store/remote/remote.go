@@ -127,11 +127,11 @@ func Handler(st store.Store) http.Handler {
 		return err
 	})
 	op("get_many", func(ctx context.Context, q request, r *response) (err error) {
-		r.Page.Docs, err = st.GetMany(ctx, q.Generation, q.Collection, q.IDs)
+		r.Page.Docs, err = st.GetMany(ctx, q.Generation, q.Collection, q.IDs, nil)
 		return err
 	})
 	op("get_bodies", func(ctx context.Context, q request, r *response) (err error) {
-		r.Page.Docs, err = st.GetBodies(ctx, q.Generation, q.Collection, q.IDs)
+		r.Page.Docs, err = st.GetBodies(ctx, q.Generation, q.Collection, q.IDs, nil)
 		return err
 	})
 	op("find", func(ctx context.Context, q request, r *response) (err error) {
@@ -264,12 +264,12 @@ func (c *Client) Get(ctx context.Context, gen, coll, id string) (store.Document,
 	return r.Doc, err
 }
 
-func (c *Client) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+func (c *Client) GetMany(ctx context.Context, gen, coll string, ids []string, _ *store.Arena) ([]store.Document, error) {
 	r, err := c.call(ctx, "get_many", request{Generation: gen, Collection: coll, IDs: ids})
 	return r.Page.Docs, err
 }
 
-func (c *Client) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+func (c *Client) GetBodies(ctx context.Context, gen, coll string, ids []string, _ *store.Arena) ([]store.Document, error) {
 	r, err := c.call(ctx, "get_bodies", request{Generation: gen, Collection: coll, IDs: ids})
 	return r.Page.Docs, err
 }

@@ -173,7 +173,7 @@ func readStack(t *testing.T, s store.Store) {
 	if _, err := s.Get(ctx, gen, "c", "c"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get of a deleted id: %v", err)
 	}
-	docs, err := s.GetMany(ctx, gen, "c", []string{"c", "b", "a", "n"})
+	docs, err := s.GetMany(ctx, gen, "c", []string{"c", "b", "a", "n"}, nil)
 	if got := docIDs(docs); err != nil || !slices.Equal(got, []string{"b", "a", "n"}) {
 		t.Errorf("GetMany = %q, %v", got, err)
 	}

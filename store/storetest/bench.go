@@ -142,7 +142,7 @@ func benchPages(b *testing.B, s store.Store, together bool) {
 				refs[i] = benchID(rng.IntN(benchDocs))
 			}
 			if together {
-				_, err = s.GetMany(b.Context(), "g1", "practitioner", refs)
+				_, err = s.GetMany(b.Context(), "g1", "practitioner", refs, nil)
 			} else {
 				for _, id := range refs {
 					if _, err = s.Get(b.Context(), "g1", "practitioner", id); err != nil {

@@ -23,11 +23,11 @@ func testClosed(t *testing.T, s store.Store) {
 		"Put": func() error { return s.Put(ctx, "g1", "c", []store.Document{doc("b", `{}`)}) },
 		"Get": func() error { _, err := s.Get(ctx, "g1", "c", "a"); return err },
 		"GetBodies": func() error {
-			_, err := s.GetBodies(ctx, "g1", "c", []string{"a"})
+			_, err := s.GetBodies(ctx, "g1", "c", []string{"a"}, nil)
 			return err
 		},
 		"GetMany": func() error {
-			_, err := s.GetMany(ctx, "g1", "c", []string{"a"})
+			_, err := s.GetMany(ctx, "g1", "c", []string{"a"}, nil)
 			return err
 		},
 		"Find": func() error {

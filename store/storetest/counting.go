@@ -31,14 +31,14 @@ func (c *Counting) Get(ctx context.Context, gen, coll, id string) (store.Documen
 	return c.Store.Get(ctx, gen, coll, id)
 }
 
-func (c *Counting) GetMany(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+func (c *Counting) GetMany(ctx context.Context, gen, coll string, ids []string, arena *store.Arena) ([]store.Document, error) {
 	c.GetManys.Add(1)
-	return c.Store.GetMany(ctx, gen, coll, ids)
+	return c.Store.GetMany(ctx, gen, coll, ids, arena)
 }
 
-func (c *Counting) GetBodies(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
+func (c *Counting) GetBodies(ctx context.Context, gen, coll string, ids []string, arena *store.Arena) ([]store.Document, error) {
 	c.GetBodiesCalls.Add(1)
-	return c.Store.GetBodies(ctx, gen, coll, ids)
+	return c.Store.GetBodies(ctx, gen, coll, ids, arena)
 }
 
 func (c *Counting) Find(ctx context.Context, q store.Query) (store.Page, error) {

@@ -12,7 +12,7 @@ import (
 )
 
 // readMany is a read by ids: store.Store.GetMany or store.Store.GetBodies.
-type readMany func(s store.Store, ctx context.Context, gen, coll string, ids []string) ([]store.Document, error)
+type readMany func(s store.Store, ctx context.Context, gen, coll string, ids []string, arena *store.Arena) ([]store.Document, error)
 
 // testGetMany reads documents by id together: in the order asked, each once, absent ids left
 // out, whole and as copies, from the generation and collection asked only.
@@ -21,10 +21,12 @@ func testGetMany(t *testing.T, s store.Store) { testReadMany(t, s, store.Store.G
 // testGetBodies reads as GetMany does, each document with its body and without its keys.
 func testGetBodies(t *testing.T, s store.Store) { testReadMany(t, s, store.Store.GetBodies, false) }
 
-// testReadMany checks a read by ids; whole says whether it returns the documents' keys.
+// testReadMany checks a read by ids; whole says whether it returns the documents' keys. Each
+// check reads into the arena lent at the time: none at first, then one.
 func testReadMany(t *testing.T, s store.Store, read readMany, whole bool) {
+	var arena *store.Arena
 	get := func(ctx context.Context, gen, coll string, ids []string) ([]store.Document, error) {
-		return read(s, ctx, gen, coll, ids)
+		return read(s, ctx, gen, coll, ids, arena)
 	}
 	// as is what the read returns of a stored document.
 	as := func(d store.Document) store.Document {
@@ -57,18 +59,21 @@ func testReadMany(t *testing.T, s store.Store, read readMany, whole bool) {
 		{"absent ids left out", []string{"nope", "plain", "only-g2", "only-other", "zzz"}, []string{"plain"}},
 		{"nothing there", []string{"nope", "only-g2"}, nil},
 	}
-	for _, tc := range cases {
-		got, err := get(t.Context(), "g1", "practitioner", tc.ids)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if !equalIDs(ids(got), tc.want) {
-			t.Errorf("%s: got %q, want %q", tc.name, ids(got), tc.want)
-			continue
-		}
-		for _, d := range got {
-			if diff := sameDoc(d, as(byID[d.ID])); diff != "" {
-				t.Errorf("%s: %s", tc.name, diff)
+	for _, lent := range []*store.Arena{nil, new(store.Arena)} {
+		arena = lent
+		for _, tc := range cases {
+			got, err := get(t.Context(), "g1", "practitioner", tc.ids)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if !equalIDs(ids(got), tc.want) {
+				t.Errorf("%s (arena %t): got %q, want %q", tc.name, lent != nil, ids(got), tc.want)
+				continue
+			}
+			for _, d := range got {
+				if diff := sameDoc(d, as(byID[d.ID])); diff != "" {
+					t.Errorf("%s (arena %t): %s", tc.name, lent != nil, diff)
+				}
 			}
 		}
 	}
@@ -88,6 +93,27 @@ func testReadMany(t *testing.T, s store.Store, read readMany, whole bool) {
 	}
 	if again := mustGet(t, s, "g1", "practitioner", "plain"); sameDoc(again, byID["plain"]) != "" {
 		t.Fatalf("stored document changed through a document GetMany returned: %q %v", again.Body, again.Keys)
+	}
+
+	// Bodies read into an arena are each the caller's: appending to one does not write over the
+	// next, and reading more into the same arena leaves them as they were.
+	arena = new(store.Arena)
+	held, err := get(t.Context(), "g1", "practitioner", all)
+	if err != nil || len(held) != len(all) {
+		t.Fatalf("into an arena: %d documents, %v", len(held), err)
+	}
+	for i := range held[:len(held)-1] {
+		_ = append(held[i].Body, "overwritten"...)
+	}
+	for range 3 {
+		if _, err := get(t.Context(), "g1", "practitioner", reversed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range held {
+		if diff := sameDoc(d, as(byID[d.ID])); diff != "" {
+			t.Errorf("read into an arena, then appended to and read over: %s", diff)
+		}
 	}
 
 	// As many ids as a page may hold.
@@ -133,7 +159,7 @@ func testReadManyArguments(t *testing.T, s store.Store, read readMany) {
 		if name == "bad generation name" {
 			gen, call = "g/1", []string{"a"}
 		}
-		_, err := read(s, t.Context(), gen, "c", call)
+		_, err := read(s, t.Context(), gen, "c", call, nil)
 		if !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}

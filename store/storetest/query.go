@@ -126,7 +126,7 @@ func testQueryShapes(t *testing.T, s store.Store) {
 			if n := mustCount(t, s, q); n != int64(len(tc.want)) {
 				t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(tc.want))
 			}
-			checkBodiesOnly(t, s, q, 2)
+			checkPageVariants(t, s, q, 2)
 		})
 	}
 }

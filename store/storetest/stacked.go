@@ -108,7 +108,7 @@ func checkView(t *testing.T, s store.Store, v view, coll string, absent []string
 					t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
 				}
 			}
-			checkBodiesOnly(t, s, q, limit)
+			checkPageVariants(t, s, q, limit)
 		}
 		if n := mustCount(t, s, q); n != int64(len(want)) {
 			t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
@@ -136,7 +136,7 @@ func checkView(t *testing.T, s store.Store, v view, coll string, absent []string
 			want = append(want, id)
 		}
 	}
-	docs, err := s.GetMany(t.Context(), v.gen, coll, ask)
+	docs, err := s.GetMany(t.Context(), v.gen, coll, ask, nil)
 	if err != nil || !equalIDs(ids(docs), want) {
 		t.Errorf("GetMany(%s) = %q, %v; want %q", v.gen, ids(docs), err, want)
 	}
@@ -146,7 +146,7 @@ func checkView(t *testing.T, s store.Store, v view, coll string, absent []string
 		}
 	}
 	// GetBodies: the same documents in the same order, each body as the view has it, no keys.
-	bodies, err := s.GetBodies(t.Context(), v.gen, coll, ask)
+	bodies, err := s.GetBodies(t.Context(), v.gen, coll, ask, nil)
 	if err != nil || !equalIDs(ids(bodies), want) {
 		t.Errorf("GetBodies(%s) = %q, %v; want %q", v.gen, ids(bodies), err, want)
 	}
@@ -182,7 +182,7 @@ func testStackedGet(t *testing.T, s store.Store) {
 			t.Errorf("Get(%q) = %s, %v; want %s", tt.id, d.Body, err, tt.want)
 		}
 	}
-	docs, err := s.GetMany(t.Context(), v.gen, "c", []string{"z", "d", "c", "b", "a", "b"})
+	docs, err := s.GetMany(t.Context(), v.gen, "c", []string{"z", "d", "c", "b", "a", "b"}, nil)
 	var got []string
 	for _, d := range docs {
 		got = append(got, string(d.Body))
@@ -406,7 +406,7 @@ func testStackedBadArguments(t *testing.T, s store.Store) {
 			do   func() error
 		}{
 			{"Get", func() error { _, err := s.Get(ctx, gen, coll, "a"); return err }},
-			{"GetMany", func() error { _, err := s.GetMany(ctx, gen, coll, []string{"a"}); return err }},
+			{"GetMany", func() error { _, err := s.GetMany(ctx, gen, coll, []string{"a"}, nil); return err }},
 			{"Find", func() error { _, err := s.Find(ctx, q); return err }},
 			{"Count", func() error { _, err := s.Count(ctx, q); return err }},
 		}
@@ -424,8 +424,8 @@ func testStackedBadArguments(t *testing.T, s store.Store) {
 		do   func() error
 	}{
 		{"Get of an empty id", func() error { _, err := s.Get(ctx, good, "c", ""); return err }},
-		{"GetMany of an empty id", func() error { _, err := s.GetMany(ctx, good, "c", []string{"a", ""}); return err }},
-		{"GetMany of too many ids", func() error { _, err := s.GetMany(ctx, good, "c", tooMany); return err }},
+		{"GetMany of an empty id", func() error { _, err := s.GetMany(ctx, good, "c", []string{"a", ""}, nil); return err }},
+		{"GetMany of too many ids", func() error { _, err := s.GetMany(ctx, good, "c", tooMany, nil); return err }},
 		{"Find after a bad cursor", func() error {
 			_, err := s.Find(ctx, store.Query{Generation: good, Collection: "c", After: "!!"})
 			return err

@@ -191,36 +191,110 @@ func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Docu
 	}
 }
 
-// checkBodiesOnly pages through q with and without BodiesOnly side by side: every page must
-// hold the same documents with the same bodies, without keys, and lead on with the same cursor.
-func checkBodiesOnly(t testing.TB, s store.Store, q store.Query, limit int) {
+// checkPageVariants pages through q as asked, with BodiesOnly, with KeysOf, and with an Arena,
+// side by side: every page must hold the same documents and lead on with the same cursor; with
+// BodiesOnly each document has its body and no keys, with KeysOf its body and its keys of those
+// params in their order, and with an Arena its body and keys. The arena is never reset, so the
+// bodies of earlier pages must outlast the reads of later ones: they are compared again once
+// paging ends.
+func checkPageVariants(t testing.TB, s store.Store, q store.Query, limit int) {
 	t.Helper()
 	q.Limit, q.After = limit, ""
 	bq := q
 	bq.BodiesOnly = true
+	aq := q
+	aq.Arena = new(store.Arena)
+	kq := q
+	var want, inArena []store.Document
 	for pages := 0; pages <= 100000; pages++ {
 		p, err := s.Find(t.Context(), q)
 		if err != nil {
 			t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
 		}
+		if kq.KeysOf == nil {
+			kq.KeysOf = someParams(p.Docs, q.OrderBy)
+		}
+		kp, err := s.Find(t.Context(), kq)
+		if err != nil {
+			t.Fatalf("Find(%s) with KeysOf %q, page %d: %v", describe(q), kq.KeysOf, pages, err)
+		}
+		if !equalIDs(ids(kp.Docs), ids(p.Docs)) || kp.Next != p.Next {
+			t.Fatalf("%s, page %d: with KeysOf %q next %q; without %q next %q", describe(q), pages, ids(kp.Docs), kp.Next, ids(p.Docs), p.Next)
+		}
+		for i, d := range kp.Docs {
+			w := p.Docs[i]
+			w.Keys = keysOf(w.Keys, kq.KeysOf)
+			if diff := sameDoc(d, w); diff != "" {
+				t.Errorf("%s, page %d, with KeysOf %q: %s", describe(q), pages, kq.KeysOf, diff)
+			}
+		}
 		bp, err := s.Find(t.Context(), bq)
 		if err != nil {
 			t.Fatalf("Find(%s) with BodiesOnly, page %d: %v", describe(q), pages, err)
 		}
+		ap, err := s.Find(t.Context(), aq)
+		if err != nil {
+			t.Fatalf("Find(%s) with an arena, page %d: %v", describe(q), pages, err)
+		}
 		if !equalIDs(ids(bp.Docs), ids(p.Docs)) || bp.Next != p.Next {
 			t.Fatalf("%s, page %d: with BodiesOnly %q next %q; without %q next %q", describe(q), pages, ids(bp.Docs), bp.Next, ids(p.Docs), p.Next)
+		}
+		if !equalIDs(ids(ap.Docs), ids(p.Docs)) || ap.Next != p.Next {
+			t.Fatalf("%s, page %d: with an arena %q next %q; without %q next %q", describe(q), pages, ids(ap.Docs), ap.Next, ids(p.Docs), p.Next)
 		}
 		for i, d := range bp.Docs {
 			if d.Keys != nil || !bytes.Equal(d.Body, p.Docs[i].Body) {
 				t.Errorf("%s, page %d, %q with BodiesOnly: body %q keys %v; want body %q and no keys", describe(q), pages, d.ID, d.Body, d.Keys, p.Docs[i].Body)
 			}
 		}
+		want, inArena = append(want, p.Docs...), append(inArena, ap.Docs...)
 		if p.Next == "" {
+			for i, d := range inArena {
+				if diff := sameDoc(d, want[i]); diff != "" {
+					t.Errorf("%s, read with an arena: %s", describe(q), diff)
+				}
+			}
 			return
 		}
-		q.After, bq.After = p.Next, bp.Next
+		q.After, bq.After, aq.After, kq.After = p.Next, bp.Next, ap.Next, kp.Next
 	}
 	t.Fatalf("%s: paging does not end", describe(q))
+}
+
+// someParams picks the params a KeysOf check asks for: one no document has, and the first and
+// last of the first document with keys other than the one the query is ordered by, so that a
+// backend must read that one for its order without returning it.
+func someParams(docs []store.Document, orderBy string) []string {
+	params := []string{"absent-param"}
+	for _, d := range docs {
+		for _, k := range d.Keys {
+			if k.Param != orderBy && !slices.Contains(params, k.Param) {
+				params = append(params, k.Param)
+				break
+			}
+		}
+		for _, k := range slices.Backward(d.Keys) {
+			if k.Param != orderBy && !slices.Contains(params, k.Param) {
+				params = append(params, k.Param)
+				break
+			}
+		}
+		if len(params) > 1 {
+			break
+		}
+	}
+	return params
+}
+
+// keysOf is the keys with one of params, in their order; nil when none.
+func keysOf(keys []store.Key, params []string) []store.Key {
+	var out []store.Key
+	for _, k := range keys {
+		if slices.Contains(params, k.Param) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func equalIDs(got, want []string) bool {

@@ -102,7 +102,7 @@ func (v View) Bodies(ctx context.Context, collection string, ids []string) ([]st
 	if gen == "" {
 		return nil, nil
 	}
-	return v.r.store.GetBodies(ctx, gen, collection, ids)
+	return v.r.store.GetBodies(ctx, gen, collection, ids, nil)
 }
 
 // Keyed reads every document of a collection whose search key param has one of values. It is
