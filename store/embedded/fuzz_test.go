@@ -44,10 +44,22 @@ func FuzzDocumentEncoding(f *testing.F) {
 		if got.ID != d.ID || !bytes.Equal(got.Body, d.Body) || !slices.Equal(got.Keys, d.Keys) {
 			t.Fatalf("round trip: got %+v, want %+v", got, d)
 		}
+		// The keys of a few params, and the body, read into an arena: the same as the whole
+		// document's, narrowed.
+		if len(d.Keys) > 0 {
+			params := []string{d.Keys[0].Param, "absent"}
+			some, err := keySet{params: params}.decode(new(store.Arena), id, enc)
+			want := store.SelectKeys(slices.Clone(d.Keys), store.Query{KeysOf: params})
+			if err != nil || !bytes.Equal(some.Body, d.Body) || !slices.Equal(some.Keys, want) {
+				t.Fatalf("keys of %q: got %+v, %v; want keys %v", params, some, err, want)
+			}
+		}
 		// Arbitrary bytes (here: the body, and every truncation of a valid encoding) never panic.
 		_, _ = decodeDoc(id, body)
+		_, _ = keySet{params: []string{"name"}}.decode(nil, id, body)
 		for i := range min(len(enc), 64) {
 			_, _ = decodeDoc(id, enc[:i])
+			_, _ = keySet{params: []string{"name"}}.decode(nil, id, enc[:i])
 		}
 		_, _ = decodeStored(body)
 	})
