@@ -22,7 +22,9 @@ func (s *Server) addIncludes(ctx context.Context, v view, q *query, g Grant, res
 	if len(q.includes) == 0 && len(q.revs) == 0 || len(res.matches) == 0 {
 		return nil
 	}
-	r := &includeRound{s: s, v: v, g: g, res: res, seen: map[string]bool{}, keyed: g.Sandboxed()}
+	// The page's resources are its matches and, mostly, about as many included.
+	seen := make(map[string]bool, 2*len(res.matches))
+	r := &includeRound{s: s, v: v, g: g, res: res, seen: seen, keyed: g.Sandboxed()}
 	for _, inc := range q.includes {
 		r.keyed = r.keyed || inc.iterate
 	}
@@ -91,7 +93,7 @@ func (r *includeRound) forward(ctx context.Context, inc include, docs []included
 		return nil
 	}
 	prefix := inc.target + "/"
-	var ids []string
+	ids := make([]string, 0, len(docs))
 	read := func() error {
 		if len(ids) == 0 {
 			return nil

@@ -758,7 +758,7 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 	q := s.newQuery(ctx, v, sq)
 
 	// Collect one document more than the page holds: it says whether there is a next page.
-	var docs []store.Document
+	docs := make([]store.Document, 0, min(limit+1, 128))
 	var lastValue string // the order value of the page's last document, for its cursor
 	add := func(d store.Document, value string) bool {
 		if len(docs) < limit {
