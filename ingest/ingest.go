@@ -53,7 +53,7 @@ type Result struct {
 	Rejected int64
 	Elapsed  time.Duration
 	// Phases are the steps of the run in order (planning, each family loaded, each projection,
-	// each commit of bulk loads, recording the change sets) with the time each took.
+	// each commit of bulk loads, recording the change sets) with the time and CPU time each took.
 	Phases []PhaseTime
 }
 
@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err := opts.complete(); err != nil {
 		return Result{}, err
 	}
-	clock := newPhaseClock(opts.Progress, time.Now, "planning")
+	clock := newPhaseClock(opts.Progress, readClock, "planning")
 	opts.Progress = clock
 	p, err := planRun(ctx, opts)
 	if err != nil {
@@ -113,8 +113,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		}
 		res.Generation, res.Switched = run.gen, true
 	}
-	end := time.Now()
-	res.Rows, res.Rejected, res.Elapsed, res.Phases = run.rows, run.rejected, end.Sub(start), clock.phases(end)
+	end := readClock()
+	res.Rows, res.Rejected, res.Elapsed, res.Phases = run.rows, run.rejected, end.at.Sub(start), clock.phases(end)
 	opts.Progress.Done(run.rows, run.rejected, res.Elapsed)
 	return res, nil
 }

@@ -174,21 +174,46 @@ func (discardProgress) Done(int64, int64, time.Duration)         {}
 type PhaseTime struct {
 	Step    string
 	Elapsed time.Duration
+	// CPU is the processor time the whole process used meanwhile, on every core: over Elapsed,
+	// how many cores the step kept busy, so a step that runs on one core alone stands out from
+	// one that waits on nothing but processors. Zero where the platform does not report it.
+	CPU time.Duration
 }
 
-// phaseClock passes every report on to a Progress and notes when each phase began, so that the
-// Result can say where an ingest's time went without the caller timing its log lines.
+// Cores is how many cores the step kept busy on average, 0 when its CPU time is unknown.
+func (p PhaseTime) Cores() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return p.CPU.Seconds() / p.Elapsed.Seconds()
+}
+
+// clockReading is the time and the process's CPU time at one moment.
+type clockReading struct {
+	at  time.Time
+	cpu time.Duration
+}
+
+// readClock reads the wall clock and the process's CPU time.
+func readClock() clockReading {
+	cpu, _ := processCPU()
+	return clockReading{at: time.Now(), cpu: cpu}
+}
+
+// phaseClock passes every report on to a Progress and notes when each phase began, and the CPU
+// time used by then, so that the Result can say where an ingest's time went without the caller
+// timing its log lines.
 type phaseClock struct {
 	Progress
-	now func() time.Time
+	read func() clockReading
 
 	mu     sync.Mutex
 	steps  []string
-	starts []time.Time
+	starts []clockReading
 }
 
-func newPhaseClock(p Progress, now func() time.Time, first string) *phaseClock {
-	return &phaseClock{Progress: p, now: now, steps: []string{first}, starts: []time.Time{now()}}
+func newPhaseClock(p Progress, read func() clockReading, first string) *phaseClock {
+	return &phaseClock{Progress: p, read: read, steps: []string{first}, starts: []clockReading{read()}}
 }
 
 func (c *phaseClock) Phase(step string) {
@@ -198,7 +223,7 @@ func (c *phaseClock) Phase(step string) {
 
 func (c *phaseClock) mark(step string) {
 	c.mu.Lock()
-	c.steps, c.starts = append(c.steps, step), append(c.starts, c.now())
+	c.steps, c.starts = append(c.steps, step), append(c.starts, c.read())
 	c.mu.Unlock()
 }
 
@@ -213,9 +238,9 @@ func (c *phaseClock) interrupt(step string) (end func()) {
 	return func() { c.mark(resumed) }
 }
 
-// phases returns each step's time, summed over its spells, in the order the steps began; the
-// last spell ends at end.
-func (c *phaseClock) phases(end time.Time) []PhaseTime {
+// phases returns each step's time and CPU time, summed over its spells, in the order the steps
+// began; the last spell ends at end.
+func (c *phaseClock) phases(end clockReading) []PhaseTime {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []PhaseTime
@@ -230,7 +255,8 @@ func (c *phaseClock) phases(end time.Time) []PhaseTime {
 			j, at[step] = len(out), len(out)
 			out = append(out, PhaseTime{Step: step})
 		}
-		out[j].Elapsed += until.Sub(c.starts[i])
+		out[j].Elapsed += until.at.Sub(c.starts[i].at)
+		out[j].CPU += until.cpu - c.starts[i].cpu
 	}
 	return out
 }

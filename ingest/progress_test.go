@@ -73,37 +73,39 @@ func TestPhaseUpdateLines(t *testing.T) {
 	}
 }
 
-// TestPhaseClock drives the clock with a fake time: each step's time runs from its report to
-// the next one, a commit's interruption gives the time after it back to the interrupted step,
-// and a step reported twice is summed.
+// TestPhaseClock drives the clock with a fake time and CPU time: each step's time and CPU time
+// run from its report to the next one, a commit's interruption gives the time after it back to
+// the interrupted step, and a step reported twice is summed.
 func TestPhaseClock(t *testing.T) {
 	type event struct {
 		at        int // seconds after the start
+		cpu       int // CPU seconds the process has used by then
 		phase     string
 		interrupt string
 		end       bool // ends the last interruption
 	}
+	s := time.Second
 	for _, tc := range []struct {
-		name   string
-		events []event
-		end    int
-		want   []PhaseTime
+		name        string
+		events      []event
+		end, endCPU int
+		want        []PhaseTime
 	}{
-		{"planning only", nil, 3, []PhaseTime{{"planning", 3 * time.Second}}},
-		{"sequential", []event{{at: 1, phase: "load a"}, {at: 4, phase: "load b"}}, 10,
-			[]PhaseTime{{"planning", time.Second}, {"load a", 3 * time.Second}, {"load b", 6 * time.Second}}},
-		{"commit inside a projection", []event{{at: 2, phase: "fhir"}, {at: 3, interrupt: "commit"}, {at: 7, end: true}}, 20,
-			[]PhaseTime{{"planning", 2 * time.Second}, {"fhir", 14 * time.Second}, {"commit", 4 * time.Second}}},
-		{"a step twice", []event{{at: 1, phase: "x"}, {at: 2, phase: "y"}, {at: 4, phase: "x"}}, 5,
-			[]PhaseTime{{"planning", time.Second}, {"x", 2 * time.Second}, {"y", 2 * time.Second}}},
+		{"planning only", nil, 3, 2, []PhaseTime{{"planning", 3 * s, 2 * s}}},
+		{"sequential", []event{{at: 1, cpu: 1, phase: "load a"}, {at: 4, cpu: 7, phase: "load b"}}, 10, 10,
+			[]PhaseTime{{"planning", s, s}, {"load a", 3 * s, 6 * s}, {"load b", 6 * s, 3 * s}}},
+		{"commit inside a projection", []event{{at: 2, cpu: 2, phase: "fhir"}, {at: 3, cpu: 4, interrupt: "commit"}, {at: 7, cpu: 5, end: true}}, 20, 31,
+			[]PhaseTime{{"planning", 2 * s, 2 * s}, {"fhir", 14 * s, 28 * s}, {"commit", 4 * s, s}}},
+		{"a step twice", []event{{at: 1, cpu: 1, phase: "x"}, {at: 2, cpu: 3, phase: "y"}, {at: 4, cpu: 4, phase: "x"}}, 5, 6,
+			[]PhaseTime{{"planning", s, s}, {"x", 2 * s, 4 * s}, {"y", 2 * s, s}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			now := start
-			c := newPhaseClock(discardProgress{}, func() time.Time { return now }, "planning")
+			now := clockReading{at: start}
+			c := newPhaseClock(discardProgress{}, func() clockReading { return now }, "planning")
 			var ends []func()
 			for _, e := range tc.events {
-				now = start.Add(time.Duration(e.at) * time.Second)
+				now = clockReading{at: start.Add(time.Duration(e.at) * s), cpu: time.Duration(e.cpu) * s}
 				switch {
 				case e.phase != "":
 					c.Phase(e.phase)
@@ -114,7 +116,7 @@ func TestPhaseClock(t *testing.T) {
 					ends = ends[:len(ends)-1]
 				}
 			}
-			got := c.phases(start.Add(time.Duration(tc.end) * time.Second))
+			got := c.phases(clockReading{at: start.Add(time.Duration(tc.end) * s), cpu: time.Duration(tc.endCPU) * s})
 			if len(got) != len(tc.want) {
 				t.Fatalf("phases %v, want %v", got, tc.want)
 			}
@@ -124,5 +126,39 @@ func TestPhaseClock(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPhaseCores divides a step's CPU time by its time, and says 0 for a step that took none.
+func TestPhaseCores(t *testing.T) {
+	for _, tc := range []struct {
+		p    PhaseTime
+		want float64
+	}{
+		{PhaseTime{"fhir", 4 * time.Second, 7 * time.Second}, 1.75},
+		{PhaseTime{"commit", 2 * time.Second, time.Second}, 0.5},
+		{PhaseTime{"no CPU time known", time.Second, 0}, 0},
+		{PhaseTime{"took no time", 0, time.Second}, 0},
+	} {
+		if got := tc.p.Cores(); got != tc.want {
+			t.Errorf("%s: %v cores, want %v", tc.p.Step, got, tc.want)
+		}
+	}
+}
+
+// TestProcessCPU reads the process's CPU time before and after spinning: it must be reported on
+// this platform and must grow.
+func TestProcessCPU(t *testing.T) {
+	before, ok := processCPU()
+	if !ok {
+		t.Skip("this platform reports no CPU time")
+	}
+	spin := time.Now()
+	for n := 0; time.Since(spin) < 50*time.Millisecond; n++ {
+		_ = n * n
+	}
+	after, _ := processCPU()
+	if after <= before {
+		t.Fatalf("CPU time %v after spinning, %v before", after, before)
 	}
 }

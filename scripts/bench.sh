@@ -60,15 +60,17 @@ bare=$(CSV_CEILING_DIR="$PWD/$dir/drop" ${GO:-go} test -run '^$' -bench Benchmar
 # also as a ratio to the bare read of the same files.
 bare_s=$(sed -n 's/^bare CSV read of the same files \([0-9.]*\) s.*/\1/p' <<<"$bare")
 fhir_phases() { # fhir_phases LOG: the seconds of the FHIR projection and its commit, and their share
-	awk '/^PHASE +SECONDS +SHARE$/ { on = 1; next }
-		on && NF >= 3 { all += $(NF - 1); if (/^building the fhir projection/ || /^committing fhir_/) fhir += $(NF - 1) }
+	awk '/^PHASE +SECONDS +SHARE +CPU +CORES$/ { on = 1; next }
+		on && NF >= 5 { all += $(NF - 3); if (/^building the fhir projection/ || /^committing fhir_/) fhir += $(NF - 3) }
 		END { printf "%.0f %.0f", fhir, (all > 0 ? 100 * fhir / all : 0) }' "$1"
 }
 
 phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log as markdown
-	awk -v bare="$2" '/^PHASE +SECONDS +SHARE$/ { on = 1; print "| phase | seconds | share | phase / bare CSV read |"; print "| --- | ---: | ---: | ---: |"; next }
-		on && NF >= 3 { share = $NF; secs = $(NF - 1); $NF = ""; $(NF - 1) = ""; sub(/ +$/, "")
-			printf "| %s | %s | %s | %.1f |\n", $0, secs, share, (bare > 0 ? secs / bare : 0) }' "$1"
+	awk -v bare="$2" '/^PHASE +SECONDS +SHARE +CPU +CORES$/ { on = 1
+			print "| phase | seconds | share | CPU seconds | cores busy | phase / bare CSV read |"; print "| --- | ---: | ---: | ---: | ---: | ---: |"; next }
+		on && NF >= 5 { cores = $NF; cpu = $(NF - 1); share = $(NF - 2); secs = $(NF - 3)
+			for (i = NF - 3; i <= NF; i++) $i = ""; sub(/ +$/, "")
+			printf "| %s | %s | %s | %s | %s | %.1f |\n", $0, secs, share, cpu, cores, (bare > 0 ? secs / bare : 0) }' "$1"
 }
 
 # weekly_drop FROM OUT CHANGES: a week of CHANGES changed NPPES records after the drop FROM,

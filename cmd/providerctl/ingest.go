@@ -104,17 +104,22 @@ func printIngest(w io.Writer, res ingest.Result, dryRun bool) {
 	printPhases(w, res)
 }
 
-// printPhases writes where the ingest's time went: each step, its seconds and its share of the
-// whole, so an operator sees which family, projection or commit dominates a run.
+// printPhases writes where the ingest's time went: each step, its seconds, its share of the
+// whole, the CPU seconds it took and how many cores that kept busy, so an operator sees which
+// family, projection or commit dominates a run and which of them more cores would shorten.
 func printPhases(w io.Writer, res ingest.Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tSECONDS\tSHARE")
+	fmt.Fprintln(tw, "PHASE\tSECONDS\tSHARE\tCPU\tCORES")
 	for _, p := range res.Phases {
 		share := 0.0
 		if res.Elapsed > 0 {
 			share = 100 * p.Elapsed.Seconds() / res.Elapsed.Seconds()
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f%%\n", p.Step, p.Elapsed.Seconds(), share)
+		cpu, cores := "-", "-"
+		if p.CPU > 0 {
+			cpu, cores = fmt.Sprintf("%.1f", p.CPU.Seconds()), fmt.Sprintf("%.2f", p.Cores())
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f%%\t%s\t%s\n", p.Step, p.Elapsed.Seconds(), share, cpu, cores)
 	}
 	tw.Flush()
 }
