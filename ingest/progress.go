@@ -180,12 +180,18 @@ type PhaseTime struct {
 	CPU time.Duration
 }
 
-// Cores is how many cores the step kept busy on average, 0 when its CPU time is unknown.
-func (p PhaseTime) Cores() float64 {
-	if p.Elapsed <= 0 {
-		return 0
+// coresMinElapsed is the shortest step whose cores busy are reported: the kernel brings the
+// CPU time of the process's other threads up to date at its clock ticks, so over a few
+// milliseconds the ratio can read more cores than the machine has.
+const coresMinElapsed = time.Second
+
+// Cores is how many cores the step kept busy on average; ok is false when its CPU time is
+// unknown or the step was too short to tell.
+func (p PhaseTime) Cores() (cores float64, ok bool) {
+	if p.CPU <= 0 || p.Elapsed < coresMinElapsed {
+		return 0, false
 	}
-	return p.CPU.Seconds() / p.Elapsed.Seconds()
+	return p.CPU.Seconds() / p.Elapsed.Seconds(), true
 }
 
 // clockReading is the time and the process's CPU time at one moment.

@@ -129,19 +129,23 @@ func TestPhaseClock(t *testing.T) {
 	}
 }
 
-// TestPhaseCores divides a step's CPU time by its time, and says 0 for a step that took none.
+// TestPhaseCores divides a step's CPU time by its time, and reports none for a step whose CPU
+// time is unknown or that was too short to tell.
 func TestPhaseCores(t *testing.T) {
 	for _, tc := range []struct {
-		p    PhaseTime
-		want float64
+		p      PhaseTime
+		want   float64
+		wantOK bool
 	}{
-		{PhaseTime{"fhir", 4 * time.Second, 7 * time.Second}, 1.75},
-		{PhaseTime{"commit", 2 * time.Second, time.Second}, 0.5},
-		{PhaseTime{"no CPU time known", time.Second, 0}, 0},
-		{PhaseTime{"took no time", 0, time.Second}, 0},
+		{PhaseTime{"fhir", 4 * time.Second, 7 * time.Second}, 1.75, true},
+		{PhaseTime{"commit", 2 * time.Second, time.Second}, 0.5, true},
+		{PhaseTime{"one second", time.Second, time.Second}, 1, true},
+		{PhaseTime{"no CPU time known", time.Second, 0}, 0, false},
+		{PhaseTime{"a few milliseconds", 20 * time.Millisecond, 80 * time.Millisecond}, 0, false},
+		{PhaseTime{"took no time", 0, time.Second}, 0, false},
 	} {
-		if got := tc.p.Cores(); got != tc.want {
-			t.Errorf("%s: %v cores, want %v", tc.p.Step, got, tc.want)
+		if got, ok := tc.p.Cores(); got != tc.want || ok != tc.wantOK {
+			t.Errorf("%s: %v cores (%v), want %v (%v)", tc.p.Step, got, ok, tc.want, tc.wantOK)
 		}
 	}
 }

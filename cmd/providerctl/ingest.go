@@ -117,7 +117,10 @@ func printPhases(w io.Writer, res ingest.Result) {
 		}
 		cpu, cores := "-", "-"
 		if p.CPU > 0 {
-			cpu, cores = fmt.Sprintf("%.1f", p.CPU.Seconds()), fmt.Sprintf("%.2f", p.Cores())
+			cpu = fmt.Sprintf("%.1f", p.CPU.Seconds())
+		}
+		if c, ok := p.Cores(); ok {
+			cores = fmt.Sprintf("%.2f", c)
 		}
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f%%\t%s\t%s\n", p.Step, p.Elapsed.Seconds(), share, cpu, cores)
 	}
