@@ -43,6 +43,15 @@ type Grant interface {
 	Sandboxed() bool
 }
 
+// clientOf is the id of the client a grant was issued to, "" for a grant without one (a request
+// without a token under public read mode).
+func clientOf(g Grant) string {
+	if c, ok := g.(interface{ Client() string }); ok {
+		return c.Client()
+	}
+	return ""
+}
+
 // authorize takes the request's grant and checks it for needs, writing the 401 or 403 when it
 // fails. A request that reached the handler without a grant (no SMART layer in front) has no
 // access.

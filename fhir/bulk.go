@@ -33,9 +33,12 @@ import (
 // snapshot is the serving or the previous one, as a search's pages are (cursor.go): after two
 // snapshot switches the generation is collected, and a download answers 410.
 //
-// The job id is 128 random bits and the status and file URLs are capabilities: any client
-// holding one and a token with read scopes for the type may use it. Every download also applies
-// the downloader's own grant, so a sandbox client sees only the sandbox subset of any job.
+// A job belongs to the client that kicked it off: its status, its files and its cancel answer
+// that client alone, and any other the 404 of an unknown job, so that a job id seen elsewhere
+// neither reads nor cancels another client's export, nor tells that it exists. Under public
+// read mode, a job kicked off without a token belongs to every request without one. Every
+// download also applies the downloader's own grant, so a sandbox client sees only the sandbox
+// subset of its jobs.
 
 // bulkKind is the store record kind of export jobs.
 const bulkKind = "fhir_export"
@@ -73,6 +76,9 @@ type bulkJob struct {
 	// Ignored names the parameters a kick-off with Prefer: handling=lenient sent and this
 	// server does not support; the manifest's error file says so.
 	Ignored []string `json:"ignored,omitempty"`
+	// Client is the id of the client that kicked the job off, "" for a request without a
+	// token under public read mode.
+	Client string `json:"client"`
 }
 
 type bulkType struct {
@@ -152,7 +158,7 @@ func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	job.Request, job.TransactionTime, job.Sandbox = s.base+"/$export", s.now().UTC().Truncate(time.Second), g.Sandboxed()
+	job.Request, job.TransactionTime, job.Sandbox, job.Client = s.base+"/$export", s.now().UTC().Truncate(time.Second), g.Sandboxed(), clientOf(g)
 	if r.URL.RawQuery != "" {
 		job.Request += "?" + r.URL.RawQuery
 	}
@@ -180,7 +186,8 @@ func (s *Server) bulkKickoff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	logging.Logger(r.Context()).Info("export started", slog.String("job", rec.ID), slog.Any("types", types), slog.Bool("sandbox", job.Sandbox))
+	logging.Logger(r.Context()).Info("export started", slog.String("job", rec.ID), slog.String("client", job.Client),
+		slog.Any("types", types), slog.Bool("sandbox", job.Sandbox))
 	w.Header().Set("Content-Location", s.base+"/$export-status/"+rec.ID)
 	WriteOutcome(w, r, http.StatusAccepted, "information", "informational",
 		"export accepted; its status URL is in Content-Location, and its files stay available until "+rec.ExpiresAt.Format(time.RFC3339))
@@ -278,7 +285,8 @@ func (j bulkJob) where(g Grant) []store.Condition {
 }
 
 // loadJob authorizes a request of a status or file URL with needs and reads the job the URL
-// names, answering 404 when there is none.
+// names, answering 404 when there is none or when another client kicked it off: the two
+// answers are the same, so that a request cannot tell another client's job from none.
 func (s *Server) loadJob(w http.ResponseWriter, r *http.Request, needs ...access) (Grant, store.Record, bulkJob, bool) {
 	g, ok := s.authorize(w, r, needs...)
 	if !ok {
@@ -286,19 +294,25 @@ func (s *Server) loadJob(w http.ResponseWriter, r *http.Request, needs ...access
 	}
 	id := mux.Vars(r)["job"]
 	rec, err := s.st.GetRecord(r.Context(), bulkKind, id)
-	if errors.Is(err, store.ErrNotFound) {
-		Error(w, r, http.StatusNotFound, "not_found", "no export "+id+": it was cancelled, or it is more than "+bulkJobTTL.String()+" old")
-		return g, rec, bulkJob{}, false
-	}
 	var job bulkJob
 	if err == nil {
 		err = json.Unmarshal(rec.Body, &job)
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && job.Client != clientOf(g)) {
+		noJob(w, r, id)
+		return g, rec, bulkJob{}, false
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return g, rec, job, false
 	}
 	return g, rec, job, true
+}
+
+// noJob answers 404 for job id: there is none, it was cancelled or has expired, or another
+// client kicked it off.
+func noJob(w http.ResponseWriter, r *http.Request, id string) {
+	Error(w, r, http.StatusNotFound, "not_found", "no export "+id+" of this client: it was cancelled, or it is more than "+bulkJobTTL.String()+" old")
 }
 
 // bulkStatus serves the status URL: the manifest, as the export is complete from its start.
@@ -329,20 +343,20 @@ func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) {
 
 // bulkCancel serves DELETE on the status URL: the job and its files are gone.
 func (s *Server) bulkCancel(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.authorize(w, r); !ok {
+	_, rec, _, ok := s.loadJob(w, r)
+	if !ok {
 		return
 	}
-	id := mux.Vars(r)["job"]
-	err := s.st.DeleteRecord(r.Context(), bulkKind, id, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		Error(w, r, http.StatusNotFound, "not_found", "no export "+id)
+	err := s.st.DeleteRecord(r.Context(), bulkKind, rec.ID, rec.Version)
+	if errors.Is(err, store.ErrNotFound) { // cancelled or expired since it was read
+		noJob(w, r, rec.ID)
 		return
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	WriteOutcome(w, r, http.StatusAccepted, "information", "informational", "export "+id+" cancelled; its files are gone")
+	WriteOutcome(w, r, http.StatusAccepted, "information", "informational", "export "+rec.ID+" cancelled; its files are gone")
 }
 
 // bulkErrors serves a job's error file: one OperationOutcome with a warning for each kick-off
@@ -454,5 +468,6 @@ func (s *Server) abort(r *http.Request, typ string, err error) {
 // bulkDocumentation is the CapabilityStatement's documentation of $export.
 var bulkDocumentation = "System-level export of whole types (FHIR Bulk Data Access 2.0): GET $export with Prefer: respond-async; " +
 	"_type, _since and _outputFormat (NDJSON) are supported, _typeFilter and _elements are not. The status URL answers the " +
-	"manifest at once; files are NDJSON, one per type, and need a token with read scopes for their type. Jobs last " +
+	"manifest at once; files are NDJSON, one per type, and need a token with read scopes for their type. A job's status, " +
+	"files and cancel answer only the client that kicked it off. Jobs last " +
 	strconv.Itoa(int(bulkJobTTL.Hours())) + " hours."
