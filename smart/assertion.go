@@ -138,6 +138,13 @@ func (s *Service) authenticate(ctx context.Context, f tokenForm) (Client, error)
 	if exp.After(now.Add(MaxAssertionLifetime + ClockSkew)) {
 		return Client{}, failAuth(id, "assertion exp %s is more than %s ahead", exp.UTC().Format(time.RFC3339), MaxAssertionLifetime)
 	}
+	// An assertion lives from its issue time for at most MaxAssertionLifetime: one issued a while
+	// ago with a later exp is refused even though its exp is near, so a leaked assertion cannot
+	// be stretched past the lifetime the profile allows. Both claims come from the client's
+	// clock; the leeway is the same ClockSkew as everywhere else.
+	if iat, ok := tok.IssuedAt(); ok && exp.Sub(iat) > MaxAssertionLifetime+ClockSkew {
+		return Client{}, failAuth(id, "assertion lifetime exp - iat is %s, more than %s", exp.Sub(iat), MaxAssertionLifetime)
+	}
 	jti, _ := tok.JwtID()
 	if jti == "" || len(jti) > maxJTILen || strings.IndexByte(jti, 0) >= 0 {
 		return Client{}, failAuth(id, "assertion jti is empty or longer than %d bytes", maxJTILen)

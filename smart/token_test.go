@@ -192,6 +192,10 @@ func TestAssertionClockSkew(t *testing.T) {
 		{"nbf 10 s ahead", map[string]any{"nbf": off(10 * time.Second)}, 401},
 		{"exp 5 min and 3 s ahead", map[string]any{"exp": off(smart.MaxAssertionLifetime + 3*time.Second)}, 200},
 		{"exp 5 min and 10 s ahead", map[string]any{"exp": off(smart.MaxAssertionLifetime + 10*time.Second)}, 401},
+		{"issued 200 s ago, lifetime 400 s", map[string]any{"iat": off(-200 * time.Second), "exp": off(200 * time.Second)}, 401},
+		{"issued 200 s ago, lifetime 5 min and 10 s", map[string]any{"iat": off(-200 * time.Second), "exp": off(110 * time.Second)}, 401},
+		{"issued 200 s ago, lifetime 5 min", map[string]any{"iat": off(-200 * time.Second), "exp": off(100 * time.Second)}, 200},
+		{"issued 200 s ago, lifetime 5 min and 3 s", map[string]any{"iat": off(-200 * time.Second), "exp": off(103 * time.Second)}, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
