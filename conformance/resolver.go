@@ -31,7 +31,7 @@ func resolverChecks() []Check {
 		{r, "GET /ccn/{ccn} that is malformed is 400 invalid_ccn", func(ctx context.Context, e *Env) error {
 			return e.resolverStatus(ctx, http.MethodGet, "/ccn/ZZ", nil, http.StatusBadRequest, "invalid_ccn")
 		}},
-		{r, "POST /batch/npi answers in request order, null for an NPI no provider holds", checkResolverBatch},
+		{r, "POST /batch/npi answers in request order, null for an NPI no provider holds or a malformed one", checkResolverBatch},
 		{r, "POST /batch/npi with 1,001 NPIs is 400 batch_too_large", func(ctx context.Context, e *Env) error {
 			npis := make([]string, 1001)
 			for i := range npis {
@@ -142,9 +142,10 @@ func checkResolverBatch(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	// Ten digits whose check digit fails belong to no provider in any deployment: null.
+	// Ten digits whose check digit fails belong to no provider in any deployment: null; so does
+	// an entry that is no NPI at all, which is unresolvable, not an error.
 	absent := npi[:9] + string('0'+(npi[9]-'0'+1)%10)
-	body, _ := json.Marshal(map[string]any{"npis": []string{npi, absent, npi}})
+	body, _ := json.Marshal(map[string]any{"npis": []string{npi, absent, npi, "1"}})
 	res, err := e.resolverCall(ctx, http.MethodPost, "/batch/npi", body)
 	if err != nil {
 		return err
@@ -157,9 +158,9 @@ func checkResolverBatch(ctx context.Context, e *Env) error {
 	if res.status != http.StatusOK || res.json(&out) != nil {
 		return fmt.Errorf("%s: %d: %.200s", res.url, res.status, res.body)
 	}
-	if out.Requested != 3 || out.Resolved != 2 || len(out.Results) != 3 || out.Results[1] != nil ||
+	if out.Requested != 4 || out.Resolved != 2 || len(out.Results) != 4 || out.Results[1] != nil || out.Results[3] != nil ||
 		out.Results[0]["npi"] != npi || out.Results[2]["npi"] != npi {
-		return fmt.Errorf("%s: requested %d, resolved %d, results %v; want 3, 2, [%s null %s]", res.url, out.Requested, out.Resolved, len(out.Results), npi, npi)
+		return fmt.Errorf("%s: requested %d, resolved %d, results %v; want 4, 2, [%s null %s null]", res.url, out.Requested, out.Resolved, out.Results, npi, npi)
 	}
 	return hasProvenance("a batch result", out.Results[0])
 }

@@ -24,6 +24,7 @@ func resolverSearchChecks() []Check {
 	return []Check{
 		{r, "GET /search finds the sample provider by its name and state, ranked, each candidate with _match_score and the 14 provenance keys", checkResolverSearch},
 		{r, "GET /search serves a limit above 100 as 100", checkResolverSearchCap},
+		{r, "GET /search echoes q, state, taxonomy, limit and page, null when not given", checkResolverSearchEcho},
 		{r, "GET /search without q is 400 invalid_query", status("/search?state=CA", http.StatusBadRequest, "invalid_query")},
 		{r, "GET /search with an unknown state is 400 invalid_state", status("/search?q=smith&state=ZZ", http.StatusBadRequest, "invalid_state")},
 		{r, "GET /search with a malformed taxonomy is 400 invalid_taxonomy", status("/search?q=smith&taxonomy=x", http.StatusBadRequest, "invalid_taxonomy")},
@@ -131,6 +132,28 @@ func checkResolverSearchCap(ctx context.Context, e *Env) error {
 	}
 	if out.Query.Limit != 100 || len(out.Results) > 100 {
 		return fmt.Errorf("limit=1000: query.limit %d, %d results; want 100 and at most 100", out.Query.Limit, len(out.Results))
+	}
+	return nil
+}
+
+func checkResolverSearchEcho(ctx context.Context, e *Env) error {
+	res, err := e.resolverCall(ctx, http.MethodGet, "/search?q=smith", nil)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Query map[string]any `json:"query"`
+	}
+	if res.status != http.StatusOK || res.json(&out) != nil {
+		return fmt.Errorf("%s: %d: %.200s", res.url, res.status, res.body)
+	}
+	for _, k := range []string{"q", "state", "taxonomy", "limit", "page"} {
+		if _, ok := out.Query[k]; !ok {
+			return fmt.Errorf("%s: query has no %q: %v", res.url, k, out.Query)
+		}
+	}
+	if out.Query["q"] != "smith" || out.Query["state"] != nil || out.Query["taxonomy"] != nil {
+		return fmt.Errorf("%s: query %v; want q smith, state and taxonomy null", res.url, out.Query)
 	}
 	return nil
 }

@@ -26,7 +26,8 @@ type BatchRequest struct {
 }
 
 // BatchResult answers POST /batch/npi: one entry per requested NPI, in request order, null for
-// one the registry does not hold (or that fails its check digit).
+// one the registry does not hold: an unknown NPI, one failing its check digit, or a string that
+// is not an NPI at all.
 type BatchResult struct {
 	Requested int         `json:"requested"`
 	Resolved  int         `json:"resolved"`
@@ -34,8 +35,9 @@ type BatchResult struct {
 }
 
 // batch serves POST /batch/npi. The whole body is checked before any lookup: more than MaxBatch
-// NPIs (or a body over MaxBatchBody) is 400 batch_too_large, a malformed NPI 400 invalid_npi
-// naming its position, a body that is not {"npis": [...]} 400 invalid_body. A valid batch is
+// NPIs (or a body over MaxBatchBody) is 400 batch_too_large, a body that is not {"npis": [...]}
+// of strings 400 invalid_body. An entry that is no NPI is unresolvable, not an error: null at
+// its position, like an NPI the registry does not hold. A valid batch is
 // then charged, NPI by NPI, to the caller's per-NPI ceiling (gate.MeterNPIs), besides the one
 // request the gate counted: over it, 429 rate_limited.
 func (a *API) batch(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +57,7 @@ func (a *API) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	var valid []string
 	for _, npi := range req.NPIs {
-		if ident.ValidateNPI(npi) == nil { // else a check-digit failure: no provider holds it
+		if ident.ValidateNPI(npi) == nil { // else malformed or failing its check digit: no provider holds it
 			valid = append(valid, npi)
 		}
 	}
@@ -85,7 +87,7 @@ func (a *API) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	out := BatchResult{Requested: len(req.NPIs), Results: make([]*Provider, len(req.NPIs))}
 	for i, npi := range req.NPIs {
-		if p := found[npi]; p != nil { // an NPI failing its check digit is never found
+		if p := found[npi]; p != nil { // an entry that is no valid NPI is never found
 			out.Results[i] = p
 			out.Resolved++
 		}
@@ -107,11 +109,6 @@ func decodeBatch(w http.ResponseWriter, r *http.Request) (BatchRequest, string, 
 		return req, CodeInvalidBody, `The body is one JSON object {"npis": ["<10-digit NPI>", ...]}.`
 	case len(req.NPIs) > MaxBatch:
 		return req, CodeBatchTooLarge, strconv.Itoa(len(req.NPIs)) + " NPIs sent; a batch holds at most " + strconv.Itoa(MaxBatch) + "."
-	}
-	for i, npi := range req.NPIs {
-		if err := ident.ValidateNPI(npi); err != nil && !checkDigitOnly(err) {
-			return req, CodeInvalidNPI, "npis[" + strconv.Itoa(i) + "] is not an NPI: an NPI is exactly 10 decimal digits."
-		}
 	}
 	return req, "", ""
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
+	"providerdir/ident"
 	"providerdir/internal/demosnapshot"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
@@ -89,6 +90,7 @@ func TestBatchRecords(t *testing.T) {
 		{"one", []string{f.enrolled}},
 		{"enrolled, not enrolled, excluded, repeated", []string{f.enrolled, f.notEnrolled, f.excluded, f.enrolled}},
 		{"absent and failing the check digit among them", []string{f.absent, f.enrolled, f.badCheckDigit}},
+		{"entries that are no NPI among them", []string{"1", f.enrolled, "../npi", "", "１２３４５６７８９３", f.excluded, "12345678931"}},
 		{"a full batch", registryNPIs(t, d.Store, resolver.MaxBatch)},
 	}
 	for _, tt := range tests {
@@ -109,7 +111,7 @@ func TestBatchRecords(t *testing.T) {
 				t.Fatalf("%d results for %d NPIs (%v)", len(got.Results), len(tt.npis), err)
 			}
 			for i, npi := range tt.npis {
-				if npi == f.absent || npi == f.badCheckDigit {
+				if npi == f.absent || npi == f.badCheckDigit || ident.ValidateNPI(npi) != nil {
 					if string(got.Results[i]) != "null" {
 						t.Errorf("results[%d] = %s, want null", i, got.Results[i])
 					}

@@ -303,7 +303,8 @@ func TestBatchRefused(t *testing.T) {
 	}{
 		{"1,001 NPIs", batchOf(resolver.MaxBatch + 1), resolver.CodeBatchTooLarge},
 		{"body over the bound", append([]byte(`{"npis":["`+f.enrolled+`"]`), bytes.Repeat([]byte(" "), resolver.MaxBatchBody)...), resolver.CodeBatchTooLarge},
-		{"malformed NPI", []byte(`{"npis":["` + f.enrolled + `","12345"]}`), resolver.CodeInvalidNPI},
+		{"an entry that is not a string", []byte(`{"npis":["` + f.enrolled + `",12345]}`), resolver.CodeInvalidBody},
+		{"a list of lists", []byte(`{"npis":[["` + f.enrolled + `"]]}`), resolver.CodeInvalidBody},
 		{"not JSON", []byte(`npis=1`), resolver.CodeInvalidBody},
 		{"no npis", []byte(`{}`), resolver.CodeInvalidBody},
 		{"unknown field", []byte(`{"npis":[],"extra":1}`), resolver.CodeInvalidBody},

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -48,12 +49,32 @@ type SearchResult struct {
 }
 
 // SearchQuery echoes the query as served: limit is the page size used (capped), page the page.
+// State and taxonomy are empty when the request gave none.
 type SearchQuery struct {
-	Q        string `json:"q"`
-	State    string `json:"state,omitempty"`
-	Taxonomy string `json:"taxonomy,omitempty"`
-	Limit    int    `json:"limit"`
-	Page     int    `json:"page"`
+	Q        string
+	State    string
+	Taxonomy string
+	Limit    int
+	Page     int
+}
+
+// MarshalJSON writes every field of the echo, state and taxonomy as null when the request gave
+// none, so a client finds the same keys in every answer.
+func (q SearchQuery) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Q        string  `json:"q"`
+		State    *string `json:"state"`
+		Taxonomy *string `json:"taxonomy"`
+		Limit    int     `json:"limit"`
+		Page     int     `json:"page"`
+	}{q.Q, nullIfEmpty(q.State), nullIfEmpty(q.Taxonomy), q.Limit, q.Page})
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Candidate is one ranked search result: the registry record's identity in brief, its

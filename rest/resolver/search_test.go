@@ -114,6 +114,18 @@ func TestSearchPaging(t *testing.T) {
 	if query["limit"] != float64(resolver.MaxSearchLimit) {
 		t.Errorf("limit echoed %v, want the cap %d", query["limit"], resolver.MaxSearchLimit)
 	}
+	for _, k := range []string{"q", "state", "taxonomy", "limit", "page"} {
+		if _, ok := query[k]; !ok {
+			t.Errorf("the echo has no %q: %v", k, query)
+		}
+	}
+	if query["state"] != nil || query["taxonomy"] != nil {
+		t.Errorf("state and taxonomy not given, echoed %v and %v; want null", query["state"], query["taxonomy"])
+	}
+	given := e.get(t, base+"&state="+strings.ToLower(rec.PracticeAddress.State), key).Body["query"].(map[string]any)
+	if given["state"] != rec.PracticeAddress.State || given["taxonomy"] != nil {
+		t.Errorf("state given as %s: echoed state %v, taxonomy %v", rec.PracticeAddress.State, given["state"], given["taxonomy"])
+	}
 	total := int(all.Body["total"].(float64))
 	results := all.Body["results"].([]any)
 	if total < 1 || len(results) != min(total, resolver.MaxSearchLimit) {
