@@ -87,7 +87,7 @@ func getOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			TextError(w, r, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path)
+			TextError(w, r, http.StatusMethodNotAllowed, "method_not_allowed", notAllowed(r))
 			return
 		}
 		next.ServeHTTP(w, r)

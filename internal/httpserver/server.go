@@ -26,6 +26,7 @@ import (
 
 	"providerdir/internal/clientip"
 	"providerdir/internal/metrics"
+	"providerdir/internal/safetext"
 )
 
 // ErrorWriter writes an error response in a surface's envelope. code is a machine-readable code
@@ -214,7 +215,7 @@ func (s *surface) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setRoute(r, s.Prefix+"/{unmatched}")
-	s.Error(w, r, http.StatusNotFound, "not_found", "no resource at "+r.URL.Path)
+	s.Error(w, r, http.StatusNotFound, "not_found", "no resource at "+safetext.EchoEscaped(r.URL.Path))
 }
 
 func (s *surface) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
@@ -225,7 +226,13 @@ func (s *surface) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		setRoute(r, s.Prefix+"/{unmatched}")
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	s.Error(w, r, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path)
+	s.Error(w, r, http.StatusMethodNotAllowed, "method_not_allowed", notAllowed(r))
+}
+
+// notAllowed is the message of a 405: the method and path, each as an error repeats a client's
+// value (safetext.EchoEscaped).
+func notAllowed(r *http.Request) string {
+	return safetext.EchoEscaped(r.Method) + " is not allowed on " + safetext.EchoEscaped(r.URL.Path)
 }
 
 // candidateMethods are the methods tried when listing what a path allows.

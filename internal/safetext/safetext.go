@@ -48,6 +48,13 @@ func Clip(s string, n int) string {
 // Echo is Clip at EchoRunes: the form in which an error message repeats a client's value.
 func Echo(s string) string { return Clip(s, EchoRunes) }
 
+// EchoEscaped is Echo for a value that may hold anything, as a client's path or parameter may:
+// Terminal's escapes, then Clip at EchoRunes. What it returns is valid UTF-8 of at most EchoRunes
+// characters, whatever the value held: an invalid byte, a control character or a bidirectional
+// override reads as its escape (\xff, \u202e) rather than reaching the reader raw, where it
+// would corrupt a text/plain body or make the message read as something else.
+func EchoEscaped(s string) string { return Clip(Terminal(s), EchoRunes) }
+
 // Invisible reports whether r changes how the text around it is shown without being seen
 // itself: the bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069)
 // and marks (U+200E, U+200F, U+061C), the zero-width space, word joiner and byte-order mark,

@@ -3,6 +3,7 @@ package safetext
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -118,6 +119,56 @@ func FuzzTerminal(f *testing.F) {
 		}
 		if c := Clip(s, 10); utf8.ValidString(s) && !utf8.ValidString(c) {
 			t.Fatalf("Clip(%q, 10) = %q splits a character", s, c)
+		}
+	})
+}
+
+func TestEchoEscaped(t *testing.T) {
+	long := strings.Repeat("a", 8000)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "/v1/nope", "/v1/nope"},
+		{"letters of any script", "/fhir/José/日本", "/fhir/José/日本"},
+		{"invalid byte", "/x\xff", `/x\xff`},
+		{"right-to-left override", "/x\u202ey", `/x\u202ey`},
+		{"C1 control", "/x\u009b2J", `/x\u009b2J`},
+		{"escape sequence", "/x\x1b[2J", `/x\x1b[2J`},
+		{"long", long, long[:EchoRunes-1] + Ellipsis},
+		{"long after escapes", strings.Repeat("\xff", 30), strings.Repeat(`\xff`, 24) + `\xf…`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := EchoEscaped(tt.in); got != tt.want {
+				t.Errorf("EchoEscaped(%.40q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzEchoEscaped holds EchoEscaped to what a reader of an error may rely on, stated with the
+// standard library's character classes rather than this package's: valid UTF-8, at most
+// EchoRunes characters, no control or format character and no space but U+0020; and a short
+// value of letters, digits, punctuation and symbols comes back as it is.
+func FuzzEchoEscaped(f *testing.F) {
+	for _, s := range []string{"/v1/nope", "/x\xff", "a\u202eb", "\u009b", strings.Repeat("\xff", 40), "日本\u200b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := EchoEscaped(s)
+		if !utf8.ValidString(out) || utf8.RuneCountInString(out) > EchoRunes {
+			t.Fatalf("EchoEscaped(%q) = %q: not UTF-8, or over %d characters", s, out, EchoRunes)
+		}
+		for _, r := range out {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || (unicode.IsSpace(r) && r != ' ') {
+				t.Fatalf("EchoEscaped(%q) = %q keeps %U", s, out, r)
+			}
+		}
+		plain := utf8.ValidString(s) && utf8.RuneCountInString(s) <= EchoRunes && !strings.ContainsFunc(s, func(r rune) bool {
+			return !(r == ' ' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)) || r == utf8.RuneError
+		})
+		if plain && out != s {
+			t.Fatalf("EchoEscaped(%q) = %q changed a plain value", s, out)
 		}
 	})
 }

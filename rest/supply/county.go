@@ -61,7 +61,7 @@ func (a *API) byCounty(w http.ResponseWriter, r *http.Request) {
 	county, prov, err := q.v.county(ctx, fips)
 	if errors.Is(err, store.ErrNotFound) {
 		rest.WriteV1Error(w, r, http.StatusNotFound, CodeCountyNotFound,
-			"No county has the FIPS code "+quote(fips)+" in the Census county list.", map[string]any{"county_fips": safetext.Echo(fips)})
+			"No county has the FIPS code "+quote(fips)+" in the Census county list.", map[string]any{"county_fips": safetext.EchoEscaped(fips)})
 		return
 	}
 	if err != nil {

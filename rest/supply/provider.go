@@ -113,6 +113,6 @@ func validNPI(w http.ResponseWriter, r *http.Request) (npi string, checkDigitHin
 		reason = string(ie.Reason)
 	}
 	rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidNPI, "An NPI is exactly 10 decimal digits.",
-		map[string]any{"npi": safetext.Echo(npi), "reason": reason})
+		map[string]any{"npi": safetext.EchoEscaped(npi), "reason": reason})
 	return "", nil, false
 }

@@ -56,7 +56,7 @@ func subspecialtyOf(w http.ResponseWriter, r *http.Request, sp study.Specialty) 
 	if !sp.Supports(code) {
 		rest.WriteV1Error(w, r, http.StatusBadRequest, CodeInvalidSubspecialty,
 			"The subspecialty "+quote(raw)+" is not registered for "+sp.Slug+"; supported codes: "+strings.Join(sp.Codes, ", ")+".",
-			map[string]any{"specialty": sp.Slug, "subspecialty": safetext.Echo(raw), "supported_codes": sp.Codes})
+			map[string]any{"specialty": sp.Slug, "subspecialty": safetext.EchoEscaped(raw), "supported_codes": sp.Codes})
 		return "", false
 	}
 	return code, true
