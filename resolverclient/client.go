@@ -112,22 +112,27 @@ func New(baseURL string, opt Options) (*Client, error) {
 	return &Client{base: baseURL, opt: opt}, nil
 }
 
+// ErrInvalidArgument is returned, wrapped, for an identifier that cannot be one segment of a
+// request path: empty, a dot segment ("." or ".."), or holding a slash or backslash. A server or
+// proxy that normalizes paths would send such a request to another resource, so none is sent.
+var ErrInvalidArgument = errors.New("resolverclient: invalid argument")
+
 // NPI resolves one NPI to its provider record.
 func (c *Client) NPI(ctx context.Context, npi string) (*Provider, error) {
 	var p Provider
-	return &p, c.get(ctx, "/npi/"+url.PathEscape(npi), nil, &p)
+	return &p, c.get(ctx, nil, &p, "npi", npi)
 }
 
 // NPIWithFacts resolves one NPI to its provider record with its facts (include=facts).
 func (c *Client) NPIWithFacts(ctx context.Context, npi string) (*ProviderWithFacts, error) {
 	var p ProviderWithFacts
-	return &p, c.get(ctx, "/npi/"+url.PathEscape(npi), url.Values{"include": {"facts"}}, &p)
+	return &p, c.get(ctx, url.Values{"include": {"facts"}}, &p, "npi", npi)
 }
 
 // CCN resolves a CMS Certification Number to its facility record.
 func (c *Client) CCN(ctx context.Context, ccn string) (*Facility, error) {
 	var f Facility
-	return &f, c.get(ctx, "/ccn/"+url.PathEscape(ccn), nil, &f)
+	return &f, c.get(ctx, nil, &f, "ccn", ccn)
 }
 
 // Search returns the ranked candidates for a query.
@@ -145,19 +150,19 @@ func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResult, err
 		q.Set("page", strconv.Itoa(p.Page))
 	}
 	var r SearchResult
-	return &r, c.get(ctx, "/search", q, &r)
+	return &r, c.get(ctx, q, &r, "search")
 }
 
 // Quality returns the quality record of the facility with the CCN, of a type in QualityTypes.
 func (c *Client) Quality(ctx context.Context, facilityType, ccn string) (*Quality, error) {
 	var q Quality
-	return &q, c.get(ctx, "/quality/"+url.PathEscape(facilityType)+"/"+url.PathEscape(ccn), nil, &q)
+	return &q, c.get(ctx, nil, &q, "quality", facilityType, ccn)
 }
 
 // Payments returns the industry payments record of an NPI.
 func (c *Client) Payments(ctx context.Context, npi string) (*Payments, error) {
 	var p Payments
-	return &p, c.get(ctx, "/payments/"+url.PathEscape(npi), nil, &p)
+	return &p, c.get(ctx, nil, &p, "payments", npi)
 }
 
 // BatchNPI resolves up to MaxBatch NPIs in one request; the resolver refuses more with 400
@@ -176,13 +181,31 @@ func (c *Client) BatchNPI(ctx context.Context, npis []string) (*BatchResult, err
 	return &r, c.do(ctx, http.MethodPost, "/batch/npi", nil, body, &r)
 }
 
-func (c *Client) get(ctx context.Context, path string, q url.Values, into any) error {
+// get sends GET of the path of segments with the query q and decodes a 200 into into.
+func (c *Client) get(ctx context.Context, q url.Values, into any, segments ...string) error {
+	path, err := requestPath(segments...)
+	if err != nil {
+		return err
+	}
 	return c.do(ctx, http.MethodGet, path, q, nil, into)
+}
+
+// requestPath joins segments into a request path, each escaped as one segment, and refuses a
+// segment that would not stay one (see ErrInvalidArgument).
+func requestPath(segments ...string) (string, error) {
+	var b strings.Builder
+	for _, s := range segments {
+		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, `/\`) {
+			return "", fmt.Errorf("%w: %.40q is not one path segment", ErrInvalidArgument, s)
+		}
+		b.WriteString("/" + url.PathEscape(s))
+	}
+	return b.String(), nil
 }
 
 // do sends the request, retrying what the contract allows, and decodes a 200 into into.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte, into any) error {
-	target := c.base + path // path's segments are escaped
+	target := c.base + path // path's segments are escaped (requestPath)
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}

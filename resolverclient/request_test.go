@@ -3,6 +3,7 @@ package resolverclient_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -35,8 +36,8 @@ func TestRequestsAndPayloads(t *testing.T) {
 			return c.NPIWithFacts(context.Background(), "1234567893")
 		}, "GET", "/resolver/v1/npi/1234567893?include=facts", "",
 			`{"npi":"1234567893","entity_type":"individual","name":{"first":"A","last":"B"},"address":{"state":"CA"},"facts":[{"type":"exclusion","value":false,` + prov + `},{"type":"care_compare_star","value":4,"ccn":"050001",` + prov + `}],` + prov + `}`},
-		{"npi escaped", func(c *resolverclient.Client) (any, error) { return c.NPI(context.Background(), "12/../x y") },
-			"GET", "/resolver/v1/npi/12%2F..%2Fx%20y", "", `{"npi":"x","entity_type":"organization","address":{},` + prov + `}`},
+		{"npi escaped", func(c *resolverclient.Client) (any, error) { return c.NPI(context.Background(), "x y?#%..") },
+			"GET", "/resolver/v1/npi/x%20y%3F%23%25..", "", `{"npi":"x","entity_type":"organization","address":{},` + prov + `}`},
 		{"ccn", func(c *resolverclient.Client) (any, error) { return c.CCN(context.Background(), "050001") },
 			"GET", "/resolver/v1/ccn/050001", "",
 			`{"ccn":"050001","facility_name":"F","facility_type":"Acute Care Hospitals","ownership_type":"Voluntary non-profit - Private","address":{"city":"X","state":"CA"},"overall_star":4,` + prov + `}`},
@@ -128,5 +129,43 @@ func TestNewRefusesBadBase(t *testing.T) {
 		if _, err := resolverclient.New(u, resolverclient.Options{}); err == nil {
 			t.Errorf("New(%q) accepted", u)
 		}
+	}
+}
+
+// An identifier that would not stay one path segment (empty, a dot segment, or holding a slash
+// or backslash) is refused with ErrInvalidArgument before any request: a server or proxy that
+// normalizes the path would send the request to another resource.
+func TestArgumentsThatAreNotOneSegment(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a request was sent: %s %s", r.Method, r.RequestURI)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer srv.Close()
+	c, err := resolverclient.New(srv.URL+"/resolver/v1", resolverclient.Options{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"empty npi", func() error { _, err := c.NPI(ctx, ""); return err }},
+		{"npi .", func() error { _, err := c.NPI(ctx, "."); return err }},
+		{"npi ..", func() error { _, err := c.NPI(ctx, ".."); return err }},
+		{"npi ../webhooks", func() error { _, err := c.NPI(ctx, "../webhooks"); return err }},
+		{"npi with facts ..", func() error { _, err := c.NPIWithFacts(ctx, ".."); return err }},
+		{"ccn with a backslash", func() error { _, err := c.CCN(ctx, `..\webhooks`); return err }},
+		{"payments ..", func() error { _, err := c.Payments(ctx, ".."); return err }},
+		{"quality type ..", func() error { _, err := c.Quality(ctx, "..", "webhooks"); return err }},
+		{"quality ccn .", func() error { _, err := c.Quality(ctx, "hospital", "."); return err }},
+		{"quality ccn with a slash", func() error { _, err := c.Quality(ctx, "hospital", "050001/../../x"); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call(); !errors.Is(err, resolverclient.ErrInvalidArgument) {
+				t.Errorf("error %v, want ErrInvalidArgument", err)
+			}
+		})
 	}
 }

@@ -2,7 +2,9 @@
 // MCP tools (official Go SDK), each a read-only call of the resolver through the public Go
 // client. Every result is the resolver's record as typed by the client, with its 14-key
 // provenance unchanged; every failure is a tool error (IsError) carrying the resolver's code and
-// the contract's retry guidance, never a protocol error or a crash.
+// the contract's retry guidance, never a protocol error or a crash. An argument of the wrong
+// form (an NPI without its check digit, a CCN of no CMS form) is such a tool error too, given
+// before any request.
 package mcptools
 
 import (
@@ -88,7 +90,7 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 // Inputs of the tools.
 type (
 	npiInput struct {
-		NPI string `json:"npi" jsonschema:"the provider's 10-digit National Provider Identifier"`
+		NPI string `json:"npi" jsonschema:"the provider's 10-digit National Provider Identifier, the last digit its check digit"`
 	}
 	searchInput struct {
 		Q        string `json:"q" jsonschema:"the provider's name, as well as it is known"`
@@ -102,16 +104,17 @@ type (
 	}
 	qualityInput struct {
 		Type string `json:"type" jsonschema:"the facility type"`
-		CCN  string `json:"ccn" jsonschema:"the facility's CMS Certification Number"`
+		CCN  string `json:"ccn" jsonschema:"the facility's CMS Certification Number, or an ambulatory surgical center's 10-character supplier number"`
 	}
 	batchInput struct {
 		NPIs []string `json:"npis" jsonschema:"the NPIs to resolve, at most 1,000"`
 	}
 )
 
-// add registers a read-only tool calling call. Its input and structured output schemas, where
-// t does not set them, are derived from In and Out; its errors become tool errors.
-func add[In any, Out any](s *mcp.Server, t *mcp.Tool, call func(context.Context, In) (Out, error)) {
+// add registers a read-only tool calling call with arguments that passed their check. Its input
+// and structured output schemas, where t does not set them, are derived from In and Out; its
+// errors, and a failed check, become tool errors.
+func add[In argument, Out any](s *mcp.Server, t *mcp.Tool, call func(context.Context, In) (Out, error)) {
 	if t.InputSchema == nil {
 		t.InputSchema = inputSchema[In]()
 	}
@@ -121,9 +124,12 @@ func add[In any, Out any](s *mcp.Server, t *mcp.Tool, call func(context.Context,
 	f := false
 	t.Annotations = &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &f, OpenWorldHint: &f}
 	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		var zero Out
+		if err := in.check(); err != nil {
+			return nil, zero, err
+		}
 		out, err := call(ctx, in)
 		if err != nil {
-			var zero Out
 			return nil, zero, toolError(err)
 		}
 		return nil, out, nil

@@ -273,9 +273,9 @@ func TestToolErrors(t *testing.T) {
 		after     int64
 		guidance  string
 	}{
-		{"malformed npi", cs, "resolve_npi", map[string]any{"npi": "12345"}, "invalid_npi", 400, false, 0, "fix the input"},
+		{"malformed npi", cs, "resolve_npi", map[string]any{"npi": "12345"}, mcptools.CodeInvalidNPI, 0, false, 0, "fix the input"},
 		{"unknown npi", cs, "check_exclusion", map[string]any{"npi": l.f.Absent}, "not_found", 404, false, 0, "Do not retry"},
-		{"malformed ccn", cs, "get_facility", map[string]any{"ccn": "0500"}, "invalid_ccn", 400, false, 0, "fix the input"},
+		{"malformed ccn", cs, "get_facility", map[string]any{"ccn": "0500"}, mcptools.CodeInvalidCCN, 0, false, 0, "fix the input"},
 		{"batch too large", cs, "resolve_npi_batch", map[string]any{"npis": tooMany}, "batch_too_large", 400, false, 0, "Do not retry"},
 		{"unknown key", badKey, "resolve_npi", map[string]any{"npi": l.f.Enrolled}, "invalid_key", 401, false, 0, "SERVICE_API_KEY"},
 		{"unavailable", connect(t, unavailable.URL, "k"), "get_facility", map[string]any{"ccn": "050001"}, "source_unavailable", 503, true, 5, "exponential backoff"},
