@@ -57,9 +57,11 @@ type Attempt struct {
 	At time.Time `json:"at"`
 	// Status is the receiver's HTTP status; 0 when no response came.
 	Status int `json:"status,omitempty"`
-	// Error says what went wrong without a response (timeout, refused connection, ...).
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	// Error says why no response came: attemptNoResponse for any connection that failed or
+	// was refused, else why no request was sent.
+	Error string `json:"error,omitempty"`
+	// DurationMS is how long the receiver took to answer; 0 when no response came.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // DeliveryRetention is how long a delivered or failed delivery stays in the log before the

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -432,30 +431,22 @@ func (w *Worker) attempt(ctx context.Context, sub Subscription, d Delivery) (Att
 	h.Set(HeaderSignature, Sign(at, body, sub.secrets(at)...))
 	began := time.Now()
 	resp, err := w.client.Do(req)
-	a.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
-		a.Error = attemptError(err)
+		a.Error = attemptNoResponse // with no duration, which would tell the cause apart
 		return a, 0
 	}
+	a.DurationMS = time.Since(began).Milliseconds()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))
 	resp.Body.Close()
 	a.Status = resp.StatusCode
 	return a, parseRetryAfter(resp.Header.Get("Retry-After"), at)
 }
 
-// attemptError words a failed POST for the delivery log without the URL (which may carry a
-// token of the subscriber's).
-func attemptError(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Client.Timeout"):
-		return "timeout"
-	case errors.Is(err, ErrAddressRefused):
-		return "address refused: private, loopback, link-local or reserved"
-	case strings.Contains(err.Error(), "connection refused"):
-		return "connection refused"
-	}
-	return "connection failed"
-}
+// attemptNoResponse is the delivery log's reason for every POST that got no HTTP answer:
+// an address the policy refuses, a connection refused, reset or unreachable, a timeout or a
+// failed TLS handshake alike, and never the address or the URL. One reason for them all, and
+// no duration, keep the log from telling which hosts and ports exist, as a port scanner would.
+const attemptNoResponse = "no response"
 
 // disable marks a subscription disabled with a reason.
 func (w *Worker) disable(ctx context.Context, id, reason string) {
