@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,9 +30,11 @@ type Env struct {
 	fhirValidator string
 	// note is what the running check reports beside its outcome.
 	note string
-	// gone and exhaust are Options.Gone and Options.ExhaustBudgets.
-	gone    string
-	exhaust bool
+	// gone, exhaust and webhookURL are Options.Gone, Options.ExhaustBudgets and
+	// Options.WebhookURL (DefaultWebhookURL when that is empty).
+	gone       string
+	exhaust    bool
+	webhookURL string
 }
 
 // sample is the first page of served resources of a type, whose ids and values the read and
@@ -49,7 +52,7 @@ func newEnv(opts Options) *Env {
 	c := opts.Credentials
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return &Env{creds: c, hc: hc, samples: map[string]sample{}, seen: map[string]struct{}{}, fhirValidator: opts.FHIRValidator,
-		gone: opts.Gone, exhaust: opts.ExhaustBudgets}
+		gone: opts.Gone, exhaust: opts.ExhaustBudgets, webhookURL: cmp.Or(opts.WebhookURL, DefaultWebhookURL)}
 }
 
 // response is a read HTTP answer.

@@ -66,7 +66,15 @@ type Options struct {
 	// ExhaustBudgets lets the budget checks spend the token endpoint's and the client's FHIR
 	// budgets to see their 429s, locking the client out until Retry-After.
 	ExhaustBudgets bool
+	// WebhookURL is the receiver URL the webhook lifecycle check registers and deletes (nothing
+	// is delivered to it); "" is DefaultWebhookURL. A deployment that admits loopback receivers
+	// can be given one on loopback, so the check resolves no name beyond the machine.
+	WebhookURL string
 }
+
+// DefaultWebhookURL is the receiver the webhook lifecycle check registers when
+// Options.WebhookURL is empty: a public https URL, which the deployment must resolve to accept.
+const DefaultWebhookURL = "https://example.com/providerdir-conformance"
 
 // Report is the outcome of a run.
 type Report struct {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -86,12 +87,13 @@ func (e *Env) webhookError(ctx context.Context, body string, status int, code st
 }
 
 func checkWebhookLifecycle(ctx context.Context, e *Env) error {
-	res, err := e.webhookWrite(ctx, http.MethodPost, "/webhooks", `{"url":"https://example.com/providerdir-conformance","events":["source.refreshed"]}`)
+	reg, _ := json.Marshal(map[string]any{"url": e.webhookURL, "events": []string{"source.refreshed"}})
+	res, err := e.webhookWrite(ctx, http.MethodPost, "/webhooks", string(reg))
 	if err != nil {
 		return err
 	}
 	if res.status == http.StatusBadRequest && strings.Contains(string(res.body), "does not resolve") {
-		return Skipf("the deployment cannot resolve example.com")
+		return Skipf("the deployment cannot resolve the host of %s", e.webhookURL)
 	}
 	var created struct {
 		ID            string `json:"id"`
