@@ -35,6 +35,9 @@ func resolverSearchChecks() []Check {
 		// Care Compare publishes ambulatory surgical centers under ten-character numbers only.
 		{r, "GET /quality/asc/{six-character CCN} is 404 not_found", status("/quality/asc/050001", http.StatusNotFound, "not_found")},
 		{r, "GET /quality/{type}/{id} of a served facility: star, period, measures with national averages, provenance", checkResolverQuality},
+		{r, "GET /quality/{type}/{id} of a served facility: measurement_period on every record, <start date>/<end date> or null", checkResolverQualityPeriod},
+		{r, "GET /ccn/{ccn} of a served facility: every field of the facility record, null where no source states it", checkResolverFacility},
+		{r, "GET /ccn/{id} answers the ten-character number /quality/asc/{id} answers", checkResolverASCAgrees},
 		{r, "GET /payments/{npi} with nine digits is 400 invalid_npi", status("/payments/123456789", http.StatusBadRequest, "invalid_npi")},
 		{r, "GET /payments/{npi} with a malformed program_year is 400 invalid_program_year", status("/payments/1234567893?program_year=23", http.StatusBadRequest, "invalid_program_year")},
 		{r, "GET /payments/{npi} failing its check digit is 404 not_found", status("/payments/1234567890", http.StatusNotFound, "not_found")},

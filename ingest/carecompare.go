@@ -48,19 +48,23 @@ func loadPOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 }
 
 // loadCareCompare stores one quality record per facility and type. Hospices publish their
-// overall star only as the summary row of the long CAHPS file, read first and joined by CCN
-// (a few thousand hospices: the map stays small at national scale).
+// overall star and their measures only in the long CAHPS survey file, read first, gathered by
+// CCN and joined to the general-information rows (a few thousand hospices: the map stays small
+// at national scale).
 func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	hospiceStars := map[string]*float64{}
+	hospiceSurveys := map[string]*carecompare.Survey{}
 	for _, f := range filesMatching(files, hospiceCAHPS) {
 		r, err := source.OpenFS(f.fsys, f.name, carecompare.NewMeasureReader)
 		if err != nil {
 			return err
 		}
 		err = readFile(ctx, l, r, func(m carecompare.MeasureRow) error {
-			if m.Summary() && m.Star != nil {
-				hospiceStars[m.CCN] = m.Star
+			s := hospiceSurveys[m.CCN]
+			if s == nil {
+				s = &carecompare.Survey{}
+				hospiceSurveys[m.CCN] = s
 			}
+			s.Add(m)
 			return nil
 		})
 		if err != nil {
@@ -78,11 +82,10 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 		}
 		var national mapping.NationalTally
 		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
-			var star *float64
-			if t.Kind == carecompare.Hospice {
-				star = hospiceStars[f.CCN]
+			if s := hospiceSurveys[f.CCN]; s != nil && t.Kind == carecompare.Hospice {
+				f.Join(s)
 			}
-			id, rec, keys := mapping.Quality(f, star)
+			id, rec, keys := mapping.Quality(f)
 			national.Add(rec)
 			availability := []string{mapping.AvailabilityPresent}
 			if rec.OverallStar == nil || hasSuppressed(rec.Measures) {

@@ -26,6 +26,30 @@ type FacilityRecord struct {
 	Active                    bool    `json:"active"`
 }
 
+// FacilityCategory is the label of a Provider of Services provider category code
+// (PRVDR_CTGRY_CD), as the POS data dictionary names the categories; "" for a code not listed.
+func FacilityCategory(code string) string { return facilityCategories[code] }
+
+var facilityCategories = map[string]string{
+	"01": "Hospital",
+	"02": "Skilled Nursing Facility/Nursing Facility (Dually Certified)",
+	"03": "Skilled Nursing Facility/Nursing Facility (Distinct Part)",
+	"04": "Skilled Nursing Facility",
+	"05": "Home Health Agency",
+	"06": "Psychiatric Residential Treatment Facility",
+	"07": "Portable X-Ray Supplier",
+	"08": "Outpatient Physical Therapy/Speech Pathology",
+	"09": "End-Stage Renal Disease Facility",
+	"10": "Nursing Facility",
+	"11": "Intermediate Care Facility for Individuals with Intellectual Disabilities",
+	"12": "Rural Health Clinic",
+	"14": "Comprehensive Outpatient Rehabilitation Facility",
+	"15": "Ambulatory Surgical Center",
+	"16": "Hospice",
+	"19": "Community Mental Health Center",
+	"21": "Federally Qualified Health Center",
+}
+
 // Search-key params of facility and quality documents.
 const KeyType = "type"
 
@@ -82,7 +106,7 @@ type QualityRecord struct {
 	County            string        `json:"county,omitempty"`
 	OverallStar       *float64      `json:"overall_star"`
 	StarFootnote      string        `json:"overall_star_footnote,omitempty"`
-	MeasurementPeriod string        `json:"measurement_period,omitempty"`
+	MeasurementPeriod string        `json:"measurement_period,omitempty"` // "<start date>/<end date>"
 	Measures          []QualityItem `json:"measures"`
 	Certified         string        `json:"certification_date,omitempty"`
 	AsOf              string        `json:"processing_date,omitempty"`
@@ -95,21 +119,19 @@ type QualityItem struct {
 	Footnote string   `json:"footnote,omitempty"`
 }
 
-// Quality maps one Care Compare facility row to its id, record and keys. The id is the type
-// slug and the CCN, since a CCN could in principle appear under two facility types.
-func Quality(f *carecompare.Facility, summaryStar *float64) (string, QualityRecord, Keys) {
+// Quality maps one Care Compare facility row, joined with its survey where the type has one
+// (carecompare.Facility.Join), to its id, record and keys. The id is the type slug and the CCN,
+// since a CCN could in principle appear under two facility types.
+func Quality(f *carecompare.Facility) (string, QualityRecord, Keys) {
 	t := QualityTypeOf(f.Kind)
 	rec := QualityRecord{
 		Type: t.Slug, CCN: f.CCN, NPI: f.NPI, Name: f.Name, FacilityType: f.FacilityType, Ownership: f.Ownership,
 		Address:     Address{Line1: f.Address, Line2: f.Address2, City: f.City, State: f.State, PostalCode: f.ZIP, Phone: f.Phone},
 		County:      f.County,
 		OverallStar: f.OverallStar, StarFootnote: f.StarFootnote,
-		MeasurementPeriod: period(f.Period.Start.String(), f.Period.End.String(), f.Period.Text),
+		MeasurementPeriod: period(f.Period),
 		Measures:          make([]QualityItem, 0, len(f.Measures)),
 		Certified:         f.Certified.String(), AsOf: f.AsOf.String(),
-	}
-	if rec.OverallStar == nil {
-		rec.OverallStar = summaryStar
 	}
 	for _, m := range f.Measures {
 		rec.Measures = append(rec.Measures, QualityItem{ID: m.Name, Value: m.Value, Footnote: m.Footnote})
@@ -121,11 +143,11 @@ func Quality(f *carecompare.Facility, summaryStar *float64) (string, QualityReco
 	return t.Slug + "." + f.CCN, rec, k
 }
 
-// period renders a measurement period as "<start>/<end>" when both dates are known, else the
-// published wording.
-func period(start, end, text string) string {
-	if start != "" && end != "" {
-		return start + "/" + end
+// period renders a measurement period as "<start date>/<end date>" (ISO 8601 dates); "" when
+// the row does not state both dates in order, which the resolver serves as null.
+func period(p carecompare.Period) string {
+	if !p.Dated() || p.End.Before(p.Start) {
+		return ""
 	}
-	return text
+	return p.Start.String() + "/" + p.End.String()
 }

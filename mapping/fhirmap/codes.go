@@ -73,28 +73,6 @@ var serviceCategories = map[string]string{
 	"21": "outpat", // federally qualified health center
 }
 
-// facilityTypes names the POS provider categories, for Organization.type text and the
-// HealthcareService type.
-var facilityTypes = map[string]string{
-	"01": "Hospital",
-	"02": "Skilled Nursing Facility/Nursing Facility (Dually Certified)",
-	"03": "Skilled Nursing Facility/Nursing Facility (Distinct Part)",
-	"04": "Skilled Nursing Facility",
-	"05": "Home Health Agency",
-	"06": "Psychiatric Residential Treatment Facility",
-	"07": "Portable X-Ray Supplier",
-	"08": "Outpatient Physical Therapy/Speech Pathology",
-	"09": "End-Stage Renal Disease Facility",
-	"10": "Nursing Facility",
-	"11": "Intermediate Care Facility for Individuals with Intellectual Disabilities",
-	"12": "Rural Health Clinic",
-	"14": "Comprehensive Outpatient Rehabilitation Facility",
-	"15": "Ambulatory Surgical Center",
-	"16": "Hospice",
-	"19": "Community Mental Health Center",
-	"21": "Federally Qualified Health Center",
-}
-
 // categoryDisplays are the Plan-Net displays of the service categories used.
 var categoryDisplays = map[string]string{
 	"behav":  "Behavioral Health",

@@ -66,7 +66,7 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		Telecom:    telecom(rec.Address),
 		Address:    addr,
 	}
-	if t := facilityTypes[rec.CategoryCode]; t != "" {
+	if t := mapping.FacilityCategory(rec.CategoryCode); t != "" {
 		loc.Type = []CodeableConcept{{Text: t}}
 	}
 	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}

@@ -40,7 +40,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		org.Identifier = append(org.Identifier, ccnIdentifier(p.CCN))
 	}
 	if p.Facility != nil {
-		org.Type = []CodeableConcept{providerType(facilityTypes[p.Facility.Record.CategoryCode])}
+		org.Type = []CodeableConcept{providerType(mapping.FacilityCategory(p.Facility.Record.CategoryCode))}
 	}
 	seen := map[string]bool{strings.ToUpper(r.OrganizationName): true}
 	for _, n := range append([]string{r.OtherName}, p.OtherNames...) {
@@ -115,7 +115,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		if c := serviceCategories[p.Facility.Record.CategoryCode]; c != "" {
 			svc.Category = []CodeableConcept{categoryConcept(c)}
 		}
-		if t := facilityTypes[p.Facility.Record.CategoryCode]; t != "" {
+		if t := mapping.FacilityCategory(p.Facility.Record.CategoryCode); t != "" {
 			svc.Type = []CodeableConcept{{Text: t}}
 		}
 	}
@@ -138,7 +138,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		return nil, ErrNoResource
 	}
 	id := FacilityID(rec.CCN)
-	ftype := facilityTypes[rec.CategoryCode]
+	ftype := mapping.FacilityCategory(rec.CategoryCode)
 	org := Organization{
 		ResourceType: TypeOrganization, ID: id,
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},

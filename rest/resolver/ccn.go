@@ -17,28 +17,32 @@ import (
 
 // Facility is the facility record of GET /ccn/{ccn} (seeds/001 section 2): the certification
 // file's identity of the CCN, with the provenance of that record, joined with the Care Compare
-// row of the same CCN for the type, ownership and overall star it publishes. Fields Care Compare
-// does not publish for the facility are left out.
+// rows of the same CCN. Every field is present; one no source states is null.
 type Facility struct {
-	CCN           string          `json:"ccn"`
-	FacilityName  string          `json:"facility_name"`
-	FacilityType  string          `json:"facility_type,omitempty"`
-	OwnershipType string          `json:"ownership_type,omitempty"`
+	CCN          string `json:"ccn"`
+	FacilityName string `json:"facility_name"`
+	// FacilityType is the type a Care Compare row publishes (Hospital Type, Provider Type), else
+	// the label of the certification file's provider category (mapping.FacilityCategory).
+	FacilityType *string `json:"facility_type"`
+	// OwnershipType is the ownership a Care Compare row publishes, as published.
+	OwnershipType *string         `json:"ownership_type"`
 	Address       FacilityAddress `json:"address"`
-	OverallStar   *int            `json:"overall_star,omitempty"`
+	// OverallStar is the Care Compare overall star rounded to a whole star (home health ratings
+	// have halves); null when no row publishes one, never zero.
+	OverallStar *int `json:"overall_star"`
 	mapping.Provenance
 }
 
 // FacilityAddress is a facility's city and state; the state is the one the CCN's state code
 // names, which is what the certification number itself asserts.
 type FacilityAddress struct {
-	City  string `json:"city,omitempty"`
-	State string `json:"state"`
+	City  *string `json:"city"`
+	State string  `json:"state"`
 }
 
-// ccn serves GET /ccn/{ccn}. A CCN is six characters here (the contract's form): anything else,
-// or six characters that are not a CCN, is 400 invalid_ccn; a CCN the certification file does
-// not hold is 404 not_found.
+// ccn serves GET /ccn/{ccn}. The id is a CCN as validCCN takes it (six characters, or an
+// ambulatory surgical center's ten-character supplier number); anything else is 400
+// invalid_ccn, one the certification file does not hold 404 not_found.
 func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ccn := mux.Vars(r)["ccn"]
@@ -71,7 +75,7 @@ func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := Facility{CCN: ccn, FacilityName: pos.Record.Name,
-		Address: FacilityAddress{City: pos.Record.Address.City, State: state}, Provenance: pos.Provenance}
+		Address: FacilityAddress{City: nonEmpty(pos.Record.Address.City), State: state}, Provenance: pos.Provenance}
 	quality, err := v.Keyed(ctx, catalog.Quality, mapping.KeyCCN, ccn)
 	if err != nil {
 		fail(w, r, "ccn: read quality", err)
@@ -85,19 +89,38 @@ func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 		}
 		f.join(q.Record)
 	}
+	if f.FacilityType == nil {
+		f.FacilityType = nonEmpty(mapping.FacilityCategory(pos.Record.CategoryCode))
+	}
 	rest.WriteJSON(w, r, http.StatusOK, f)
 }
 
-// join takes what the Care Compare row publishes and the facility record lacks.
+// join takes what a Care Compare row publishes and the record lacks.
 func (f *Facility) join(q mapping.QualityRecord) {
-	if f.FacilityType == "" {
-		f.FacilityType = q.FacilityType
+	if f.FacilityType == nil {
+		f.FacilityType = nonEmpty(q.FacilityType)
 	}
-	if f.OwnershipType == "" {
-		f.OwnershipType = q.Ownership
+	if f.OwnershipType == nil {
+		f.OwnershipType = nonEmpty(q.Ownership)
 	}
-	if f.OverallStar == nil && q.OverallStar != nil {
-		star := int(math.Round(*q.OverallStar))
-		f.OverallStar = &star
+	if f.OverallStar == nil {
+		f.OverallStar = wholeStar(q.OverallStar)
 	}
+}
+
+// wholeStar rounds a published star to a whole star; nil stays nil.
+func wholeStar(s *float64) *int {
+	if s == nil {
+		return nil
+	}
+	star := int(math.Round(*s))
+	return &star
+}
+
+// nonEmpty is s, or nil (null) when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

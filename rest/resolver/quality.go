@@ -3,7 +3,6 @@ package resolver
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 
@@ -27,9 +26,9 @@ type Quality struct {
 	FacilityName string `json:"facility_name,omitempty"`
 	// OverallStar is null when Care Compare publishes no star for the facility, never zero.
 	OverallStar *int `json:"overall_star"`
-	// MeasurementPeriod is "<start date>/<end date>", or the file's own wording when it
-	// publishes no dates; absent when the file states no period for the row.
-	MeasurementPeriod string           `json:"measurement_period,omitempty"`
+	// MeasurementPeriod is "<start date>/<end date>" (ISO 8601 dates), null when the source
+	// states no period for the row.
+	MeasurementPeriod *string          `json:"measurement_period"`
 	Measures          []QualityMeasure `json:"measures"`
 	mapping.Provenance
 }
@@ -53,10 +52,9 @@ func qualityType(slug string) (mapping.QualityType, bool) {
 	return mapping.QualityType{}, false
 }
 
-// quality serves GET /quality/{type}/{id}. An unknown type is 400 invalid_type, an id that is
-// neither a six-character CCN nor the ten-character supplier number of an ambulatory surgical
-// center 400 invalid_ccn, a CCN without a row of the type 404 not_found; a snapshot without Care
-// Compare is 503 source_unavailable.
+// quality serves GET /quality/{type}/{id}. An unknown type is 400 invalid_type, an id validCCN
+// refuses 400 invalid_ccn, a CCN without a row of the type 404 not_found; a snapshot without
+// Care Compare is 503 source_unavailable.
 func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	vars := mux.Vars(r)
@@ -70,9 +68,7 @@ func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ccn := vars["id"]
-	if ident.ValidateCCN(ccn) != nil {
-		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidCCN,
-			"id is the facility's CCN: six characters (a two-character state code and four more), or the ten-character supplier number Care Compare publishes ambulatory surgical centers under.")
+	if !validCCN(w, r, ccn) {
 		return
 	}
 	v, err := a.records.Serving(ctx)
@@ -104,12 +100,9 @@ func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "quality: read the national averages", err)
 		return
 	}
-	q := Quality{Type: t.Slug, CCN: ccn, FacilityName: row.Record.Name, MeasurementPeriod: row.Record.MeasurementPeriod,
-		Measures: make([]QualityMeasure, 0, len(row.Record.Measures)), Provenance: row.Provenance}
-	if s := row.Record.OverallStar; s != nil {
-		star := int(math.Round(*s))
-		q.OverallStar = &star
-	}
+	q := Quality{Type: t.Slug, CCN: ccn, FacilityName: row.Record.Name, OverallStar: wholeStar(row.Record.OverallStar),
+		MeasurementPeriod: nonEmpty(row.Record.MeasurementPeriod),
+		Measures:          make([]QualityMeasure, 0, len(row.Record.Measures)), Provenance: row.Provenance}
 	for _, m := range row.Record.Measures {
 		qm := QualityMeasure{ID: m.ID, Value: m.Value}
 		if avg, ok := averages[m.ID]; ok {
@@ -120,18 +113,17 @@ func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 	rest.WriteJSON(w, r, http.StatusOK, q)
 }
 
-// validCCN answers a malformed CCN (400 invalid_ccn) and reports whether the lookup goes on. A
-// CCN is six characters here (the contract's form) whose first two are a state code.
+// validCCN answers an id that is no CCN (400 invalid_ccn) and reports whether the lookup goes
+// on. /ccn and /quality take the same ids: the six-character CCN of the contract, or the
+// ten-character supplier number (state code, "C", seven digits) CMS identifies an ambulatory
+// surgical center by in the certification file and in Care Compare.
 func validCCN(w http.ResponseWriter, r *http.Request, ccn string) bool {
-	ok := len(ccn) == 6 && ident.ValidateCCN(ccn) == nil
-	if ok {
-		_, ok = ident.CCNState(ccn[:2])
-	}
-	if !ok {
+	if ident.ValidateCCN(ccn) != nil {
 		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidCCN,
-			"A CCN is six characters: a two-character state code and four more, digits or uppercase letters as CMS assigns them.")
+			"A CCN is six characters (a two-character state code and four more, digits or uppercase letters as CMS assigns them), or a ten-character supplier number such as an ambulatory surgical center's (a state code, C, D or X, and seven digits).")
+		return false
 	}
-	return ok
+	return true
 }
 
 // nationalAverages reads a type's national averages, by measure id; empty when the snapshot

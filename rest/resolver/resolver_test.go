@@ -215,7 +215,8 @@ func TestCCN(t *testing.T) {
 		{"unknown", f.unknownCCN, 404, "not_found"},
 		{"five characters", "05000", 400, resolver.CodeInvalidCCN},
 		{"seven characters", "0500011", 400, resolver.CodeInvalidCCN},
-		{"ten-character supplier form", "05C0001234", 400, resolver.CodeInvalidCCN},
+		{"ten-character supplier number not held", "05C0001234", 404, "not_found"},
+		{"ten characters, no supplier number", "05Q0001234", 400, resolver.CodeInvalidCCN},
 		{"lowercase", "05a001", 400, resolver.CodeInvalidCCN},
 		{"unknown state code", "0Z0001", 400, resolver.CodeInvalidCCN},
 	}

@@ -108,6 +108,10 @@ var (
 	zipNames   = names{"ZIP Code", "Zip", "Provider Zip Code"}
 	phoneNames = names{"Telephone Number", "Phone Number", "Provider Phone Number"}
 	countyName = names{"County/Parish", "County Name", "County", "Provider County Name"}
+	// A row's measurement period: one range column, or a start and an end column.
+	periodNames = names{"Measure Date Range", "Measure Period"}
+	startNames  = names{"Measure Start Date", "Start Date"}
+	endNames    = names{"Measure End Date", "End Date"}
 )
 
 var layouts = map[Kind]*layout{}
@@ -121,7 +125,8 @@ func init() {
 		phone: opt(hospital, phoneNames), ownership: opt(hospital, names{"Hospital Ownership"}),
 		ftype: opt(hospital, names{"Hospital Type"}), npi: source.NoCol,
 		star: req(hospital, names{"Hospital overall rating"}), starNote: opt(hospital, names{"Hospital overall rating footnote"}),
-		certified: source.NoCol, asOf: source.NoCol, period: source.NoCol, periodStart: source.NoCol, periodEnd: source.NoCol,
+		certified: source.NoCol, asOf: source.NoCol,
+		period: opt(hospital, periodNames), periodStart: opt(hospital, startNames), periodEnd: opt(hospital, endNames),
 		measures: hospital.Group(func(n string) bool {
 			k := source.HeaderKey(n)
 			return strings.HasPrefix(k, "count of ") || strings.HasSuffix(k, " measure count")
@@ -137,7 +142,8 @@ func init() {
 		ownership: opt(nh, names{"Ownership Type"}), ftype: opt(nh, names{"Provider Type"}), npi: source.NoCol,
 		star: req(nh, names{"Overall Rating"}), starNote: opt(nh, names{"Overall Rating Footnote"}),
 		certified: opt(nh, names{"Date First Approved to Provide Medicare and Medicaid Services"}),
-		asOf:      opt(nh, names{"Processing Date"}), period: source.NoCol, periodStart: source.NoCol, periodEnd: source.NoCol,
+		asOf:      opt(nh, names{"Processing Date"}),
+		period:    opt(nh, periodNames), periodStart: opt(nh, startNames), periodEnd: opt(nh, endNames),
 		measures: nh.Group(func(n string) bool {
 			k := source.HeaderKey(n)
 			return strings.HasSuffix(k, " rating") && k != "overall rating"
@@ -169,8 +175,8 @@ func init() {
 		ownership: opt(hh, names{"Type of Ownership"}), ftype: source.NoCol, npi: source.NoCol,
 		star:      req(hh, names{"Quality of patient care star rating"}),
 		starNote:  opt(hh, names{"Footnote for quality of patient care star rating"}),
-		certified: opt(hh, names{"Certification Date"}), asOf: source.NoCol, period: source.NoCol,
-		periodStart: source.NoCol, periodEnd: source.NoCol,
+		certified: opt(hh, names{"Certification Date"}), asOf: source.NoCol,
+		period: opt(hh, periodNames), periodStart: opt(hh, startNames), periodEnd: opt(hh, endNames),
 		measures: hh.Group(func(n string) bool {
 			k := source.HeaderKey(n)
 			return strings.HasPrefix(k, "how often") || strings.Contains(k, "risk-standardized rate")
@@ -187,8 +193,8 @@ func init() {
 		ownership: opt(hospice, names{"Ownership Type"}), ftype: source.NoCol, npi: source.NoCol,
 		star:      opt(hospice, names{"Quality of Patient Care Star Rating"}),
 		starNote:  opt(hospice, names{"Quality of Patient Care Star Rating Footnote", "Footnote for Quality of Patient Care Star Rating"}),
-		certified: opt(hospice, names{"Certification Date"}), asOf: source.NoCol, period: source.NoCol,
-		periodStart: source.NoCol, periodEnd: source.NoCol,
+		certified: opt(hospice, names{"Certification Date"}), asOf: source.NoCol,
+		period: opt(hospice, periodNames), periodStart: opt(hospice, startNames), periodEnd: opt(hospice, endNames),
 		measures: hospice.Group(func(string) bool { return false }),
 	}
 

@@ -243,6 +243,10 @@ func FuzzFacilities(f *testing.F) {
 				if ident.ValidateCCN(fac.CCN) != nil || fac.OverallStar != nil && (*fac.OverallStar < 1 || *fac.OverallStar > 5) {
 					t.Fatalf("accepted %+v", fac)
 				}
+				// A date of the period comes from text the row printed.
+				if (!fac.Period.Start.IsZero() || !fac.Period.End.IsZero()) && strings.TrimSpace(fac.Period.Text) == "" {
+					t.Fatalf("period %+v stated by no text", fac.Period)
+				}
 				for _, m := range fac.Measures {
 					if m.Value != nil && (math.IsNaN(*m.Value) || math.IsInf(*m.Value, 0)) {
 						t.Fatalf("measure %s = %v", m.Name, *m.Value)

@@ -27,6 +27,45 @@ func (m *MeasureRow) Summary() bool {
 	return strings.Contains(strings.ToUpper(m.Code), "SUMMARY_STAR")
 }
 
+// Survey is one facility's rows of a long-format file, gathered: the summary star, the other
+// rows as measures in file order, and the period the rows state.
+type Survey struct {
+	Star     *float64
+	Measures []Measure
+	Period   Period
+}
+
+// Add takes one row of the facility. A measure row's value is its score, or its star where the
+// row is a star row (the score "Not Applicable"); nil when both are suppressed. The period is
+// the span of the rows' periods.
+func (s *Survey) Add(m MeasureRow) {
+	switch {
+	case m.Summary():
+		if m.Star != nil {
+			s.Star = m.Star
+		}
+	default:
+		v := m.Score
+		if v == nil {
+			v = m.Star
+		}
+		s.Measures = append(s.Measures, Measure{Name: m.Code, Value: v, Footnote: m.Footnote})
+	}
+	s.Period = s.Period.span(m.Period)
+}
+
+// Join gives a general-information row what its facility's survey publishes and the row does
+// not: the overall star, the survey's measures after the row's own, and the period.
+func (f *Facility) Join(s *Survey) {
+	if f.OverallStar == nil {
+		f.OverallStar = s.Star
+	}
+	f.Measures = append(f.Measures, s.Measures...)
+	if !f.Period.Dated() {
+		f.Period = s.Period
+	}
+}
+
 var (
 	longSchema   = source.NewSchema("Care Compare hospice measures (long format)")
 	lCCN         = longSchema.Required(ccnNames[0], ccnNames[1:]...)

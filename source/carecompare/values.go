@@ -14,6 +14,31 @@ type Period struct {
 	Text       string
 }
 
+// Dated reports whether the period has both its dates.
+func (p Period) Dated() bool { return !p.Start.IsZero() && !p.End.IsZero() }
+
+// span returns the period from the earlier start to the later end of p and q, taking the dated
+// one when only one is; the published text is kept while q does not widen p.
+func (p Period) span(q Period) Period {
+	switch {
+	case !q.Dated():
+		return p
+	case !p.Dated():
+		return q
+	}
+	out := p
+	if q.Start.Before(p.Start) {
+		out.Start = q.Start
+	}
+	if p.End.Before(q.End) {
+		out.End = q.End
+	}
+	if out != p {
+		out.Text = out.Start.String() + " - " + out.End.String()
+	}
+	return out
+}
+
 // suppressed lists the published ways of saying "no value" (compared case-insensitively):
 // too few cases, not reported, not applicable. They read as nil, never as zero.
 var suppressed = []string{
@@ -130,14 +155,35 @@ func parsePeriod(text string) Period {
 	return p
 }
 
-// period reads a period from a range column, or from separate start and end columns.
+// period reads a period from a range column, or from separate start and end columns. A blank
+// or a suppression marker ("Not Available", "N/A", "-") states no period, or no end of it.
 func period(r *source.Row, text, start, end source.Col) Period {
-	if t := r.Str(text); t != "" {
+	if t := r.Str(text); !isSuppressed(t) {
 		return parsePeriod(t)
 	}
-	p := Period{Start: r.Date(start), End: r.Date(end)}
-	if !p.Start.IsZero() || !p.End.IsZero() {
-		p.Text = r.Str(start) + " - " + r.Str(end)
+	a, b := r.Str(start), r.Str(end)
+	if isSuppressed(a) {
+		a = ""
+	}
+	if isSuppressed(b) {
+		b = ""
+	}
+	p := Period{Start: dateOf(r, start, a), End: dateOf(r, end, b)}
+	if a != "" || b != "" {
+		p.Text = a + " - " + b
 	}
 	return p
+}
+
+// dateOf reads v, column c's value, as one end of a period: any parseDay form; anything else
+// rejects the row.
+func dateOf(r *source.Row, c source.Col, v string) source.Date {
+	if v == "" {
+		return source.Date{}
+	}
+	d, ok := parseDay(v)
+	if !ok {
+		r.Fail(c, "bad date", v)
+	}
+	return d
 }

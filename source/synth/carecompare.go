@@ -3,12 +3,16 @@ package synth
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Care Compare provider files, one per quality type, with the published file names and their
 // key columns in published order. Every field is quoted. A suppressed value is "Not Available"
 // with a footnote code, never zero; nursing homes leave a missing star blank and explain it in
-// the footnote column, as their file does.
+// the footnote column, as their file does. The hospital, nursing-home and home-health files also
+// carry a measurement period per row, in the column styles Care Compare's measure files use
+// ("Start Date"/"End Date", "Measure Start Date"/"Measure End Date", "Measure Date Range"); a
+// few rows leave it blank or "Not Available" (periodStated).
 
 // careCompareNames are the file names of a monthly refresh dated snap. Hospital and ASC files
 // carry no date in their names.
@@ -40,6 +44,7 @@ var hospitalGeneralHeader = []string{
 	"Count of READM Measures No Different", "Count of READM Measures Worse", "READM Group Footnote",
 	"Pt Exp Group Measure Count", "Count of Facility Pt Exp Measures", "Pt Exp Group Footnote",
 	"TE Group Measure Count", "Count of Facility TE Measures", "TE Group Footnote",
+	"Start Date", "End Date",
 }
 
 var nursingHomeHeader = []string{
@@ -55,6 +60,7 @@ var nursingHomeHeader = []string{
 	"Reported Total Nurse Staffing Hours per Resident per Day", "Total nursing staff turnover",
 	"Total Weighted Health Survey Score", "Number of Fines", "Total Amount of Fines in Dollars",
 	"Location", "Latitude", "Longitude", "Geocoding Footnote", "Processing Date",
+	"Measure Start Date", "Measure End Date",
 }
 
 var dialysisHeader = []string{
@@ -77,6 +83,7 @@ var homeHealthHeader = []string{
 	"Footnote for how often the home health team began their patients' care in a timely manner",
 	"How often patients got better at walking or moving around",
 	"Footnote for how often patients got better at walking or moving around",
+	"Measure Date Range",
 }
 
 var hospiceHeader = []string{
@@ -126,6 +133,43 @@ func (c *ccRow) measure(lo, hi float64, decimals int, fn string) (string, string
 		return "Not Available", fn
 	}
 	return strconv.FormatFloat(lo+c.r.Float64()*(hi-lo), 'f', decimals, 64), ""
+}
+
+// Measurement periods the files state, fixed across generations so that a period never reads
+// as a change of the facility.
+var (
+	hospitalPeriod    = [2]date{ymd(2021, time.July, 1), ymd(2024, time.June, 30)}
+	nursingHomePeriod = [2]date{ymd(2024, time.January, 1), ymd(2024, time.December, 31)}
+	homeHealthPeriod  = [2]date{ymd(2023, time.April, 1), ymd(2024, time.March, 31)}
+	dialysisPeriod    = [2]date{ymd(2021, time.January, 1), ymd(2024, time.December, 31)}
+)
+
+// periodStated returns how facility f's row states its measurement period: "" when it does,
+// else the blank or marker the row prints instead (about one row in twenty each).
+func (w *world) periodStated(f *facility) (string, bool) {
+	switch hash(w.seed, streamFacility, uint64(f.j), 91) % 20 {
+	case 0:
+		return "", false
+	case 1:
+		return "Not Available", false
+	}
+	return "", true
+}
+
+// periodColumns prints a period as a start and an end column, each in format.
+func (w *world) periodColumns(f *facility, p [2]date, format func(date) string) []string {
+	if v, ok := w.periodStated(f); !ok {
+		return []string{v, v}
+	}
+	return []string{format(p[0]), format(p[1])}
+}
+
+// periodRange prints a period as one range column, "<start><sep><end>" in MM/DD/YYYY.
+func (w *world) periodRange(f *facility, p [2]date, sep string) string {
+	if v, ok := w.periodStated(f); !ok {
+		return v
+	}
+	return p[0].mdy() + sep + p[1].mdy()
 }
 
 func phoneDisplay(p string) string {
@@ -185,7 +229,7 @@ func (w *world) hospitalRow(c *ccRow, star int) []string {
 	group(11, true)
 	group(8, false)
 	group(12, false)
-	return row
+	return append(row, w.periodColumns(f, hospitalPeriod, date.mdy)...)
 }
 
 func (w *world) nursingHomeRow(c *ccRow, star int, processed date) []string {
@@ -232,7 +276,7 @@ func (w *world) nursingHomeRow(c *ccRow, star int, processed date) []string {
 	}
 	loc := fmt.Sprintf("%s,%s,%s,%s", f.addr.line1, f.addr.city, st, f.addr.zip[:5])
 	row = append(row, strconv.Itoa(fines), strconv.Itoa(amount), loc, "", "", "", processed.iso())
-	return row
+	return append(row, w.periodColumns(f, nursingHomePeriod, date.iso)...)
 }
 
 func (w *world) dialysisRow(c *ccRow, star int) []string {
@@ -265,7 +309,7 @@ func (w *world) dialysisRow(c *ccRow, star int) []string {
 	}
 	mort, _ := c.measure(10, 30, 1, "")
 	readm, _ := c.measure(15, 35, 1, "")
-	return []string{f.ccn, strconv.Itoa(1 + int(hash(w.seed, uint64(f.state))%18)), f.name, "01/01/2021-12/31/2024",
+	return []string{f.ccn, strconv.Itoa(1 + int(hash(w.seed, uint64(f.state))%18)), f.name, w.periodRange(f, dialysisPeriod, "-"),
 		starText(star), avail, f.addr.line1, f.addr.line2, f.addr.city, st, f.addr.zip[:5], f.county.Name,
 		f.addr.phone, profit, chain, chainOrg, yesno(0.2), strconv.Itoa(f.beds), "Yes", yesno(0.6), yesno(0.3),
 		cat(), cat(), cat(), cat(), cat(), mort, readm}
@@ -293,7 +337,7 @@ func (w *world) homeHealthRow(c *ccRow, star int) []string {
 	}
 	return []string{w.ref.states[f.state].Code, f.ccn, f.name, f.addr.line1, f.addr.city, f.addr.zip[:5], f.addr.phone,
 		ownershipLabels[kindHomeHealth][f.ownership].label, "Yes", yesno(0.97), yesno(0.85), yesno(0.7), yesno(0.6), yesno(0.8),
-		f.certified.mdy(), rating, fn, timely, tfn, walking, wfn}
+		f.certified.mdy(), rating, fn, timely, tfn, walking, wfn, w.periodRange(f, homeHealthPeriod, " - ")}
 }
 
 func (w *world) hospiceIdentity(f *facility) []string {

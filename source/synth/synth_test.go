@@ -528,7 +528,7 @@ func TestFacilities(t *testing.T) {
 		}
 	}
 	hgi := readGenerated(t, base, m, "Hospital_General_Information.csv", false)
-	if len(hgi.header) != 38 {
+	if len(hgi.header) != 38+2 { // the published 38 columns and the period's two
 		t.Fatalf("Hospital_General_Information has %d columns", len(hgi.header))
 	}
 	stars := map[string]int{}
