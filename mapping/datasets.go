@@ -81,5 +81,5 @@ func careCompare(kind, topic, url, cadence string) Dataset {
 	return Dataset{ID: "cms_care_compare_" + kind, Family: "carecompare",
 		Source:      "CMS Care Compare, " + topic,
 		SourceURL:   url,
-		Methodology: "care-compare-" + kind + "/1.0.0", License: LicensePublicDomainUSGov, Cadence: cadence}
+		Methodology: "care-compare-" + kind + "/1.1.0", License: LicensePublicDomainUSGov, Cadence: cadence}
 }
