@@ -75,12 +75,19 @@ func newSMARTEnvWith(t testing.TB, publicRead bool, edit func(*fhir.Config)) *sm
 // "Authorization" header value of an access token it gets from the token endpoint for them.
 func (e *smartEnv) token(t testing.TB, scopes ...string) string {
 	t.Helper()
+	_, auth := e.client(t, scopes...)
+	return auth
+}
+
+// client is token that also returns the client's id, for a test that changes the client.
+func (e *smartEnv) client(t testing.TB, scopes ...string) (id, auth string) {
+	t.Helper()
 	c := testserver.AddSMARTClient(t, e.st, "narrowed "+strings.Join(scopes, " "), scopes...)
 	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.url+"/fhir/token", c.ID, c.Key, strings.Join(scopes, " "))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "Bearer " + tr.AccessToken
+	return c.ID, "Bearer " + tr.AccessToken
 }
 
 // TestWithSMART wires the surface the way providerd does, behind SMART's real Protect, in public

@@ -84,28 +84,28 @@ func (s *Server) subscriptionRoutes(r *mux.Router) {
 	r.HandleFunc("/Subscription"+id+"/$status", s.subscriptionStatus).Methods(http.MethodGet, http.MethodHead)
 }
 
-// subscriptionGrant authorizes i on Subscription and returns the owner the request acts as. A
-// sandbox or public grant holds no subscriptions.
-func (s *Server) subscriptionGrant(w http.ResponseWriter, r *http.Request, i catalog.Interaction) (owner, ct string, ok bool) {
+// subscriptionGrant authorizes i on Subscription and returns the grant and the owner the
+// request acts as. A sandbox or public grant holds no subscriptions.
+func (s *Server) subscriptionGrant(w http.ResponseWriter, r *http.Request, i catalog.Interaction) (g Grant, owner, ct string, ok bool) {
 	ct, ok = negotiate(r, r.URL.Query().Get("_format"))
 	if !ok {
 		notAcceptable(w, r)
-		return "", "", false
+		return nil, "", "", false
 	}
-	g, ok := s.authorize(w, r, access{typ: "Subscription", i: i})
+	g, ok = s.authorize(w, r, access{typ: "Subscription", i: i})
 	if !ok {
-		return "", "", false
+		return nil, "", "", false
 	}
 	c, hasClient := g.(interface{ Client() string })
 	if !hasClient || c.Client() == "" || g.Sandboxed() {
 		Error(w, r, http.StatusForbidden, "forbidden", "subscriptions belong to registered clients; the sandbox has none")
-		return "", "", false
+		return nil, "", "", false
 	}
-	return webhook.FHIROwner(c.Client()), ct, true
+	return g, webhook.FHIROwner(c.Client()), ct, true
 }
 
 func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
-	owner, ct, ok := s.subscriptionGrant(w, r, catalog.Create)
+	g, owner, ct, ok := s.subscriptionGrant(w, r, catalog.Create)
 	if !ok {
 		return
 	}
@@ -122,6 +122,12 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	npis, ch, msg := s.parseSubscription(in)
 	if msg != "" {
 		Error(w, r, http.StatusUnprocessableEntity, "", msg)
+		return
+	}
+	// full-resource notifications return the focus whole, as a read does: like an _include,
+	// they need the read scope of its type, which a client without it is told as for any read.
+	if ch.Content == "full-resource" && !permit(w, r, g, []access{{typ: "Subscription", i: catalog.Create},
+		{typ: ch.FocusType, i: catalog.Read, by: "backport-payload-content full-resource"}}) {
 		return
 	}
 	sub, err := webhook.CreateFHIR(r.Context(), s.st, *s.subPolicy, owner, in.Channel.Endpoint, npis, ch, s.now())
@@ -257,11 +263,12 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 		hb := c.HeartbeatSeconds
 		channel["extension"] = []ext{{URL: extHeartbeatPeriod, ValueUnsignedInt: &hb}}
 	}
+	status, errText := subscriptionStatus(sub)
 	res := map[string]any{
 		"resourceType": "Subscription",
 		"id":           resourceID(sub.ID),
 		"meta":         metaOut{Profile: []string{profileSubscription}},
-		"status":       c.State,
+		"status":       status,
 		"reason":       c.Reason,
 		"criteria":     c.Topic,
 		"_criteria":    map[string]any{"extension": filters},
@@ -270,10 +277,20 @@ func (s *Server) subscriptionResource(sub webhook.Subscription) map[string]any {
 	if c.Reason == "" {
 		res["reason"] = "Notifications of " + c.Topic
 	}
-	if c.Error != "" {
-		res["error"] = c.Error
+	if errText != "" {
+		res["error"] = errText
 	}
 	return res
+}
+
+// subscriptionStatus is a subscription's R4 status and the error text that goes with it: off,
+// with the reason, once it is disabled (its receiver answered 410 Gone, its client was
+// disabled, or the operator stopped it), else the state of its handshake and its error.
+func subscriptionStatus(sub webhook.Subscription) (status, errText string) {
+	if sub.Status == webhook.StatusDisabled {
+		return "off", sub.DisabledReason
+	}
+	return sub.FHIR.State, sub.FHIR.Error
 }
 
 // resourceID is the Subscription id of a subscription: its webhook id with a hyphen for the
@@ -291,7 +308,7 @@ func (s *Server) subscriptionURL(sub webhook.Subscription) string {
 // ownSubscription reads the request's subscription {id}, answering 404 when the client has
 // none of that id.
 func (s *Server) ownSubscription(w http.ResponseWriter, r *http.Request, i catalog.Interaction) (webhook.Subscription, string, bool) {
-	owner, ct, ok := s.subscriptionGrant(w, r, i)
+	_, owner, ct, ok := s.subscriptionGrant(w, r, i)
 	if !ok {
 		return webhook.Subscription{}, "", false
 	}
@@ -368,18 +385,19 @@ type reference struct {
 // a payload that is to carry nothing but the fact of a notification; $status tells it.
 func (s *Server) statusParameters(sub webhook.Subscription, typ string, events []paramOut) map[string]any {
 	c := sub.FHIR
+	status, errText := subscriptionStatus(sub)
 	ps := []paramOut{{Name: "subscription", ValueReference: &reference{Reference: s.subscriptionURL(sub)}}}
 	if c.Content != "empty" || typ == "query-status" {
 		ps = append(ps, paramOut{Name: "topic", ValueCanonical: c.Topic})
 	}
 	ps = append(ps,
-		paramOut{Name: "status", ValueCode: c.State},
+		paramOut{Name: "status", ValueCode: status},
 		paramOut{Name: "type", ValueCode: typ},
 		paramOut{Name: "events-since-subscription-start", ValueString: strconv.FormatInt(c.Events, 10)},
 	)
 	ps = append(ps, events...)
-	if c.Error != "" {
-		ps = append(ps, paramOut{Name: "error", ValueCodeableConcept: &conceptText{Text: c.Error}})
+	if errText != "" {
+		ps = append(ps, paramOut{Name: "error", ValueCodeableConcept: &conceptText{Text: errText}})
 	}
 	return map[string]any{"resourceType": "Parameters", "meta": metaOut{Profile: []string{profileStatus}}, "parameter": ps}
 }
@@ -405,7 +423,8 @@ func fnv64(s string) uint64 {
 // Bundle of type history whose first entry is the status Parameters (handshake, heartbeat or
 // event-notification) and, for an event, the focus resource after it: a reference only
 // (id-only), the resource as served now (full-resource, or a reference when it is no longer
-// served), or nothing (empty).
+// served), or nothing (empty). A focus withheld from the client (FocusWithheld) is a reference
+// only, without the provenance delta, whatever the content.
 func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d webhook.Delivery, at time.Time) ([]byte, error) {
 	if sub.FHIR == nil {
 		return nil, errors.New("fhir: not a FHIR subscription")
@@ -430,8 +449,12 @@ func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d w
 			{Name: "event-number", ValueString: strconv.FormatInt(d.EventNumber, 10)},
 			{Name: "timestamp", ValueInstant: d.CreatedAt.UTC().Format(time.RFC3339)},
 		}}
-		if sub.FHIR.Content != "empty" { // empty content carries no record content, the delta's field values either
-			ev.Extension = []ext{s.provenanceDelta(pc)}
+		if sub.FHIR.Content != "empty" {
+			// Empty content carries no record content, the delta's field values either; nor
+			// does a notification whose focus is withheld from its client.
+			if !sub.FHIR.FocusWithheld {
+				ev.Extension = []ext{s.provenanceDelta(pc)}
+			}
 			ev.Part = append(ev.Part, paramOut{Name: "focus", ValueReference: &reference{Reference: s.base + "/" + ref}})
 			entry, err := s.focusEntry(ctx, sub.FHIR, pc, ref)
 			if err != nil {
@@ -462,7 +485,7 @@ func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webh
 	case "removed":
 		e.Request.Method, e.Response.Status = "DELETE", "204"
 	}
-	if c.Content != "full-resource" || pc.Change == "removed" {
+	if c.Content != "full-resource" || c.FocusWithheld || pc.Change == "removed" {
 		return e, nil
 	}
 	v, err := s.serving(ctx)

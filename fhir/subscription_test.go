@@ -16,6 +16,7 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/ingest"
+	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/webhook"
 )
@@ -105,13 +106,15 @@ func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 
 func (c *testClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// startHookWorker runs the webhook worker, with e's FHIR server rendering notifications, until
-// the test ends.
+// startHookWorker runs the webhook worker, with e's FHIR server rendering notifications and the
+// client registry answering for the subscriptions' owners, as providerd wires it, until the
+// test ends.
 func startHookWorker(t *testing.T, e *smartEnv, clk *testClock) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	w := webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Policy: webhook.AddressPolicy{AllowLoopback: true}, Now: clk.Now,
-		PollInterval: 2 * time.Millisecond, FanoutInterval: 5 * time.Millisecond, Notifier: e.fhir})
+		PollInterval: 2 * time.Millisecond, FanoutInterval: 5 * time.Millisecond, Notifier: e.fhir,
+		Owners: webhook.Owners{Clients: smart.Registry{Store: e.st}}})
 	go func() { defer close(done); w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 }

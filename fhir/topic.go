@@ -245,7 +245,9 @@ func subscriptionCapabilities(base string) []capResource {
 		Documentation: "Topic-based subscriptions (Subscriptions R5 Backport IG) of the client that created them, under the " +
 			"scope system/Subscription.* (or .cruds). criteria is a topic's canonical URL; the backport-filter-criteria " +
 			"extension on _criteria names the NPIs (Practitioner?identifier=" + fhirmap.SystemNPI + "|<NPI>, or " +
-			"Organization?...); channel rest-hook to an https endpoint; payload content empty, id-only or full-resource; " +
+			"Organization?...); channel rest-hook to an https endpoint; payload content empty, id-only or full-resource " +
+			"(full-resource needs the read scope of the topic's resource type, and a notification carries the focus " +
+			"resource and what changed in its record only while the client's scopes read that type); " +
 			"heartbeat period " + strconv.Itoa(MinHeartbeat) + " to " + strconv.Itoa(MaxHeartbeat) + " seconds. Notifications " +
 			"carry X-Service-Signature signed with the secret returned once in the create response, and each event the " +
 			"provenance delta of its focus.",

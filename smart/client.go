@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"providerdir/catalog"
 	"providerdir/store"
 )
 
@@ -164,6 +165,57 @@ func SetClientEnabled(ctx context.Context, st store.Store, id string, enabled bo
 		c.Enabled = enabled
 		return nil
 	})
+}
+
+// SetClientScopes replaces the scopes a client may be granted, validated as at registration.
+// Access tokens already issued keep the scopes they were granted until they expire; what the
+// client's FHIR subscriptions may carry follows the new scopes at their next notification.
+func SetClientScopes(ctx context.Context, st store.Store, id string, scopes []string) (Client, error) {
+	allowed, err := ValidateAllowed(scopes)
+	if err != nil {
+		return Client{}, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	return updateClient(ctx, st, id, func(c *Client) error {
+		if c.Sandbox {
+			return fmt.Errorf("%w: the sandbox client's scopes are managed by the server", ErrInvalidSpec)
+		}
+		c.Scopes = allowed
+		return nil
+	})
+}
+
+// Registry answers from the client records for the clients that own FHIR subscriptions: the
+// webhook worker asks it before each notification (it is a webhook.ClientChecker), so that a
+// disabled client is sent nothing and a client gets no resource its scopes do not read.
+type Registry struct {
+	Store store.Store
+}
+
+// ClientStatus reports whether client id is registered and enabled, and why not.
+func (r Registry) ClientStatus(ctx context.Context, id string) (active bool, reason string, err error) {
+	c, err := GetClient(ctx, r.Store, id)
+	switch {
+	case errors.Is(err, ErrClientNotFound):
+		return false, "the SMART client " + id + " is no longer registered", nil
+	case err != nil:
+		return false, "", err
+	case !c.Enabled:
+		return false, "the SMART client " + id + " is disabled", nil
+	}
+	return true, "", nil
+}
+
+// ClientMayRead reports whether client id's registered scopes let it read resourceType: a
+// token it could be granted would allow the read. An unknown client may read nothing.
+func (r Registry) ClientMayRead(ctx context.Context, id, resourceType string) (bool, error) {
+	c, err := GetClient(ctx, r.Store, id)
+	if errors.Is(err, ErrClientNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return Grant{ClientID: c.ID, Scopes: c.Scopes, Sandbox: c.Sandbox}.Allows(resourceType, catalog.Read), nil
 }
 
 // RotateClient replaces a client's keys with a new inline JWKS or JWKS URL.

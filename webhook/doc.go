@@ -22,4 +22,9 @@
 //   - Deliveries (worker.go) are signed POSTs (sign.go) acknowledged by any 2xx, retried with
 //     exponential backoff and jitter for 24 hours (Backoff, RetryWindow), honouring Retry-After;
 //     410 disables the subscription.
+//   - Owners (owners.go) say whether a subscription's owner, a resolver key or a SMART client,
+//     is still active, and what a client may read; the worker asks them before each delivery
+//     and follows them, disabling the subscriptions of owners that stopped and resuming them
+//     when a client is back. The registries answer through small interfaces (KeyChecker,
+//     ClientChecker), so this package depends on neither.
 package webhook

@@ -73,11 +73,18 @@ type FHIRChannel struct {
 	ActivatedAt *time.Time `json:"activated_at,omitempty"`
 	// Heartbeats counts the heartbeats enqueued.
 	Heartbeats int64 `json:"heartbeats"`
+	// FocusWithheld is never stored: the worker sets it on the channel it hands the Notifier
+	// when the owner's scopes do not let it read FocusType at send time. The notification
+	// then carries the focus reference alone, as id-only content does, and nothing of the
+	// record (no resource, no field values of what changed).
+	FocusWithheld bool `json:"-"`
 }
 
 // FHIROwner is the owner of a FHIR subscription of a SMART client: a prefix keeps it apart from
 // the resolver keys that own webhooks.
-func FHIROwner(clientID string) string { return "smart:" + clientID }
+func FHIROwner(clientID string) string { return fhirOwnerPrefix + clientID }
+
+const fhirOwnerPrefix = "smart:"
 
 // CreateFHIR stores a new FHIR subscription for owner, delivering to url (checked against the
 // address policy) and watching npis, in the state requested, and enqueues its handshake. The

@@ -104,6 +104,55 @@ func (sv *Service) Delete(ctx context.Context, s Subscription) error {
 	return err
 }
 
+// The operator's view: every subscription of every owner, webhooks and FHIR subscriptions
+// alike, by id, with no owner to match (package cmd/providerctl, webhooks).
+
+// All returns every subscription, by id.
+func (sv *Service) All(ctx context.Context) ([]Subscription, error) {
+	return allSubscriptions(ctx, sv.st)
+}
+
+// Find reads subscription id whoever owns it; ErrNotFound when id is malformed or unknown.
+func (sv *Service) Find(ctx context.Context, id string) (Subscription, error) {
+	if !validSubscriptionID(id) {
+		return Subscription{}, ErrNotFound
+	}
+	return getSubscription(ctx, sv.st, id)
+}
+
+// Disable stops subscription id for the operator, with reason: nothing more is delivered to it
+// (its pending deliveries fail) until Enable, whatever becomes of its owner.
+func (sv *Service) Disable(ctx context.Context, id, reason string) (Subscription, error) {
+	if !validSubscriptionID(id) {
+		return Subscription{}, ErrNotFound
+	}
+	return disableSubscription(ctx, sv.st, id, DisabledByOperator, reason)
+}
+
+// ErrOwnerInactive: Enable refused a subscription whose owner is not active.
+var ErrOwnerInactive = errors.New("webhook: the owner of the subscription is not active")
+
+// Enable makes subscription id active again, however it was disabled, once owners says its
+// owner is active (else ErrOwnerInactive, wrapped with the owner's reason); a FHIR subscription
+// whose handshake had not been acknowledged is sent a new one. changed is false when it was
+// active already.
+func (sv *Service) Enable(ctx context.Context, id string, owners Owners) (s Subscription, changed bool, err error) {
+	if s, err = sv.Find(ctx, id); err != nil {
+		return s, false, err
+	}
+	if s.Status == StatusActive {
+		return s, false, nil
+	}
+	active, reason, err := owners.Status(ctx, s.Owner)
+	if err != nil {
+		return s, false, err
+	}
+	if !active {
+		return s, false, fmt.Errorf("%w: %s", ErrOwnerInactive, reason)
+	}
+	return enableSubscription(ctx, sv.st, id, func(Subscription) bool { return true }, sv.now())
+}
+
 // SendTest enqueues a ping to subscription s, delivered and logged like any event, and returns
 // the ping's event id.
 func (sv *Service) SendTest(ctx context.Context, s Subscription) (string, error) {

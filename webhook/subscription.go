@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,8 +51,19 @@ const (
 // Subscription states.
 const (
 	StatusActive = "active"
-	// StatusDisabled: the receiver answered 410 Gone; nothing more is sent.
+	// StatusDisabled: nothing is sent; DisabledBy says who stopped it and DisabledReason why.
 	StatusDisabled = "disabled"
+)
+
+// Who disabled a subscription (Subscription.DisabledBy).
+const (
+	// DisabledByReceiver: the receiver answered 410 Gone.
+	DisabledByReceiver = "receiver"
+	// DisabledByOwner: the key or SMART client that owns it is no longer active (revoked,
+	// expired, disabled or removed). The worker makes it active again once its owner is.
+	DisabledByOwner = "owner"
+	// DisabledByOperator: the operator disabled it (providerctl webhooks disable).
+	DisabledByOperator = "operator"
 )
 
 // Subscription is a stored webhook registration. The signing secret is stored as it is
@@ -64,8 +76,9 @@ type Subscription struct {
 	Events []string `json:"events"`
 	NPIs   []string `json:"npis"`
 	Status string   `json:"status"`
-	// DisabledReason says why a disabled subscription stopped.
+	// DisabledReason says why a disabled subscription stopped, DisabledBy who stopped it.
 	DisabledReason string    `json:"disabled_reason,omitempty"`
+	DisabledBy     string    `json:"disabled_by,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
 	Secret         string    `json:"secret"`
 	// PreviousSecret signs beside Secret until PreviousUntil.
@@ -217,7 +230,8 @@ func allSubscriptions(ctx context.Context, st store.Store) ([]Subscription, erro
 	return store.DecodeRecords(ctx, st, subscriptionKind, decodeSubscription)
 }
 
-// updateSubscription changes a subscription by compare-and-swap.
+// updateSubscription changes a subscription by compare-and-swap and returns it as changed, or
+// as read when change returns store.SkipWrite.
 func updateSubscription(ctx context.Context, st store.Store, id string, change func(*Subscription) error) (Subscription, error) {
 	var out Subscription
 	_, err := store.Update(ctx, st, subscriptionKind, id, func(old store.Record) (store.Record, error) {
@@ -226,6 +240,9 @@ func updateSubscription(ctx context.Context, st store.Store, id string, change f
 			return old, err
 		}
 		if err := change(&s); err != nil {
+			if errors.Is(err, store.SkipWrite) {
+				out = s
+			}
 			return old, err
 		}
 		out = s
@@ -236,4 +253,57 @@ func updateSubscription(ctx context.Context, st store.Store, id string, change f
 		return Subscription{}, ErrNotFound
 	}
 	return out, err
+}
+
+// disableSubscription disables subscription id, by whom and why. A subscription already
+// disabled keeps its reason, except that the operator's disabling replaces any other: a
+// subscription the operator stopped stays stopped when its owner comes back.
+func disableSubscription(ctx context.Context, st store.Store, id, by, reason string) (Subscription, error) {
+	return updateSubscription(ctx, st, id, func(s *Subscription) error {
+		if s.Status == StatusDisabled && (by != DisabledByOperator || s.DisabledBy == DisabledByOperator) {
+			return store.SkipWrite
+		}
+		s.Status, s.DisabledBy, s.DisabledReason = StatusDisabled, by, reason
+		return nil
+	})
+}
+
+// enableSubscription makes subscription id active again if it is disabled and resumable says
+// so of it, and reports whether it did. A FHIR subscription whose handshake had not been
+// acknowledged is sent a new one (its notifications wait for it, as at creation).
+func enableSubscription(ctx context.Context, st store.Store, id string, resumable func(Subscription) bool, now time.Time) (Subscription, bool, error) {
+	changed := false
+	s, err := updateSubscription(ctx, st, id, func(s *Subscription) error {
+		changed = s.Status == StatusDisabled && resumable(*s)
+		if !changed {
+			return store.SkipWrite
+		}
+		s.Status, s.DisabledBy, s.DisabledReason = StatusActive, "", ""
+		return nil
+	})
+	if err != nil || !changed || s.FHIR == nil || s.FHIR.State != FHIRRequested {
+		return s, changed, err
+	}
+	_, err = enqueue(ctx, st, s.ID, "evt_handshake_"+strconv.FormatInt(now.UnixNano(), 10), EventHandshake, []byte(`{}`), now.UTC())
+	return s, changed, err
+}
+
+// subscriptionState is what following the owners reads of a subscription: its record decoded
+// without the watch list, which costs more to decode than the rest.
+type subscriptionState struct {
+	ID         string `json:"id"`
+	Owner      string `json:"owner"`
+	Status     string `json:"status"`
+	DisabledBy string `json:"disabled_by"`
+}
+
+// subscriptionStates reads the state of every subscription, a page at a time.
+func subscriptionStates(ctx context.Context, st store.Store) ([]subscriptionState, error) {
+	return store.DecodeRecords(ctx, st, subscriptionKind, func(rec store.Record) (subscriptionState, error) {
+		var s subscriptionState
+		if err := json.Unmarshal(rec.Body, &s); err != nil {
+			return s, fmt.Errorf("webhook: subscription %s: %w", rec.ID, err)
+		}
+		return s, nil
+	})
 }

@@ -52,6 +52,14 @@ type WorkerOptions struct {
 	// Notifier renders the notification Bundles of FHIR subscriptions; without one their
 	// attempts fail.
 	Notifier Notifier
+	// Owners says whether a subscription's owner may still receive deliveries, and what a
+	// SMART client may read. Before each delivery the worker asks it (through a cache of
+	// OwnerCheckInterval): a delivery whose owner is not active fails with the reason, and
+	// the subscription is disabled by DisabledByOwner; an event whose focus the client may
+	// not read is sent with its reference alone. Every FanoutInterval it also disables the
+	// subscriptions of owners that stopped being active and makes those it disabled active
+	// again once their owners are. The zero value checks nothing.
+	Owners Owners
 }
 
 // Worker delivers due deliveries of the outbox and turns new change sets into deliveries. Any
@@ -67,6 +75,8 @@ type Worker struct {
 	// from: a delivery reads the record (cheap) and decodes it again only when it changed,
 	// since a watch list of a thousand NPIs costs more to decode than the rest of a delivery.
 	subs sync.Map // subscription id -> Subscription
+	// owners answers o.Owners' questions from its recent answers.
+	owners *ownerCache
 }
 
 // subscription reads a subscription, decoding it only when its version moved.
@@ -117,7 +127,7 @@ func NewWorker(o WorkerOptions) *Worker {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{o: o, client: deliveryClient(o.Policy, o.AttemptTimeout, o.Concurrency)}
+	return &Worker{o: o, client: deliveryClient(o.Policy, o.AttemptTimeout, o.Concurrency), owners: newOwnerCache(o.Owners)}
 }
 
 // deliveryClient is the HTTP client of deliveries: every connection goes through the address
@@ -159,6 +169,9 @@ func (w *Worker) Run(ctx context.Context) {
 		})
 	}
 	wg.Go(func() { w.fanoutLoop(ctx) })
+	if w.o.Owners.checks() {
+		wg.Go(func() { w.ownersLoop(ctx) })
+	}
 	for ctx.Err() == nil {
 		n, err := w.scan(ctx, jobs)
 		if err != nil && ctx.Err() == nil {
@@ -303,30 +316,24 @@ func (w *Worker) dropEntry(ctx context.Context, entry string) error {
 // (or this one, restarted) sends the delivery again under the same event id.
 func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
 	sub, err := w.subscription(ctx, d.Subscription)
-	var a Attempt
-	var disable bool
-	switch {
-	case errors.Is(err, ErrNotFound):
-		d.Status, d.FailReason = DeliveryFailed, "subscription deleted"
-	case err != nil:
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		w.o.Log.Warn("webhook delivery: read subscription", slog.String("delivery", d.ID), slog.Any("error", err))
 		return
-	case sub.Status != StatusActive:
-		d.Status, d.FailReason = DeliveryFailed, "subscription disabled"
-	case sub.FHIR != nil && d.Event != EventHandshake && sub.FHIR.State != FHIRActive:
-		d.Status, d.FailReason = DeliveryFailed, "subscription not active"
-	default:
-		if sub.FHIR != nil && d.Event == EventProviderChanged && d.EventNumber == 0 {
-			if d.EventNumber, err = numberEvent(ctx, w.o.Store, sub.ID); err != nil {
-				w.o.Log.Warn("webhook delivery: number the event", slog.String("delivery", d.ID), slog.Any("error", err))
-				return
-			}
-			c := *sub.FHIR // a copy: sub may be the cached decoding other senders read
-			c.Events = d.EventNumber
-			sub.FHIR = &c
+	}
+	refused, ownerOff, err := w.refusal(ctx, sub, d, err)
+	if err != nil {
+		w.o.Log.Warn("webhook delivery: check the owner", slog.String("delivery", d.ID), slog.Any("error", err))
+		return
+	}
+	var disable bool
+	if refused != "" {
+		d.Status, d.FailReason = DeliveryFailed, refused
+	} else {
+		if sub, err = w.prepare(ctx, sub, &d); err != nil {
+			w.o.Log.Warn("webhook delivery: prepare the notification", slog.String("delivery", d.ID), slog.Any("error", err))
+			return
 		}
-		var retryAfter time.Duration
-		a, retryAfter = w.attempt(ctx, sub, d)
+		a, retryAfter := w.attempt(ctx, sub, d)
 		if ctx.Err() != nil {
 			return
 		}
@@ -338,13 +345,67 @@ func (w *Worker) deliver(ctx context.Context, entry string, d Delivery) {
 			}
 		}
 	}
-	if disable { // first, so that a crash before the outcome is stored still leaves it disabled
-		w.disable(ctx, sub.ID, "the receiver answered 410 Gone")
+	// The subscription is disabled first, so that a crash before the outcome is stored still
+	// leaves it disabled.
+	switch {
+	case disable:
+		w.disable(ctx, sub.ID, DisabledByReceiver, "the receiver answered 410 Gone")
+	case ownerOff != "":
+		w.disable(ctx, sub.ID, DisabledByOwner, ownerOff)
 	}
 	d.LeaseOwner, d.LeaseUntil = "", time.Time{}
 	if err := w.finish(ctx, entry, d); err != nil && ctx.Err() == nil {
 		w.o.Log.Warn("webhook delivery: record outcome", slog.String("delivery", d.ID), slog.Any("error", err))
 	}
+}
+
+// refusal says why delivery d to sub (read with error readErr) is not to be sent, "" when it
+// is: the subscription is gone or disabled, a FHIR subscription's handshake has not succeeded,
+// or its owner is no longer active (ownerOff then holds the owner's reason, to disable the
+// subscription by).
+func (w *Worker) refusal(ctx context.Context, sub Subscription, d Delivery, readErr error) (refused, ownerOff string, err error) {
+	switch {
+	case errors.Is(readErr, ErrNotFound):
+		return "subscription deleted", "", nil
+	case sub.Status != StatusActive && sub.DisabledReason != "":
+		return "subscription disabled: " + sub.DisabledReason, "", nil
+	case sub.Status != StatusActive:
+		return "subscription disabled", "", nil
+	case sub.FHIR != nil && d.Event != EventHandshake && sub.FHIR.State != FHIRActive:
+		return "subscription not active", "", nil
+	}
+	active, reason, err := w.owners.status(ctx, sub.Owner)
+	if err != nil || active {
+		return "", "", err
+	}
+	return "not delivered: " + reason, reason, nil
+}
+
+// prepare readies a FHIR event notification before its attempt: it numbers the event at its
+// first attempt, and withholds the focus from an owner that may not read its type now. It
+// returns the subscription the attempt renders, a copy where it differs from the cached one
+// other senders read.
+func (w *Worker) prepare(ctx context.Context, sub Subscription, d *Delivery) (Subscription, error) {
+	if sub.FHIR == nil || d.Event != EventProviderChanged {
+		return sub, nil
+	}
+	c := *sub.FHIR
+	if c.Content != "empty" { // asked first: a number given is not to be lost to its failure
+		may, err := w.owners.mayRead(ctx, sub.Owner, c.FocusType)
+		if err != nil {
+			return sub, err
+		}
+		c.FocusWithheld = !may
+	}
+	if d.EventNumber == 0 {
+		n, err := numberEvent(ctx, w.o.Store, sub.ID)
+		if err != nil {
+			return sub, err
+		}
+		d.EventNumber, c.Events = n, n
+	}
+	sub.FHIR = &c
+	return sub, nil
 }
 
 // applyAttempt records an attempt's outcome in d: delivered on a 2xx, failed on 410 (and the
@@ -448,16 +509,46 @@ func (w *Worker) attempt(ctx context.Context, sub Subscription, d Delivery) (Att
 // no duration, keep the log from telling which hosts and ports exist, as a port scanner would.
 const attemptNoResponse = "no response"
 
-// disable marks a subscription disabled with a reason.
-func (w *Worker) disable(ctx context.Context, id, reason string) {
-	_, err := updateSubscription(ctx, w.o.Store, id, func(s *Subscription) error {
-		if s.Status == StatusDisabled {
-			return store.SkipWrite
-		}
-		s.Status, s.DisabledReason = StatusDisabled, reason
-		return nil
-	})
+// disable marks a subscription disabled, by whom and why.
+func (w *Worker) disable(ctx context.Context, id, by, reason string) {
+	_, err := disableSubscription(ctx, w.o.Store, id, by, reason)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		w.o.Log.Warn("webhook: disable subscription", slog.String("subscription", id), slog.Any("error", err))
 	}
+}
+
+// ownersLoop keeps subscriptions in step with their owners every FanoutInterval until ctx ends.
+func (w *Worker) ownersLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		if err := w.followOwners(ctx); err != nil && ctx.Err() == nil {
+			w.o.Log.Warn("webhook: follow the owners of subscriptions", slog.Any("error", err))
+		}
+		sleep(ctx, w.o.FanoutInterval)
+	}
+}
+
+// followOwners disables the active subscriptions whose owner is not active, with the owner's
+// reason, and makes active again those disabled for their owner once it is, so a subscription's
+// status tells its owner's state even while nothing is being delivered.
+func (w *Worker) followOwners(ctx context.Context) error {
+	states, err := subscriptionStates(ctx, w.o.Store)
+	if err != nil {
+		return err
+	}
+	for _, s := range states {
+		active, reason, err := w.owners.status(ctx, s.Owner)
+		if err != nil {
+			return err
+		}
+		switch {
+		case s.Status == StatusActive && !active:
+			_, err = disableSubscription(ctx, w.o.Store, s.ID, DisabledByOwner, reason)
+		case s.Status == StatusDisabled && s.DisabledBy == DisabledByOwner && active:
+			_, _, err = enableSubscription(ctx, w.o.Store, s.ID, func(cur Subscription) bool { return cur.DisabledBy == DisabledByOwner }, w.o.Now())
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }

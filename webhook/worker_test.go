@@ -213,7 +213,7 @@ func TestGoneDisables(t *testing.T) {
 		t.Fatalf("subscription %+v, %v", s, err)
 	}
 	second := enqueueTest(t, st, clk, sub, 2)
-	if d := drive(t, st, clk, second); d.Status != DeliveryFailed || d.FailReason != "subscription disabled" {
+	if d := drive(t, st, clk, second); d.Status != DeliveryFailed || d.FailReason != "subscription disabled: "+s.DisabledReason {
 		t.Fatalf("delivery %+v", d)
 	}
 	if n := len(rv.Requests()); n != 1 {

@@ -31,6 +31,7 @@ var clientActions = map[string]func(ctx context.Context, e *env, args []string) 
 	"disable": func(ctx context.Context, e *env, args []string) error { return clientsSetEnabled(ctx, e, args, false) },
 	"enable":  func(ctx context.Context, e *env, args []string) error { return clientsSetEnabled(ctx, e, args, true) },
 	"rotate":  clientsRotate,
+	"scopes":  clientsScopes,
 	"token":   clientsToken,
 }
 
@@ -38,13 +39,14 @@ func init() {
 	register(&command{
 		name: "clients",
 		args: "add --name N (--jwks FILE | --jwks-url URL) --scopes \"system/Practitioner.read ...\" | list | disable ID | enable ID |\n" +
-			"       rotate ID (--jwks FILE | --jwks-url URL) | token --key FILE [--client-id ID] [--token-url URL] [--scope S]\n" +
-			"       (add, list, disable, enable and rotate take [--store STORE])",
+			"       rotate ID (--jwks FILE | --jwks-url URL) | scopes ID --scopes \"...\" |\n" +
+			"       token --key FILE [--client-id ID] [--token-url URL] [--scope S]\n" +
+			"       (add, list, disable, enable, rotate and scopes take [--store STORE])",
 		summary: "register and manage SMART backend clients; get an access token with a client key",
 		setup: func(_ *flag.FlagSet, e *env) func(context.Context, []string) error {
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
-					return usagef("needs an action: add, list, disable, enable, rotate or token")
+					return usagef("needs an action: add, list, disable, enable, rotate, scopes or token")
 				}
 				act, ok := clientActions[args[0]]
 				if !ok {
@@ -187,7 +189,8 @@ func clientsSetEnabled(ctx context.Context, e *env, args []string, enabled bool)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "client %s (%s) %sd\n", c.ID, c.Name, verb)
+		follows := map[bool]string{true: "resume", false: "stop"}[enabled]
+		fmt.Fprintf(e.stdout, "client %s (%s) %sd; its FHIR subscriptions %s within seconds while providerd runs\n", c.ID, c.Name, verb, follows)
 		return nil
 	})
 }
@@ -214,6 +217,27 @@ func clientsRotate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "client %s (%s) now uses keys %s\n", c.ID, c.Name, keysOf(c))
+		return nil
+	})
+}
+
+func clientsScopes(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients scopes", flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	scopes := fs.String("scopes", "", `the scopes the client may be granted from now on, space-separated`)
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *scopes == "" {
+		return usagef("scopes takes exactly one client id and --scopes")
+	}
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
+		c, err := smart.SetClientScopes(ctx, s, pos[0], splitScopes(*scopes))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "client %s (%s) may now be granted %s; tokens already issued keep their scopes until they expire\n", c.ID, c.Name, strings.Join(c.Scopes, " "))
 		return nil
 	})
 }

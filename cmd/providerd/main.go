@@ -125,13 +125,6 @@ func serve(cfg config.Config, log *slog.Logger) error {
 
 	hooks := webhook.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}
 	fsrv := fhir.New(fhirConfig(cfg, st, log, hooks))
-	hookCtx, stopHooks := context.WithCancel(ctx)
-	delivered := make(chan struct{})
-	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
-	go func() {
-		defer close(delivered)
-		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log, Notifier: fsrv}).Run(hookCtx)
-	}()
 
 	limiter := rateLimiter(cfg, st, log)
 	defer func() { // after the server has drained, before the store closes
@@ -143,6 +136,18 @@ func serve(cfg config.Config, log *slog.Logger) error {
 	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
 		return fmt.Errorf("publish the resolver sandbox key: %w", err)
 	}
+
+	// Deliveries go only to owners still active: the SMART clients of FHIR subscriptions and the
+	// resolver keys of webhooks.
+	owners := webhook.Owners{Clients: smart.Registry{Store: st}, Keys: g.Keys()}
+	hookCtx, stopHooks := context.WithCancel(ctx)
+	delivered := make(chan struct{})
+	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
+	go func() {
+		defer close(delivered)
+		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log,
+			Notifier: fsrv, Owners: owners}).Run(hookCtx)
+	}()
 	access := intake.New(st, g.Keys(), nil)
 	packs := auditpack.New(st, cfg.BaseURL)
 

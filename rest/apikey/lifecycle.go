@@ -140,3 +140,24 @@ func (m *Manager) revoke(ctx context.Context, k Key) (Key, bool, error) {
 	k.version = rec.Version
 	return k, changed, nil
 }
+
+// KeyStatus reports whether the key with id ("key_" and 16 hex digits) is active now, and why
+// not: revoked, expired or unknown. The webhook worker asks it before each delivery (it is a
+// webhook.KeyChecker), so the webhooks of a key that lost its rights deliver nothing more.
+func (m *Manager) KeyStatus(ctx context.Context, id string) (active bool, reason string, err error) {
+	hexPart, ok := strings.CutPrefix(id, "key_")
+	if !ok {
+		return false, "the API key " + id + " is unknown", nil
+	}
+	k, err := m.findByID(ctx, hexPart)
+	if errors.Is(err, ErrNotFound) {
+		return false, "the API key " + id + " is unknown", nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if s := k.Status(m.now()); s != StatusActive {
+		return false, "the API key " + k.ID + " is " + string(s), nil
+	}
+	return true, "", nil
+}
