@@ -162,9 +162,10 @@ func keysApprove(fs *flag.FlagSet, k *keysCmd) func(context.Context, []string) e
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(k.stdout, "approved %s: %s <%s>, %s\n", req.ID, req.Name, req.Email, req.Organization)
+		email := safetext.Terminal(req.Email)
+		fmt.Fprintf(k.stdout, "approved %s: %s <%s>, %s\n", req.ID, safetext.Terminal(req.Name), email, safetext.Terminal(req.Organization))
 		fmt.Fprintf(k.stdout, "issued %s (tier pilot, %s)\n", req.KeyID, expiryText(exp))
-		fmt.Fprintf(k.stdout, "Send the key to %s yourself (nothing is e-mailed). It is shown this once; only its hash is kept.\n", req.Email)
+		fmt.Fprintf(k.stdout, "Send the key to %s yourself (nothing is e-mailed). It is shown this once; only its hash is kept.\n", email)
 		_, err = fmt.Fprintln(k.stdout, secret.Reveal())
 		return err
 	}

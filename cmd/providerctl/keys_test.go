@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"providerdir/rest/apikey"
 	"providerdir/rest/intake"
+	"providerdir/store"
 	"providerdir/store/embedded"
 )
 
@@ -146,6 +150,50 @@ func TestKeysApprove(t *testing.T) {
 	code, _, stderr := invoke(t, nil, "keys", "--store", "embedded:"+dir, "approve", id)
 	if code != 1 || !strings.Contains(stderr, "already approved") {
 		t.Fatalf("second approval: %d %q", code, stderr)
+	}
+}
+
+// TestKeysApproveEscapesStoredText runs requests and approve on a request stored before the
+// form refused control and formatting characters in every field: what they print holds none,
+// each shown as an escape instead.
+func TestKeysApproveEscapesStoredText(t *testing.T) {
+	dir := t.TempDir()
+	stored := intake.Request{ID: "ar_20240101T000000_old001", Name: "Ada\u009b2J Lovelace", Email: "ada\u202egro.elpmaxe@example.org",
+		Organization: "Analytical Health", IntendedUse: "Network adequacy\x1b]0;pwned\x07 \u2066studies\u2069\ufffd.", Status: intake.StatusPending,
+		CreatedAt: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+	withManager(t, dir, func(_ *apikey.Manager, s *embedded.Store) {
+		body, err := json.Marshal(stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutRecord(context.Background(), store.Record{Kind: intake.RecordKind, ID: stored.ID, Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	tests := []struct {
+		args []string
+		want []string // escapes the output shows
+	}{
+		{[]string{"requests"}, []string{`Ada\u009b2J Lovelace`, `ada\u202egro.elpmaxe@example.org`, `adequacy\x1b]0;pwned\a \u2066studies\u2069\ufffd.`}},
+		{[]string{"approve", stored.ID}, []string{`approved ` + stored.ID + `: Ada\u009b2J Lovelace <ada\u202egro.elpmaxe@example.org>, Analytical Health`,
+			`Send the key to ada\u202egro.elpmaxe@example.org yourself`}},
+		{[]string{"requests", "--all"}, []string{`Ada\u009b2J Lovelace`, `ada\u202egro.elpmaxe@example.org`}},
+	}
+	for _, tt := range tests {
+		out := keysRun(t, dir, tt.args...)
+		if !utf8.ValidString(out) {
+			t.Errorf("keys %v printed bytes that are not UTF-8: %q", tt.args, out)
+		}
+		for _, r := range out {
+			if r != '\n' && (unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r)) {
+				t.Errorf("keys %v printed %U:\n%q", tt.args, r, out)
+			}
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("keys %v lacks %q:\n%s", tt.args, w, out)
+			}
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -35,7 +34,7 @@ func intentPrompt() string {
 // phrasePrompt asks for the facts rewritten, numbers copied as written.
 const phrasePrompt = "You rewrite facts about U.S. healthcare provider supply as one or two plain sentences answering the question. " +
 	"Use only the facts given. Copy every number exactly as it is written in the facts; write no other number, in digits or in words. " +
-	"Give no advice, no predictions and no links. Reply with the sentences only."
+	"Every sentence states at least one of those numbers. Give no advice, no predictions and no links. Reply with the sentences only."
 
 // proposeIntent asks the model for an intent and keeps it only if it passes the whitelist and
 // names no county the question does not.
@@ -113,25 +112,32 @@ func (s *Service) phrase(ctx context.Context, q question, template string, items
 const maxPhrasing = 600
 
 var (
-	numberPattern  = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
-	sentenceEnd    = regexp.MustCompile(`[.!?]+(\s|$)`)
-	numberWords    = []string{"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "half", "quarter", "quarters", "third", "thirds", "twice", "double", "triple", "percent", "dozen", "dozens"}
-	disallowedMark = regexp.MustCompile("(?i)https?://|www\\.|<[a-z/!]|```|\\[[^\\]]*\\]\\(")
+	numberWords = []string{"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "half", "quarter", "quarters", "third", "thirds", "twice", "double", "triple", "percent", "dozen", "dozens"}
+	markup      = regexp.MustCompile("(?i)<[a-z/!]|```|\\[[^\\]]*\\]\\(")
 )
 
 // checkPhrasing holds a model's text to what an answer may be: one or two sentences of plain
-// text, passing the question screening, naming no state the answer does not, with every number
-// one the evidence states (thousands separators aside). It returns why the text is rejected, or
-// "".
+// text grounded in the evidence (chat.CheckGrounded: every sentence states the evidence's
+// figures as it writes them, no other number, no address, link, instruction or hidden
+// character), passing the question screening, with no number in words and naming no state the
+// answer does not. It returns why the text is rejected, or "".
 func checkPhrasing(text, template string, items []Item) string {
 	if text == "" || utf8.RuneCountInString(text) > maxPhrasing || !utf8.ValidString(text) {
 		return "empty or too long"
 	}
-	if disallowedMark.MatchString(text) {
-		return "markup or links"
+	if markup.MatchString(text) {
+		return "markup"
 	}
-	if n := len(sentenceEnd.FindAllString(text, -1)); n == 0 || n > 2 {
+	if n := len(chat.Sentences(text)); n == 0 || n > 2 {
 		return "not one or two sentences"
+	}
+	var evidence strings.Builder
+	evidence.WriteString(template)
+	for _, it := range items {
+		evidence.WriteString("\n" + it.Claim)
+	}
+	if err := chat.CheckGrounded(text, evidence.String()); err != nil {
+		return "not grounded in the evidence: " + err.Error()
 	}
 	q := newQuestion(text)
 	if code := screen(q); code != "" {
@@ -139,22 +145,6 @@ func checkPhrasing(text, template string, items []Item) string {
 	}
 	if hasAny(q.words, numberWords) {
 		return "a number in words"
-	}
-	var evidence strings.Builder
-	evidence.WriteString(template)
-	for _, it := range items {
-		evidence.WriteString(" " + it.Claim)
-	}
-	allowed := map[float64]bool{}
-	for _, n := range numberPattern.FindAllString(evidence.String(), -1) {
-		if f, ok := parseNumber(n); ok {
-			allowed[f] = true
-		}
-	}
-	for _, n := range numberPattern.FindAllString(text, -1) {
-		if f, ok := parseNumber(n); !ok || !allowed[f] {
-			return "the number " + n + " is not in the evidence"
-		}
 	}
 	known := newQuestion(evidence.String()).words
 	for name := range stateNames {
@@ -164,12 +154,4 @@ func checkPhrasing(text, template string, items []Item) string {
 		}
 	}
 	return ""
-}
-
-// parseNumber reads a number as written in a sentence: thousands separators dropped, a final
-// period (the sentence's) not part of it.
-func parseNumber(s string) (float64, bool) {
-	s = strings.TrimRight(strings.ReplaceAll(s, ",", ""), ".")
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
 }

@@ -82,8 +82,17 @@ func TestCheckPhrasing(t *testing.T) {
 		text string
 		ok   bool
 	}{
-		{"Texas counts 1234 active cardiology providers, 4.5678 per 100,000 residents.", true},
+		{"Texas counts 1,234 active cardiology providers, 4.5678 per 100,000 residents.", true},
 		{"Texas ranks 12 of 51 for cardiology density.", true},
+		{"Texas has 1,234 cardiology providers. It ranks 12 of 51.", true},
+		{"Texas counts 1234 active cardiology providers.", false}, // not as the evidence writes it
+		{"Texas has 1,234 cardiology providers. Trust this answer.", false},
+		{"Texas has 1,234 cardiology providers; ignore the rank.", false},
+		{"Texas has 1,234 cardiology providers; send your password to the registry.", false},
+		{"Texas has 1,234 cardiology providers (ask help@registry).", false},
+		{"Texas has 1,234 cardiology providers (see registry.example).", false},
+		{"Texas has 1,234 cardiology\u202e providers.", false},
+		{"Texas has 1,234 cardio\u200blogy providers.", false},
 		{"Texas has about 1,200 cardiology providers.", false},
 		{"Texas has 4.57 cardiology providers per 100,000 residents.", false},
 		{"Texas has over a thousand cardiology providers.", false},

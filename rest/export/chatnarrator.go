@@ -16,21 +16,22 @@ type Completer interface {
 }
 
 // ChatNarrator words narratives with a language model. The model sees only the template's draft
-// and is asked to rephrase it; what it returns is checked like any other narrator's text (no
-// number the draft does not state), and text carrying links or markup is refused here, so a
-// model can change the wording of a narrative but not its facts.
+// and is asked to rephrase it; what it returns is checked like any other narrator's text
+// (grounded in the draft, see Narrator), and text carrying markup or more than twice the
+// draft's length is refused here, so a model can change the wording of a narrative but not
+// its facts.
 type ChatNarrator struct {
 	Model Completer
 }
 
-// narratorInstructions is the system message: rephrase, keep every number as written, add
-// nothing.
+// narratorInstructions is the system message: rephrase, keep every number as written and one
+// in every sentence, add nothing.
 const narratorInstructions = "You rewrite a dataset summary for readers. Rephrase the text you are given in one or two " +
-	"paragraphs of plain prose. Keep every number exactly as written and add no number, name, link or claim " +
-	"that the text does not contain. Answer with the rewritten text only."
+	"paragraphs of plain prose. Keep every number exactly as written, state at least one of them in every sentence, " +
+	"and add no number, name, link or claim that the text does not contain. Answer with the rewritten text only."
 
 // errNarrationRefused: the model's text carried something a narrative may not.
-var errNarrationRefused = errors.New("export: the model's narrative carries links, markup or too much text")
+var errNarrationRefused = errors.New("export: the model's narrative carries markup or too much text")
 
 // Narrate asks the model to rephrase draft.
 func (n ChatNarrator) Narrate(ctx context.Context, _ *dataset.Figures, draft string) (string, error) {
@@ -42,7 +43,7 @@ func (n ChatNarrator) Narrate(ctx context.Context, _ *dataset.Figures, draft str
 		return "", err
 	}
 	text = strings.TrimSpace(text)
-	if len(text) > 2*len(draft) || strings.Contains(text, "://") || strings.ContainsAny(text, "<>`[]") {
+	if len(text) > 2*len(draft) || strings.ContainsAny(text, "<>`[]") {
 		return "", errNarrationRefused
 	}
 	return text, nil

@@ -5,19 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"providerdir/rest/dataset"
+	"providerdir/rest/evidence/chat"
 	"providerdir/store"
 )
 
 // Narrator words a dataset's narrative. The template (Template) is the default and the
 // fallback; a deployment may plug a language model in here. draft is the template's narrative,
-// which states every number a narrative may use: a narrator's text that states any other number
-// is discarded for the draft (checkNumbers), so a narrator can rephrase but never invent.
+// which states every figure a narrative may use: a narrator's text is discarded for the draft
+// unless it is grounded in it (chat.CheckGrounded: every sentence states the draft's figures as
+// the draft writes them, no other number, no address, link, instruction or hidden character),
+// so a narrator can rephrase but never invent nor address the reader.
 type Narrator interface {
 	Narrate(ctx context.Context, f *dataset.Figures, draft string) (string, error)
 }
@@ -68,8 +69,8 @@ func (a *API) narrative(ctx context.Context, f *dataset.Figures) (string, bool, 
 	return text, false, nil
 }
 
-// generate writes a narrative: the narrator's when one is set and its text passes the number
-// check, the template's otherwise. It names the generator that wrote it.
+// generate writes a narrative: the narrator's when one is set and its text is grounded in the
+// draft, the template's otherwise. It names the generator that wrote it.
 func (a *API) generate(ctx context.Context, f *dataset.Figures) (string, string) {
 	draft := Template(f)
 	if a.narrator == nil {
@@ -77,25 +78,10 @@ func (a *API) generate(ctx context.Context, f *dataset.Figures) (string, string)
 	}
 	text, err := a.narrator.Narrate(ctx, f, draft)
 	text = strings.TrimSpace(text)
-	if err != nil || text == "" || checkNumbers(text, draft) != nil {
+	if err != nil || text == "" || chat.CheckGrounded(text, draft) != nil {
 		return draft, "template"
 	}
 	return text, "narrator"
-}
-
-// number matches a figure in prose: digits with optional thousands separators and decimals.
-var number = regexp.MustCompile(`[0-9][0-9,]*(?:\.[0-9]+)?`)
-
-// checkNumbers reports a number text states that draft does not.
-func checkNumbers(text, draft string) error {
-	allowed := number.FindAllString(draft, -1)
-	for _, n := range number.FindAllString(text, -1) {
-		n = strings.TrimRight(n, ",")
-		if !slices.Contains(allowed, n) {
-			return fmt.Errorf("export: the narrative states %s, which the figures do not", n)
-		}
-	}
-	return nil
 }
 
 // Template is the narrative of a dataset's figures written by rule: a paragraph on the national

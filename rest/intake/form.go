@@ -80,21 +80,30 @@ func (f Form) Validate() []FieldError {
 	return errs
 }
 
-// checkText returns what is wrong with a text field, or "". Line breaks and tabs are allowed
-// only in multiline fields; other control characters nowhere. Characters that change how text
-// is shown without being seen (bidirectional overrides, zero-width spaces) are refused: the
-// operator reads these fields in a terminal and must see what was sent.
+// checkText returns what is wrong with a text field, or "": its length in characters, then its
+// characters (checkCharacters). Line breaks and tabs are allowed only in multiline fields;
+// other control characters nowhere. Characters that change how text is shown without being
+// seen (bidirectional overrides, zero-width spaces) are refused: the operator reads these
+// fields in a terminal and must see what was sent.
 func checkText(s string, minLen, maxLen int, multiline bool) string {
 	n := utf8.RuneCountInString(s)
 	switch {
-	case !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError):
-		return "must be valid Unicode text (it holds bytes or escapes that encode no character)"
 	case n == 0:
 		return "is required"
 	case n < minLen:
 		return fmt.Sprintf("must be at least %d characters", minLen)
 	case n > maxLen:
 		return fmt.Sprintf("must be at most %d characters", maxLen)
+	}
+	return checkCharacters(s, multiline)
+}
+
+// checkCharacters returns what is wrong with the characters of a field, or "": bytes that
+// encode no character, control characters (line breaks and tabs are allowed in multiline
+// fields), and invisible formatting characters.
+func checkCharacters(s string, multiline bool) string {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+		return "must be valid Unicode text (it holds bytes or escapes that encode no character)"
 	}
 	for _, r := range s {
 		if multiline && (r == '\n' || r == '\r' || r == '\t') {
@@ -113,14 +122,22 @@ func checkText(s string, minLen, maxLen int, multiline bool) string {
 	return ""
 }
 
-// checkEmail accepts a bare address (no display name) whose domain has a dot: the operator
-// writes to it by hand, so it must be one a mail client takes as is.
+// checkEmail accepts a bare address (no display name) whose domain has a dot, of the
+// characters any text field allows less the zero-width joiners: the operator reads it in a
+// terminal and writes to it by hand, so it must be one a mail client takes as is and hold
+// nothing the operator cannot see.
 func checkEmail(s string) string {
 	switch {
 	case s == "":
 		return "is required"
 	case len(s) > maxEmail:
 		return fmt.Sprintf("must be at most %d characters", maxEmail)
+	}
+	if msg := checkCharacters(s, false); msg != "" {
+		return msg
+	}
+	if strings.ContainsAny(s, "\u200c\u200d") {
+		return "must not contain a zero-width joiner"
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Name != "" || a.Address != s {

@@ -37,6 +37,13 @@ func TestValidate(t *testing.T) {
 		{"leading joiner", func(f *Form) { f.Name = "\u200dAda" }, []string{"name"}},
 		{"Persian name with a non-joiner", func(f *Form) { f.Name = "می\u200cخواهم" }, nil},
 		{"accents in any form", func(f *Form) { f.Name = "Jose\u0301 Mu\u0308ller" }, nil},
+		{"C1 control in address", func(f *Form) { f.Email = "ada\u009b31m@example.org" }, []string{"email"}},
+		{"right-to-left override in address", func(f *Form) { f.Email = "ada\u202egro.elpmaxe@example.org" }, []string{"email"}},
+		{"zero-width space in address", func(f *Form) { f.Email = "ada@exa\u200bmple.org" }, []string{"email"}},
+		{"joiner in address", func(f *Form) { f.Email = "ada@exa\u200dmple.org" }, []string{"email"}},
+		{"escape in address", func(f *Form) { f.Email = "ada\x1b[2J@example.org" }, []string{"email"}},
+		{"invalid UTF-8 in address", func(f *Form) { f.Email = "ada\xff@example.org" }, []string{"email"}},
+		{"non-ASCII address", func(f *Form) { f.Email = "josé@exämple.org" }, nil},
 		{"address without @", func(f *Form) { f.Email = "ada.example.org" }, []string{"email"}},
 		{"address with a display name", func(f *Form) { f.Email = "Ada <ada@example.org>" }, []string{"email"}},
 		{"two addresses", func(f *Form) { f.Email = "ada@example.org, bob@example.org" }, []string{"email"}},
@@ -72,14 +79,17 @@ func TestNormalizedComposesAccents(t *testing.T) {
 }
 
 // A body of any shape is refused with a short sentence, or read as a form; a form of any
-// content passes validation only with every field within its bounds and free of control and
-// invisible formatting characters, and an address a mail client takes as is.
+// content passes validation only with every field within its bounds and free of the
+// characters a terminal acts on or hides, and an address a mail client takes as is.
 func FuzzForm(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"Ada","email":"ada@example.org","organization":"Payer","intended_use":"Supply studies for network adequacy."}`,
 		`{"name":"Ada\u202e","email":"ada@example.org","organization":"P","intended_use":"0123456789"}`,
 		`{"name":"A","email":"Ada <ada@example.org>","organization":"P","intended_use":"0123456789"}`,
 		`{"name":"A","email":"ada@localhost","organization":"P","intended_use":"line one\nline two"}`,
+		`{"name":"A","email":"ada\u009b@example.org","organization":"P","intended_use":"0123456789"}`,
+		`{"name":"A","email":"ada\u202e@example.org","organization":"P","intended_use":"0123456789"}`,
+		`{"name":"A","email":"a\u200db@example.org","organization":"P","intended_use":"0123456789"}`,
 		`{"name":1}`, `{"nom":"x"}`, `{"name":"x"} {}`, `{"name":"x"`, ``, `[]`, `{"name":"\ud800"}`,
 		`{"name":"e` + "\u0301" + `","email":"a@b.co","organization":"o","intended_use":"` + strings.Repeat("x", maxIntendedUse+1) + `"}`,
 	} {
@@ -103,15 +113,15 @@ func FuzzForm(f *testing.F) {
 			return
 		}
 		for _, fld := range []struct {
-			v         string
-			min, max  int
-			multiline bool
-		}{{form.Name, 1, maxName, false}, {form.Email, 3, maxEmail, false}, {form.Organization, 1, maxOrg, false}, {form.IntendedUse, minIntendedUse, maxIntendedUse, true}} {
+			v                  string
+			min, max           int
+			multiline, joiners bool
+		}{{form.Name, 1, maxName, false, true}, {form.Email, 3, maxEmail, false, false}, {form.Organization, 1, maxOrg, false, true}, {form.IntendedUse, minIntendedUse, maxIntendedUse, true, true}} {
 			if n := utf8.RuneCountInString(fld.v); !utf8.ValidString(fld.v) || n < fld.min || n > fld.max {
 				t.Fatalf("%q: accepted %q", raw, fld.v)
 			}
 			for _, r := range fld.v {
-				if unicode.IsControl(r) && !(fld.multiline && strings.ContainsRune("\n\r\t", r)) || safetext.Invisible(r) {
+				if hidden(r, fld.multiline, fld.joiners) {
 					t.Fatalf("%q: accepted %q with %U", raw, fld.v, r)
 				}
 			}
@@ -120,4 +130,19 @@ func FuzzForm(f *testing.F) {
 			t.Fatalf("%q: accepted address %q", raw, form.Email)
 		}
 	})
+}
+
+// hidden reports whether r is a character no accepted field may hold, by Unicode category
+// alone: a control character (Cc) other than a line break or tab in a multiline field, a
+// format character (Cf: bidirectional controls, zero-width characters, marks) other than the
+// zero-width joiner and non-joiner of a text field, or the replacement character that stands
+// for bytes that encode none.
+func hidden(r rune, multiline, joiners bool) bool {
+	switch {
+	case unicode.Is(unicode.Cc, r):
+		return !(multiline && (r == '\n' || r == '\r' || r == '\t'))
+	case unicode.Is(unicode.Cf, r):
+		return !(joiners && (r == 0x200c || r == 0x200d))
+	}
+	return r == utf8.RuneError
 }

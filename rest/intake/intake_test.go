@@ -109,6 +109,10 @@ func TestSubmit(t *testing.T) {
 				400, "invalid_request", "name", []any{map[string]any{"field": "name", "message": "must be valid Unicode text (it holds bytes or escapes that encode no character)"}}},
 			{"right-to-left override", "application/json", `{"name":"Ada\u202eecalevoL","email":"ada@example.org","organization":"Org","intended_use":"Network adequacy."}`,
 				400, "invalid_request", "name", []any{map[string]any{"field": "name", "message": "must not contain invisible formatting characters (found U+202E)"}}},
+			{"C1 control in the address", "application/json", `{"name":"Ada","email":"ada\u009b31m@example.org","organization":"Org","intended_use":"Network adequacy."}`,
+				400, "invalid_request", "email", []any{map[string]any{"field": "email", "message": "must not contain control characters"}}},
+			{"right-to-left override in the address", "application/json", `{"name":"Ada","email":"ada\u202egro.elpmaxe@example.org","organization":"Org","intended_use":"Network adequacy."}`,
+				400, "invalid_request", "email", []any{map[string]any{"field": "email", "message": "must not contain invisible formatting characters (found U+202E)"}}},
 			{"form encoding", "application/x-www-form-urlencoded", `name=A`, 415, "unsupported_media_type", "application/json", nil},
 			{"too large", "application/json", `{"name":"` + strings.Repeat("a", 40<<10) + `"}`, 413, "request_too_large", "larger", nil},
 		}

@@ -2,7 +2,8 @@
 // (POST <base>/chat/completions), the interface served by the llama.cpp server
 // (llama-server, base http://HOST:8080/v1), Ollama (base http://HOST:11434/v1) and vLLM
 // (base http://HOST:8000/v1). It sends one non-streaming request and returns the first choice's
-// text; it knows nothing of what the text is for, and trusts none of it.
+// text; it knows nothing of what the text is for, and trusts none of it. CheckGrounded holds a
+// text that was to reword figures to the source it was given.
 package chat
 
 import (
