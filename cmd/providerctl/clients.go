@@ -15,6 +15,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"providerdir/internal/config"
+	"providerdir/internal/safetext"
 	"providerdir/rest"
 	"providerdir/smart"
 	"providerdir/store"
@@ -167,7 +168,7 @@ func clientsList(ctx context.Context, e *env, args []string) error {
 			if !c.RotatedAt.IsZero() {
 				rotated = rest.Timestamp(c.RotatedAt)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, state, keysOf(c), strings.Join(c.Scopes, " "), rest.Timestamp(c.CreatedAt), rotated)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, oneCell(c.Name, 40), state, keysOf(c), strings.Join(c.Scopes, " "), rest.Timestamp(c.CreatedAt), rotated)
 		}
 		return tw.Flush()
 	})
@@ -190,7 +191,7 @@ func clientsSetEnabled(ctx context.Context, e *env, args []string, enabled bool)
 			return err
 		}
 		follows := map[bool]string{true: "resume", false: "stop"}[enabled]
-		fmt.Fprintf(e.stdout, "client %s (%s) %sd; its FHIR subscriptions %s within seconds while providerd runs\n", c.ID, c.Name, verb, follows)
+		fmt.Fprintf(e.stdout, "client %s (%s) %sd; its FHIR subscriptions %s within seconds while providerd runs\n", c.ID, safetext.Terminal(c.Name), verb, follows)
 		return nil
 	})
 }
@@ -216,7 +217,7 @@ func clientsRotate(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "client %s (%s) now uses keys %s\n", c.ID, c.Name, keysOf(c))
+		fmt.Fprintf(e.stdout, "client %s (%s) now uses keys %s\n", c.ID, safetext.Terminal(c.Name), keysOf(c))
 		return nil
 	})
 }
@@ -237,7 +238,7 @@ func clientsScopes(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "client %s (%s) may now be granted %s; tokens already issued keep their scopes until they expire\n", c.ID, c.Name, strings.Join(c.Scopes, " "))
+		fmt.Fprintf(e.stdout, "client %s (%s) may now be granted %s; tokens already issued keep their scopes until they expire\n", c.ID, safetext.Terminal(c.Name), strings.Join(c.Scopes, " "))
 		return nil
 	})
 }

@@ -107,7 +107,7 @@ func readRequest(r *http.Request) (query, *badRequest) {
 		v, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || v < MinEvidenceItems || v > MaxEvidenceItems {
 			return bad(CodeInvalidOption, fmt.Sprintf("options.max_evidence_items is %s; it must be an integer from %d to %d.",
-				safetext.Echo(raw), MinEvidenceItems, MaxEvidenceItems))
+				safetext.EchoEscaped(raw), MinEvidenceItems, MaxEvidenceItems))
 		}
 		q.maxItems = int(v)
 	}
