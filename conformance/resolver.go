@@ -24,6 +24,7 @@ func resolverChecks() []Check {
 			return e.resolverError(ctx, "sk_"+randomJTI(), http.StatusUnauthorized, "invalid_key")
 		}},
 		{r, "the given key is accepted", checkResolverKey},
+		{r, "GET /sandbox without a key: the sandbox key, its limits, and it opens the resolver", checkResolverSandbox},
 		{r, "GET /npi/{npi}?include=facts: the record and each fact carry the 14 provenance keys", checkResolverNPI},
 		{r, "GET /npi/{npi} with nine digits is 400 invalid_npi", func(ctx context.Context, e *Env) error {
 			return e.resolverStatus(ctx, http.MethodGet, "/npi/123456789", nil, http.StatusBadRequest, "invalid_npi")

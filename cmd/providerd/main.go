@@ -185,7 +185,7 @@ func serve(cfg config.Config, log *slog.Logger) error {
 				export.New(st, exports).Routes(r)
 				packs.Routes(r)
 			})},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.RequireResolverKey, func(r *mux.Router) {
+			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.ResolverSurface("/resolver/v1"), func(r *mux.Router) {
 				resolver.New(st).Routes(r)
 				webhooks.NewAPI(st, hooks, nil).Routes(r)
 			})},

@@ -94,9 +94,9 @@ func Supply(st store.Store, base string, g *gate.Gate, more ...func(*mux.Router)
 }
 
 // Resolver is the /resolver/v1 surface as providerd mounts it: the resolver over st behind the
-// gate's key check.
+// gate's access rule (a key on every route but the public sandbox key's).
 func Resolver(st store.Store, g *gate.Gate) httpserver.Surface {
-	return httpserver.Surface{Name: "resolver", Prefix: ResolverPrefix, Error: rest.ResolverError, Routes: gate.Guard(g.RequireResolverKey, resolver.New(st).Routes)}
+	return httpserver.Surface{Name: "resolver", Prefix: ResolverPrefix, Error: rest.ResolverError, Routes: gate.Guard(g.ResolverSurface(ResolverPrefix), resolver.New(st).Routes)}
 }
 
 // ResolverPrefix is where providerd mounts the resolver.

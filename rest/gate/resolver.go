@@ -70,6 +70,40 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 	})
 }
 
+// ResolverSurface is the resolver's access rule for a whole subrouter mounted at prefix
+// ("/resolver/v1"), chosen per route: prefix/sandbox, the published sandbox key (seeds/001
+// section 5: usable without signup), is public (PublicResolver); everything else, unknown paths
+// and wrong methods included, asks for a key (RequireResolverKey). Use it with Guard.
+func (g *Gate) ResolverSurface(prefix string) func(http.Handler) http.Handler {
+	public := map[string]bool{prefix + "/sandbox": true}
+	return func(next http.Handler) http.Handler {
+		keyed, pub := g.RequireResolverKey(next), g.PublicResolver(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if public[routeTemplate(r)] && !WrongMethod(r) {
+				pub.ServeHTTP(w, r)
+				return
+			}
+			keyed.ServeHTTP(w, r)
+		})
+	}
+}
+
+// PublicResolver is for resolver endpoints open to all: it asks for no key, refuses and counts
+// nothing, and writes the rate-limit fields of the sandbox budget of the caller's address (not
+// spent), the budget a caller without a key of its own has. When the store fails it serves
+// without them.
+func (g *Gate) PublicResolver(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip := g.ips.ClientIP(r)
+		if d, err := g.limiter.Peek(r.Context(), SandboxPolicy, ipSubject(ip)); err == nil {
+			quota.SetHeaders(w.Header(), d)
+		} else {
+			logging.Logger(r.Context()).Warn("public endpoint served without rate-limit fields", slog.Any("error", err))
+		}
+		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), Caller{ClientIP: ip})))
+	})
+}
+
 // ResolverChallenge is the WWW-Authenticate challenge of the resolver's 401s. The key travels in
 // a header of its own, not in Authorization, so the challenge names a scheme of this service's
 // and the header that carries the key.

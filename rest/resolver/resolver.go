@@ -15,6 +15,7 @@ import (
 
 	"providerdir/internal/logging"
 	"providerdir/rest"
+	"providerdir/rest/apikey"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
 )
@@ -35,10 +36,11 @@ const (
 // API serves the resolver.
 type API struct {
 	records *records.Reader
+	keys    *apikey.Manager
 }
 
 // New returns the resolver reading from s.
-func New(s store.Store) *API { return &API{records: records.New(s)} }
+func New(s store.Store) *API { return &API{records: records.New(s), keys: apikey.NewManager(s, nil)} }
 
 // Routes registers the handlers on the /resolver/v1 subrouter. Path variables take any value, so
 // that the handlers, not the router, answer a malformed one with the contract's error code.
@@ -49,6 +51,7 @@ func (a *API) Routes(r *mux.Router) {
 	r.HandleFunc("/search", a.search).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/quality/{type}/{id}", a.quality).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/payments/{npi}", a.payments).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/sandbox", a.sandbox).Methods(http.MethodGet, http.MethodHead)
 }
 
 // fail answers a request the service could not: 503 source_unavailable when the store cannot
