@@ -45,7 +45,7 @@ const HeaderServiceKey = "X-Service-Key"
 
 // Options configure a Client. Zero values take the defaults above.
 type Options struct {
-	// APIKey is sent in X-Service-Key on every request.
+	// APIKey is sent in X-Service-Key on every request; without one only Sandbox is answered.
 	APIKey string
 	// HTTPClient sends the requests. The default has DefaultTimeout and does not follow
 	// redirects, so the key never travels to another location.
@@ -119,24 +119,67 @@ var ErrInvalidArgument = errors.New("resolverclient: invalid argument")
 
 // NPI resolves one NPI to its provider record.
 func (c *Client) NPI(ctx context.Context, npi string) (*Provider, error) {
-	var p Provider
-	return &p, c.get(ctx, nil, &p, "npi", npi)
+	return decode[Provider](c.NPIRaw(ctx, npi))
 }
 
 // NPIWithFacts resolves one NPI to its provider record with its facts (include=facts).
 func (c *Client) NPIWithFacts(ctx context.Context, npi string) (*ProviderWithFacts, error) {
-	var p ProviderWithFacts
-	return &p, c.get(ctx, url.Values{"include": {"facts"}}, &p, "npi", npi)
+	return decode[ProviderWithFacts](c.NPIWithFactsRaw(ctx, npi))
 }
 
 // CCN resolves a CMS Certification Number to its facility record.
 func (c *Client) CCN(ctx context.Context, ccn string) (*Facility, error) {
-	var f Facility
-	return &f, c.get(ctx, nil, &f, "ccn", ccn)
+	return decode[Facility](c.CCNRaw(ctx, ccn))
 }
 
 // Search returns the ranked candidates for a query.
 func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResult, error) {
+	return decode[SearchResult](c.SearchRaw(ctx, p))
+}
+
+// Quality returns the quality record of the facility with the CCN, of a type in QualityTypes.
+func (c *Client) Quality(ctx context.Context, facilityType, ccn string) (*Quality, error) {
+	return decode[Quality](c.QualityRaw(ctx, facilityType, ccn))
+}
+
+// Payments returns the industry payments record of an NPI.
+func (c *Client) Payments(ctx context.Context, npi string) (*Payments, error) {
+	return decode[Payments](c.PaymentsRaw(ctx, npi))
+}
+
+// BatchNPI resolves up to MaxBatch NPIs in one request; the resolver refuses more with 400
+// batch_too_large.
+func (c *Client) BatchNPI(ctx context.Context, npis []string) (*BatchResult, error) {
+	return decode[BatchResult](c.BatchNPIRaw(ctx, npis))
+}
+
+// Sandbox fetches the service's published sandbox key and its limits (GET /sandbox). The
+// resolver serves it without a key: a client without one of its own calls this first.
+func (c *Client) Sandbox(ctx context.Context) (*Sandbox, error) {
+	return decode[Sandbox](c.get(ctx, nil, "sandbox"))
+}
+
+// The Raw methods return the resolver's answer as it sent it: the JSON body of the 200,
+// undecoded, with every field the resolver adds within v1, for a caller that passes the record
+// on whole. The typed methods above decode these same bodies.
+
+// NPIRaw is NPI's answer undecoded.
+func (c *Client) NPIRaw(ctx context.Context, npi string) (json.RawMessage, error) {
+	return c.get(ctx, nil, "npi", npi)
+}
+
+// NPIWithFactsRaw is NPIWithFacts's answer undecoded.
+func (c *Client) NPIWithFactsRaw(ctx context.Context, npi string) (json.RawMessage, error) {
+	return c.get(ctx, url.Values{"include": {"facts"}}, "npi", npi)
+}
+
+// CCNRaw is CCN's answer undecoded.
+func (c *Client) CCNRaw(ctx context.Context, ccn string) (json.RawMessage, error) {
+	return c.get(ctx, nil, "ccn", ccn)
+}
+
+// SearchRaw is Search's answer undecoded.
+func (c *Client) SearchRaw(ctx context.Context, p SearchParams) (json.RawMessage, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"q": p.Q, "state": p.State, "taxonomy": p.Taxonomy} {
 		if v != "" {
@@ -149,25 +192,21 @@ func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResult, err
 	if p.Page != 0 {
 		q.Set("page", strconv.Itoa(p.Page))
 	}
-	var r SearchResult
-	return &r, c.get(ctx, q, &r, "search")
+	return c.get(ctx, q, "search")
 }
 
-// Quality returns the quality record of the facility with the CCN, of a type in QualityTypes.
-func (c *Client) Quality(ctx context.Context, facilityType, ccn string) (*Quality, error) {
-	var q Quality
-	return &q, c.get(ctx, nil, &q, "quality", facilityType, ccn)
+// QualityRaw is Quality's answer undecoded.
+func (c *Client) QualityRaw(ctx context.Context, facilityType, ccn string) (json.RawMessage, error) {
+	return c.get(ctx, nil, "quality", facilityType, ccn)
 }
 
-// Payments returns the industry payments record of an NPI.
-func (c *Client) Payments(ctx context.Context, npi string) (*Payments, error) {
-	var p Payments
-	return &p, c.get(ctx, nil, &p, "payments", npi)
+// PaymentsRaw is Payments's answer undecoded.
+func (c *Client) PaymentsRaw(ctx context.Context, npi string) (json.RawMessage, error) {
+	return c.get(ctx, nil, "payments", npi)
 }
 
-// BatchNPI resolves up to MaxBatch NPIs in one request; the resolver refuses more with 400
-// batch_too_large.
-func (c *Client) BatchNPI(ctx context.Context, npis []string) (*BatchResult, error) {
+// BatchNPIRaw is BatchNPI's answer undecoded.
+func (c *Client) BatchNPIRaw(ctx context.Context, npis []string) (json.RawMessage, error) {
 	if npis == nil {
 		npis = []string{} // the body is {"npis": [...]}, never null
 	}
@@ -177,17 +216,28 @@ func (c *Client) BatchNPI(ctx context.Context, npis []string) (*BatchResult, err
 	if err != nil {
 		return nil, err
 	}
-	var r BatchResult
-	return &r, c.do(ctx, http.MethodPost, "/batch/npi", nil, body, &r)
+	return c.do(ctx, http.MethodPost, "/batch/npi", nil, body)
 }
 
-// get sends GET of the path of segments with the query q and decodes a 200 into into.
-func (c *Client) get(ctx context.Context, q url.Values, into any, segments ...string) error {
+// decode is the typed result of a raw answer, or the call's error.
+func decode[T any](raw json.RawMessage, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("resolverclient: decode the response: %w", err)
+	}
+	return &v, nil
+}
+
+// get sends GET of the path of segments with the query q and returns the body of a 200.
+func (c *Client) get(ctx context.Context, q url.Values, segments ...string) (json.RawMessage, error) {
 	path, err := requestPath(segments...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.do(ctx, http.MethodGet, path, q, nil, into)
+	return c.do(ctx, http.MethodGet, path, q, nil)
 }
 
 // requestPath joins segments into a request path, each escaped as one segment, and refuses a
@@ -203,8 +253,9 @@ func requestPath(segments ...string) (string, error) {
 	return b.String(), nil
 }
 
-// do sends the request, retrying what the contract allows, and decodes a 200 into into.
-func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte, into any) error {
+// do sends the request, retrying what the contract allows, and returns the body of a 200, which
+// must be one JSON value.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte) (json.RawMessage, error) {
 	target := c.base + path // path's segments are escaped (requestPath)
 	if len(q) > 0 {
 		target += "?" + q.Encode()
@@ -214,20 +265,20 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		var rerr *Error
 		if !errors.As(err, &rerr) {
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := json.Unmarshal(raw, into); err != nil {
-				return fmt.Errorf("resolverclient: %s %s: decode the response: %w", method, path, err)
+			if !json.Valid(raw) {
+				return nil, fmt.Errorf("resolverclient: %s %s: the response is not JSON", method, path)
 			}
-			return nil
+			return raw, nil
 		}
 		rerr.Attempts = attempt
 		wait, retry := c.nextWait(ctx, rerr, attempt)
 		if !retry {
-			return rerr
+			return nil, rerr
 		}
 		if err := c.opt.Sleep(ctx, wait); err != nil {
-			return fmt.Errorf("resolverclient: %s %s: gave up waiting to retry: %w (last answer: %w)", method, path, err, rerr)
+			return nil, fmt.Errorf("resolverclient: %s %s: gave up waiting to retry: %w (last answer: %w)", method, path, err, rerr)
 		}
 	}
 }
@@ -275,7 +326,9 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 	if err != nil {
 		return nil, fmt.Errorf("resolverclient: %w", err)
 	}
-	req.Header.Set(HeaderServiceKey, c.opt.APIKey)
+	if c.opt.APIKey != "" {
+		req.Header.Set(HeaderServiceKey, c.opt.APIKey)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opt.UserAgent)
 	if body != nil {

@@ -44,18 +44,29 @@ func TestRequestsAndPayloads(t *testing.T) {
 		{"search", func(c *resolverclient.Client) (any, error) {
 			return c.Search(context.Background(), resolverclient.SearchParams{Q: "jose garcia", State: "TX", Taxonomy: "207Q00000X", Limit: 5, Page: 2})
 		}, "GET", "/resolver/v1/search?limit=5&page=2&q=jose+garcia&state=TX&taxonomy=207Q00000X", "",
-			`{"query":{"q":"jose garcia","state":"TX","taxonomy":"207Q00000X","limit":5,"page":2},"total":7,"results":[{"npi":"1234567893","name":"JOSE GARCIA","taxonomy":"207Q00000X","city":"AUSTIN","_match_score":0.93}]}`},
+			`{"query":{"q":"jose garcia","state":"TX","taxonomy":"207Q00000X","limit":5,"page":2},"total":7,"results":[{"npi":"1234567893","name":"JOSE GARCIA","entity_type":"individual","taxonomy":"207Q00000X","city":"AUSTIN","state":"TX","_match_score":0.93,` + prov + `}]}`},
 		{"search without filters", func(c *resolverclient.Client) (any, error) {
 			return c.Search(context.Background(), resolverclient.SearchParams{Q: "smith"})
-		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","limit":20},"total":0,"results":[]}`},
+		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","state":null,"taxonomy":null,"limit":20,"page":1},"total":0,"results":[]}`},
 		{"quality", func(c *resolverclient.Client) (any, error) {
 			return c.Quality(context.Background(), "nursing-home", "055001")
 		},
 			"GET", "/resolver/v1/quality/nursing-home/055001", "",
-			`{"type":"nursing-home","ccn":"055001","overall_star":3,"measurement_period":"2024-01-01/2024-12-31","measures":[{"id":"m1","value":null,"national_avg":12.5},{"id":"m2","value":0.5,"national_avg":0.4}],` + prov + `}`},
+			`{"type":"nursing-home","ccn":"055001","facility_name":"N","overall_star":3,"measurement_period":"2024-01-01/2024-12-31","measures":[{"id":"m1","value":null,"national_avg":12.5},{"id":"m2","value":0.5,"national_avg":0.4}],` + prov + `}`},
 		{"payments", func(c *resolverclient.Client) (any, error) { return c.Payments(context.Background(), "1234567893") },
 			"GET", "/resolver/v1/payments/1234567893", "",
-			`{"npi":"1234567893","program_year":2024,"total_amount_usd":150.25,"record_count":2,"records":[{"manufacturer":"M","amount_usd":100,"nature":"Food and Beverage","date":"2024-03-01"},{"manufacturer":"N","amount_usd":50.25,"nature":"Travel and Lodging","date":"2024-04-01"}],` + prov + `}`},
+			`{"npi":"1234567893","program_year":2024,"total_amount_usd":150.25,"record_count":2,"records":[{"record_id":"r1","manufacturer":"M","amount_usd":100,"nature":"Food and Beverage","date":"2024-03-01","match_method":"npi_and_last_name","_confidence":1},{"record_id":"r2","manufacturer":"N","amount_usd":50.25,"match_method":"name_and_state","_confidence":0.7}],"program_years":[2023,2024],` + prov + `}`},
+		{"quality without star or period", func(c *resolverclient.Client) (any, error) {
+			return c.Quality(context.Background(), "asc", "05C0000001")
+		},
+			"GET", "/resolver/v1/quality/asc/05C0000001", "",
+			`{"type":"asc","ccn":"05C0000001","overall_star":null,"measurement_period":null,"measures":[],` + prov + `}`},
+		{"ccn with nulls", func(c *resolverclient.Client) (any, error) { return c.CCN(context.Background(), "152300") },
+			"GET", "/resolver/v1/ccn/152300", "",
+			`{"ccn":"152300","facility_name":"F","facility_type":null,"ownership_type":null,"address":{"city":null,"state":"IN"},"overall_star":null,` + prov + `}`},
+		{"sandbox", func(c *resolverclient.Client) (any, error) { return c.Sandbox(context.Background()) },
+			"GET", "/resolver/v1/sandbox", "",
+			`{"key":"pdsandbox_k","tier":"sandbox","limits":{"requests_per_hour":100,"metered_by":"client_address","batch_max_npis":1000,"batch_npis_per_hour":1000,"search_max_limit":100}}`},
 		{"batch", func(c *resolverclient.Client) (any, error) {
 			return c.BatchNPI(context.Background(), []string{"1234567893", "1234567885"})
 		}, "POST", "/resolver/v1/batch/npi", `{"npis":["1234567893","1234567885"]}`,
@@ -167,5 +178,23 @@ func TestArgumentsThatAreNotOneSegment(t *testing.T) {
 				t.Errorf("error %v, want ErrInvalidArgument", err)
 			}
 		})
+	}
+}
+
+// A client without a key sends no X-Service-Key header at all: a blank one is not a key.
+func TestNoKeyNoHeader(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v, ok := r.Header[http.CanonicalHeaderKey(resolverclient.HeaderServiceKey)]; ok {
+			t.Errorf("X-Service-Key sent: %q", v)
+		}
+		_, _ = io.WriteString(w, `{"key":"k","tier":"sandbox","limits":{}}`)
+	}))
+	defer srv.Close()
+	c, err := resolverclient.New(srv.URL+"/resolver/v1", resolverclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Sandbox(context.Background()); err != nil || s.Key != "k" {
+		t.Errorf("%+v, %v", s, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
@@ -68,32 +67,82 @@ func asMap(t *testing.T, v any) map[string]any {
 }
 
 // Against the real resolver on a real store, each path the resolver serves decodes into the
-// typed result whole: the result encodes to the resolver's own body, provenance included.
+// typed result whole: the result encodes to the resolver's own body, provenance included; and
+// the raw answer is that body.
 func TestLiveRecords(t *testing.T) {
 	l := startLive(t)
 	ctx := context.Background()
+	search := resolverclient.SearchParams{Q: l.f.OrganizationName, State: l.f.OrganizationState, Limit: 10}
+	batch := []string{l.f.Enrolled, l.f.Absent, "1"}
 	tests := []struct {
 		name, method, path, body string
 		call                     func() (any, error)
+		raw                      func() (json.RawMessage, error)
 	}{
-		{"npi", "GET", "/npi/" + l.f.Enrolled, "", func() (any, error) { return l.c.NPI(ctx, l.f.Enrolled) }},
-		{"npi with facts", "GET", "/npi/" + l.f.Excluded + "?include=facts", "", func() (any, error) { return l.c.NPIWithFacts(ctx, l.f.Excluded) }},
-		{"ccn", "GET", "/ccn/" + l.f.CCN, "", func() (any, error) { return l.c.CCN(ctx, l.f.CCN) }},
-		{"batch", "POST", "/batch/npi", `{"npis":["` + l.f.Enrolled + `","` + l.f.Absent + `"]}`, func() (any, error) {
-			return l.c.BatchNPI(ctx, []string{l.f.Enrolled, l.f.Absent})
-		}},
+		{"npi", "GET", "/npi/" + l.f.Enrolled, "",
+			func() (any, error) { return l.c.NPI(ctx, l.f.Enrolled) },
+			func() (json.RawMessage, error) { return l.c.NPIRaw(ctx, l.f.Enrolled) }},
+		{"npi with facts", "GET", "/npi/" + l.f.Excluded + "?include=facts", "",
+			func() (any, error) { return l.c.NPIWithFacts(ctx, l.f.Excluded) },
+			func() (json.RawMessage, error) { return l.c.NPIWithFactsRaw(ctx, l.f.Excluded) }},
+		{"ccn", "GET", "/ccn/" + l.f.CCN, "",
+			func() (any, error) { return l.c.CCN(ctx, l.f.CCN) },
+			func() (json.RawMessage, error) { return l.c.CCNRaw(ctx, l.f.CCN) }},
+		{"batch", "POST", "/batch/npi", `{"npis":["` + strings.Join(batch, `","`) + `"]}`,
+			func() (any, error) { return l.c.BatchNPI(ctx, batch) },
+			func() (json.RawMessage, error) { return l.c.BatchNPIRaw(ctx, batch) }},
+		{"search", "GET", "/search?" + url.Values{"q": {search.Q}, "state": {search.State}, "limit": {"10"}}.Encode(), "",
+			func() (any, error) { return l.c.Search(ctx, search) },
+			func() (json.RawMessage, error) { return l.c.SearchRaw(ctx, search) }},
+		{"quality", "GET", "/quality/" + l.f.QualityType + "/" + l.f.QualityCCN, "",
+			func() (any, error) { return l.c.Quality(ctx, l.f.QualityType, l.f.QualityCCN) },
+			func() (json.RawMessage, error) { return l.c.QualityRaw(ctx, l.f.QualityType, l.f.QualityCCN) }},
+		{"payments", "GET", "/payments/" + l.f.Paid, "",
+			func() (any, error) { return l.c.Payments(ctx, l.f.Paid) },
+			func() (json.RawMessage, error) { return l.c.PaymentsRaw(ctx, l.f.Paid) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			got, err := tt.call()
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			if m := asMap(t, got); !reflect.DeepEqual(m, want) {
 				t.Errorf("decoded and encoded again:\n%v\nthe resolver's body:\n%v", m, want)
 			}
+			raw, err := tt.raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(raw, &m); err != nil || !reflect.DeepEqual(m, want) {
+				t.Errorf("raw answer %s (%v), want the resolver's body %v", raw, err, want)
+			}
 		})
+	}
+}
+
+// The published sandbox key is fetched without a key of one's own, and it opens the resolver.
+func TestLiveSandbox(t *testing.T) {
+	l := startLive(t)
+	anonymous, err := resolverclient.New(l.srv.URL, resolverclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := anonymous.Sandbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Tier != "sandbox" || s.Limits.RequestsPerHour != 100 || s.Limits.BatchMaxNPIs != resolverclient.MaxBatch {
+		t.Errorf("sandbox %+v, want the sandbox tier's 100 requests an hour and batches of %d", s, resolverclient.MaxBatch)
+	}
+	c, err := resolverclient.New(l.srv.URL, resolverclient.Options{APIKey: s.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NPI(context.Background(), l.f.Enrolled); err != nil {
+		t.Errorf("the sandbox key does not open the resolver: %v", err)
 	}
 }
 
@@ -151,75 +200,4 @@ func TestLiveErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// carried fails unless the typed result v carries the resolver's provenance unchanged and says
-// nothing the resolver's body does not.
-func carried(t *testing.T, v any, want map[string]any) {
-	t.Helper()
-	got := asMap(t, v)
-	if !reflect.DeepEqual(provenanceOf(t, got), provenanceOf(t, want)) {
-		t.Errorf("provenance %v, want %v", provenanceOf(t, got), provenanceOf(t, want))
-	}
-	if err := resolvertest.Contained(got, any(want)); err != nil {
-		t.Errorf("the result says what the resolver did not: %v", err)
-	}
-}
-
-// skipUnserved skips a test whose path the resolver does not serve yet: the router's own 404
-// ("no resource at PATH", internal/httpserver), not a handler's. It runs for real once the path
-// is served.
-func skipUnserved(t *testing.T, path string, err error) {
-	t.Helper()
-	var e *resolverclient.Error
-	if errors.As(err, &e) && e.Status == http.StatusNotFound && strings.HasPrefix(e.Message, "no resource at ") {
-		t.Skipf("the resolver does not serve %s yet (404: %s)", path, e.Message)
-	}
-}
-
-// Search, quality and payments against the real resolver: each result carries what seeds/001
-// section 2 lists and encodes to the resolver's own body.
-func TestLiveSearchQualityPayments(t *testing.T) {
-	l := startLive(t)
-	ctx := context.Background()
-	t.Run("search", func(t *testing.T) {
-		r, err := l.c.Search(ctx, resolverclient.SearchParams{Q: l.f.OrganizationName, State: l.f.OrganizationState, Limit: 10})
-		skipUnserved(t, "GET /search", err)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, c := range r.Results {
-			found = found || c.NPI == l.f.Organization
-		}
-		if !found || r.Total < len(r.Results) || r.Query.Q != l.f.OrganizationName {
-			t.Errorf("search for %q in %s: %+v, want NPI %s among the results", l.f.OrganizationName, l.f.OrganizationState, r, l.f.Organization)
-		}
-		q := url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"10"}}
-		if err := resolvertest.Contained(asMap(t, r), l.srv.Raw(t, l.key, "GET", "/search?"+q.Encode(), "")); err != nil {
-			t.Errorf("the result says what the resolver did not: %v", err)
-		}
-	})
-	t.Run("quality", func(t *testing.T) {
-		q, err := l.c.Quality(ctx, l.f.QualityType, l.f.QualityCCN)
-		skipUnserved(t, "GET /quality/{type}/{id}", err)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q.CCN != l.f.QualityCCN || q.Type != l.f.QualityType {
-			t.Errorf("quality %+v, want %s %s", q, l.f.QualityType, l.f.QualityCCN)
-		}
-		carried(t, q, l.srv.Raw(t, l.key, "GET", "/quality/"+l.f.QualityType+"/"+l.f.QualityCCN, ""))
-	})
-	t.Run("payments", func(t *testing.T) {
-		p, err := l.c.Payments(ctx, l.f.Paid)
-		skipUnserved(t, "GET /payments/{npi}", err)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.NPI != l.f.Paid || p.RecordCount != len(p.Records) || p.RecordCount == 0 {
-			t.Errorf("payments %+v, want the records of %s", p, l.f.Paid)
-		}
-		carried(t, p, l.srv.Raw(t, l.key, "GET", "/payments/"+l.f.Paid, ""))
-	})
 }

@@ -91,21 +91,23 @@ func (p *ProviderWithFacts) Fact(typ string) *Fact {
 	return nil
 }
 
-// Facility is the facility record of GET /ccn/{ccn}.
+// Facility is the facility record of GET /ccn/{ccn}. Every field is present; a nil one is null,
+// no source stating it.
 type Facility struct {
+	// CCN is six characters, or an ambulatory surgical center's ten-character supplier number.
 	CCN           string          `json:"ccn"`
 	FacilityName  string          `json:"facility_name"`
-	FacilityType  string          `json:"facility_type,omitempty"`
-	OwnershipType string          `json:"ownership_type,omitempty"`
+	FacilityType  *string         `json:"facility_type"`
+	OwnershipType *string         `json:"ownership_type"`
 	Address       FacilityAddress `json:"address"`
-	OverallStar   *int            `json:"overall_star,omitempty"`
+	OverallStar   *int            `json:"overall_star"`
 	Provenance
 }
 
 // FacilityAddress is a facility's city and state.
 type FacilityAddress struct {
-	City  string `json:"city,omitempty"`
-	State string `json:"state"`
+	City  *string `json:"city"`
+	State string  `json:"state"`
 }
 
 // SearchParams are the query of GET /search. Zero values are left out of the request.
@@ -126,23 +128,27 @@ type SearchResult struct {
 	Results []Candidate `json:"results"`
 }
 
-// SearchQuery echoes the query the resolver answered.
+// SearchQuery echoes the query the resolver answered; State and Taxonomy are nil when the
+// request gave none.
 type SearchQuery struct {
-	Q        string `json:"q"`
-	State    string `json:"state,omitempty"`
-	Taxonomy string `json:"taxonomy,omitempty"`
-	Limit    int    `json:"limit"`
-	Page     int    `json:"page,omitempty"`
+	Q        string  `json:"q"`
+	State    *string `json:"state"`
+	Taxonomy *string `json:"taxonomy"`
+	Limit    int     `json:"limit"`
+	Page     int     `json:"page"`
 }
 
-// Candidate is one search result.
+// Candidate is one search result: the registry record in brief with its provenance.
 type Candidate struct {
-	NPI      string `json:"npi"`
-	Name     string `json:"name"`
-	Taxonomy string `json:"taxonomy,omitempty"`
-	City     string `json:"city,omitempty"`
+	NPI        string `json:"npi"`
+	Name       string `json:"name"`
+	EntityType string `json:"entity_type"`
+	Taxonomy   string `json:"taxonomy,omitempty"`
+	City       string `json:"city,omitempty"`
+	State      string `json:"state,omitempty"`
 	// MatchScore is the entity-resolution confidence for the query, not record provenance.
 	MatchScore float64 `json:"_match_score"`
+	Provenance
 }
 
 // QualityTypes are the facility types of GET /quality/{type}/{id}.
@@ -150,12 +156,13 @@ var QualityTypes = []string{"hospital", "nursing-home", "home-health", "hospice"
 
 // Quality is the quality record of a facility.
 type Quality struct {
-	Type string `json:"type"`
-	CCN  string `json:"ccn"`
-	// OverallStar is absent when Care Compare publishes no star for the facility.
-	OverallStar *int `json:"overall_star,omitempty"`
-	// MeasurementPeriod is "<start date>/<end date>".
-	MeasurementPeriod string    `json:"measurement_period,omitempty"`
+	Type         string `json:"type"`
+	CCN          string `json:"ccn"`
+	FacilityName string `json:"facility_name,omitempty"`
+	// OverallStar is nil (null) when Care Compare publishes no star for the facility.
+	OverallStar *int `json:"overall_star"`
+	// MeasurementPeriod is "<start date>/<end date>"; nil (null) when no source states it.
+	MeasurementPeriod *string   `json:"measurement_period"`
 	Measures          []Measure `json:"measures"`
 	Provenance
 }
@@ -175,15 +182,21 @@ type Payments struct {
 	TotalAmountUSD float64         `json:"total_amount_usd"`
 	RecordCount    int             `json:"record_count"`
 	Records        []PaymentRecord `json:"records"`
+	// ProgramYears lists every program year with payments to the NPI in the loaded files.
+	ProgramYears []int `json:"program_years"`
 	Provenance
 }
 
-// PaymentRecord is one payment.
+// PaymentRecord is one payment, with how its recipient was matched to the NPI (MatchMethod)
+// and how strongly (Confidence).
 type PaymentRecord struct {
+	RecordID     string  `json:"record_id"`
 	Manufacturer string  `json:"manufacturer"`
 	AmountUSD    float64 `json:"amount_usd"`
-	Nature       string  `json:"nature"`
-	Date         string  `json:"date"`
+	Nature       string  `json:"nature,omitempty"`
+	Date         string  `json:"date,omitempty"`
+	MatchMethod  string  `json:"match_method"`
+	Confidence   float64 `json:"_confidence"`
 }
 
 // MaxBatch is the most NPIs one POST /batch/npi takes.
@@ -195,4 +208,25 @@ type BatchResult struct {
 	Requested int         `json:"requested"`
 	Resolved  int         `json:"resolved"`
 	Results   []*Provider `json:"results"`
+}
+
+// Sandbox is the service's published sandbox key (GET /sandbox): shared, read-only, usable
+// without signup, with the limits the resolver applies to it.
+type Sandbox struct {
+	Key    string        `json:"key"`
+	Tier   string        `json:"tier"`
+	Limits SandboxLimits `json:"limits"`
+}
+
+// SandboxLimits are the limits of the sandbox key.
+type SandboxLimits struct {
+	// RequestsPerHour is the hourly request budget, counted per client address (MeteredBy),
+	// since everyone shares the key.
+	RequestsPerHour int    `json:"requests_per_hour"`
+	MeteredBy       string `json:"metered_by"`
+	// BatchMaxNPIs is the most NPIs one batch takes; BatchNPIsPerHour the per-NPI ceiling.
+	BatchMaxNPIs     int `json:"batch_max_npis"`
+	BatchNPIsPerHour int `json:"batch_npis_per_hour"`
+	// SearchMaxLimit caps a search's page size.
+	SearchMaxLimit int `json:"search_max_limit"`
 }

@@ -1,9 +1,12 @@
 // Command provider-mcp is the agent tool server: the resolver API offered as MCP tools over
 // standard input and output (package mcptools), a client of a running providerd. It reads
-// SERVICE_API_KEY and SERVICE_BASE_URL; without a key it uses the sandbox key that providerd
-// published in its store (--store, PROVIDERD_STORE). It logs to standard error only: standard
-// output is the protocol's. Exit status 0 when the client closes the session, 1 on failure with
-// one line on stderr, 2 on bad usage. An interrupt or SIGTERM stops it with status 0.
+// SERVICE_API_KEY and SERVICE_BASE_URL; without a key it uses the sandbox key the service
+// publishes at SERVICE_BASE_URL (GET /resolver/v1/sandbox). It needs no store and no checkout:
+// it depends on the resolver's Go client and the MCP SDK only. A line on standard input that is
+// not JSON is answered with a JSON-RPC parse error and the session goes on. It logs to standard
+// error only: standard output is the protocol's. Exit status 0 when the client closes the
+// session, 1 on failure with one line on stderr, 2 on bad usage. An interrupt or SIGTERM stops
+// it with status 0.
 package main
 
 import (
@@ -16,11 +19,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"providerdir/cmd/provider-mcp/internal/mcptools"
 	"providerdir/internal/buildinfo"
-	"providerdir/internal/config"
 	"providerdir/resolverclient"
 )
 
@@ -44,7 +44,6 @@ type usageError struct{ error }
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("provider-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	store := config.StoreFlag(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -54,7 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("takes no arguments, got %q", fs.Arg(0))}
 	}
-	s, err := mcptools.Load(ctx, getenv, store)
+	s, err := mcptools.Load(ctx, getenv)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	fmt.Fprintf(stderr, "provider-mcp %s: tools over stdio for the resolver at %s, key from %s\n", version, s.ResolverURL, s.KeyFrom)
-	if err := mcptools.New(c, version).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := mcptools.New(c, version).Run(ctx, mcptools.Stdio(os.Stdin, os.Stdout)); err != nil && ctx.Err() == nil {
 		return err
 	}
 	return nil // the client closed the session, or a signal asked the server to stop

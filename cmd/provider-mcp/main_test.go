@@ -6,6 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,14 +42,11 @@ func TestMain(m *testing.M) {
 var tools = []string{"check_exclusion", "get_facility", "get_payments", "get_quality", "resolve_npi", "resolve_npi_batch", "search_providers"}
 
 // toolCall is one call of a tool and the top-level key of its result that holds a record with
-// provenance ("" for the result itself, "-" for none: search results carry none).
+// provenance ("" for the result itself).
 type toolCall struct {
 	tool   string
 	args   map[string]any
 	record string
-	// unserved: the resolver path behind the tool is not served on every branch yet; a 404 of
-	// the router skips the call rather than failing it
-	unserved bool
 }
 
 // service is the real resolver on the demo snapshot and the calls that exercise every tool on it.
@@ -65,9 +65,9 @@ func startService(t *testing.T) service {
 		{tool: "check_exclusion", args: map[string]any{"npi": f.Excluded}, record: "fact"},
 		{tool: "get_facility", args: map[string]any{"ccn": f.CCN}},
 		{tool: "resolve_npi_batch", args: map[string]any{"npis": []string{f.Enrolled, f.Absent}}, record: "results"},
-		{tool: "search_providers", args: map[string]any{"q": f.OrganizationName, "state": f.OrganizationState}, record: "-", unserved: true},
-		{tool: "get_quality", args: map[string]any{"type": f.QualityType, "ccn": f.QualityCCN}, unserved: true},
-		{tool: "get_payments", args: map[string]any{"npi": f.Paid}, unserved: true},
+		{tool: "search_providers", args: map[string]any{"q": f.OrganizationName, "state": f.OrganizationState}, record: "results"},
+		{tool: "get_quality", args: map[string]any{"type": f.QualityType, "ccn": f.QualityCCN}},
+		{tool: "get_payments", args: map[string]any{"npi": f.Paid}},
 	}}
 }
 
@@ -77,22 +77,14 @@ func (s service) env() []string {
 }
 
 // checkResult fails unless a tool's result (the structured content, or the tool error's text)
-// succeeded with the 14 provenance keys on its record; it skips a call the resolver does not
-// serve yet.
+// succeeded with the 14 provenance keys on its record.
 func checkResult(t *testing.T, c toolCall, isError bool, structured map[string]any, errText string) {
 	t.Helper()
 	if isError {
-		if c.unserved && strings.Contains(errText, `"message":"no resource at `) {
-			t.Skipf("the resolver does not serve %s's path yet: %s", c.tool, errText)
-		}
 		t.Fatalf("%s: tool error %s", c.tool, errText)
 	}
 	var record any = structured
-	switch c.record {
-	case "-":
-		return
-	case "":
-	default:
+	if c.record != "" {
 		record = structured[c.record]
 	}
 	if list, ok := record.([]any); ok {
@@ -163,7 +155,8 @@ func TestStdio(t *testing.T) {
 // The command refuses to start, with one line on stderr and its exit status, when it cannot
 // serve.
 func TestStartFailures(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "nothing")
+	down := httptest.NewServer(nil)
+	down.Close()
 	tests := []struct {
 		name string
 		args []string
@@ -173,7 +166,8 @@ func TestStartFailures(t *testing.T) {
 	}{
 		{"bad usage", []string{"extra"}, []string{"SERVICE_API_KEY=k"}, 2, "takes no arguments"},
 		{"unknown flag", []string{"--nope"}, []string{"SERVICE_API_KEY=k"}, 2, "flag provided but not defined"},
-		{"no key, no store", nil, []string{"SERVICE_API_KEY=", "PROVIDERD_STORE=embedded:" + missing}, 1, "SERVICE_API_KEY is not set"},
+		{"no key, no service", nil, []string{"SERVICE_API_KEY=", "SERVICE_BASE_URL=" + down.URL}, 1, "SERVICE_API_KEY is not set"},
+		{"the store option is gone", []string{"--store", "embedded:./data/db"}, []string{"SERVICE_API_KEY=k"}, 2, "flag provided but not defined"},
 		{"bad base URL", nil, []string{"SERVICE_API_KEY=k", "SERVICE_BASE_URL=localhost:8080"}, 1, "SERVICE_BASE_URL"},
 	}
 	for _, tt := range tests {
@@ -277,6 +271,12 @@ func TestInspector(t *testing.T) {
 			structured, _ := out["structuredContent"].(map[string]any)
 			checkResult(t, c, isError, structured, text)
 		})
+	} // an argument the input schema refuses: a tool error carrying the code, as the resolver's
+	out, isError := runInspector(t, bin, s, "--method", "tools/call", "--tool-name", "get_quality",
+		"--tool-arg", `type="clinic"`, `ccn="050001"`)
+	content, _ := out["content"].([]any)
+	if text := fmt.Sprint(content); !isError || !strings.Contains(text, `"code":"invalid_argument"`) || !strings.Contains(text, `"retryable":false`) {
+		t.Errorf("get_quality type=clinic: tool error %v, %v; want invalid_argument, not retryable", isError, out)
 	}
 }
 
@@ -314,5 +314,92 @@ func TestStopsOnSignal(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatal("the command did not stop on SIGTERM")
+	}
+}
+
+// Without SERVICE_API_KEY, run from a directory with no checkout and no store, the command
+// fetches the sandbox key from the service and serves with it.
+func TestSandboxKeyOutsideTheCheckout(t *testing.T) {
+	s := startService(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), runMain+"=1", "SERVICE_BASE_URL="+s.root, "SERVICE_API_KEY=", "PROVIDERD_STORE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	defer cs.Close()
+	c := s.calls[0]
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+	if err != nil || r.IsError {
+		t.Fatalf("%s: %+v, %v (stderr: %s)", c.tool, r, err, stderr.String())
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if want := "key from the sandbox key published at " + s.root + "/resolver/v1/sandbox"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not say %q", stderr.String(), want)
+	}
+}
+
+// A line on standard input that is not JSON, or JSON that is no JSON-RPC message, is answered
+// with the JSON-RPC error of its kind, id null, and the command answers the request after it.
+func TestMalformedLinesKeepServing(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), runMain+"=1", "SERVICE_API_KEY=k", "SERVICE_BASE_URL=http://127.0.0.1:1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	const initialize = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if _, err := io.WriteString(stdin, "this is not JSON\n{\"not\":\"a message\"}\n"+initialize+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(stdout)
+	for i, want := range []string{`"code":-32700`, `"code":-32600`, `"id":7,"result":{`} {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("answer %d: %v", i+1, err)
+		}
+		var answer map[string]any
+		if err := json.Unmarshal([]byte(line), &answer); err != nil || !strings.Contains(line, want) {
+			t.Errorf("answer %d: %s, want one with %s", i+1, line, want)
+		}
+		if i < 2 && (answer["id"] != nil || !strings.Contains(line, `"id":null`)) {
+			t.Errorf("answer %d: %s, want id null", i+1, line)
+		}
+	}
+}
+
+// The command is a client of the service only: its dependencies hold no store, no storage
+// engine and no database driver, and of this module only the resolver's client, the
+// identifier checks and the build information.
+func TestDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	allowed := []string{"providerdir/cmd/provider-mcp", "providerdir/cmd/provider-mcp/internal/mcptools",
+		"providerdir/resolverclient", "providerdir/ident", "providerdir/internal/buildinfo"}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case dep == "providerdir/store" || strings.HasPrefix(dep, "providerdir/store/"),
+			strings.HasPrefix(dep, "github.com/cockroachdb/pebble"), strings.HasPrefix(dep, "go.mongodb.org/mongo-driver"):
+			t.Errorf("depends on %s", dep)
+		case strings.HasPrefix(dep, "providerdir/") && !slices.Contains(allowed, dep):
+			t.Errorf("depends on %s, beyond %v", dep, allowed)
+		}
 	}
 }

@@ -1,23 +1,56 @@
 package mcptools
 
 import (
+	"encoding/json"
 	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"providerdir/ident"
 )
 
 // Codes of tool errors for arguments refused before any request: the codes the resolver gives
-// the same values.
+// the same values, and invalid_argument for arguments that do not fit the tool's input schema.
 const (
-	CodeInvalidNPI = "invalid_npi"
-	CodeInvalidCCN = "invalid_ccn"
+	CodeInvalidNPI      = "invalid_npi"
+	CodeInvalidCCN      = "invalid_ccn"
+	CodeInvalidArgument = "invalid_argument"
 )
 
-// argument is a tool's input. The SDK checks the arguments against the tool's input schema
-// (types, required properties, get_quality's enum of types); check then refuses what the schema
-// does not say, an identifier of the wrong form, so that a tool sends the resolver only
+// argument is a tool's input. arguments checks it against the tool's input schema (types,
+// required properties, no others, get_quality's enum of types); check then refuses what the
+// schema does not say, an identifier of the wrong form, so that a tool sends the resolver only
 // identifiers it could hold, each one path segment.
 type argument interface{ check() error }
+
+// arguments decodes a call's arguments (absent or null: none) into In once they fit schema;
+// otherwise it is the invalid_argument tool error saying why.
+func arguments[In any](schema *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+	var in In
+	var v map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return in, refuse(CodeInvalidArgument, fmt.Errorf("the arguments are not a JSON object: %w", err), argumentsForm)
+		}
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	if err := schema.Validate(v); err != nil {
+		return in, refuse(CodeInvalidArgument, fmt.Errorf("invalid arguments: %w", err), argumentsForm)
+	}
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &in)
+	}
+	if err != nil {
+		return in, refuse(CodeInvalidArgument, fmt.Errorf("invalid arguments: %w", err), argumentsForm)
+	}
+	return in, nil
+}
+
+// argumentsForm is the form arguments take.
+const argumentsForm = "the tool's input schema (tools/list) names each argument, its type and the required ones"
 
 func (in npiInput) check() error { return checkNPI(in.NPI) }
 

@@ -2,14 +2,11 @@ package mcptools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
-	"providerdir/internal/config"
-	"providerdir/internal/storeopen"
-	"providerdir/rest/apikey"
+	"providerdir/resolverclient"
 )
 
 // Environment variables the tool server reads (seeds/001 section 4).
@@ -21,6 +18,9 @@ const (
 	EnvBaseURL = "SERVICE_BASE_URL"
 )
 
+// DefaultBaseURL is the service base without SERVICE_BASE_URL: providerd's default address.
+const DefaultBaseURL = "http://127.0.0.1:8080"
+
 // ResolverPath is where the service mounts the resolver.
 const ResolverPath = "/resolver/v1"
 
@@ -30,18 +30,17 @@ type Settings struct {
 	ResolverURL string
 	APIKey      string
 	// KeyFrom says where the key came from, for the start-up line: the environment variable or
-	// the store the sandbox key was read from.
+	// the URL the sandbox key was fetched from.
 	KeyFrom string
 }
 
 // Load reads the settings from the environment. Without SERVICE_API_KEY the key is the
-// service's published sandbox key (shared, read-only, 100 requests per hour), read from the
-// store of the providerd at SERVICE_BASE_URL: store names it (--store, PROVIDERD_STORE, by
-// default providerd's default store), and must already exist.
-func Load(ctx context.Context, getenv func(string) string, store func() (storeopen.Spec, error)) (Settings, error) {
+// service's published sandbox key (shared, read-only, 100 requests per hour), fetched from the
+// resolver at SERVICE_BASE_URL (GET /resolver/v1/sandbox, which asks for no key).
+func Load(ctx context.Context, getenv func(string) string) (Settings, error) {
 	base := getenv(EnvBaseURL)
 	if base == "" {
-		base = config.DefaultBaseURL(config.DefaultAddr)
+		base = DefaultBaseURL
 	}
 	u, err := ResolverURL(base)
 	if err != nil {
@@ -51,15 +50,20 @@ func Load(ctx context.Context, getenv func(string) string, store func() (storeop
 	if s.APIKey != "" {
 		return s, nil
 	}
-	spec, err := store()
+	from := u + "/sandbox"
+	c, err := resolverclient.New(u, resolverclient.Options{UserAgent: Name})
 	if err != nil {
 		return Settings{}, err
 	}
-	if s.APIKey, err = SandboxKey(ctx, spec); err != nil {
-		return Settings{}, fmt.Errorf("%s is not set, and the published sandbox key could not be read from store %s "+
-			"(set %s, or --store / %s to providerd's store): %w", EnvAPIKey, spec, EnvAPIKey, config.EnvName("store"), err)
+	sandbox, err := c.Sandbox(ctx)
+	if err == nil && sandbox.Key == "" {
+		err = fmt.Errorf("the answer holds no key")
 	}
-	s.KeyFrom = "the sandbox key published in " + spec.String()
+	if err != nil {
+		return Settings{}, fmt.Errorf("%s is not set, and the published sandbox key could not be fetched from %s "+
+			"(set %s, or %s to a running service): %w", EnvAPIKey, from, EnvAPIKey, EnvBaseURL, err)
+	}
+	s.APIKey, s.KeyFrom = sandbox.Key, "the sandbox key published at "+from
 	return s, nil
 }
 
@@ -74,16 +78,4 @@ func ResolverURL(base string) (string, error) {
 		return base, nil
 	}
 	return base + ResolverPath, nil
-}
-
-// SandboxKey reads the resolver's published sandbox key from the store spec names, through a
-// running providerd's socket when it holds the store (seeds/001 section 5: shared, read-only,
-// usable without signup). A store that does not exist is an error, not a new empty one.
-func SandboxKey(ctx context.Context, spec storeopen.Spec) (string, error) {
-	s, err := storeopen.Open(ctx, spec, storeopen.MustExist())
-	if err != nil {
-		return "", err
-	}
-	secret, _, err := apikey.NewManager(s, nil).Sandbox(ctx)
-	return secret.Reveal(), errors.Join(err, s.Close())
 }

@@ -2,17 +2,15 @@ package mcptools_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
-	"providerdir/internal/storeopen"
+	"providerdir/internal/config"
+	"providerdir/internal/demosnapshot"
+	"providerdir/internal/resolvertest"
 	"providerdir/rest/apikey"
-	"providerdir/store/embedded"
 )
 
 func TestResolverURL(t *testing.T) {
@@ -35,39 +33,43 @@ func TestResolverURL(t *testing.T) {
 	}
 }
 
-// The key comes from SERVICE_API_KEY, else it is the sandbox key the service published in its
-// store; a store that is not there is an error naming both ways to fix it, and is not created.
+// The default base is providerd's default address.
+func TestDefaultBaseURL(t *testing.T) {
+	if want := config.DefaultBaseURL(config.DefaultAddr); mcptools.DefaultBaseURL != want {
+		t.Errorf("DefaultBaseURL %s, providerd's %s", mcptools.DefaultBaseURL, want)
+	}
+}
+
+// The key comes from SERVICE_API_KEY, else it is the sandbox key the service publishes at
+// /resolver/v1/sandbox; a service that does not answer there is an error naming both ways to
+// fix it.
 func TestLoad(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "db")
-	st, err := embedded.Open(dir)
+	d := demosnapshot.Open(t)
+	srv := resolvertest.Start(t, d.Store)
+	published, _, err := apikey.NewManager(d.Store, nil).Sandbox(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	published, _, err := apikey.NewManager(st, nil).Sandbox(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(t.TempDir(), "nothing-here")
+	down := httptest.NewServer(nil)
+	down.Close()
 	tests := []struct {
 		name     string
 		env      map[string]string
-		store    string
 		url, key string
 		err      string // a fragment of the error, "" for none
 	}{
-		{"key and base from the environment", map[string]string{"SERVICE_API_KEY": "pdlive_x", "SERVICE_BASE_URL": "http://h:1"}, missing,
+		{"key and base from the environment", map[string]string{"SERVICE_API_KEY": "pdlive_x", "SERVICE_BASE_URL": "http://h:1"},
 			"http://h:1/resolver/v1", "pdlive_x", ""},
-		{"the published sandbox key, default base", nil, dir, "http://127.0.0.1:8080/resolver/v1", published.Reveal(), ""},
-		{"no key and no store", nil, missing, "", "", "SERVICE_API_KEY is not set"},
-		{"bad base", map[string]string{"SERVICE_BASE_URL": "localhost:8080", "SERVICE_API_KEY": "k"}, dir, "", "", "SERVICE_BASE_URL"},
+		{"the published sandbox key", map[string]string{"SERVICE_BASE_URL": srv.Server.URL}, srv.URL, published.Reveal(), ""},
+		{"the published sandbox key, resolver base given", map[string]string{"SERVICE_BASE_URL": srv.URL + "/", "SERVICE_API_KEY": " "},
+			srv.URL, published.Reveal(), ""},
+		{"no key and no service", map[string]string{"SERVICE_BASE_URL": down.URL}, "", "", "SERVICE_API_KEY is not set"},
+		{"no key and no sandbox endpoint", map[string]string{"SERVICE_BASE_URL": srv.Server.URL + "/elsewhere"}, "", "", "404"},
+		{"bad base", map[string]string{"SERVICE_BASE_URL": "localhost:8080", "SERVICE_API_KEY": "k"}, "", "", "SERVICE_BASE_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := func() (storeopen.Spec, error) { return storeopen.Parse("embedded:" + tt.store) }
-			s, err := mcptools.Load(context.Background(), func(k string) string { return tt.env[k] }, spec)
+			s, err := mcptools.Load(context.Background(), func(k string) string { return tt.env[k] })
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one saying %q", err, tt.err)
@@ -78,8 +80,5 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("%+v, %v; want %s with key %s", s, err, tt.url, tt.key)
 			}
 		})
-	}
-	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the missing store was created: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package mcptools
 import (
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"providerdir/resolverclient"
 )
 
@@ -20,25 +22,47 @@ const (
 type ExclusionCheck struct {
 	NPI    string `json:"npi"`
 	Status string `json:"status"`
-	// Fact is the exclusion fact as the resolver gave it, with its provenance (the snapshot of
+	// Fact is the exclusion fact as the resolver sent it, with its provenance (the snapshot of
 	// the list it was read from); null when the status is unknown for want of one.
-	Fact *resolverclient.Fact `json:"fact"`
+	Fact json.RawMessage `json:"fact"`
 }
 
-// exclusion reduces a record with its facts to the exclusion check: a missing fact is unknown,
-// never false.
-func exclusion(p *resolverclient.ProviderWithFacts) *ExclusionCheck {
-	out := &ExclusionCheck{NPI: p.NPI, Status: StatusUnknown, Fact: p.Fact(resolverclient.FactExclusion)}
-	if out.Fact == nil {
-		return out
+// exclusion reduces a provider record with its facts, as the resolver sent it, to the exclusion
+// check: a missing fact, or a value that is not a boolean, is unknown, never false.
+func exclusion(record json.RawMessage) (json.RawMessage, error) {
+	var rec struct {
+		NPI   string            `json:"npi"`
+		Facts []json.RawMessage `json:"facts"`
 	}
-	var listed bool
-	if err := json.Unmarshal(out.Fact.Value, &listed); err != nil {
-		return out
+	if err := json.Unmarshal(record, &rec); err != nil {
+		return nil, err
 	}
-	out.Status = StatusNotExcluded
-	if listed {
-		out.Status = StatusExcluded
+	out := ExclusionCheck{NPI: rec.NPI, Status: StatusUnknown}
+	for _, raw := range rec.Facts {
+		var f struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(raw, &f) != nil || f.Type != resolverclient.FactExclusion {
+			continue
+		}
+		out.Fact = raw
+		switch string(f.Value) {
+		case "true":
+			out.Status = StatusExcluded
+		case "false":
+			out.Status = StatusNotExcluded
+		}
+		break
 	}
-	return out
+	return json.Marshal(out)
+}
+
+// exclusionSchema is the output schema of check_exclusion: its fact a resolver fact or null.
+func exclusionSchema() *jsonschema.Schema {
+	s := withEnum(schemaFor[ExclusionCheck](), "status", StatusExcluded, StatusNotExcluded, StatusUnknown)
+	fact := schemaFor[resolverclient.Fact]()
+	fact.Types, fact.Type = []string{"null", fact.Type}, ""
+	s.Properties["fact"] = fact
+	return s
 }

@@ -2,39 +2,47 @@ package mcptools
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
-
-	"providerdir/resolverclient"
 )
 
 // The exclusion check reads only a boolean exclusion fact: no fact, or a value that is not a
-// boolean, is unknown, never not excluded.
+// boolean (null included), is unknown, never not excluded; the fact is passed on as sent.
 func TestExclusion(t *testing.T) {
-	fact := func(typ, value string) resolverclient.Fact {
-		return resolverclient.Fact{Type: typ, Value: json.RawMessage(value)}
-	}
+	const listed = `{"type":"exclusion","value":true,"_source":"OIG","_extra":[1]}`
 	tests := []struct {
 		name   string
-		facts  []resolverclient.Fact
+		facts  string
 		status string
-		fact   bool // the result carries the exclusion fact
+		fact   string // the fact passed on, "null" for none
 	}{
-		{"listed", []resolverclient.Fact{fact("pecos_enrolled", "true"), fact("exclusion", "true")}, StatusExcluded, true},
-		{"not listed", []resolverclient.Fact{fact("exclusion", "false")}, StatusNotExcluded, true},
-		{"no exclusion fact", []resolverclient.Fact{fact("pecos_enrolled", "false")}, StatusUnknown, false},
-		{"no facts", nil, StatusUnknown, false},
-		{"not a boolean", []resolverclient.Fact{fact("exclusion", `"pending"`)}, StatusUnknown, true},
+		{"listed", `[{"type":"pecos_enrolled","value":true},` + listed + `]`, StatusExcluded, listed},
+		{"not listed", `[{"type":"exclusion","value":false}]`, StatusNotExcluded, `{"type":"exclusion","value":false}`},
+		{"no exclusion fact", `[{"type":"pecos_enrolled","value":false}]`, StatusUnknown, "null"},
+		{"no facts", `[]`, StatusUnknown, "null"},
+		{"facts null", `null`, StatusUnknown, "null"},
+		{"not a boolean", `[{"type":"exclusion","value":"pending"}]`, StatusUnknown, `{"type":"exclusion","value":"pending"}`},
+		{"null", `[{"type":"exclusion","value":null}]`, StatusUnknown, `{"type":"exclusion","value":null}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &resolverclient.ProviderWithFacts{Provider: resolverclient.Provider{NPI: "1234567893"}, Facts: tt.facts}
-			got := exclusion(p)
-			if got.NPI != "1234567893" || got.Status != tt.status || (got.Fact != nil) != tt.fact {
-				t.Errorf("%+v, want status %s with fact %v", got, tt.status, tt.fact)
+			out, err := exclusion(json.RawMessage(`{"npi":"1234567893","facts":` + tt.facts + `}`))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if got.Fact != nil && got.Fact.Type != resolverclient.FactExclusion {
-				t.Errorf("carries a %s fact", got.Fact.Type)
+			var got, want map[string]any
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(`{"npi":"1234567893","status":"`+tt.status+`","fact":`+tt.fact+`}`), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, want %v", out, want)
 			}
 		})
+	}
+	if _, err := exclusion(json.RawMessage(`[]`)); err == nil {
+		t.Error("a body that is no record was read")
 	}
 }

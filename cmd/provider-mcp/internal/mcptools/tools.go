@@ -1,13 +1,15 @@
 // Package mcptools is the agent tool server of seeds/001 section 4: the resolver API offered as
 // MCP tools (official Go SDK), each a read-only call of the resolver through the public Go
-// client. Every result is the resolver's record as typed by the client, with its 14-key
-// provenance unchanged; every failure is a tool error (IsError) carrying the resolver's code and
-// the contract's retry guidance, never a protocol error or a crash. An argument of the wrong
-// form (an NPI without its check digit, a CCN of no CMS form) is such a tool error too, given
-// before any request.
+// client. Every result is the resolver's body as it sent it, every field and the 14-key
+// provenance unchanged (check_exclusion's fact is the record's exclusion fact, as sent); every
+// failure is a tool error (IsError) carrying the resolver's code and the contract's retry
+// guidance, never a protocol error or a crash. Arguments that do not fit the tool's input
+// schema (invalid_argument) or of the wrong form (an NPI without its check digit, a CCN of no
+// CMS form) are such tool errors too, given before any request.
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,53 +39,55 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 		Description: "Resolve a US healthcare provider by NPI: registry identity (entity type, name, primary taxonomy, " +
 			"enumeration date, practice address, PECOS enrollment) and its facts from the other sources (exclusion, " +
 			"pecos_enrolled, care_compare_star), each with its own 14-key provenance. A fact that is missing is unknown, never false."},
-		func(ctx context.Context, in npiInput) (*resolverclient.ProviderWithFacts, error) {
-			return c.NPIWithFacts(ctx, in.NPI)
-		})
+		func(ctx context.Context, in npiInput) (json.RawMessage, error) { return c.NPIWithFactsRaw(ctx, in.NPI) },
+		schemaFor[resolverclient.ProviderWithFacts]())
 	add(s, &mcp.Tool{Name: "search_providers", Title: "Search providers",
 		Description: "Find providers by name (entity resolution: initials, nicknames, accents, word order and small typos " +
 			"still match), narrowed by state and taxonomy. Returns ranked candidates with _match_score (confidence the " +
-			"candidate is the one meant, not record provenance) and the exact total; resolve a candidate's NPI for its sourced record."},
-		func(ctx context.Context, in searchInput) (*resolverclient.SearchResult, error) {
-			return c.Search(ctx, resolverclient.SearchParams{Q: in.Q, State: in.State, Taxonomy: in.Taxonomy, Limit: in.Limit, Page: in.Page})
-		})
+			"candidate is the one meant, not record provenance), the registry record's 14-key provenance, and the exact total; " +
+			"resolve a candidate's NPI for its full sourced record."},
+		func(ctx context.Context, in searchInput) (json.RawMessage, error) {
+			return c.SearchRaw(ctx, resolverclient.SearchParams{Q: in.Q, State: in.State, Taxonomy: in.Taxonomy, Limit: in.Limit, Page: in.Page})
+		},
+		schemaFor[resolverclient.SearchResult]())
 	add(s, &mcp.Tool{Name: "get_facility", Title: "Get a facility",
 		Description: "Resolve a facility by its CMS Certification Number (CCN, 6 characters, the first two the state code): " +
 			"name, type, ownership, city and state, overall star, with the 14-key provenance of the certification record."},
-		func(ctx context.Context, in ccnInput) (*resolverclient.Facility, error) { return c.CCN(ctx, in.CCN) })
+		func(ctx context.Context, in ccnInput) (json.RawMessage, error) { return c.CCNRaw(ctx, in.CCN) },
+		schemaFor[resolverclient.Facility]())
 	add(s, &mcp.Tool{Name: "get_quality", Title: "Get quality scores",
-		Description: "Care Compare quality of a facility by type and CCN: overall star, measurement period, and measures " +
-			"with national averages. A suppressed (small-sample) measure is null, never zero.",
+		Description: "Care Compare quality of a facility by type and CCN: facility name, overall star, measurement period, " +
+			"and measures with national averages. A suppressed (small-sample) measure is null, never zero.",
 		InputSchema: withEnum(inputSchema[qualityInput](), "type", resolverclient.QualityTypes...)},
-		func(ctx context.Context, in qualityInput) (*resolverclient.Quality, error) {
-			return c.Quality(ctx, in.Type, in.CCN)
-		})
+		func(ctx context.Context, in qualityInput) (json.RawMessage, error) {
+			return c.QualityRaw(ctx, in.Type, in.CCN)
+		},
+		schemaFor[resolverclient.Quality]())
 	add(s, &mcp.Tool{Name: "check_exclusion", Title: "Check the exclusion list",
 		Description: "Whether an NPI is on the OIG exclusion list (LEIE) as of the list's snapshot: status excluded, " +
 			"not_excluded or unknown, with the exclusion fact and its 14-key provenance. unknown means the list could " +
-			"not be consulted; never read it as not excluded.",
-		OutputSchema: withEnum(schemaFor[ExclusionCheck](), "status", StatusExcluded, StatusNotExcluded, StatusUnknown)},
-		func(ctx context.Context, in npiInput) (*ExclusionCheck, error) {
-			p, err := c.NPIWithFacts(ctx, in.NPI)
+			"not be consulted; never read it as not excluded."},
+		func(ctx context.Context, in npiInput) (json.RawMessage, error) {
+			body, err := c.NPIWithFactsRaw(ctx, in.NPI)
 			if err != nil {
 				return nil, err
 			}
-			return exclusion(p), nil
-		})
+			return exclusion(body)
+		},
+		exclusionSchema())
 	add(s, &mcp.Tool{Name: "get_payments", Title: "Get industry payments",
-		Description: "Open Payments made by manufacturers to a provider (by NPI): program year, total in USD, record count " +
-			"and the records. The match to the source is by name and address, so _confidence is the match strength; " +
+		Description: "Open Payments made by manufacturers to a provider (by NPI): program year (program_years lists every " +
+			"year with payments), total in USD, record count and the records. The match to the source is by name and address, " +
+			"so each record carries its match_method and _confidence, and the record's _confidence is the weakest; " +
 			"payments below the publisher's de-minimis threshold are absent."},
-		func(ctx context.Context, in npiInput) (*resolverclient.Payments, error) {
-			return c.Payments(ctx, in.NPI)
-		})
+		func(ctx context.Context, in npiInput) (json.RawMessage, error) { return c.PaymentsRaw(ctx, in.NPI) },
+		schemaFor[resolverclient.Payments]())
 	add(s, &mcp.Tool{Name: "resolve_npi_batch", Title: "Resolve NPIs in a batch",
 		Description: fmt.Sprintf("Resolve up to %d NPIs in one call (one request against the hourly budget). Results are "+
 			"in request order, each the provider record with its 14-key provenance, or null for an NPI that could not be resolved.",
 			resolverclient.MaxBatch)},
-		func(ctx context.Context, in batchInput) (*resolverclient.BatchResult, error) {
-			return c.BatchNPI(ctx, in.NPIs)
-		})
+		func(ctx context.Context, in batchInput) (json.RawMessage, error) { return c.BatchNPIRaw(ctx, in.NPIs) },
+		schemaFor[resolverclient.BatchResult]())
 	return s
 }
 
@@ -111,29 +115,62 @@ type (
 	}
 )
 
-// add registers a read-only tool calling call with arguments that passed their check. Its input
-// and structured output schemas, where t does not set them, are derived from In and Out; its
-// errors, and a failed check, become tool errors.
-func add[In argument, Out any](s *mcp.Server, t *mcp.Tool, call func(context.Context, In) (Out, error)) {
+// add registers a read-only tool whose structured result is the JSON call returns, as it is,
+// described by output (open: the resolver may add fields within v1). Its input schema, where t
+// does not set it, is derived from In. Arguments are checked against that schema here, not by
+// the SDK, so that a refusal is a tool error of code invalid_argument like every other; the
+// arguments' own check follows, then the call. Every failure is a tool error.
+func add[In argument](s *mcp.Server, t *mcp.Tool, call func(context.Context, In) (json.RawMessage, error), output *jsonschema.Schema) {
 	if t.InputSchema == nil {
 		t.InputSchema = inputSchema[In]()
 	}
-	if t.OutputSchema == nil {
-		t.OutputSchema = schemaFor[Out]()
+	input, err := t.InputSchema.(*jsonschema.Schema).Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.Name, err))
 	}
+	t.OutputSchema = open(output)
 	f := false
 	t.Annotations = &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &f, OpenWorldHint: &f}
-	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
-		if err := in.check(); err != nil {
-			return nil, zero, err
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := arguments[In](input, req.Params.Arguments)
+		if err == nil {
+			err = in.check()
 		}
-		out, err := call(ctx, in)
 		if err != nil {
-			return nil, zero, toolError(err)
+			return failed(err), nil
 		}
-		return nil, out, nil
+		body, err := call(ctx, in)
+		if err != nil {
+			return failed(toolError(err)), nil
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, body); err != nil {
+			return failed(toolError(fmt.Errorf("the resolver's answer: %w", err))), nil
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(compact.Bytes()),
+			Content: []mcp.Content{&mcp.TextContent{Text: compact.String()}}}, nil
 	})
+}
+
+// failed is the tool error result of err, its text the error's.
+func failed(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
+}
+
+// open lets every object of s hold properties it does not list: a tool result is the
+// resolver's body, to which v1 may add fields.
+func open(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		open(p)
+	}
+	open(s.Items)
+	return s
 }
 
 // withEnum restricts the string property prop of s to values.

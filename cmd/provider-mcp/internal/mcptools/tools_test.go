@@ -3,6 +3,7 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
@@ -101,7 +103,7 @@ func toolErr(t *testing.T, res *mcp.CallToolResult) mcptools.ToolError {
 	return *body.Error
 }
 
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -170,55 +172,91 @@ func TestListTools(t *testing.T) {
 	}
 }
 
-// Each tool against the real resolver: the structured result is the resolver's own record,
-// provenance unchanged.
+// Each tool against the real resolver: the structured result, and the text beside it, is the
+// resolver's body for the same request, whole (check_exclusion's, the body's exclusion fact),
+// and it fits the output schema the tool lists, which clients validate it against.
 func TestCallTools(t *testing.T) {
 	l := startLive(t)
 	cs := connect(t, l.srv.URL, l.key)
+	schemas := outputSchemas(t, cs)
+	exclusionOf := func(npi string) map[string]any {
+		var fact any
+		for _, f := range l.srv.Raw(t, l.key, "GET", "/npi/"+npi+"?include=facts", "")["facts"].([]any) {
+			if f.(map[string]any)["type"] == "exclusion" {
+				fact = f
+			}
+		}
+		return map[string]any{"npi": npi, "status": mcptools.StatusExcluded, "fact": fact}
+	}
+	batch := []string{l.f.Enrolled, l.f.Absent, l.f.Excluded, "1"}
 	tests := []struct {
-		tool             string
-		args             map[string]any
-		method, path     string // the resolver request whose body the result is
-		body             string
-		pick             func(resolver any) any // the part of the resolver's body the result is; nil: all of it
-		unservedSkipping bool                   // the path is not served on every branch yet
+		tool         string
+		args         map[string]any
+		method, path string // the resolver request whose body the result is
+		body         string
+		want         map[string]any // the result when it is not that body
 	}{
 		{tool: "resolve_npi", args: map[string]any{"npi": l.f.Excluded}, method: "GET", path: "/npi/" + l.f.Excluded + "?include=facts"},
+		{tool: "check_exclusion", args: map[string]any{"npi": l.f.Excluded}, want: exclusionOf(l.f.Excluded)},
 		{tool: "get_facility", args: map[string]any{"ccn": l.f.CCN}, method: "GET", path: "/ccn/" + l.f.CCN},
-		{tool: "resolve_npi_batch", args: map[string]any{"npis": []string{l.f.Enrolled, l.f.Absent, l.f.Excluded}}, method: "POST",
-			path: "/batch/npi", body: `{"npis":["` + l.f.Enrolled + `","` + l.f.Absent + `","` + l.f.Excluded + `"]}`},
+		{tool: "resolve_npi_batch", args: map[string]any{"npis": batch}, method: "POST",
+			path: "/batch/npi", body: `{"npis":["` + strings.Join(batch, `","`) + `"]}`},
 		{tool: "search_providers", args: map[string]any{"q": l.f.OrganizationName, "state": l.f.OrganizationState, "limit": 5},
-			method: "GET", path: "/search?" + url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"5"}}.Encode(),
-			unservedSkipping: true},
+			method: "GET", path: "/search?" + url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"5"}}.Encode()},
+		{tool: "search_providers", args: map[string]any{"q": l.f.OrganizationName},
+			method: "GET", path: "/search?" + url.Values{"q": {l.f.OrganizationName}}.Encode()},
 		{tool: "get_quality", args: map[string]any{"type": l.f.QualityType, "ccn": l.f.QualityCCN}, method: "GET",
-			path: "/quality/" + l.f.QualityType + "/" + l.f.QualityCCN, unservedSkipping: true},
-		{tool: "get_payments", args: map[string]any{"npi": l.f.Paid}, method: "GET", path: "/payments/" + l.f.Paid, unservedSkipping: true},
+			path: "/quality/" + l.f.QualityType + "/" + l.f.QualityCCN},
+		{tool: "get_payments", args: map[string]any{"npi": l.f.Paid}, method: "GET", path: "/payments/" + l.f.Paid},
 	}
+	called := map[string]bool{}
 	for _, tt := range tests {
+		called[tt.tool] = true
 		t.Run(tt.tool, func(t *testing.T) {
 			res := call(t, cs, tt.tool, tt.args)
-			if res.IsError && tt.unservedSkipping {
-				if e := toolErr(t, res); e.Status == http.StatusNotFound && strings.HasPrefix(e.Message, "no resource at ") {
-					t.Skipf("the resolver does not serve %s yet: %s", tt.path, e.Message)
-				}
-			}
 			if res.IsError {
 				t.Fatalf("tool error: %+v", toolErr(t, res))
 			}
 			got := structured(t, res)
-			want := l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
-			if tt.unservedSkipping {
-				// the typed result may leave out what the resolver adds to the contract's fields
-				if err := resolvertest.Contained(any(got), want); err != nil {
-					t.Errorf("the result says what the resolver did not: %v", err)
-				}
-				return
+			want := tt.want
+			if want == nil {
+				want = l.srv.Raw(t, l.key, tt.method, tt.path, tt.body)
 			}
-			if !reflect.DeepEqual(any(got), want) {
-				t.Errorf("result\n%v\nthe resolver's body\n%v", got, want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("result\n%v\nwant the resolver's body\n%v", got, want)
+			}
+			if err := schemas[tt.tool].Validate(any(got)); err != nil {
+				t.Errorf("the result does not fit the tool's output schema: %v", err)
 			}
 		})
 	}
+	if len(called) != len(Tools) {
+		t.Errorf("called %v, want every tool of %v", called, Tools)
+	}
+}
+
+// outputSchemas are the output schemas the server lists, by tool, resolved for validation.
+func outputSchemas(t *testing.T, cs *mcp.ClientSession) map[string]*jsonschema.Resolved {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if out[tool.Name], err = s.Resolve(nil); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+	}
+	return out
 }
 
 // check_exclusion is the record's exclusion fact, unchanged, with its reading.
@@ -293,14 +331,31 @@ func TestToolErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("arguments the schema refuses", func(t *testing.T) {
-		if res := call(t, cs, "resolve_npi", map[string]any{}); !res.IsError {
-			t.Fatalf("a call without npi succeeded: %+v", res)
-		}
-		if res := call(t, cs, "resolve_npi", map[string]any{"npi": l.f.Enrolled}); res.IsError {
-			t.Fatalf("the server did not answer the next call: %+v", res)
-		}
-	})
+	// arguments that do not fit the input schema: a tool error of code invalid_argument, shaped
+	// as the resolver's errors, and the server answers the next call
+	for _, args := range []struct {
+		tool string
+		args any
+	}{
+		{"resolve_npi", map[string]any{}},
+		{"resolve_npi", nil},
+		{"resolve_npi", map[string]any{"npi": 1234567893}},
+		{"resolve_npi", map[string]any{"npi": l.f.Enrolled, "include": "facts"}},
+		{"get_quality", map[string]any{"type": "clinic", "ccn": "050001"}},
+		{"get_quality", map[string]any{"ccn": "050001"}},
+		{"search_providers", map[string]any{"q": "smith", "limit": "ten"}},
+		{"resolve_npi_batch", map[string]any{"npis": "1234567893"}},
+	} {
+		t.Run(fmt.Sprint("schema ", args.tool, " ", args.args), func(t *testing.T) {
+			e := toolErr(t, call(t, cs, args.tool, args.args))
+			if e.Code != mcptools.CodeInvalidArgument || e.Status != 0 || e.Retryable || !strings.Contains(e.Guidance, "no request was sent") || e.Message == "" {
+				t.Errorf("%+v, want %s without a status, not retryable", e, mcptools.CodeInvalidArgument)
+			}
+			if res := call(t, cs, "resolve_npi", map[string]any{"npi": l.f.Enrolled}); res.IsError {
+				t.Fatalf("the server did not answer the next call: %+v", res)
+			}
+		})
+	}
 }
 
 // A spent hourly budget is a tool error telling when to retry: the sandbox key's 100 requests
