@@ -29,7 +29,11 @@ type Client struct {
 	Scopes  []string `json:"scopes"`
 	Enabled bool     `json:"enabled"`
 	// Sandbox confines the client's grants to the sandbox subset.
-	Sandbox   bool      `json:"sandbox,omitempty"`
+	Sandbox bool `json:"sandbox,omitempty"`
+	// Budget is the client's FHIR requests per rolling minute (ParseBudget): nil, as in a
+	// record that has no budget field, means ClientPolicy; 0 means unmetered. The sandbox
+	// client is metered by SandboxPolicy whatever it says.
+	Budget    *int64    `json:"budget,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	RotatedAt time.Time `json:"rotated_at,omitzero"`
 	// Version is the record version, for compare-and-swap updates.
@@ -37,19 +41,20 @@ type Client struct {
 }
 
 // ClientSpec is what an operator gives to register a client: a name, exactly one of an inline
-// JWKS or a JWKS URL, and the scopes it may be granted.
+// JWKS or a JWKS URL, the scopes it may be granted, and its budget (nil for the default).
 type ClientSpec struct {
 	Name    string
 	JWKS    []byte
 	JWKSURL string
 	Scopes  []string
+	Budget  *int64
 }
 
 // Registry errors; test with errors.Is.
 var (
 	// ErrClientNotFound: no client with that id.
 	ErrClientNotFound = errors.New("no such client")
-	// ErrInvalidSpec: a registration or rotation was refused (bad name, keys or scopes).
+	// ErrInvalidSpec: a registration or change was refused (bad name, keys, scopes or budget).
 	ErrInvalidSpec = errors.New("invalid client registration")
 )
 
@@ -69,7 +74,10 @@ func AddClient(ctx context.Context, st store.Store, spec ClientSpec) (Client, er
 	if err != nil {
 		return Client{}, err
 	}
-	c := Client{Name: name, JWKS: jwks, JWKSURL: jwksURL, Scopes: scopes, Enabled: true, CreatedAt: time.Now().UTC()}
+	if err := checkBudget(spec.Budget); err != nil {
+		return Client{}, err
+	}
+	c := Client{Name: name, JWKS: jwks, JWKSURL: jwksURL, Scopes: scopes, Budget: spec.Budget, Enabled: true, CreatedAt: time.Now().UTC()}
 	for range 3 { // a collision of 128 random bits will not happen; retry rather than assume
 		c.ID = newClientID()
 		if c, err = putClient(ctx, st, c); !errors.Is(err, store.ErrConflict) {
@@ -180,6 +188,21 @@ func SetClientScopes(ctx context.Context, st store.Store, id string, scopes []st
 			return fmt.Errorf("%w: the sandbox client's scopes are managed by the server", ErrInvalidSpec)
 		}
 		c.Scopes = allowed
+		return nil
+	})
+}
+
+// SetClientBudget sets a client's FHIR budget (nil: the default, 0: unmetered; see
+// Client.Budget). Every replica meters the client's requests by it within ClientCheckInterval.
+func SetClientBudget(ctx context.Context, st store.Store, id string, budget *int64) (Client, error) {
+	if err := checkBudget(budget); err != nil {
+		return Client{}, err
+	}
+	return updateClient(ctx, st, id, func(c *Client) error {
+		if c.Sandbox {
+			return fmt.Errorf("%w: the sandbox client's budget is SandboxPolicy, per client address", ErrInvalidSpec)
+		}
+		c.Budget = budget
 		return nil
 	})
 }

@@ -25,10 +25,11 @@
 // assertions and in access tokens alike, and must be JSON numbers.
 //
 // FHIR requests are metered in the store (rest/quota), with the resolver API's rate-limit fields
-// on every metered response and 429 with Retry-After past the budget: each client has
-// ClientPolicy (6,000 requests per rolling minute), the shared sandbox client SandboxPolicy per
-// client address (1,000 per rolling hour), and POST /fhir/token TokenPolicy per client address
-// (60 per rolling minute). Public reads carry no client and are not metered.
+// on every metered response and 429 with Retry-After past the budget: each client has the
+// Budget its record sets (requests per rolling minute; 0 unmetered, its responses without
+// rate-limit fields), by default ClientPolicy (6,000), the shared sandbox client SandboxPolicy
+// per client address (1,000 per rolling hour), and POST /fhir/token TokenPolicy per client
+// address (60 per rolling minute). Public reads carry no client and are not metered.
 //
 // Scope narrowing (SMART v2 "?param=value") is parsed and never granted: the FHIR handlers
 // authorize by resource type and interaction only, and granting the unrestricted scope would

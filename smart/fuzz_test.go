@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"log/slog"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -198,6 +199,40 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 		if _, err := s.authenticate(ctx, tokenForm{Assertion: assertion}); err == nil {
 			t.Fatalf("%q: accepted twice", assertion)
+		}
+	})
+}
+
+// ParseBudget accepts exactly "default" (nil) and the strings of ASCII digits whose value, read
+// as an unbounded integer, is at most MaxClientBudget, and returns that value; anything else is
+// an error.
+func FuzzParseBudget(f *testing.F) {
+	for _, s := range []string{"0", "6000", "1000000", "1000001", "007", "-1", "+5", " 5", "5 ", "1e3", "1_000", "default", "Default", "", "٣", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := ParseBudget(s)
+		if s == "default" {
+			if b != nil || err != nil {
+				t.Fatalf("%q: %v, %v; want the default", s, b, err)
+			}
+			return
+		}
+		want, digits := new(big.Int), s != ""
+		for _, r := range s {
+			digits = digits && r >= '0' && r <= '9'
+		}
+		if digits {
+			want.SetString(s, 10)
+		}
+		if ok := digits && want.Cmp(big.NewInt(MaxClientBudget)) <= 0; !ok {
+			if err == nil || b != nil {
+				t.Fatalf("%q: %v, %v; want an error", s, b, err)
+			}
+			return
+		}
+		if err != nil || b == nil || *b != want.Int64() {
+			t.Fatalf("%q: %v, %v; want %s", s, b, err, want)
 		}
 	})
 }

@@ -10,7 +10,7 @@ import (
 // on every request. Only tokens whose signature verified get in, so the cache holds at most the
 // live tokens this service issued and saw; it is cleared whole when it reaches its bound, which
 // needs no eviction order and only costs the next requests a verification each. A cached grant
-// is no licence by itself: Protect still checks its client's status (clientActive) on every
+// is no licence by itself: Protect still checks its client's status (clientState) on every
 // request, and forgets a token whose client is disabled or deleted.
 type grantCache struct {
 	mu      sync.RWMutex

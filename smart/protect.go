@@ -33,7 +33,8 @@ func isOpen(r *http.Request) bool {
 // present but invalid or expired, or whose client has since been disabled or deleted (as read
 // within ClientCheckInterval), is a 401 in either mode (RFC 6750 section 3.1), because a client
 // that sent one expects it to count. A request with a good token is then metered against its
-// client's budget (ClientPolicy, SandboxPolicy) and refused with 429 once it is spent. Scope
+// client's budget (the record's Budget, else ClientPolicy; SandboxPolicy for the sandbox client),
+// read from the record within ClientCheckInterval, and refused with 429 once it is spent. Scope
 // checks (403) are the FHIR handlers' own.
 func (s *Service) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +53,7 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 			unauthorized(w, r, `Bearer realm="fhir"`, "this request needs a bearer access token from "+s.tokenURL)
 			return
 		}
-		g, refused, err := s.grant(r.Context(), raw)
+		g, budget, refused, err := s.grant(r.Context(), raw)
 		if err != nil {
 			logging.Logger(r.Context()).Error("read the token's client", slog.Any("error", err))
 			writeOutcome(w, r, http.StatusInternalServerError, "exception", "the request could not be served")
@@ -64,36 +65,36 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 				"the access token is invalid or expired; get a new one from "+s.tokenURL)
 			return
 		}
-		if !s.admitFHIR(w, r, g) {
+		if !s.admitFHIR(w, r, g, budget) {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), g)))
 	})
 }
 
-// grant returns the grant of access token raw, or why the token is refused: it is invalid or
-// expired, or its client is disabled or deleted. err is a failure to read the client. A token
-// is verified once and its grant kept until it expires (grantCache); its client's status is
-// checked on every request all the same.
-func (s *Service) grant(ctx context.Context, raw string) (g Grant, refused, err error) {
+// grant returns the grant of access token raw and its client's budget, or why the token is
+// refused: it is invalid or expired, or its client is disabled or deleted. err is a failure to
+// read the client. A token is verified once and its grant kept until it expires (grantCache);
+// its client's status and budget are checked on every request all the same (clientState).
+func (s *Service) grant(ctx context.Context, raw string) (g Grant, budget *int64, refused, err error) {
 	g, cached := s.grants.get(raw, s.now())
 	if !cached {
 		if g, refused = s.verifyAccess(raw); refused != nil {
-			return Grant{}, refused, nil
+			return Grant{}, nil, refused, nil
 		}
 	}
-	active, err := s.clientActive(ctx, g.ClientID)
+	c, err := s.clientState(ctx, g.ClientID)
 	switch {
 	case err != nil:
-		return Grant{}, nil, err
-	case !active:
+		return Grant{}, nil, nil, err
+	case !c.active:
 		s.grants.drop(raw)
-		return Grant{}, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
+		return Grant{}, nil, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
 	}
 	if !cached {
 		s.grants.put(raw, g)
 	}
-	return g, nil, nil
+	return g, c.budget, nil, nil
 }
 
 // bearerToken returns the token of an "Authorization: Bearer" header. present is false when

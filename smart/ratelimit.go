@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"providerdir/internal/clientip"
 	"providerdir/internal/logging"
@@ -18,9 +20,10 @@ import (
 // Retry-After. Requests admitted by public read mode carry no token and no client, and are not
 // metered here.
 var (
-	// ClientPolicy is each registered client's budget of FHIR requests: 6,000 per rolling minute,
-	// counted per client across replicas. A directory sync that pages through results at a
-	// hundred requests a second stays inside it; a client that loops does not take the server.
+	// ClientPolicy is a registered client's default budget of FHIR requests: 6,000 per rolling
+	// minute, counted per client across replicas. A directory sync that pages through results at
+	// a hundred requests a second stays inside it; a client that loops does not take the server.
+	// A client record's Budget replaces the limit for that client (clientPolicy).
 	ClientPolicy = quota.Policy{Name: "fhir-client", Windows: []quota.Window{quota.RollingMinute(6000)}}
 	// SandboxPolicy is the sandbox client's budget: 1,000 FHIR requests per rolling hour, counted
 	// per client address, since its key is published and shared by everyone (metered as one
@@ -40,12 +43,75 @@ type limits struct {
 	token           quota.Policy
 }
 
-// admitFHIR meters one FHIR request of grant g and writes the rate-limit fields. It returns false
-// when the request has been answered: 429 when the budget is spent, 500 when the store failed.
-func (s *Service) admitFHIR(w http.ResponseWriter, r *http.Request, g Grant) bool {
-	p, subject := s.limits.client, "client:"+g.ClientID
+// MaxClientBudget is the largest per-client budget an operator may set: a million FHIR requests
+// per rolling minute, far above what one server answers, so that a typo of a few digits too
+// many is refused rather than taken for "unmetered".
+const MaxClientBudget = 1_000_000
+
+// DefaultBudget is what ParseBudget reads as "the default budget" (a nil Budget).
+const DefaultBudget = "default"
+
+// ParseBudget reads a client budget as an operator writes it: a decimal number of FHIR requests
+// per rolling minute from 0 (unmetered) to MaxClientBudget, digits only, or DefaultBudget for
+// ClientPolicy (nil).
+func ParseBudget(s string) (*int64, error) {
+	if s == DefaultBudget {
+		return nil, nil
+	}
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return nil, fmt.Errorf("a budget is a whole number of requests per minute (0 for unmetered) or %q, not %q", DefaultBudget, s)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n > MaxClientBudget {
+		return nil, fmt.Errorf("a budget is at most %d requests per minute", MaxClientBudget)
+	}
+	return &n, nil
+}
+
+// checkBudget refuses a budget outside 0 to MaxClientBudget; nil (the default) is valid.
+func checkBudget(b *int64) error {
+	if b != nil && (*b < 0 || *b > MaxClientBudget) {
+		return fmt.Errorf("%w: a budget is 0 (unmetered) to %d requests per minute, not %d", ErrInvalidSpec, MaxClientBudget, *b)
+	}
+	return nil
+}
+
+// FormatBudget says a client's budget in words: "6000/min (default)", "500/min" or "unmetered".
+func FormatBudget(b *int64) string {
+	switch {
+	case b == nil:
+		return strconv.FormatInt(ClientPolicy.Windows[0].Limit, 10) + "/min (default)"
+	case *b == 0:
+		return "unmetered"
+	}
+	return strconv.FormatInt(*b, 10) + "/min"
+}
+
+// clientPolicy is the FHIR budget of a client whose record sets budget: the default policy when
+// it sets none, else the default's name with one rolling minute of the budget's limit, so that a
+// client's counts carry over a change of its budget. metered is false for a budget of 0.
+func (l *limits) clientPolicy(budget *int64) (p quota.Policy, metered bool) {
+	switch {
+	case budget == nil:
+		return l.client, true
+	case *budget == 0:
+		return quota.Policy{}, false
+	}
+	return quota.Policy{Name: l.client.Name, Windows: []quota.Window{quota.RollingMinute(*budget)}}, true
+}
+
+// admitFHIR meters one FHIR request of grant g, whose client's record sets budget, and writes the
+// rate-limit fields. It returns false when the request has been answered: 429 when the budget is
+// spent, 500 when the store failed. A request of an unmetered client (budget 0) is admitted
+// without a count and without rate-limit fields: it has no limit to describe.
+func (s *Service) admitFHIR(w http.ResponseWriter, r *http.Request, g Grant, budget *int64) bool {
+	p, metered := s.limits.clientPolicy(budget)
+	subject := "client:" + g.ClientID
 	if g.Sandbox {
-		p, subject = s.limits.sandbox, "client:"+g.ClientID+"/ip:"+clientip.Subject(s.limits.ips.ClientIP(r))
+		p, metered, subject = s.limits.sandbox, true, "client:"+g.ClientID+"/ip:"+clientip.Subject(s.limits.ips.ClientIP(r))
+	}
+	if !metered {
+		return true
 	}
 	d, ok := s.decide(w, r, p, subject, func() {
 		writeOutcome(w, r, http.StatusInternalServerError, "exception", "the request could not be served")

@@ -3,6 +3,7 @@ package smart_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/netip"
@@ -235,5 +236,127 @@ func TestDefaultBudgets(t *testing.T) {
 		if len(tt.p.Windows) != 1 || tt.p.Windows[0].Limit != tt.limit || tt.p.Windows[0].Length != tt.window {
 			t.Errorf("%s: %+v, want %d per %s", tt.p.Name, tt.p.Windows, tt.limit, tt.window)
 		}
+	}
+}
+
+// TestClientBudgetFromRecord: a client's record sets its budget. Its FHIR responses carry that
+// limit and the request after it is a 429; a budget of 0 is never refused and sends no
+// rate-limit fields; a record without a budget has the default; a change of budget applies
+// within ClientCheckInterval, keeping what the client has already spent.
+func TestClientBudgetFromRecord(t *testing.T) {
+	const def = 3
+	e := newEnv(t, limited(def, 100, 100))
+	ctx := context.Background()
+	budget := func(n int64) *int64 { return &n }
+	// spend sends n requests, all of which must be admitted, and returns the last one's fields.
+	spend := func(t *testing.T, tok string, n int) http.Header {
+		t.Helper()
+		var h http.Header
+		for i := range n {
+			var status int
+			var body map[string]any
+			if status, h, body = e.call(t, http.MethodGet, "/fhir/Practitioner/1", tok, "", ""); status != http.StatusOK {
+				t.Fatalf("request %d: %d %v", i+1, status, body)
+			}
+		}
+		return h
+	}
+	for _, tt := range []struct {
+		name    string
+		budget  *int64
+		limit   int64 // 0: unmetered
+		inField bool  // the record holds a budget field
+	}{
+		{"no budget: the default", nil, def, false},
+		{"a budget below the default", budget(2), 2, true},
+		{"a budget above the default", budget(5), 5, true},
+		{"unmetered", budget(0), 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := ecKey(t, "budget-"+tt.name)
+			c, err := smart.AddClient(ctx, e.st, smart.ClientSpec{Name: tt.name, JWKS: k.jwks, Scopes: []string{"system/*.read"}, Budget: tt.budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec, _ := e.st.GetRecord(ctx, smart.ClientKind, c.ID); strings.Contains(string(rec.Body), `"budget"`) != tt.inField {
+				t.Errorf("stored record %s: budget field present %v, want %v", rec.Body, !tt.inField, tt.inField)
+			}
+			tok := e.token(t, c.ID, k, "system/*.read").AccessToken
+			if tt.limit == 0 {
+				h := spend(t, tok, 2*def+1)
+				for _, f := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy", "Retry-After"} {
+					if v := h.Values(f); len(v) != 0 {
+						t.Errorf("unmetered client's response has %s: %q", f, v)
+					}
+				}
+				return
+			}
+			checkFields(t, spend(t, tok, int(tt.limit)), quota.NameMinute, tt.limit, 0, time.Minute, e.clock.Now())
+			status, h, body := e.call(t, http.MethodGet, "/fhir/Practitioner/1", tok, "", "")
+			checkThrottled(t, status, h, body)
+			checkFields(t, h, quota.NameMinute, tt.limit, 0, time.Minute, e.clock.Now())
+		})
+	}
+
+	t.Run("a change applies within ClientCheckInterval", func(t *testing.T) {
+		k := ecKey(t, "budget-change")
+		id := e.addClient(t, k)
+		tok := e.token(t, id, k, "system/*.read").AccessToken
+		spend(t, tok, def)
+		if status, _, _ := e.call(t, http.MethodGet, "/fhir/Practitioner/1", tok, "", ""); status != http.StatusTooManyRequests {
+			t.Fatalf("past the default: %d, want 429", status)
+		}
+		if _, err := smart.SetClientBudget(ctx, e.st, id, budget(def+2)); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(smart.ClientCheckInterval)
+		checkFields(t, spend(t, tok, 2), quota.NameMinute, def+2, 0, time.Minute, e.clock.Now())
+		if _, err := smart.SetClientBudget(ctx, e.st, id, budget(0)); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(smart.ClientCheckInterval)
+		if h := spend(t, tok, def); h.Get("X-RateLimit-Limit") != "" {
+			t.Errorf("unmetered: X-RateLimit-Limit %q", h.Get("X-RateLimit-Limit"))
+		}
+		if _, err := smart.SetClientBudget(ctx, e.st, id, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(smart.ClientCheckInterval)
+		status, h, body := e.call(t, http.MethodGet, "/fhir/Practitioner/1", tok, "", "")
+		checkThrottled(t, status, h, body) // back on the default, which the first requests spent
+		checkFields(t, h, quota.NameMinute, def, 0, time.Minute, e.clock.Now())
+	})
+}
+
+// TestSetClientBudgetRefuses: a budget out of range, or any budget of the sandbox client, is
+// ErrInvalidSpec and changes nothing; an unknown id is ErrClientNotFound.
+func TestSetClientBudgetRefuses(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	id := e.addClient(t, ecKey(t, "a"))
+	for _, tt := range []struct {
+		name   string
+		id     string
+		budget int64
+		want   error
+	}{
+		{"negative", id, -1, smart.ErrInvalidSpec},
+		{"over the maximum", id, smart.MaxClientBudget + 1, smart.ErrInvalidSpec},
+		{"the sandbox client", smart.SandboxClientID, 10, smart.ErrInvalidSpec},
+		{"an unknown client", "nope", 10, smart.ErrClientNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before, _ := smart.GetClient(ctx, e.st, tt.id)
+			if _, err := smart.SetClientBudget(ctx, e.st, tt.id, &tt.budget); !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			if after, _ := smart.GetClient(ctx, e.st, tt.id); after.Version != before.Version {
+				t.Errorf("the record changed: version %d to %d", before.Version, after.Version)
+			}
+		})
+	}
+	bad := int64(-5)
+	if _, err := smart.AddClient(ctx, e.st, smart.ClientSpec{Name: "x", JWKS: ecKey(t, "b").jwks, Scopes: []string{"system/*.read"}, Budget: &bad}); !errors.Is(err, smart.ErrInvalidSpec) {
+		t.Errorf("AddClient with budget -5: %v", err)
 	}
 }

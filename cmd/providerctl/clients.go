@@ -33,21 +33,22 @@ var clientActions = map[string]func(ctx context.Context, e *env, args []string) 
 	"enable":  func(ctx context.Context, e *env, args []string) error { return clientsSetEnabled(ctx, e, args, true) },
 	"rotate":  clientsRotate,
 	"scopes":  clientsScopes,
+	"update":  clientsUpdate,
 	"token":   clientsToken,
 }
 
 func init() {
 	register(&command{
 		name: "clients",
-		args: "add --name N (--jwks FILE | --jwks-url URL) --scopes \"system/Practitioner.read ...\" | list | disable ID | enable ID |\n" +
-			"       rotate ID (--jwks FILE | --jwks-url URL) | scopes ID --scopes \"...\" |\n" +
-			"       token --key FILE [--client-id ID] [--token-url URL] [--scope S]\n" +
-			"       (add, list, disable, enable, rotate and scopes take [--store STORE])",
+		args: "add --name N (--jwks FILE | --jwks-url URL) --scopes \"system/Practitioner.read ...\" [--budget N] | list |\n" +
+			"       disable ID | enable ID | rotate ID (--jwks FILE | --jwks-url URL) | scopes ID --scopes \"...\" |\n" +
+			"       update ID --budget N | token --key FILE [--client-id ID] [--token-url URL] [--scope S]\n" +
+			"       (all but token take [--store STORE]; --budget: FHIR requests per rolling minute, 0 unmetered, or default)",
 		summary: "register and manage SMART backend clients; get an access token with a client key",
 		setup: func(_ *flag.FlagSet, e *env) func(context.Context, []string) error {
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
-					return usagef("needs an action: add, list, disable, enable, rotate, scopes or token")
+					return usagef("needs an action: add, list, disable, enable, rotate, scopes, update or token")
 				}
 				act, ok := clientActions[args[0]]
 				if !ok {
@@ -76,6 +77,36 @@ func parseAction(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// budgetFlag is --budget: a client's FHIR budget as smart.ParseBudget reads it. A value it
+// refuses is a usage error, as a flag of the wrong type is.
+type budgetFlag struct {
+	budget *int64
+	set    bool
+}
+
+func (f *budgetFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return smart.FormatBudget(f.budget)
+}
+
+func (f *budgetFlag) Set(s string) error {
+	b, err := smart.ParseBudget(s)
+	if err != nil {
+		return err
+	}
+	f.budget, f.set = b, true
+	return nil
+}
+
+// budgetVar defines --budget on fs.
+func budgetVar(fs *flag.FlagSet) *budgetFlag {
+	f := &budgetFlag{}
+	fs.Var(f, "budget", fmt.Sprintf("FHIR requests per rolling minute, 0 (unmetered) to %d, or %q (%s)", smart.MaxClientBudget, smart.DefaultBudget, smart.FormatBudget(nil)))
+	return f
+}
+
 // keySource reads --jwks FILE or --jwks-url URL; exactly one must be given.
 func keySource(file, u string) ([]byte, string, error) {
 	switch {
@@ -100,6 +131,7 @@ func clientsAdd(ctx context.Context, e *env, args []string) error {
 	jwksFile := fs.String("jwks", "", "file holding the client's public JWK Set")
 	jwksURL := fs.String("jwks-url", "", "https URL where the client publishes its JWK Set")
 	scopes := fs.String("scopes", "", `scopes the client may be granted, space-separated ("system/Practitioner.read system/Organization.rs")`)
+	budget := budgetVar(fs)
 	pos, err := parseAction(fs, args)
 	if err != nil {
 		return err
@@ -115,11 +147,11 @@ func clientsAdd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
-		c, err := smart.AddClient(ctx, s, smart.ClientSpec{Name: *name, JWKS: jwks, JWKSURL: u, Scopes: splitScopes(*scopes)})
+		c, err := smart.AddClient(ctx, s, smart.ClientSpec{Name: *name, JWKS: jwks, JWKSURL: u, Scopes: splitScopes(*scopes), Budget: budget.budget})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "registered client %q: scopes %s; keys %s\n", c.Name, strings.Join(c.Scopes, " "), keysOf(c))
+		fmt.Fprintf(e.stdout, "registered client %q: scopes %s; keys %s; budget %s\n", c.Name, strings.Join(c.Scopes, " "), keysOf(c), budgetOf(c))
 		fmt.Fprintln(e.stdout, c.ID) // the last line: scripts read the id from it
 		return nil
 	})
@@ -139,6 +171,14 @@ func keysOf(c smart.Client) string {
 	return "inline JWKS (unreadable)"
 }
 
+// budgetOf is a client's FHIR budget as list and add print it.
+func budgetOf(c smart.Client) string {
+	if c.Sandbox {
+		return fmt.Sprintf("%d/h per address (sandbox)", smart.SandboxPolicy.Windows[0].Limit)
+	}
+	return smart.FormatBudget(c.Budget)
+}
+
 func clientsList(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("providerctl clients list", flag.ContinueOnError)
 	spec := config.StoreFlag(fs, e.getenv)
@@ -155,7 +195,7 @@ func clientsList(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tKEYS\tSCOPES\tCREATED\tROTATED")
+		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tBUDGET\tKEYS\tSCOPES\tCREATED\tROTATED")
 		for _, c := range cs {
 			state := "disabled"
 			if c.Enabled {
@@ -168,7 +208,7 @@ func clientsList(ctx context.Context, e *env, args []string) error {
 			if !c.RotatedAt.IsZero() {
 				rotated = rest.Timestamp(c.RotatedAt)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, oneCell(c.Name, 40), state, keysOf(c), strings.Join(c.Scopes, " "), rest.Timestamp(c.CreatedAt), rotated)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, oneCell(c.Name, 40), state, budgetOf(c), keysOf(c), strings.Join(c.Scopes, " "), rest.Timestamp(c.CreatedAt), rotated)
 		}
 		return tw.Flush()
 	})
@@ -239,6 +279,28 @@ func clientsScopes(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "client %s (%s) may now be granted %s; tokens already issued keep their scopes until they expire\n", c.ID, safetext.Terminal(c.Name), strings.Join(c.Scopes, " "))
+		return nil
+	})
+}
+
+func clientsUpdate(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("providerctl clients update", flag.ContinueOnError)
+	spec := config.StoreFlag(fs, e.getenv)
+	budget := budgetVar(fs)
+	pos, err := parseAction(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || !budget.set {
+		return usagef("update takes exactly one client id and --budget")
+	}
+	return withStore(ctx, clientsTimeout, spec, func(ctx context.Context, s store.Store) error {
+		c, err := smart.SetClientBudget(ctx, s, pos[0], budget.budget)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "client %s (%s) now has the budget %s; providerd meters its requests by it within %s\n",
+			c.ID, safetext.Terminal(c.Name), budgetOf(c), smart.ClientCheckInterval)
 		return nil
 	})
 }

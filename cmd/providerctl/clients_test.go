@@ -69,7 +69,21 @@ func TestClientsLifecycle(t *testing.T) {
 		stdout []string // substrings
 		stderr string   // substring of the one stderr line
 	}{
-		{"list", []string{"clients", "list", "--store", st}, nil, 0, []string{id, "Acme Directory Sync", "enabled", "inline JWKS (1)", "system/Practitioner.read system/Organization.rs"}, ""},
+		{"list", []string{"clients", "list", "--store", st}, nil, 0, []string{id, "Acme Directory Sync", "enabled", "6000/min (default)", "inline JWKS (1)", "system/Practitioner.read system/Organization.rs"}, ""},
+		{"update the budget", []string{"clients", "update", id, "--store", st, "--budget", "250"}, nil, 0, []string{id, "250/min"}, ""},
+		{"list shows the budget", []string{"clients", "list", "--store", st}, nil, 0, []string{"250/min"}, ""},
+		{"update to a negative budget", []string{"clients", "update", id, "--store", st, "--budget", "-1"}, nil, 2, nil, "whole number"},
+		{"update to a budget over the maximum", []string{"clients", "update", id, "--store", st, "--budget", "1000001"}, nil, 2, nil, "at most 1000000"},
+		{"update to a budget that is no number", []string{"clients", "update", id, "--store", st, "--budget", "fast"}, nil, 2, nil, "whole number"},
+		{"update without --budget", []string{"clients", "update", id, "--store", st}, nil, 2, nil, "--budget"},
+		{"update without an id", []string{"clients", "update", "--store", st, "--budget", "5"}, nil, 2, nil, "exactly one client id"},
+		{"update an unknown id", []string{"clients", "update", "nope", "--store", st, "--budget", "5"}, nil, 1, nil, "no such client"},
+		{"refused updates changed nothing", []string{"clients", "list", "--store", st}, nil, 0, []string{"250/min"}, ""},
+		{"update to unmetered", []string{"clients", "update", id, "--store", st, "--budget", "0"}, nil, 0, []string{"unmetered"}, ""},
+		{"list shows unmetered", []string{"clients", "list", "--store", st}, nil, 0, []string{"unmetered"}, ""},
+		{"update back to the default", []string{"clients", "update", "--budget", "default", id, "--store", st}, nil, 0, []string{"6000/min (default)"}, ""},
+		{"add with a budget", []string{"clients", "add", "--store", st, "--name", "Nightly job", "--jwks", jwks, "--scopes", "system/*.read", "--budget", "7"}, nil, 0, []string{"budget 7/min"}, ""},
+		{"add with a negative budget", []string{"clients", "add", "--store", st, "--name", "x", "--jwks", jwks, "--scopes", "system/*.read", "--budget", "-3"}, nil, 2, nil, "whole number"},
 		{"disable, id before flag", []string{"clients", "disable", id, "--store", st}, nil, 0, []string{"disabled"}, ""},
 		{"list shows disabled", []string{"clients", "list"}, map[string]string{"PROVIDERD_STORE": st}, 0, []string{"disabled"}, ""},
 		{"enable", []string{"clients", "enable", "--store", st, id}, nil, 0, []string{"enabled"}, ""},
