@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"providerdir/store"
@@ -29,9 +30,45 @@ type Manifest struct {
 	StartedAt   time.Time `json:"started_at"`
 	FinishedAt  time.Time `json:"finished_at"`
 
+	// DatasetSnapshots are the snapshots of the datasets read from files of their own (each
+	// Care Compare facility type is published on its own schedule); every other dataset of
+	// Datasets has Snapshot. Such a dataset's snapshot is its files' date, or, when its files are
+	// byte for byte those of the previous load, that load's snapshot of it.
+	DatasetSnapshots []DatasetSnapshot `json:"dataset_snapshots,omitempty"`
+
 	// Weekly are the NPPES weekly update files applied on top of Files since they loaded, in the
 	// order they were applied; a full load of the family starts the list anew.
 	Weekly []File `json:"weekly_files,omitempty"`
+}
+
+// DatasetSnapshot is one dataset's snapshot and the checksums of the files it was read from.
+type DatasetSnapshot struct {
+	DatasetID string   `json:"dataset_id"`
+	Snapshot  string   `json:"snapshot"`
+	SHA256    []string `json:"sha256"`
+}
+
+// SnapshotOf returns the snapshot of one of the family's datasets; false when the family holds
+// no such dataset.
+func (m Manifest) SnapshotOf(datasetID string) (string, bool) {
+	for _, d := range m.DatasetSnapshots {
+		if d.DatasetID == datasetID {
+			return d.Snapshot, true
+		}
+	}
+	if datasetID == m.DatasetID || slices.Contains(m.Datasets, datasetID) {
+		return m.Snapshot, true
+	}
+	return "", false
+}
+
+// DatasetIDs lists the family's datasets: Datasets, or the main dataset when the manifest
+// lists none.
+func (m Manifest) DatasetIDs() []string {
+	if len(m.Datasets) == 0 {
+		return []string{m.DatasetID}
+	}
+	return m.Datasets
 }
 
 // Coverage is the period a snapshot covers; End is a date or "ongoing".

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -476,16 +477,23 @@ func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d w
 }
 
 // focusEntry is the focus entry of an event: its fullUrl, and the resource as a read serves
-// it (provenance tags in meta.tag) under full-resource when the serving snapshot holds it.
+// it (provenance tags in meta.tag) under full-resource when the serving snapshot holds it. A
+// focus the event removed, or deactivated and no longer served (a read answers 410; or withheld
+// from the client), is a deletion (Backport IG): request DELETE and no resource, whatever the
+// content.
 func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webhook.ProviderChanged, ref string) (bundleEntryOut, error) {
 	e := bundleEntryOut{FullURL: s.base + "/" + ref, Request: &entryRequest{Method: "PUT", URL: ref}, Response: &entryResponse{Status: "200"}}
-	switch pc.Change {
-	case "added":
-		e.Request.Method, e.Response.Status = "POST", "201"
-	case "removed":
+	deleted := func() (bundleEntryOut, error) {
 		e.Request.Method, e.Response.Status = "DELETE", "204"
+		return e, nil
 	}
-	if c.Content != "full-resource" || c.FocusWithheld || pc.Change == "removed" {
+	if pc.Change == webhook.ChangeAdded {
+		e.Request.Method, e.Response.Status = "POST", "201"
+	}
+	switch {
+	case pc.Change == webhook.ChangeRemoved, pc.Change == webhook.ChangeDeactivated && c.FocusWithheld:
+		return deleted()
+	case c.FocusWithheld, c.Content != "full-resource" && pc.Change != webhook.ChangeDeactivated:
 		return e, nil
 	}
 	v, err := s.serving(ctx)
@@ -494,9 +502,12 @@ func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webh
 	}
 	doc, err := s.st.Get(ctx, v.gen(c.FocusType), catalog.FHIRCollection(c.FocusType), pc.NPI)
 	if errors.Is(err, store.ErrNotFound) {
+		if pc.Change == webhook.ChangeDeactivated {
+			return deleted()
+		}
 		return e, nil
 	}
-	if err != nil {
+	if err != nil || c.Content != "full-resource" {
 		return e, err
 	}
 	stored, err := fhirmap.Open(doc.Body)
@@ -512,9 +523,10 @@ func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webh
 	return e, nil
 }
 
-// provenanceDelta renders what changed in the focus's source record: the kind of change, the
-// snapshots compared, each changed field with its old and new JSON value, and the new record's
-// provenance (the 14 keys) as JSON.
+// provenanceDelta renders what changed in the focus's source records: the kind of change, the
+// registry snapshots compared, each changed registry field with its old and new JSON value,
+// each source whose part changed (its dataset id, snapshots and fields), and the new registry
+// record's provenance (the 14 keys) as JSON.
 func (s *Server) provenanceDelta(pc webhook.ProviderChanged) ext {
 	e := ext{URL: s.base + extProvenanceDeltaPath, Extension: []ext{{URL: "change", ValueCode: pc.Change}}}
 	if pc.Snapshot != nil {
@@ -523,18 +535,31 @@ func (s *Server) provenanceDelta(pc webhook.ProviderChanged) ext {
 	if pc.PreviousSnapshot != nil {
 		e.Extension = append(e.Extension, ext{URL: "previousSnapshot", ValueDate: *pc.PreviousSnapshot})
 	}
-	names := make([]string, 0, len(pc.Fields))
-	for k := range pc.Fields {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		f := pc.Fields[k]
-		e.Extension = append(e.Extension, ext{URL: "field", Extension: []ext{
-			{URL: "name", ValueString: k}, {URL: "old", ValueString: string(f.Old)}, {URL: "new", ValueString: string(f.New)}}})
+	e.Extension = append(e.Extension, fieldExtensions(pc.Fields)...)
+	for _, src := range pc.Sources {
+		se := ext{URL: "source", Extension: []ext{{URL: "datasetId", ValueString: src.DatasetID}}}
+		if src.Snapshot != nil {
+			se.Extension = append(se.Extension, ext{URL: "snapshot", ValueDate: *src.Snapshot})
+		}
+		if src.PreviousSnapshot != nil {
+			se.Extension = append(se.Extension, ext{URL: "previousSnapshot", ValueDate: *src.PreviousSnapshot})
+		}
+		se.Extension = append(se.Extension, fieldExtensions(src.Fields)...)
+		e.Extension = append(e.Extension, se)
 	}
 	if len(pc.Provenance) > 0 && string(pc.Provenance) != "null" {
 		e.Extension = append(e.Extension, ext{URL: "provenance", ValueString: string(pc.Provenance)})
 	}
 	return e
+}
+
+// fieldExtensions renders changed fields, by name: each its name and old and new JSON values.
+func fieldExtensions(fields map[string]webhook.FieldChange) []ext {
+	var out []ext
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		f := fields[k]
+		out = append(out, ext{URL: "field", Extension: []ext{
+			{URL: "name", ValueString: k}, {URL: "old", ValueString: string(f.Old)}, {URL: "new", ValueString: string(f.New)}}})
+	}
+	return out
 }

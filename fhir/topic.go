@@ -40,14 +40,15 @@ type topic struct {
 	focus string
 }
 
-// topics are the offered topics: a change of a Practitioner's or an Organization's source
-// record (an NPI registry record that changed, appeared or left between snapshots), filtered
-// by the NPI identifier.
+// topics are the offered topics: a change of what the directory holds of a Practitioner's or
+// an Organization's NPI between snapshots (its registry record appeared, changed, was
+// deactivated or left the file, or its enrollment, exclusion, facility quality or payments
+// changed), filtered by the NPI identifier.
 var topics = []topic{
 	{id: "practitioner-changed", title: "Practitioner changed", focus: fhirmap.TypePractitioner,
-		description: "A Practitioner's NPI registry record changed, appeared or was removed between two source snapshots. Filter: Practitioner?identifier=" + fhirmap.SystemNPI + "|<NPI>."},
+		description: "What the directory holds of a Practitioner's NPI changed between two source snapshots: its NPI registry record appeared, changed, was deactivated or was removed, or its enrollment, exclusion, facility quality or payments changed. A deactivated or removed focus is notified as a DELETE without the resource. Filter: Practitioner?identifier=" + fhirmap.SystemNPI + "|<NPI>."},
 	{id: "organization-changed", title: "Organization changed", focus: fhirmap.TypeOrganization,
-		description: "An Organization's NPI registry record changed, appeared or was removed between two source snapshots. Filter: Organization?identifier=" + fhirmap.SystemNPI + "|<NPI>."},
+		description: "What the directory holds of an Organization's NPI changed between two source snapshots: its NPI registry record appeared, changed, was deactivated or was removed, or its enrollment, exclusion, facility quality or payments changed. A removed focus, or a deactivated one no longer served, is notified as a DELETE without the resource. Filter: Organization?identifier=" + fhirmap.SystemNPI + "|<NPI>."},
 }
 
 // topicURL is a topic's canonical URL.

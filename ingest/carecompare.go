@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"slices"
 
 	"providerdir/catalog"
 	"providerdir/mapping"
@@ -71,17 +72,25 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 			return err
 		}
 	}
+	all := files
 	for _, t := range mapping.QualityTypes {
-		files := filesMatching(files, careCompareFiles[t.Kind])
+		files := filesMatching(all, careCompareFiles[t.Kind])
 		if len(files) == 0 {
 			continue
 		}
-		prov := l.snapshotOfFiles(t.Dataset, files)
+		read := files
+		if t.Kind == carecompare.Hospice {
+			read = append(slices.Clone(files), filesMatching(all, hospiceCAHPS)...)
+		}
+		prov, err := l.datasetSnapshot(ctx, t.Dataset, files, read)
+		if err != nil {
+			return err
+		}
 		newReader := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
 			return carecompare.NewReader(t.Kind, r, name, opts...)
 		}
 		var national mapping.NationalTally
-		err := loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
+		err = loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
 			if s := hospiceSurveys[f.CCN]; s != nil && t.Kind == carecompare.Hospice {
 				f.Join(s)
 			}

@@ -30,12 +30,15 @@ type ChangeSummary struct {
 
 // recordChanges diffs a collection between two generations by walking both in id order at once
 // (a merge join: two sequential scans, no per-document lookups) and stores the ids that differ.
-func recordChanges(ctx context.Context, st store.Store, collection, prevGen, newGen string) (ChangeSummary, error) {
+// generations, when set, rides on the first record, which is then stored even when no id
+// differs.
+func recordChanges(ctx context.Context, st store.Store, collection, prevGen, newGen string, generations map[string]catalog.GenerationPair) (ChangeSummary, error) {
 	if prevGen == "" {
 		n, err := st.Count(ctx, store.Query{Collection: collection, Generation: newGen})
 		return ChangeSummary{Added: n, Initial: true}, err
 	}
-	cw := &changeWriter{st: st, collection: collection, id: newGen, cur: catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection},
+	cw := &changeWriter{st: st, collection: collection, id: newGen,
+		cur: catalog.ChangeSet{Generation: newGen, Previous: prevGen, Collection: collection, Generations: generations},
 		sum: ChangeSummary{Previous: prevGen}}
 	oldIt := newScan(st, collection, prevGen)
 	newIt := newScan(st, collection, newGen)
@@ -86,7 +89,7 @@ func (w *changeWriter) removed(id string) { w.cur.Removed = append(w.cur.Removed
 // flush stores the ids gathered once they fill a chunk, or whatever there is when force is set.
 func (w *changeWriter) flush(ctx context.Context, force bool) error {
 	n := len(w.cur.Added) + len(w.cur.Changed) + len(w.cur.Removed)
-	if n == 0 || (!force && n < changeChunk) {
+	if (n == 0 && (!force || w.cur.Generations == nil)) || (!force && n < changeChunk) {
 		return nil
 	}
 	body, err := json.Marshal(w.cur)
@@ -98,7 +101,7 @@ func (w *changeWriter) flush(ctx context.Context, force bool) error {
 		return err
 	}
 	w.sum.Chunks++
-	w.cur.Added, w.cur.Changed, w.cur.Removed = nil, nil, nil
+	w.cur.Added, w.cur.Changed, w.cur.Removed, w.cur.Generations = nil, nil, nil, nil
 	return nil
 }
 

@@ -215,6 +215,8 @@ type familyLoad struct {
 	run      *runState
 	manifest *catalog.Manifest
 	datasets map[string]bool
+	// own are the snapshots of the datasets read from files of their own (datasetSnapshot).
+	own []catalog.DatasetSnapshot
 }
 
 // snapshot returns the provenance stamp of a dataset loaded by this family.
@@ -234,6 +236,48 @@ func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []sourceFile) mapp
 		info.CoverageStart, info.CoverageEnd = c.Start, c.End
 	}
 	return info
+}
+
+// datasetSnapshot is snapshotOfFiles for a dataset read from files of its own alone (read, of
+// which dated date it), recorded in the manifest's DatasetSnapshots: when the files read are
+// byte for byte those it was last loaded from, it keeps that load's snapshot (a publisher
+// re-dating a file it did not change publishes no new snapshot of the dataset).
+func (l *familyLoad) datasetSnapshot(ctx context.Context, d mapping.Dataset, dated, read []sourceFile) (mapping.SnapshotInfo, error) {
+	info := l.snapshotOfFiles(d, dated)
+	described, err := describeFiles(read)
+	if err == nil {
+		err = hashFiles(ctx, read, described)
+	}
+	if err != nil {
+		return info, err
+	}
+	own := catalog.DatasetSnapshot{DatasetID: d.ID}
+	for _, f := range described {
+		own.SHA256 = append(own.SHA256, f.SHA256)
+	}
+	if prev, ok := l.previousSnapshot(d.ID); ok && l.run.opts.SnapshotDate == "" && slices.Equal(prev.SHA256, own.SHA256) {
+		c := coverageOf(dated, prev.Snapshot)
+		info.Snapshot, info.CoverageStart, info.CoverageEnd = prev.Snapshot, c.Start, c.End
+	}
+	own.Snapshot = info.Snapshot
+	l.own = append(l.own, own)
+	return info, nil
+}
+
+// previousSnapshot is a dataset's snapshot in the family's serving manifest, when it was read
+// from files of its own.
+func (l *familyLoad) previousSnapshot(datasetID string) (catalog.DatasetSnapshot, bool) {
+	for _, m := range l.run.plan.current {
+		if m.Family != l.manifest.Family {
+			continue
+		}
+		for _, d := range m.DatasetSnapshots {
+			if d.DatasetID == datasetID {
+				return d, true
+			}
+		}
+	}
+	return catalog.DatasetSnapshot{}, false
 }
 
 // programYear finds the year a file measures: an Open Payments program year (PGYR2023) or a

@@ -403,8 +403,10 @@ func (r *runState) record(ctx context.Context, families []FamilyResult) (map[str
 			return nil, err
 		}
 	}
-	// The manifests' change set names the families whose snapshot changed: source.refreshed.
-	if _, err := r.changeSets(ctx, []string{catalog.ManifestCollection}); err != nil {
+	// The manifests' change set names the families whose snapshot changed (source.refreshed)
+	// and the generations before and after the switch (provider.changed compares a watched
+	// NPI's records through them).
+	if _, err := recordChanges(ctx, r.opts.Store, catalog.ManifestCollection, r.serving.Generation(catalog.ManifestCollection), r.gen, r.generationPairs()); err != nil {
 		return nil, err
 	}
 	began := time.Now()
@@ -414,6 +416,19 @@ func (r *runState) record(ctx context.Context, families []FamilyResult) (map[str
 	}
 	r.opts.Log.Info("change sets recorded", "elapsed", time.Since(began).Round(time.Millisecond))
 	return projections, ctx.Err()
+}
+
+// generationPairs are the generations of every collection of the serving snapshot before and
+// after the run's switch.
+func (r *runState) generationPairs() map[string]catalog.GenerationPair {
+	out := map[string]catalog.GenerationPair{}
+	for c, g := range r.serving.Collections {
+		out[c] = catalog.GenerationPair{Previous: g, Generation: g}
+	}
+	for c, g := range r.changes {
+		out[c] = catalog.GenerationPair{Previous: r.serving.Generation(c), Generation: g}
+	}
+	return out
 }
 
 // manifests are the manifests of the run's generation: those of the families loaded now, in load
@@ -470,7 +485,7 @@ func (r *runState) changeSets(ctx context.Context, collections []string) (map[st
 		if r.stacked[c] {
 			sum, err = recordStackChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.outputGeneration(c), r.gen, r.compared[c])
 		} else {
-			sum, err = recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen)
+			sum, err = recordChanges(ctx, r.opts.Store, c, r.serving.Generation(c), r.gen, nil)
 		}
 		return recorded{c, sum}, err
 	}, func(rc recorded) error {
@@ -590,6 +605,7 @@ func (r *runState) loadFamily(ctx context.Context, f foundFamily) (catalog.Manif
 		m.Files[i].SHA256, m.Files[i].Bytes = checked[i].SHA256, checked[i].Bytes
 	}
 	m.Datasets = slices.Sorted(maps.Keys(l.datasets))
+	m.DatasetSnapshots = l.own
 	m.FinishedAt = r.opts.Now().UTC()
 	if f.base != nil {
 		return onTopOf(*f.base, m), nil

@@ -18,16 +18,17 @@ import (
 	"providerdir/store"
 )
 
-// SourceRefreshed is the body of source.refreshed (seeds/001 section 2); delivered_at is added
-// by each attempt. PreviousSnapshot is null the first time a family is loaded beside others.
+// SourceRefreshed is the body of source.refreshed (seeds/001 section 2): one dataset published
+// a new snapshot. delivered_at is added by each attempt. PreviousSnapshot is null the first
+// time the dataset is loaded beside others.
 type SourceRefreshed struct {
 	Event            string  `json:"event"`
 	DatasetID        string  `json:"dataset_id"`
 	Snapshot         string  `json:"snapshot"`
 	PreviousSnapshot *string `json:"previous_snapshot"`
-	// Deprecation announces, at least 90 days ahead, the removal of something the dataset's
-	// consumers rely on (seeds/001 sections 6 and 9); absent while nothing is deprecated.
-	Deprecation *Deprecation `json:"deprecation,omitempty"`
+	// Deprecations announce, at least 90 days ahead, the removal of something the dataset's
+	// consumers rely on (seeds/001 sections 6 and 9); empty while nothing is deprecated.
+	Deprecations []Deprecation `json:"deprecations"`
 }
 
 // Deprecation is a notice carried by source.refreshed.
@@ -40,14 +41,20 @@ type Deprecation struct {
 // deprecations are the notices in force, by dataset id. Nothing in v1 is deprecated (seeds/001
 // section 9), so the table is empty; a notice added here rides on every source.refreshed of its
 // dataset until the sunset.
-var deprecations = map[string]Deprecation{}
+var deprecations = map[string][]Deprecation{}
 
-// ProviderChanged is the body of provider.changed: a watched NPI's registry record differs
-// between the previous and the new snapshot. Change is "changed", "added" (the NPI appeared)
-// or "removed" (it left the registry file); Fields holds each top-level field of the record
-// that differs, with its old and new value (null where absent). The old values are read from
-// the previous generation, which is kept for the rollback window after a switch; an event
-// fanned out after it was collected has empty Fields and a null PreviousSnapshot.
+// ProviderChanged is the body of provider.changed: something a watched NPI's resolved record
+// is made of differs between the snapshot served before a switch and the one served after it
+// (the registry record, a fact, a quality record of a facility the NPI maps to, its payments).
+//
+// Change is "added" (the NPI appeared in the registry), "removed" (it left the registry
+// file), "deactivated" (its registry record gained a deactivation date) or "changed". Fields,
+// Snapshot and PreviousSnapshot are the registry record's: each top-level field that differs
+// with its old and new value (null where absent), and the registry snapshots compared. Sources
+// lists every dataset whose part of the resolved record changed, the registry included (see
+// SourceChange). The old values are read from the previous generations, which are kept for the
+// rollback window after a switch; an event fanned out after they were collected names no
+// source, has empty Fields and a null PreviousSnapshot.
 type ProviderChanged struct {
 	Event            string                 `json:"event"`
 	NPI              string                 `json:"npi"`
@@ -55,7 +62,34 @@ type ProviderChanged struct {
 	Fields           map[string]FieldChange `json:"fields"`
 	Snapshot         *string                `json:"snapshot"`
 	PreviousSnapshot *string                `json:"previous_snapshot"`
+	Sources          []SourceChange         `json:"sources"`
 	Provenance       json.RawMessage        `json:"provenance"`
+}
+
+// Kinds of change of provider.changed.
+const (
+	ChangeAdded       = "added"
+	ChangeRemoved     = "removed"
+	ChangeDeactivated = "deactivated"
+	ChangeChanged     = "changed"
+)
+
+// SourceChange is one dataset's part of a provider.changed: the dataset's snapshot after and
+// before the switch (null where the dataset was not loaded) and each member of its part of the
+// resolved record that differs, with its old and new value (null where absent). The members
+// are named after what the resolver serves:
+//
+//   - nppes: the registry record's top-level fields, as in ProviderChanged.Fields;
+//   - cms_pecos_ppef: pecos_enrolled, the fact (true or false);
+//   - oig_leie_exclusions: exclusion, the fact (true or false);
+//   - cms_care_compare_<type>: the CCN of each facility the NPI maps to (its quality row
+//     names the NPI, or the hospital enrollment file ties it to the NPI), its quality record;
+//   - cms_open_payments: each program year, the year's payment records ordered by record id.
+type SourceChange struct {
+	DatasetID        string                 `json:"dataset_id"`
+	Snapshot         *string                `json:"snapshot"`
+	PreviousSnapshot *string                `json:"previous_snapshot"`
+	Fields           map[string]FieldChange `json:"fields"`
 }
 
 // FieldChange is one field's old and new value.
@@ -150,7 +184,7 @@ func Fanout(ctx context.Context, st store.Store, now func() time.Time) error {
 				return nil
 			case csUse:
 				if f == nil {
-					if f, err = newFanout(ctx, st, now); err != nil {
+					if f, err = newFanout(ctx, st, now, gens); err != nil {
 						return err
 					}
 				}
@@ -234,18 +268,19 @@ func startCursor(ctx context.Context, st store.Store) error {
 type fanout struct {
 	st        store.Store
 	now       func() time.Time
+	gens      []string // the generations the store holds
 	par       parallel
 	refreshed []string            // subscriptions wanting source.refreshed
 	changed   map[string][]string // NPI -> subscriptions watching it for provider.changed
 	excluded  map[string][]string // NPI -> subscriptions watching it for exclusion.added
 }
 
-func newFanout(ctx context.Context, st store.Store, now func() time.Time) (*fanout, error) {
+func newFanout(ctx context.Context, st store.Store, now func() time.Time, gens []string) (*fanout, error) {
 	subs, err := allSubscriptions(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	f := &fanout{st: st, now: now, par: newParallel(fanoutParallelism), changed: map[string][]string{}, excluded: map[string][]string{}}
+	f := &fanout{st: st, now: now, gens: gens, par: newParallel(fanoutParallelism), changed: map[string][]string{}, excluded: map[string][]string{}}
 	for _, s := range subs {
 		if s.Wants(EventSourceRefreshed) {
 			f.refreshed = append(f.refreshed, s.ID)
@@ -269,6 +304,11 @@ const fanoutParallelism = 16
 
 // changeSet stores the deliveries of one change-set record, returning once all are stored.
 func (f *fanout) changeSet(ctx context.Context, cs catalog.ChangeSet) error {
+	if cs.Collection == catalog.ManifestCollection && cs.Generations != nil && len(f.changed) > 0 {
+		if err := f.providerChanges(ctx, cs); err != nil {
+			return err
+		}
+	}
 	f.events(ctx, cs)
 	return f.par.wait()
 }
@@ -284,10 +324,13 @@ func (f *fanout) events(ctx context.Context, cs catalog.ChangeSet) {
 			f.par.do(func() error { return f.sourceRefreshed(ctx, cs, family) })
 		}
 	case catalog.RegistryProviders:
-		for kind, ids := range map[string][]string{"added": cs.Added, "changed": cs.Changed, "removed": cs.Removed} {
+		if f.readable(cs.Previous) {
+			return // the manifests' change set compares the watched NPIs' resolved records
+		}
+		for kind, ids := range map[string][]string{ChangeAdded: cs.Added, ChangeChanged: cs.Changed, ChangeRemoved: cs.Removed} {
 			for _, npi := range ids {
 				if subs := f.changed[npi]; len(subs) > 0 {
-					f.par.do(func() error { return f.providerChanged(ctx, cs, kind, npi, subs) })
+					f.par.do(func() error { return f.registryChanged(ctx, cs, kind, npi, subs) })
 				}
 			}
 		}
@@ -365,21 +408,33 @@ func (f *fanout) send(ctx context.Context, subs []string, id, event string, body
 	return nil
 }
 
+// sourceRefreshed sends one source.refreshed per dataset of a family whose snapshot changed:
+// a family holds several datasets (Care Compare one per facility type), each dated by its own
+// files, and a dataset whose snapshot stayed is no event.
 func (f *fanout) sourceRefreshed(ctx context.Context, cs catalog.ChangeSet, family string) error {
 	m, ok, err := manifestAt(ctx, f.st, cs.Generation, family)
 	if err != nil || !ok {
 		return err
 	}
-	body := SourceRefreshed{Event: EventSourceRefreshed, DatasetID: m.DatasetID, Snapshot: m.Snapshot}
-	if prev, ok, err := manifestAt(ctx, f.st, cs.Previous, family); err != nil {
+	prev, hadPrev, err := manifestAt(ctx, f.st, cs.Previous, family)
+	if err != nil {
 		return err
-	} else if ok {
-		body.PreviousSnapshot = &prev.Snapshot
 	}
-	if d, ok := deprecations[m.DatasetID]; ok {
-		body.Deprecation = &d
+	for _, id := range m.DatasetIDs() {
+		snap, _ := m.SnapshotOf(id)
+		body := SourceRefreshed{Event: EventSourceRefreshed, DatasetID: id, Snapshot: snap,
+			Deprecations: append([]Deprecation{}, deprecations[id]...)}
+		if p, ok := prev.SnapshotOf(id); hadPrev && ok {
+			if p == snap {
+				continue
+			}
+			body.PreviousSnapshot = &p
+		}
+		if err := f.send(ctx, f.refreshed, eventID(cs.Generation, EventSourceRefreshed, id), EventSourceRefreshed, body); err != nil {
+			return err
+		}
 	}
-	return f.send(ctx, f.refreshed, eventID(cs.Generation, EventSourceRefreshed, family), EventSourceRefreshed, body)
+	return nil
 }
 
 // manifestAt reads a family's manifest in a generation; false when it is not there (the
@@ -425,42 +480,30 @@ func (d sourceDoc) snapshot() *string {
 	return &p.Snapshot
 }
 
-func (f *fanout) providerChanged(ctx context.Context, cs catalog.ChangeSet, change, npi string, subs []string) error {
-	var old, cur sourceDoc
-	hadOld, err := getJSON(ctx, f.st, cs.Previous, catalog.RegistryProviders, npi, &old)
-	if err != nil {
-		return err
-	}
+// registryChanged sends provider.changed for a watched NPI of a registry change set whose
+// previous generation is gone: what changed cannot be told, and listing every field as new
+// would say what is not so, so the event names no field and no source.
+func (f *fanout) registryChanged(ctx context.Context, cs catalog.ChangeSet, change, npi string, subs []string) error {
+	var cur sourceDoc
 	hasNew, err := getJSON(ctx, f.st, cs.Generation, catalog.RegistryProviders, npi, &cur)
 	if err != nil {
 		return err
 	}
-	body := ProviderChanged{Event: EventProviderChanged, NPI: npi, Change: change,
-		Fields: diffFields(old.Record, cur.Record), Snapshot: cur.snapshot(), PreviousSnapshot: old.snapshot(),
-		Provenance: cur.Provenance}
-	if !hasNew {
-		body.Provenance = old.Provenance
-	}
-	if !hadOld && !hasNew {
+	if !hasNew && change != ChangeRemoved {
 		return nil
 	}
-	if change == "changed" && !hadOld {
-		// The previous generation is gone (collected after the rollback window): what changed
-		// cannot be told, and listing every field as new would say what is not so.
-		body.Fields = map[string]FieldChange{}
-	}
+	body := ProviderChanged{Event: EventProviderChanged, NPI: npi, Change: change, Fields: map[string]FieldChange{},
+		Snapshot: cur.snapshot(), Sources: []SourceChange{}, Provenance: cur.Provenance}
 	if body.Provenance == nil {
 		body.Provenance = json.RawMessage("null")
 	}
-	return f.send(ctx, subs, eventID(cs.Generation, EventProviderChanged, npi), EventProviderChanged, body)
+	gen := store.Layers(cs.Generation)[0]
+	return f.send(ctx, subs, eventID(gen, EventProviderChanged, npi), EventProviderChanged, body)
 }
 
-// diffFields compares two JSON objects member by member (values compacted, so only content
+// diffMembers compares two JSON objects member by member (values compacted, so only content
 // counts) and returns the members that differ with both values; null stands for an absent one.
-func diffFields(old, cur json.RawMessage) map[string]FieldChange {
-	var a, b map[string]json.RawMessage
-	_ = json.Unmarshal(old, &a)
-	_ = json.Unmarshal(cur, &b)
+func diffMembers(a, b map[string]json.RawMessage) map[string]FieldChange {
 	out := map[string]FieldChange{}
 	null := json.RawMessage("null")
 	for k, v := range a {

@@ -72,8 +72,8 @@ func deliveriesOf(t *testing.T, st store.Store, subID string) []Delivery {
 	return ds
 }
 
-// An ingest of a drop's next snapshot becomes source.refreshed for each family that changed,
-// provider.changed for each watched NPI whose registry record changed, and exclusion.added for
+// An ingest of a drop's next snapshot becomes source.refreshed for each dataset whose snapshot
+// changed, provider.changed for each watched NPI whose resolved record changed, and exclusion.added for
 // each watched NPI newly excluded; repeating the fan-out adds nothing.
 func TestFanoutFromIngest(t *testing.T) {
 	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
@@ -102,7 +102,7 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 
 	// A notice in force for the registry rides on its source.refreshed.
 	notice := Deprecation{Notice: "the field x is removed", Sunset: "2027-01-01"}
-	deprecations["nppes"] = notice
+	deprecations["nppes"] = []Deprecation{notice}
 	t.Cleanup(func() { delete(deprecations, "nppes") })
 
 	ingestDrop(t, st, next)
@@ -123,11 +123,11 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 		}
 		if b.DatasetID == "nppes" {
 			nppes = &b
-		} else if b.Deprecation != nil {
-			t.Errorf("%s carries the registry's notice", b.DatasetID)
+		} else if b.Deprecations == nil || len(b.Deprecations) != 0 {
+			t.Errorf("%s deprecations %v, want []", b.DatasetID, b.Deprecations)
 		}
 	}
-	if nppes == nil || nppes.Deprecation == nil || *nppes.Deprecation != notice || nppes.Snapshot != nm.SnapshotDates["nppes"] || nppes.PreviousSnapshot == nil || *nppes.PreviousSnapshot != bm.SnapshotDates["nppes"] {
+	if nppes == nil || !slices.Equal(nppes.Deprecations, []Deprecation{notice}) || nppes.Snapshot != nm.SnapshotDates["nppes"] || nppes.PreviousSnapshot == nil || *nppes.PreviousSnapshot != bm.SnapshotDates["nppes"] {
 		t.Errorf("nppes source.refreshed %+v, want snapshot %s after %s", nppes, nm.SnapshotDates["nppes"], bm.SnapshotDates["nppes"])
 	}
 
@@ -140,12 +140,22 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 		var b ProviderChanged
 		mustJSON(t, d.Payload, &b)
 		changedNPIs = append(changedNPIs, b.NPI)
-		if b.Change != "changed" || len(b.Fields) == 0 || b.Snapshot == nil || b.PreviousSnapshot == nil || !strings.Contains(string(b.Provenance), `"_dataset_id"`) {
+		if b.Change != "changed" || len(b.Sources) == 0 || b.Snapshot == nil || b.PreviousSnapshot == nil || !strings.Contains(string(b.Provenance), `"_dataset_id"`) {
 			t.Errorf("provider.changed %s", d.Payload)
+		}
+		if slices.Contains(moved, b.NPI) && len(b.Fields) == 0 {
+			t.Errorf("no registry field of moved NPI %s: %s", b.NPI, d.Payload)
 		}
 		for name, f := range b.Fields {
 			if sameJSON(f.Old, f.New) {
 				t.Errorf("field %s unchanged in %s", name, d.Payload)
+			}
+		}
+		for _, src := range b.Sources {
+			for name, f := range src.Fields {
+				if sameJSON(f.Old, f.New) {
+					t.Errorf("%s field %s unchanged in %s", src.DatasetID, name, d.Payload)
+				}
 			}
 		}
 	}
