@@ -2,9 +2,11 @@ package gate
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 
+	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/quota"
@@ -14,7 +16,8 @@ import (
 // rule 2 leaves its value open): a key may resolve, by POST /batch/npi, ten times as many NPIs
 // per rolling hour as its tier allows requests, so 1,000 for the sandbox (per client address,
 // as its request budget), 50,000 for Starter and 500,000 for Pro. Every ceiling holds at least
-// one full batch of 1,000; a batch still counts as one request against the hourly budget too.
+// one full batch of 1,000; an admitted batch counts as one request against the hourly budget too,
+// and a batch the ceiling refuses counts as no request.
 const NPICeilingFactor = 10
 
 // Names of the per-NPI ceiling's fields on batch responses, beside the request budget's
@@ -34,11 +37,14 @@ func NPIPolicyFor(t apikey.Tier) quota.Policy {
 }
 
 // npiMeter charges NPIs to the caller's per-NPI ceiling; the gate puts one in the context of
-// every resolver request it admits.
+// every resolver request it admits, with the decision that counted the request under its
+// budget, to be refunded when the ceiling refuses the batch.
 type npiMeter struct {
 	g       *Gate
 	policy  quota.Policy
 	subject string
+	request quota.Policy
+	counted quota.Decision
 }
 
 type npiMeterKey struct{}
@@ -46,7 +52,9 @@ type npiMeterKey struct{}
 // MeterNPIs charges n NPIs of a batch to the caller's per-NPI ceiling and writes its fields. It
 // reports whether the batch may go on; when not, it has answered: 429 rate_limited with
 // Retry-After (the seconds until the ceiling has room for all n) when the ceiling has fewer than
-// n NPIs left, which counts none of them, or the failure of the quota store. Outside the gate
+// n NPIs left, or the failure of the quota store. A refused batch is counted nowhere, as a 429
+// of the budget is not: none of its NPIs, and the request the gate counted is refunded
+// (quota.Limiter.Refund), its X-RateLimit-* fields written again to say so. Outside the gate
 // (no meter in the context) nothing is metered.
 func MeterNPIs(w http.ResponseWriter, r *http.Request, n int) bool {
 	m, ok := r.Context().Value(npiMeterKey{}).(npiMeter)
@@ -70,6 +78,7 @@ func MeterNPIs(w http.ResponseWriter, r *http.Request, n int) bool {
 	h.Set(HeaderNPIRemaining, strconv.FormatInt(s.Remaining, 10))
 	h.Set(HeaderNPIReset, strconv.FormatInt(s.ResetSecond().Unix(), 10))
 	if n > 0 && !d.Allowed {
+		m.refundRequest(w, r)
 		quota.SetRetryAfter(h, d)
 		rest.ResolverError(w, r, http.StatusTooManyRequests, CodeRateLimited,
 			"Per-NPI ceiling of "+formatInt(s.Limit)+" NPIs an hour reached: "+formatInt(s.Remaining)+" left, "+strconv.Itoa(n)+
@@ -77,6 +86,18 @@ func MeterNPIs(w http.ResponseWriter, r *http.Request, n int) bool {
 		return false
 	}
 	return true
+}
+
+// refundRequest takes back the request the gate counted for a batch the ceiling refused and
+// rewrites the budget's fields. When the store fails the request stays counted: the refusal
+// is answered all the same, with the fields as the gate wrote them.
+func (m npiMeter) refundRequest(w http.ResponseWriter, r *http.Request) {
+	d, err := m.g.limiter.Refund(r.Context(), m.request, m.subject, m.counted)
+	if err != nil {
+		logging.Logger(r.Context()).Warn("a refused batch stays counted as a request", slog.Any("error", err))
+		return
+	}
+	quota.SetHeaders(w.Header(), d)
 }
 
 func withNPIMeter(ctx context.Context, m npiMeter) context.Context {

@@ -13,8 +13,9 @@
 //     and the pilot access-request form.
 //
 // Each request is one Allow call, whatever it does: a batch of 1,000 NPIs on the resolver counts
-// as one request (seeds/001 section 4 rule 3). Surfaces needing a further ceiling (the batch's
-// per-NPI one) meter it themselves with Limiter.
+// as one request (seeds/001 section 4 rule 3). The batch's per-NPI ceiling is metered by the
+// resolver through MeterNPIs once the body is read; a batch it refuses has its request refunded,
+// so that no 429 is counted.
 //
 // A credential sent in the other API's scheme counts as no credential: X-Service-Key on /v1 is
 // a missing Authorization header, and an Authorization header on the resolver is a missing

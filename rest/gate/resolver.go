@@ -52,7 +52,8 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 		if k.Tier == apikey.TierSandbox {
 			subject = ipSubject(ip)
 		}
-		d, err := g.limiter.Allow(ctx, PolicyFor(k.Tier), subject)
+		p := PolicyFor(k.Tier)
+		d, err := g.limiter.Allow(ctx, p, subject)
 		if err != nil {
 			g.internal(w, r, rest.ResolverError, err)
 			return
@@ -65,7 +66,7 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 				"Hourly budget of "+formatInt(b.Limit)+" requests used; back off for "+w.Header().Get(quota.HeaderRetryAfter)+" seconds (Retry-After).")
 			return
 		}
-		ctx = withNPIMeter(ctx, npiMeter{g: g, policy: NPIPolicyFor(k.Tier), subject: subject})
+		ctx = withNPIMeter(ctx, npiMeter{g: g, policy: NPIPolicyFor(k.Tier), subject: subject, request: p, counted: d})
 		next.ServeHTTP(w, r.WithContext(withCaller(ctx, Caller{Key: k, Authenticated: true, ClientIP: ip})))
 	})
 }

@@ -88,7 +88,13 @@ func (l *leaseTerms) leftover() int64 { return l.granted - l.spent }
 
 // serves reports whether the lease admits a request of cost n under p at t.
 func (l *leaseTerms) serves(p Policy, t time.Time, n int64) bool {
-	return l.leftover() >= n && !t.Before(l.at) && t.Before(l.until) && samePolicy(l.policy, p)
+	return l.leftover() >= n && l.holds(p, t)
+}
+
+// holds reports whether the lease's slots are in the buckets of p that count a request made at
+// t: those of every request the lease admits.
+func (l *leaseTerms) holds(p Policy, t time.Time) bool {
+	return !t.Before(l.at) && t.Before(l.until) && samePolicy(l.policy, p)
 }
 
 // decision is the decision of a request of cost n admitted from the lease at t.
@@ -221,6 +227,42 @@ func (m *leasedMeter) peek(ctx context.Context, p Policy, id string, now func() 
 		return Decision{}, err
 	}
 	defer l.mu.Unlock()
+	return m.peekHeld(ctx, l, p, id, now)
+}
+
+// refund hands n requests counted at at back to the lease when it holds their buckets and is
+// still serving: they become leftovers, used again or given back like the others. Otherwise
+// they are taken out of the record, by the compare-and-swap New uses: counted under a lease
+// given back since, or under one that has ended, whose leftovers are given back apart.
+func (m *leasedMeter) refund(ctx context.Context, p Policy, id string, at time.Time, n int64, now func() time.Time) (Decision, error) {
+	l, err := m.hold(id)
+	if err != nil {
+		return Decision{}, err
+	}
+	defer l.mu.Unlock()
+	if l.terms.holds(p, at) && l.terms.holds(p, now()) && l.terms.spent >= n {
+		l.terms.spent -= n
+		return m.peekHeld(ctx, l, p, id, now)
+	}
+	err = updateWindows(ctx, m.st, id, func(rec store.Record) (store.Record, error) {
+		states, err := decode(rec.Body, p)
+		if err != nil {
+			return rec, err
+		}
+		if !refundIn(states, at, n) {
+			return rec, store.SkipWrite
+		}
+		rec.Body, rec.ExpiresAt = encode(states), expiryAt(states, now())
+		return rec, nil
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	return m.peekHeld(ctx, l, p, id, now)
+}
+
+// peekHeld is peek of the held lease l.
+func (m *leasedMeter) peekHeld(ctx context.Context, l *lease, p Policy, id string, now func() time.Time) (Decision, error) {
 	if t := now(); l.terms.serves(p, t, 1) {
 		return l.terms.decision(t, 1), nil
 	}

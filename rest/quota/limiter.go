@@ -23,11 +23,13 @@ type Limiter struct {
 
 // meter holds the windows of the subjects a limiter decides on. count decides a request of
 // cost n on record id under p and counts it when admitted; peek decides one of cost 1 and
-// counts nothing. Both read the clock only once they hold the subject's current windows, so
-// that a decision is never made on a time older than the counts it sees.
+// counts nothing; refund takes n requests counted at at back out of the windows and then peeks.
+// All read the clock only once they hold the subject's current windows, so that a decision is
+// never made on a time older than the counts it sees.
 type meter interface {
 	count(ctx context.Context, p Policy, id string, n int64, now func() time.Time) (Decision, error)
 	peek(ctx context.Context, p Policy, id string, now func() time.Time) (Decision, error)
+	refund(ctx context.Context, p Policy, id string, at time.Time, n int64, now func() time.Time) (Decision, error)
 	close() error
 }
 
@@ -78,6 +80,37 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, subject string) (Decision,
 		return Decision{}, err
 	}
 	return l.m.peek(ctx, p, p.Name+"/"+subject, l.now)
+}
+
+// Refund takes back a request that Allow or AllowN admitted as d (of subject under p) and that
+// a later check refused after all (a resolver batch over its per-NPI ceiling): its d.Cost units
+// leave the bucket they were counted in, so that a refused request is counted nowhere. It
+// returns what Peek would after it, for the rate-limit fields of the refusal. Between the
+// admission and the refund the units count as used, for this process and every replica, like a
+// lease's leftovers: a request of the same subject in that instant may be refused with the last
+// slot, and none is ever admitted beyond the limit. A refund after the bucket has left every
+// window has nothing left to take back. d must be an admitted decision of p for subject,
+// refunded once.
+func (l *Limiter) Refund(ctx context.Context, p Policy, subject string, d Decision) (Decision, error) {
+	if err := p.Validate(); err != nil {
+		return Decision{}, err
+	}
+	if !d.Allowed || d.Cost < 1 {
+		return Decision{}, fmt.Errorf("quota: policy %s: only an admitted request can be refunded", p.Name)
+	}
+	return l.m.refund(ctx, p, p.Name+"/"+subject, d.At, d.Cost, l.now)
+}
+
+// refundIn takes n requests counted at at out of every window of states and reports whether
+// any window held them.
+func refundIn(states []windowState, at time.Time, n int64) bool {
+	took := false
+	for i := range states {
+		before := states[i].used()
+		states[i].remove(at, n)
+		took = took || states[i].used() != before
+	}
+	return took
 }
 
 // readWindows returns the windows of the record id under p and the record's version (none

@@ -78,6 +78,18 @@ func (m *localMeter) count(ctx context.Context, p Policy, id string, n int64, no
 	return d, nil
 }
 
+func (m *localMeter) refund(ctx context.Context, p Policy, id string, at time.Time, n int64, now func() time.Time) (Decision, error) {
+	s, err := m.hold(ctx, p, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	defer s.mu.Unlock()
+	if refundIn(s.states, at, n) {
+		s.dirty = true
+	}
+	return evaluate(s.states, now(), 1), nil
+}
+
 func (m *localMeter) peek(ctx context.Context, p Policy, id string, now func() time.Time) (Decision, error) {
 	s, err := m.hold(ctx, p, id)
 	if err != nil {

@@ -73,6 +73,33 @@ func (m *storedMeter) count(ctx context.Context, p Policy, id string, n int64, n
 	return d, nil
 }
 
+func (m *storedMeter) refund(ctx context.Context, p Policy, id string, at time.Time, n int64, now func() time.Time) (Decision, error) {
+	done, err := m.turn(ctx, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	defer done()
+	var d Decision
+	err = updateWindows(ctx, m.st, id, func(rec store.Record) (store.Record, error) {
+		states, err := decode(rec.Body, p)
+		if err != nil {
+			return rec, err
+		}
+		took := refundIn(states, at, n)
+		t := now()
+		d = evaluate(states, t, 1)
+		if !took {
+			return rec, store.SkipWrite
+		}
+		rec.Body, rec.ExpiresAt = encode(states), expiryAt(states, t)
+		return rec, nil
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	return d, nil
+}
+
 // updateWindows changes the record id by compare-and-swap (store.Update), creating it when it
 // is absent, and names the record in its error.
 func updateWindows(ctx context.Context, st store.Store, id string, change func(store.Record) (store.Record, error)) error {

@@ -25,7 +25,9 @@
 //     nanosecond) the next request is admitted. With the steps used here (1 s for a minute,
 //     10 s for an hour, 1 min for 24 hours) a slot comes back at most that late.
 //   - A refused request costs nothing: it writes nothing, so a client hammering at a full
-//     quota does not extend its own wait.
+//     quota does not extend its own wait. A request admitted here and refused by a later check
+//     (a resolver batch over its per-NPI ceiling) is taken back with Refund, out of the bucket
+//     it was counted in.
 //
 // # Storage and concurrency
 //

@@ -39,7 +39,7 @@ type BatchResult struct {
 // of strings 400 invalid_body. An entry that is no NPI is unresolvable, not an error: null at
 // its position, like an NPI the registry does not hold. A valid batch is
 // then charged, NPI by NPI, to the caller's per-NPI ceiling (gate.MeterNPIs), besides the one
-// request the gate counted: over it, 429 rate_limited.
+// request the gate counted: over it, 429 rate_limited, which counts neither.
 func (a *API) batch(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	req, code, msg := decodeBatch(w, r)

@@ -14,8 +14,8 @@ import (
 
 // POST /batch/npi is metered NPI by NPI on the per-NPI ceiling besides the one request it
 // counts: the sandbox's ceiling (1,000 NPIs an hour per address) takes one full batch, and the
-// next batch is 429 rate_limited with Retry-After and every rate-limit field, counting none of
-// its NPIs; the fields name each tier's ceiling.
+// next batches are 429 rate_limited with Retry-After and every rate-limit field, counting none
+// of their NPIs and no request (the 429 rule); the fields name each tier's ceiling.
 func TestBatchNPICeiling(t *testing.T) {
 	d := demosnapshot.Open(t)
 	f := demoFixtures(t, d.Store)
@@ -33,20 +33,28 @@ func TestBatchNPICeiling(t *testing.T) {
 	if full.Status != 200 || full.Header.Get(gate.HeaderNPILimit) != "1000" || full.Header.Get(gate.HeaderNPIRemaining) != "0" {
 		t.Fatalf("full batch: %d, NPI limit %q remaining %q", full.Status, full.Header.Get(gate.HeaderNPILimit), full.Header.Get(gate.HeaderNPIRemaining))
 	}
-	over := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1))
-	if over.Status != 429 || over.ErrorCode() != "rate_limited" || !strings.Contains(string(over.Raw), "Per-NPI ceiling") {
-		t.Fatalf("over the ceiling: %d %q %s", over.Status, over.ErrorCode(), over.Raw)
+	if got := full.Header.Get("X-RateLimit-Remaining"); got != "99" {
+		t.Errorf("full batch: X-RateLimit-Remaining %q, want 99 of the sandbox's 100", got)
 	}
-	rateLimitHeaders(t, "per-NPI 429", over)
-	if s, err := strconv.Atoi(over.Header.Get("Retry-After")); err != nil || s < 1 || s > 3610 { // an hour and one 10-second step at most
-		t.Errorf("Retry-After %q", over.Header.Get("Retry-After"))
+	for i := range 3 {
+		over := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", sandbox, batchOf(1+i))
+		if over.Status != 429 || over.ErrorCode() != "rate_limited" || !strings.Contains(string(over.Raw), "Per-NPI ceiling") {
+			t.Fatalf("over the ceiling: %d %q %s", over.Status, over.ErrorCode(), over.Raw)
+		}
+		rateLimitHeaders(t, "per-NPI 429", over)
+		if s, err := strconv.Atoi(over.Header.Get("Retry-After")); err != nil || s < 1 || s > 3610 { // an hour and one 10-second step at most
+			t.Errorf("Retry-After %q", over.Header.Get("Retry-After"))
+		}
+		if over.Header.Get(gate.HeaderNPIRemaining) != "0" {
+			t.Errorf("NPI remaining %q after a refusal", over.Header.Get(gate.HeaderNPIRemaining))
+		}
+		// A refused batch is no request: the budget still holds what the full batch left.
+		if got := over.Header.Get("X-RateLimit-Remaining"); got != "99" {
+			t.Errorf("refused batch %d: X-RateLimit-Remaining %q, want 99 of the sandbox's 100", i+1, got)
+		}
 	}
-	if over.Header.Get(gate.HeaderNPIRemaining) != "0" {
-		t.Errorf("NPI remaining %q after a refusal", over.Header.Get(gate.HeaderNPIRemaining))
-	}
-	// The request budget counted the two batches as two requests.
-	if got := over.Header.Get("X-RateLimit-Remaining"); got != "98" {
-		t.Errorf("X-RateLimit-Remaining %q, want 98 of the sandbox's 100", got)
+	if next := e.do(t, http.MethodGet, "/resolver/v1/npi/"+f.enrolled, sandbox, nil); next.Header.Get("X-RateLimit-Remaining") != "98" {
+		t.Errorf("the request after the refused batches: %d, X-RateLimit-Remaining %q, want 98", next.Status, next.Header.Get("X-RateLimit-Remaining"))
 	}
 	for tier, want := range map[apikey.Tier]string{apikey.TierStarter: "50000", apikey.TierPro: "500000"} {
 		r := e.do(t, http.MethodPost, "/resolver/v1/batch/npi", e.Key(t, tier), batchOf(3))
