@@ -96,9 +96,9 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 	}
 	moved := []string{nm.Changes.Moved[0].Key, nm.Changes.Moved[1].Key}
 	excluded := nm.Changes.NewlyExcluded[0].Key
-	refresh := subscribe(t, st, nil, "https://93.184.215.14/a", []string{EventSourceRefreshed})
-	watch := subscribe(t, st, nil, "https://93.184.215.14/b", []string{EventExclusionAdded, EventProviderChanged}, append(moved, excluded)...)
-	quiet := subscribe(t, st, nil, "https://93.184.215.14/c", []string{EventProviderChanged}, excluded)
+	refresh := subscribe(t, st, nil, "https://192.0.2.1/a", []string{EventSourceRefreshed})
+	watch := subscribe(t, st, nil, "https://192.0.2.1/b", []string{EventExclusionAdded, EventProviderChanged}, append(moved, excluded)...)
+	quiet := subscribe(t, st, nil, "https://192.0.2.1/c", []string{EventProviderChanged}, excluded)
 
 	// A notice in force for the registry rides on its source.refreshed.
 	notice := Deprecation{Notice: "the field x is removed", Sunset: "2027-01-01"}
@@ -232,7 +232,7 @@ func TestFanoutAfterPreviousCollected(t *testing.T) {
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)
 	}
-	watch := subscribe(t, st, nil, "https://93.184.215.14/b", []string{EventProviderChanged}, nm.Changes.Moved[0].Key)
+	watch := subscribe(t, st, nil, "https://192.0.2.1/b", []string{EventProviderChanged}, nm.Changes.Moved[0].Key)
 	ingestDrop(t, st, next)
 	snap, err := store.Serving(ctx, st)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestHeartbeats(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Second)
 	put := func(ch *FHIRChannel) Subscription {
-		s := Subscription{ID: newSubscriptionID(), Owner: FHIROwner("c"), URL: "https://93.184.215.14/h", Events: []string{EventProviderChanged},
+		s := Subscription{ID: newSubscriptionID(), Owner: FHIROwner("c"), URL: "https://192.0.2.1/h", Events: []string{EventProviderChanged},
 			NPIs: []string{"1234567893"}, Status: StatusActive, CreatedAt: start, Secret: NewSecret(), FHIR: ch}
 		rec, err := s.record()
 		if err == nil {

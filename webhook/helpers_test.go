@@ -16,7 +16,9 @@ var signed = webhooktest.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Sign
 		return Verify(sig, body, secret, time.Time{}, 0) == nil
 	}}
 
-// subscribe stores an active subscription to url and tells rv its secret.
+// subscribe stores an active subscription to url and tells rv its secret. A test with no
+// receiver names a documentation address (192.0.2.0/24), which the address guard refuses, so
+// nothing it subscribes could be delivered beyond the machine even if a worker ran.
 func subscribe(t testing.TB, st store.Store, rv *webhooktest.Receiver, url string, events []string, npis ...string) Subscription {
 	t.Helper()
 	s := Subscription{ID: newSubscriptionID(), Owner: "key_test", URL: url, Events: events, NPIs: npis,

@@ -173,7 +173,7 @@ func TestSourceRefreshedPerCareCompareDataset(t *testing.T) {
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)
 	}
-	sub := subscribe(t, st, nil, "https://93.184.215.14/a", []string{EventSourceRefreshed})
+	sub := subscribe(t, st, nil, "https://192.0.2.1/a", []string{EventSourceRefreshed})
 
 	later := time.Date(2025, 7, 8, 0, 0, 0, 0, time.UTC)
 	cc := t.TempDir()
@@ -238,7 +238,7 @@ func TestProviderDeactivated(t *testing.T) {
 		t.Fatal(err)
 	}
 	npi := deactivatedNPIs(t)[0]
-	sub := subscribe(t, st, nil, "https://93.184.215.14/a", []string{EventProviderChanged}, npi)
+	sub := subscribe(t, st, nil, "https://192.0.2.1/a", []string{EventProviderChanged}, npi)
 	ingestDrop(t, st, d.Next)
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)
