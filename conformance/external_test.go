@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"providerdir/internal/testtool"
 )
 
 // The external validator reads what the run was served and fails the check on a resource R4
@@ -12,7 +14,7 @@ import (
 func TestFHIRJSValidator(t *testing.T) {
 	dir := os.Getenv("PROVIDERDIR_FHIR_JS")
 	if dir == "" {
-		t.Skip("PROVIDERDIR_FHIR_JS is not set")
+		testtool.Missing(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
 	}
 	tests := []struct {
 		name      string

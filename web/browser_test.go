@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"providerdir/internal/testserver"
+	"providerdir/internal/testtool"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
@@ -59,14 +60,14 @@ type browser struct {
 // stepTimeout bounds one browser step, so a broken page fails its test instead of hanging it.
 const stepTimeout = time.Minute
 
-// newBrowser starts a headless Chromium for the test, or skips the test when none is installed.
-// Screenshots go to $ARTIFACTS/web/<test> when ARTIFACTS is set (kept), else to a temporary
+// newBrowser starts a headless Chromium for the test; without one the test ends as
+// testtool.Missing says. Screenshots go to $ARTIFACTS/web/<test> when ARTIFACTS is set (kept), else to a temporary
 // directory removed after the test.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	path := findBrowser()
 	if path == "" {
-		t.Skip("no Chromium to drive: none of " + strings.Join(browserNames, ", ") +
+		testtool.Missing(t, "no Chromium to drive: none of "+strings.Join(browserNames, ", ")+
 			" is on PATH and CHROMIUM_PATH is unset; install Debian's chromium package (apt-get install -y chromium)")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -22,6 +22,7 @@ import (
 
 	"providerdir/internal/demosnapshot"
 	"providerdir/internal/resolvertest"
+	"providerdir/internal/testtool"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 )
@@ -189,20 +190,18 @@ func TestStartFailures(t *testing.T) {
 // (npm @modelcontextprotocol/inspector); by default the checkout's .cache/mcpinspector.
 const EnvInspector = "PROVIDERDIR_MCP_INSPECTOR"
 
-// inspector is the MCP Inspector's command; the test skips, saying why, when Node.js or the
-// Inspector is not installed.
+// inspector is the MCP Inspector's command; without Node.js or the Inspector the test ends as
+// testtool.Missing says.
 func inspector(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("Node.js is not installed; the MCP Inspector needs it")
-	}
+	testtool.LookPath(t, "node", "the MCP Inspector runs on Node.js (apt-get install -y nodejs npm)")
 	dir := os.Getenv(EnvInspector)
 	if dir == "" {
 		dir = filepath.Join("..", "..", ".cache", "mcpinspector")
 	}
 	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector)
+		testtool.Missing(t, fmt.Sprintf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector))
 	}
 	return bin
 }

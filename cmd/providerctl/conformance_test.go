@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,7 +25,10 @@ import (
 	"time"
 
 	"providerdir/catalog"
+	"providerdir/conformance"
 	"providerdir/ingest"
+	"providerdir/internal/testtool"
+	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -30,10 +36,11 @@ import (
 )
 
 // demoServer builds a demo store (a synthetic drop ingested into an embedded store, then its next
-// snapshot), writes its credentials with the demo command's code, starts the real providerd
-// binary on a free loopback port and returns the credentials file and a FHIR resource the second
-// snapshot removed. The server stops with the test.
-func demoServer(t *testing.T) (base, credFile, gone string) {
+// snapshot), writes its credentials with the demo command's code, creates a live resolver key
+// (the demo's is the read-only sandbox key), starts the real providerd binary on a free loopback
+// port, admitting webhook receivers on loopback, and returns the credentials file, the live key
+// and a FHIR resource the second snapshot removed. The server stops with the test.
+func demoServer(t *testing.T) (base, credFile, liveKey, gone string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -69,6 +76,11 @@ func demoServer(t *testing.T) (base, credFile, gone string) {
 	base = "http://" + freeAddr(t)
 	credFile = filepath.Join(dir, "credentials.json")
 	err = demo(ctx, io.Discard, slog.New(slog.DiscardHandler), s, demoURLs{base: base}, dir, credFile)
+	if err == nil {
+		var live apikey.Secret
+		live, _, err = apikey.NewManager(s, nil).Create(ctx, apikey.TierStarter, "conformance", apikey.CreateOptions{})
+		liveKey = live.Reveal()
+	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -77,7 +89,7 @@ func demoServer(t *testing.T) (base, credFile, gone string) {
 	}
 
 	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--store", "embedded:"+db, "--addr", strings.TrimPrefix(base, "http://"), "--base-url", base)
+	cmd := exec.Command(bin, "--store", "embedded:"+db, "--addr", strings.TrimPrefix(base, "http://"), "--base-url", base, "--webhook-allow-loopback")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -92,7 +104,7 @@ func demoServer(t *testing.T) (base, credFile, gone string) {
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return base, credFile, gone
+				return base, credFile, liveKey, gone
 			}
 		}
 		if time.Now().After(deadline) {
@@ -145,20 +157,94 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-type junitTotals struct {
-	Tests    int `xml:"tests,attr"`
-	Failures int `xml:"failures,attr"`
-	Skipped  int `xml:"skipped,attr"`
+// expectedSkips are the checks that skip against the demo deployment, with why: its data have
+// no such values. Every other check of the suite must run and pass.
+var expectedSkips = map[string]string{
+	"fhir/search Organization?partof": "no demo Organization has a parent",
+	"resolver/GET /ccn/{id} answers the ten-character number /quality/asc/{id} answers": "no demo Organization is an ambulatory surgical center",
 }
 
-// The suite passes against the demo deployment, and fails when the deployment breaks a
-// contract: a proxy in front of the same server that drops a rate-limit header from two paths
-// and renames an error code makes the checks of those contracts fail and the command exit 1.
+// fhirValidatorCheck is the check that validates served resources with the npm fhir package.
+const fhirValidatorCheck = "external/every served FHIR resource validates with the npm fhir package (R4)"
+
+// junitReport is the part of a conformance JUnit report the test reads.
+type junitReport struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Suites   []struct {
+		Name  string `xml:"name,attr"`
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// skipped maps each skipped check ("surface/name") to its reason.
+func (r junitReport) skipped() map[string]string {
+	out := map[string]string{}
+	for _, s := range r.Suites {
+		for _, c := range s.Cases {
+			if c.Skipped != nil {
+				out[s.Name+"/"+c.Name] = c.Skipped.Message
+			}
+		}
+	}
+	return out
+}
+
+// unexpectedSkips describes, sorted, each check that skipped although expected does not name it
+// and each check expected names that did not skip.
+func unexpectedSkips(got, expected map[string]string) []string {
+	var out []string
+	for name, reason := range got {
+		if _, ok := expected[name]; !ok {
+			out = append(out, fmt.Sprintf("%s skipped (%s); every check but the expected skips must run", name, reason))
+		}
+	}
+	for name, why := range expected {
+		if _, ok := got[name]; !ok {
+			out = append(out, fmt.Sprintf("%s ran, expected to skip since %s: update the expected skips", name, why))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A skip the expected list does not name, and an expected skip that ran, are each reported by
+// name; the expected skips alone report nothing.
+func TestUnexpectedSkips(t *testing.T) {
+	expected := map[string]string{"fhir/a": "no data", "resolver/b": "no facility"}
+	for _, tt := range []struct {
+		name string
+		got  map[string]string
+		want []string
+	}{
+		{"the expected skips", map[string]string{"fhir/a": "none", "resolver/b": "none"}, nil},
+		{"a new skip", map[string]string{"fhir/a": "none", "resolver/b": "none", "webhooks/c": "read-only key"},
+			[]string{"webhooks/c skipped (read-only key); every check but the expected skips must run"}},
+		{"an expected skip ran", map[string]string{"fhir/a": "none"},
+			[]string{"resolver/b ran, expected to skip since no facility: update the expected skips"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := unexpectedSkips(tt.got, expected); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The suite passes against the demo deployment with a live resolver key and a loopback webhook
+// receiver: every check runs, and only the expected ones skip. It fails when the deployment
+// breaks a contract: a proxy in front of the same server that drops a rate-limit header from two
+// paths and renames an error code makes the checks of those contracts fail and the command exit 1.
 func TestConformanceAgainstDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts providerd")
 	}
-	base, credFile, gone := demoServer(t)
+	base, credFile, liveKey, gone := demoServer(t)
 	// Before the full run spends the budgets: a FHIR surface that serves subsets untagged and
 	// answers a removed resource with 404 fails the checks of those contracts.
 	brokenFHIR := brokenFHIRProxy(t, base, false)
@@ -174,10 +260,17 @@ func TestConformanceAgainstDemo(t *testing.T) {
 		}
 	}
 	junit := filepath.Join(t.TempDir(), "conformance.xml")
-	args := []string{"conformance", "--credentials", credFile, "--junit", junit, "--gone", gone, "--exhaust-budgets"}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer receiver.Close()
+	args := []string{"conformance", "--credentials", credFile, "--resolver-key", liveKey, "--webhook-url", receiver.URL + "/conformance-receiver",
+		"--junit", junit, "--gone", gone, "--exhaust-budgets"}
 	// Where the npm fhir package is installed, every served resource is also validated by it.
+	expected := maps.Clone(expectedSkips)
 	if dir := os.Getenv("PROVIDERDIR_FHIR_JS"); dir != "" {
 		args = append(args, "--fhir-validator", dir)
+	} else {
+		testtool.Optional(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
+		expected[fhirValidatorCheck] = "the npm fhir package is not installed"
 	}
 	code, stdout, stderr = invoke(t, nil, args...)
 	t.Logf("report:\n%s", stdout)
@@ -188,12 +281,15 @@ func TestConformanceAgainstDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var totals junitTotals
-	if err := xml.Unmarshal(b, &totals); err != nil {
+	var report junitReport
+	if err := xml.Unmarshal(b, &report); err != nil {
 		t.Fatal(err)
 	}
-	if totals.Failures != 0 || totals.Tests < 80 {
-		t.Errorf("JUnit totals %+v, want 80 or more checks, none failed", totals)
+	if report.Failures != 0 || report.Tests != len(conformance.Checks()) {
+		t.Errorf("JUnit: %d checks, %d failed; want every one of the suite's %d, none failed", report.Tests, report.Failures, len(conformance.Checks()))
+	}
+	for _, e := range unexpectedSkips(report.skipped(), expected) {
+		t.Error(e)
 	}
 
 	target, err := url.Parse(base)
