@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"providerdir/rest/quota"
 )
 
 // ClientCheckInterval is how long Protect relies on what it last read of a client's record: a
@@ -26,9 +28,11 @@ type clientStatus struct {
 
 type statusEntry struct {
 	active bool
-	// budget is the record's Budget (nil: the default).
-	budget *int64
-	read   time.Time
+	// budget is the policy of the record's Budget (limits.clientPolicy); metered is false for
+	// an unmetered client.
+	budget  quota.Policy
+	metered bool
+	read    time.Time
 }
 
 // clientState reports whether client id exists and is enabled, and its budget, as read from the
@@ -46,7 +50,8 @@ func (s *Service) clientState(ctx context.Context, id string) (statusEntry, erro
 	if err != nil && !errors.Is(err, ErrClientNotFound) {
 		return statusEntry{}, err
 	}
-	e = statusEntry{active: err == nil && c.Enabled, budget: c.Budget, read: now}
+	e = statusEntry{active: err == nil && c.Enabled, read: now}
+	e.budget, e.metered = s.limits.clientPolicy(c.Budget)
 	s.clients.mu.Lock()
 	s.clients.entries[id] = e
 	s.clients.mu.Unlock()

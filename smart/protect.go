@@ -53,7 +53,7 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 			unauthorized(w, r, `Bearer realm="fhir"`, "this request needs a bearer access token from "+s.tokenURL)
 			return
 		}
-		g, budget, refused, err := s.grant(r.Context(), raw)
+		g, c, refused, err := s.grant(r.Context(), raw)
 		if err != nil {
 			logging.Logger(r.Context()).Error("read the token's client", slog.Any("error", err))
 			writeOutcome(w, r, http.StatusInternalServerError, "exception", "the request could not be served")
@@ -65,36 +65,36 @@ func (s *Service) Protect(next http.Handler) http.Handler {
 				"the access token is invalid or expired; get a new one from "+s.tokenURL)
 			return
 		}
-		if !s.admitFHIR(w, r, g, budget) {
+		if !s.admitFHIR(w, r, g, c) {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithGrant(r.Context(), g)))
 	})
 }
 
-// grant returns the grant of access token raw and its client's budget, or why the token is
-// refused: it is invalid or expired, or its client is disabled or deleted. err is a failure to
-// read the client. A token is verified once and its grant kept until it expires (grantCache);
-// its client's status and budget are checked on every request all the same (clientState).
-func (s *Service) grant(ctx context.Context, raw string) (g Grant, budget *int64, refused, err error) {
+// grant returns the grant of access token raw and what Protect read of its client, or why the
+// token is refused: it is invalid or expired, or its client is disabled or deleted. err is a
+// failure to read the client. A token is verified once and its grant kept until it expires
+// (grantCache); its client's status and budget are checked on every request all the same
+// (clientState).
+func (s *Service) grant(ctx context.Context, raw string) (g Grant, c statusEntry, refused, err error) {
 	g, cached := s.grants.get(raw, s.now())
 	if !cached {
 		if g, refused = s.verifyAccess(raw); refused != nil {
-			return Grant{}, nil, refused, nil
+			return Grant{}, c, refused, nil
 		}
 	}
-	c, err := s.clientState(ctx, g.ClientID)
-	switch {
-	case err != nil:
-		return Grant{}, nil, nil, err
-	case !c.active:
+	if c, err = s.clientState(ctx, g.ClientID); err != nil {
+		return Grant{}, c, nil, err
+	}
+	if !c.active {
 		s.grants.drop(raw)
-		return Grant{}, nil, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
+		return Grant{}, c, errors.New("client " + g.ClientID + " is disabled or deleted"), nil
 	}
 	if !cached {
 		s.grants.put(raw, g)
 	}
-	return g, c.budget, nil, nil
+	return g, c, nil, nil
 }
 
 // bearerToken returns the token of an "Authorization: Bearer" header. present is false when

@@ -100,13 +100,12 @@ func (l *limits) clientPolicy(budget *int64) (p quota.Policy, metered bool) {
 	return quota.Policy{Name: l.client.Name, Windows: []quota.Window{quota.RollingMinute(*budget)}}, true
 }
 
-// admitFHIR meters one FHIR request of grant g, whose client's record sets budget, and writes the
+// admitFHIR meters one FHIR request of grant g by the budget of its client c and writes the
 // rate-limit fields. It returns false when the request has been answered: 429 when the budget is
 // spent, 500 when the store failed. A request of an unmetered client (budget 0) is admitted
 // without a count and without rate-limit fields: it has no limit to describe.
-func (s *Service) admitFHIR(w http.ResponseWriter, r *http.Request, g Grant, budget *int64) bool {
-	p, metered := s.limits.clientPolicy(budget)
-	subject := "client:" + g.ClientID
+func (s *Service) admitFHIR(w http.ResponseWriter, r *http.Request, g Grant, c statusEntry) bool {
+	p, metered, subject := c.budget, c.metered, "client:"+g.ClientID
 	if g.Sandbox {
 		p, metered, subject = s.limits.sandbox, true, "client:"+g.ClientID+"/ip:"+clientip.Subject(s.limits.ips.ClientIP(r))
 	}
