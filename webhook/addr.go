@@ -16,6 +16,15 @@ const MaxURLLen = 2048
 // ErrAddressRefused: a URL's host is, or resolves to, an address deliveries may not reach.
 var ErrAddressRefused = errors.New("webhook: address refused")
 
+// refusal is a URL refused for its address: errors.Is finds ErrAddressRefused in it, and its
+// text is the sentence a subscriber reads, without the sentinel's wording appended.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string        { return e.msg }
+func (e *refusal) Is(target error) bool { return target == ErrAddressRefused }
+
+func refused(format string, a ...any) error { return &refusal{msg: fmt.Sprintf(format, a...)} }
+
 // errNonstandardHost: a host that is neither a domain name nor an IP address in standard form
 // but that a system resolver may read as an IPv4 address ("2130706433", "0x7f.1", "127.1").
 var errNonstandardHost = fmt.Errorf("host in a nonstandard IPv4 form: %w", ErrAddressRefused)
@@ -126,12 +135,12 @@ func (p AddressPolicy) CheckURL(ctx context.Context, raw string) (*url.URL, erro
 	}
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil && ip.Zone() != "" {
-		return nil, fmt.Errorf("url host %q carries an IPv6 zone, which names an interface of this host: %w", host, ErrAddressRefused)
+		return nil, refused("url host %q carries an IPv6 zone, which names an interface of this host", host)
 	}
 	ips, err := p.resolve(ctx, host)
 	switch {
 	case errors.Is(err, errNonstandardHost):
-		return nil, fmt.Errorf("url host %q is neither a domain name nor an IP address in standard form: %w", host, ErrAddressRefused)
+		return nil, refused("url host %q is neither a domain name nor an IP address in standard form", host)
 	case err != nil:
 		return nil, fmt.Errorf("url host %q does not resolve", host)
 	case u.Scheme == "http" && !allLoopback(ips):
@@ -139,7 +148,7 @@ func (p AddressPolicy) CheckURL(ctx context.Context, raw string) (*url.URL, erro
 	}
 	for _, ip := range ips {
 		if !p.Allowed(ip) {
-			return nil, fmt.Errorf("url host %q is or resolves to a private, loopback, link-local, multicast or reserved address: %w", host, ErrAddressRefused)
+			return nil, refused("url host %q is or resolves to a private, loopback, link-local, multicast or reserved address", host)
 		}
 	}
 	return u, nil
