@@ -244,18 +244,22 @@ func digest(parts ...string) string {
 }
 
 // addSearch adds the provider-search keys of package match: the folded tokens of the person's
-// name or the organization's names, and the same tokens qualified by the practice state. Typos
+// name or the organization's names, the same tokens qualified by the practice state, and the
+// tokens paired with the initials of the name's other words. Typos
 // are found through the name lexicon (NameWord), which ingest writes once per distinct token.
 func (k *Keys) addSearch(rec RegistryRecord) {
-	var toks []string
+	var toks, pairs []string
 	if rec.Name != nil {
 		toks = match.RecordTokens(rec.Name.First, rec.Name.Middle, rec.Name.Last)
+		pairs = match.PersonInitialPairs(rec.Name.First, rec.Name.Middle, rec.Name.Last)
 	} else {
 		toks = match.RecordTokens(rec.OrganizationName, rec.OtherName)
+		pairs = match.OrgInitialPairs(rec.OrganizationName, rec.OtherName)
 	}
-	*k = slices.Grow(*k, 2*len(toks))
+	*k = slices.Grow(*k, 2*len(toks)+len(pairs))
 	k.Add(match.ParamToken, toks...)
 	k.Add(match.ParamStateToken, match.InState(rec.PracticeAddress.State, toks)...)
+	k.Add(match.ParamTokenInitial, pairs...)
 }
 
 // NameWordRecord is a word of the name lexicon (catalog.RegistryNameWords): a folded token some

@@ -36,6 +36,7 @@ func TestRegistryKeys(t *testing.T) {
 		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
 		{KeyFamily, "obrien nunez"}, {KeyGiven, "zoe"},
 		{match.ParamToken, "obriennunez"}, {match.ParamToken, "zoe"}, {match.ParamStateToken, "NM|zoe"},
+		{match.ParamTokenInitial, "obriennunez|z"}, {match.ParamTokenInitial, "zoe|o"},
 	} {
 		if !slices.ContainsFunc(keys, func(k store.Key) bool { return k.Param == want.param && k.Value == want.value }) {
 			t.Errorf("no key %s=%q in %v", want.param, want.value, keys)
@@ -46,7 +47,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, k := range keys {
 		params[k.Param] = true
 	}
-	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyPostal, match.ParamToken, match.ParamStateToken, KeyState, KeyTaxonomy}
+	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyPostal, match.ParamToken, match.ParamTokenInitial, match.ParamStateToken, KeyState, KeyTaxonomy}
 	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
 		t.Errorf("registry key params %q, want %q", got, want)
 	}

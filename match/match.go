@@ -4,7 +4,9 @@
 // query (_match_score of the resolver's search).
 //
 // Retrieval and scoring are split. Ingest writes, per registry record, its folded name tokens
-// (ParamToken, and ParamStateToken qualified by the practice state), and once per distinct
+// (ParamToken, and ParamStateToken qualified by the practice state), its tokens paired with
+// the initials of its other words (ParamTokenInitial, which narrows a search without a state
+// as the state narrows one with it), and once per distinct
 // token of three or more characters in the whole registry, a word of the name lexicon keyed by
 // its single-character deletions (ParamDeletion). A query token q then finds a record token t
 // within one edit (insertion, deletion, substitution or adjacent transposition) when {q} and
@@ -35,7 +37,84 @@ const (
 	// ParamDeletion holds, on a word of the name lexicon, each of its single-character
 	// deletions (Deletions).
 	ParamDeletion = "del"
+	// ParamTokenInitial holds name tokens paired with the initial of another word of the name
+	// (PersonInitialPairs, OrgInitialPairs), so that a search without a state reads the
+	// records holding a word and a word beginning with a letter, a posting list a few dozen
+	// times shorter than the word's own.
+	ParamTokenInitial = "rtoki"
 )
+
+// InitialPair is the ParamTokenInitial value of token beside a word beginning with initial.
+func InitialPair(token, initial string) string { return token + "|" + initial }
+
+// initial is the first character of a folded word.
+func initial(w string) string {
+	_, n := utf8.DecodeRuneInString(w)
+	return w[:n]
+}
+
+// PersonInitialPairs returns the ParamTokenInitial values of a person's name parts (first,
+// middle, last): each token of a part (RecordTokens) that tolerates a typo, paired with the
+// initial of each word of the other parts.
+func PersonInitialPairs(parts ...string) []string {
+	var out []string
+	for i, p := range parts {
+		for _, t := range RecordTokens(p) {
+			if !InLexicon(t) {
+				continue
+			}
+			for j, o := range parts {
+				if j == i {
+					continue
+				}
+				for _, w := range Tokens(o) {
+					if v := InitialPair(t, initial(w)); !slices.Contains(out, v) {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// OrgInitialPairs returns the ParamTokenInitial values of an organization's names: each word
+// that tolerates a typo paired with the initials of the words beside it (every pair of an
+// organization's many words would multiply its keys for little).
+func OrgInitialPairs(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		ws := Tokens(n)
+		for i, t := range ws {
+			if !InLexicon(t) {
+				continue
+			}
+			for _, j := range []int{i - 1, i + 1} {
+				if j < 0 || j >= len(ws) {
+					continue
+				}
+				if v := InitialPair(t, initial(ws[j])); !slices.Contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Initials returns the distinct initials of words.
+func Initials(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if w == "" {
+			continue
+		}
+		if i := initial(w); !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
 
 // InState qualifies key values by a state ("NJ|ashford"); nil when the state is empty or holds
 // the separator (a malformed state gets no qualified keys, and a search in it finds nothing by

@@ -277,3 +277,23 @@ func FuzzDeletions(f *testing.F) {
 		}
 	})
 }
+
+// Pair keys: a person's typo-tolerant tokens (joined forms too) with the initials of the other
+// parts' words; an organization's words with the initials of the words beside them.
+func TestInitialPairs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"person", PersonInitialPairs("William", "B", "Marwood"), []string{"william|b", "william|m", "marwood|w", "marwood|b"}},
+		{"no middle", PersonInitialPairs("Jo", "", "Smith-Jones"), []string{"smith|j", "jones|j", "smithjones|j"}},
+		{"accents fold", PersonInitialPairs("Élodie", "", "Ñúñez"), []string{"elodie|n", "nunez|e"}},
+		{"organization", OrgInitialPairs("Ashford Family Medicine LLC"), []string{"ashford|f", "family|a", "family|m", "medicine|f", "medicine|l", "llc|m"}},
+		{"one word", OrgInitialPairs("Ashford"), nil},
+	} {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}

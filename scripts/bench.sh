@@ -411,7 +411,9 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
 - The resolver's NPI read and search use Pro resolver keys in turn, for the first query of the
   drop's labelled search query set (search_queries.jsonl, written by \`providerctl generate\`);
   then every query of the set runs through the search one at a time, and precision@1, recall@10
-  and the searches' latency percentiles are printed.
+  and the searches' latency percentiles are printed, overall and recall@10 per deformation; the
+  set's typos in two words, title with initials and a typo, split word and words run together
+  are searched by the name alone, without a state (match/queryset).
 - FHIR bulk export: providerbench kicks off an export of the Practitioners (public reads, so no
   token), reads the manifest, and downloads the file to the end beside the snapshot, checking
   its lines against the manifest's count; the ceiling is the same file served by net/http

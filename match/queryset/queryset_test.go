@@ -37,6 +37,27 @@ func TestDeform(t *testing.T) {
 		{Typo, john, true, func(f []string) bool {
 			return f[0] == "william" && match.OneEdit(f[2], "marwood") || f[2] == "marwood" && match.OneEdit(f[0], "william")
 		}},
+		{TwoTypos, john, true, func(f []string) bool {
+			return len(f) == 3 && match.OneEdit(f[0], "william") && f[1] == "b" && match.OneEdit(f[2], "marwood")
+		}},
+		{TwoTypos, Name{First: "AMY", Last: "MARWOOD"}, false, nil},
+		{TwoTypos, org, true, func(f []string) bool {
+			return len(f) == 4 && match.OneEdit(f[0], "ashford") && match.OneEdit(f[2], "medicine")
+		}},
+		{TitleInitialTypo, john, true, func(f []string) bool {
+			return len(f) == 4 && f[0] == "dr" && f[1] == "w" && f[2] == "b" && match.OneEdit(f[3], "marwood")
+		}},
+		{TitleInitialTypo, org, false, nil},
+		{SplitName, john, true, func(f []string) bool {
+			return len(f) == 4 && f[0] == "william" && f[2]+f[3] == "marwood" && len(f[2]) >= 3 && len(f[3]) >= 3
+		}},
+		{SplitName, Name{First: "WILLIAM", Last: "ELBY"}, false, nil},
+		{SplitName, org, true, func(f []string) bool { return len(f) == 5 && f[2]+f[3] == "medicine" }},
+		{JoinedNames, john, true, func(f []string) bool {
+			return slices.Equal(f, []string{"williamb", "marwood"}) || slices.Equal(f, []string{"william", "bmarwood"})
+		}},
+		{JoinedNames, Name{First: "WILLIAM", Last: "MARWOOD"}, true, func(f []string) bool { return slices.Equal(f, []string{"williammarwood"}) }},
+		{JoinedNames, Name{Org: "ASHFORD"}, false, nil},
 	} {
 		for seed := range uint64(20) {
 			r := rand.New(rand.NewPCG(seed, 1))
@@ -75,7 +96,7 @@ func TestBuildWriteRead(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, q := range a {
 		kinds[q.Deformation] = true
-		if len(q.NPI) != 10 || q.State == "" || q.Q == "" {
+		if len(q.NPI) != 10 || q.Q == "" || (q.State == "") != Nationwide(q.Deformation) || Nationwide(q.Deformation) && q.Taxonomy != "" {
 			t.Fatalf("query %+v", q)
 		}
 	}
@@ -120,5 +141,34 @@ func TestEvaluate(t *testing.T) {
 	}
 	if len(rep.Misses) != 3 || len(rep.Latencies) != 4 {
 		t.Errorf("%d misses, %d latencies", len(rep.Misses), len(rep.Latencies))
+	}
+}
+
+// A nationwide label is ambiguous when another provider's record fits every word the query
+// means at least as well, wherever it practises; a record that fits one word worse, or the
+// labelled provider's own, leaves it standing.
+func TestRivals(t *testing.T) {
+	label := entry{npi: "1000000001", state: "NJ", name: Name{First: "WILLIAM", Middle: "B", Last: "MARWOOD"}}
+	for _, tt := range []struct {
+		name      string
+		kind, q   string
+		other     entry
+		ambiguous bool
+	}{
+		{"same name elsewhere", SplitName, "WILLIAM B MAR WOOD", entry{npi: "1000000002", state: "TX", name: label.name}, true},
+		{"the label itself", SplitName, "WILLIAM B MAR WOOD", entry{npi: label.npi, state: "NJ", name: label.name}, false},
+		{"another middle name", SplitName, "WILLIAM B MAR WOOD", entry{npi: "1000000002", name: Name{First: "WILLIAM", Middle: "C", Last: "MARWOOD"}}, false},
+		{"within one edit of both typos", TwoTypos, "WILLAIM B MARWOD", entry{npi: "1000000002", name: Name{First: "WILLIAM", Middle: "B", Last: "MARWOD"}}, true},
+		{"a nickname fits better", TwoTypos, "WILLAIM B MARWOD", entry{npi: "1000000002", name: Name{First: "BILL", Middle: "B", Last: "MARWOOD"}}, false},
+		{"another initial", TitleInitialTypo, "Dr. W. B. MARWOD", entry{npi: "1000000002", name: Name{First: "JOHN", Middle: "B", Last: "MARWOOD"}}, false},
+		{"the same initials", TitleInitialTypo, "Dr. W. B. MARWOD", entry{npi: "1000000002", name: Name{First: "WEI", Middle: "B", Last: "MARWOOD"}}, true},
+	} {
+		d := &draw{q: Query{Q: tt.q, NPI: label.npi, Deformation: tt.kind}, means: meaning(tt.kind, label.name, tt.q)}
+		d.fit, d.anchor = fit(d.means, recordTokens(label.name)), len(d.means)-1
+		rv := newRivals([]*draw{d})
+		rv.judge(tt.other)
+		if d.ambiguous != tt.ambiguous {
+			t.Errorf("%s: ambiguous %v, want %v (means %v)", tt.name, d.ambiguous, tt.ambiguous, d.means)
+		}
 	}
 }

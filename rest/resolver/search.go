@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -190,44 +191,67 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 	return sq, tokens, "", ""
 }
 
-// rank selects the candidates of a query and orders them by score. When no record matches every
-// word of a query of several words, each word in turn is left out of the selection (a stray
-// word, or a typo the keys cannot find: one without a state, or in a word under three letters),
-// and the candidates of those selections are ranked together: the word left out still counts
-// in the score. total is the exact number selected.
+// rank selects the candidates of a query and orders them by score. The query is read as typed
+// and in its other readings (readings): adjacent words joined, a word no record holds split
+// into two that records do; the candidates of every reading are ranked together, each scored
+// by the reading that fits it best. Without a state, a reading first selects by its words
+// paired with its other words' initials (pairConditions), and by its words alone only when no
+// reading selects anything so. When nothing is selected, the words records hold
+// are looked up within one edit too (a typo that made another name word); when that selects
+// nothing and the query has several words, each word in turn is left out of the selection (a
+// stray word, or a typo in a word under three letters), and the candidates of those selections
+// are ranked together: the word left out still counts in the score. total is the number of
+// records selected, each once (a reading's beyond its first SearchCandidates counted by the
+// store).
 func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
+	s := newSearcher(ctx, st, v, sq.State)
+	rs, typed, err := s.readings(tokens)
+	if err != nil {
+		return nil, 0, err
+	}
+	// The passes, each run while nothing is selected: by the paired keys (without a state)
+	// every reading, the tokens as typed last when another reading stands in for them (typed
+	// false); then every reading by its words alone.
+	type pass struct {
+		paired   bool
+		readings [][]string
+	}
+	passes := []pass{{true, rs}, {false, rs}}
+	if !typed {
+		passes = []pass{{true, rs[1:]}, {true, rs[:1]}, {false, rs}}
+	}
+	var sel selection
+	for _, p := range passes {
+		if sel.total > 0 || p.paired && sq.State != "" {
+			continue
+		}
+		for _, reading := range p.readings {
+			if err := s.collect(&sel, sq, reading, false, p.paired); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	if sel.total == 0 {
+		if err := s.collect(&sel, sq, tokens, true, false); err != nil {
+			return nil, 0, err
+		}
+	}
 	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
-	conds, err := tokenConditions(ctx, st, v, sq.State, selecting)
-	if err != nil {
-		return nil, 0, err
-	}
-	recs, total, err := selectCandidates(ctx, st, v, sq, selecting, conds)
-	if err != nil {
-		return nil, 0, err
-	}
-	if total == 0 && len(selecting) > 1 {
-		seen := map[string]bool{}
+	if sel.total == 0 && len(selecting) > 1 {
 		for i := range selecting {
 			fewer := slices.Delete(slices.Clone(selecting), i, i+1)
 			if !slices.ContainsFunc(fewer, func(t string) bool { return len([]rune(t)) > 1 }) {
 				continue
 			}
-			more, _, err := selectCandidates(ctx, st, v, sq, fewer, conds)
-			if err != nil {
+			if err := s.collect(&sel, sq, fewer, false, false); err != nil {
 				return nil, 0, err
 			}
-			for _, b := range more {
-				if !seen[b.Record.NPI] && len(recs) < SearchCandidates {
-					seen[b.Record.NPI] = true
-					recs = append(recs, b)
-				}
-			}
 		}
-		total = len(recs)
+		sel.total = len(sel.recs)
 	}
-	out := make([]Candidate, 0, len(recs))
-	for _, b := range recs {
-		out = append(out, candidate(b.Record, b.Provenance, tokens))
+	out := make([]Candidate, 0, len(sel.recs))
+	for _, b := range sel.recs {
+		out = append(out, candidate(b.Record, b.Provenance, rs))
 	}
 	slices.SortFunc(out, func(a, b Candidate) int {
 		if a.MatchScore != b.MatchScore {
@@ -238,7 +262,263 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 		}
 		return strings.Compare(a.NPI, b.NPI)
 	})
-	return out, total, nil
+	return out, sel.total, nil
+}
+
+// selection gathers the records the selections of one search read, each once, at most
+// SearchCandidates of them, and their total.
+type selection struct {
+	recs  []found
+	seen  map[string]bool
+	total int
+}
+
+// add takes the records one selection read and the number it matched.
+func (sel *selection) add(recs []found, total int) {
+	if sel.seen == nil {
+		sel.seen = map[string]bool{}
+	}
+	for _, b := range recs {
+		if sel.seen[b.Record.NPI] {
+			total--
+			continue
+		}
+		sel.seen[b.Record.NPI] = true
+		if len(sel.recs) < SearchCandidates {
+			sel.recs = append(sel.recs, b)
+		}
+	}
+	sel.total += max(total, 0)
+}
+
+// searcher answers the key lookups of one search: which words some record holds (cached, as
+// the readings and the selections ask about the same words), and each word's condition.
+type searcher struct {
+	ctx   context.Context
+	st    store.Store
+	v     records.View
+	state string
+	words map[string]bool
+	conds map[condKey]store.Condition
+}
+
+// condKey is a word's condition, exact or within one edit whether or not a record holds it.
+type condKey struct {
+	token string
+	fuzzy bool
+}
+
+func newSearcher(ctx context.Context, st store.Store, v records.View, state string) *searcher {
+	return &searcher{ctx: ctx, st: st, v: v, state: state, words: map[string]bool{}, conds: map[condKey]store.Condition{}}
+}
+
+// param is the token key the search reads: the state's with a state (match.InState).
+func (s *searcher) param() string {
+	if s.state != "" {
+		return match.ParamStateToken
+	}
+	return match.ParamToken
+}
+
+func (s *searcher) qualify(vs []string) []string {
+	if s.state != "" {
+		return match.InState(s.state, vs)
+	}
+	return vs
+}
+
+// isWord reports whether some record (in the state, with one) holds t as a name token.
+func (s *searcher) isWord(t string) (bool, error) {
+	if known, ok := s.words[t]; ok {
+		return known, nil
+	}
+	page, err := s.st.Find(s.ctx, store.Query{Collection: catalog.RegistryProviders, Generation: s.v.Snap.Generation(catalog.RegistryProviders),
+		Limit: 1, Where: []store.Condition{{Param: s.param(), Values: s.qualify([]string{t})}}})
+	if err != nil {
+		return false, err
+	}
+	s.words[t] = len(page.Docs) > 0
+	return s.words[t], nil
+}
+
+// maxJoined is the most adjacent query words a reading joins into one ("van der berg" is
+// vanderberg).
+const maxJoined = 3
+
+// readings returns the ways of taking the query's tokens that some record's name words
+// support: the tokens as typed first; then, for each run of two to maxJoined adjacent tokens
+// whose joined form a record holds, the tokens with that run joined; and for each token no
+// record holds, the tokens with it split in two where a record holds each part ("williammarwood"
+// is william marwood). Only the first match.MaxQueryTokens tokens are read otherwise than typed.
+// typed is false when another reading puts words records hold in place of one no record holds:
+// the tokens as typed then select only when the other readings select nothing (rank).
+func (s *searcher) readings(tokens []string) (out [][]string, typed bool, err error) {
+	out, typed = [][]string{tokens}, true
+	head := tokens[:min(len(tokens), match.MaxQueryTokens)]
+	for i := range head {
+		for n := 2; n <= maxJoined && i+n <= len(head); n++ {
+			joined := strings.Join(head[i:i+n], "")
+			if len(joined) > match.MaxTokenLen {
+				break
+			}
+			ok, err := s.isWord(joined)
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				continue
+			}
+			out = append(out, slices.Concat(tokens[:i], []string{joined}, tokens[i+n:]))
+			for _, t := range head[i : i+n] {
+				if known, err := s.isWord(t); err != nil {
+					return nil, false, err
+				} else if !known && len([]rune(t)) > 1 {
+					typed = false
+				}
+			}
+		}
+	}
+	for i, t := range head {
+		parts, err := s.splits(t)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range parts {
+			out = append(out, slices.Concat(tokens[:i], p[:], tokens[i+1:]))
+			typed = false
+		}
+	}
+	return out, typed, nil
+}
+
+// splits returns the ways of cutting token t, which no record holds, into two words that
+// records hold, one of them long enough to tolerate a typo (a cut into two short words would
+// find names by accident).
+func (s *searcher) splits(t string) ([][2]string, error) {
+	r := []rune(t)
+	if len(r) < match.MinTypoLen+1 {
+		return nil, nil
+	}
+	if known, err := s.isWord(t); err != nil || known {
+		return nil, err
+	}
+	var out [][2]string
+	for at := 1; at < len(r); at++ {
+		a, b := string(r[:at]), string(r[at:])
+		if max(at, len(r)-at) < match.MinTypoLen {
+			continue
+		}
+		ok, err := s.isWord(a)
+		if err == nil && ok {
+			ok, err = s.isWord(b)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, [2]string{a, b})
+		}
+	}
+	return out, nil
+}
+
+// collect selects the candidates of the tokens (their first match.MaxQueryTokens) into sel.
+// fuzzy looks every word up within one edit, even one that records hold; paired selects by
+// pairConditions, and nothing for tokens that have none.
+func (s *searcher) collect(sel *selection, sq SearchQuery, tokens []string, fuzzy, paired bool) error {
+	selecting := tokens[:min(len(tokens), match.MaxQueryTokens)]
+	conds := make(map[string]store.Condition, len(selecting))
+	for _, t := range selecting {
+		c, err := s.condition(t, fuzzy)
+		if err != nil {
+			return err
+		}
+		conds[t] = c
+	}
+	if paired {
+		var ok bool
+		if conds, ok = pairConditions(selecting, conds); !ok {
+			return nil
+		}
+	}
+	recs, total, err := selectCandidates(s.ctx, s.st, s.v, sq, selecting, conds)
+	if err != nil {
+		return err
+	}
+	sel.add(recs, total)
+	return nil
+}
+
+// pairConditions replaces the condition of each token that tolerates a typo, and whose values
+// all do, by its match.ParamTokenInitial condition: any of its values paired with the initial
+// of any value of another token's condition (a nickname, or a word within one edit when the
+// typo is in the first letter, begins with another letter). A record matching every token meets
+// it, and the store drives the selection from the shortest of these posting lists, a few dozen
+// times shorter than the word's own. False when no token has one.
+func pairConditions(tokens []string, conds map[string]store.Condition) (map[string]store.Condition, bool) {
+	if len(tokens) < 2 {
+		return nil, false
+	}
+	out := maps.Clone(conds)
+	paired := false
+	for i, t := range tokens {
+		values := conds[t].Values
+		if conds[t].Match == store.Prefix || !slices.ContainsFunc(values, match.InLexicon) || slices.ContainsFunc(values, func(v string) bool { return !match.InLexicon(v) }) {
+			continue
+		}
+		var initials []string
+		for j, o := range tokens {
+			if j != i {
+				initials = append(initials, match.Initials(conds[o].Values)...)
+			}
+		}
+		initials = slices.Compact(slices.Sorted(slices.Values(initials)))
+		c := store.Condition{Param: match.ParamTokenInitial}
+		for _, v := range values {
+			for _, in := range initials {
+				c.Values = append(c.Values, match.InitialPair(v, in))
+			}
+		}
+		out[t], paired = c, true
+	}
+	return out, paired
+}
+
+// condition is the store condition one query token selects by (match.Expand): a prefix of the
+// name tokens for an initial; otherwise the token and its nicknames among the name tokens when
+// some record holds the token as a name word (unless fuzzy), and else also the words of the name
+// lexicon (generation words) within one edit of it. With a state, every key is the state's
+// (match.InState).
+func (s *searcher) condition(t string, fuzzy bool) (store.Condition, error) {
+	if c, ok := s.conds[condKey{t, fuzzy}]; ok {
+		return c, nil
+	}
+	known := false
+	if len([]rune(t)) > 1 && !fuzzy {
+		var err error
+		if known, err = s.isWord(t); err != nil {
+			return store.Condition{}, err
+		}
+	}
+	l := match.Expand(t, known)
+	c := store.Condition{Param: s.param(), Values: s.qualify([]string{l.Prefix}), Match: store.Prefix}
+	if l.Prefix == "" {
+		tokens := l.Tokens
+		if len(l.Deletions) > 0 {
+			near, err := wordsNear(s.ctx, s.st, s.v.Snap.Generation(catalog.RegistryNameWords), l.Deletions)
+			if err != nil {
+				return store.Condition{}, err
+			}
+			for _, w := range near {
+				if !slices.Contains(tokens, w) {
+					tokens = append(tokens, w)
+				}
+			}
+		}
+		c = store.Condition{Param: s.param(), Values: s.qualify(tokens)}
+	}
+	s.conds[condKey{t, fuzzy}] = c
+	return c, nil
 }
 
 // selectCandidates reads up to SearchCandidates registry records matching every token (and the
@@ -246,7 +526,7 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 // words (match.Selective), by the state's keys when a state is given, and the records read are
 // checked for its initials and the taxonomy: a condition on a taxonomy would have the store
 // walk its whole posting list. Only when that selects more than SearchCandidates records does
-// the store apply every condition. conds holds each token's condition (tokenConditions).
+// the store apply every condition. conds holds each token's condition (searcher.condition).
 func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string, conds map[string]store.Condition) ([]found, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
 		Limit: SearchCandidates}
@@ -297,59 +577,6 @@ func decode(docs []store.Document, sq SearchQuery, tokens []string) ([]found, er
 	return out, nil
 }
 
-// tokenConditions returns the condition of each query token (tokenCondition), looked up once
-// per search: the selections without one word each reuse them.
-func tokenConditions(ctx context.Context, st store.Store, v records.View, state string, tokens []string) (map[string]store.Condition, error) {
-	in := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders)}
-	conds := make(map[string]store.Condition, len(tokens))
-	for _, t := range tokens {
-		c, err := tokenCondition(ctx, st, in, v.Snap.Generation(catalog.RegistryNameWords), state, t)
-		if err != nil {
-			return nil, err
-		}
-		conds[t] = c
-	}
-	return conds, nil
-}
-
-// tokenCondition is the store condition one query token selects by (match.Expand): a prefix of
-// the name tokens for an initial; otherwise the token and its nicknames among the name tokens
-// when some record holds the token as a name word (one key read tells), and else, in a state,
-// also the words of the name lexicon (generation words) within one edit of it. With a state,
-// every key is the state's (match.InState).
-func tokenCondition(ctx context.Context, st store.Store, in store.Query, words, state, t string) (store.Condition, error) {
-	param, qualify := match.ParamToken, func(vs []string) []string { return vs }
-	if state != "" {
-		param, qualify = match.ParamStateToken, func(vs []string) []string { return match.InState(state, vs) }
-	}
-	known := false
-	if len([]rune(t)) > 1 {
-		in.Where, in.Limit = []store.Condition{{Param: param, Values: qualify([]string{t})}}, 1
-		page, err := st.Find(ctx, in)
-		if err != nil {
-			return store.Condition{}, err
-		}
-		known = len(page.Docs) > 0
-	}
-	l := match.Expand(t, known)
-	if l.Prefix != "" {
-		return store.Condition{Param: param, Values: qualify([]string{l.Prefix}), Match: store.Prefix}, nil
-	}
-	tokens := l.Tokens
-	if len(l.Deletions) > 0 && state != "" {
-		near, err := wordsNear(ctx, st, words, l.Deletions)
-		if err != nil {
-			return store.Condition{}, err
-		}
-		for _, w := range near {
-			if !slices.Contains(tokens, w) {
-				tokens = append(tokens, w)
-			}
-		}
-	}
-	return store.Condition{Param: param, Values: qualify(tokens)}, nil
-}
-
 // maxWordsNear bounds the lexicon words one query token's typo tolerance selects by. A word
 // of three letters has a few dozen neighbours at most; the bound keeps a pathological token
 // from turning into thousands of posting lists.
@@ -384,9 +611,10 @@ func (r searchRecord) names() (primary, other match.Candidate) {
 	return match.Candidate{Org: r.OrganizationName}, match.Candidate{Org: r.OtherName}
 }
 
-// candidate is the search result of one registry record. An organization is found by its other
-// name too, and scores by the better of its two names.
-func candidate(rec searchRecord, prov mapping.Provenance, tokens []string) Candidate {
+// candidate is the search result of one registry record, scored by the reading of the query
+// that fits it best. An organization is found by its other name too, and scores by the better
+// of its two names.
+func candidate(rec searchRecord, prov mapping.Provenance, readings [][]string) Candidate {
 	c := Candidate{NPI: rec.NPI, EntityType: rec.EntityType, Taxonomy: rec.PrimaryTaxonomy,
 		City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, Provenance: prov}
 	primary, other := rec.names()
@@ -395,9 +623,11 @@ func candidate(rec searchRecord, prov mapping.Provenance, tokens []string) Candi
 	} else {
 		c.Name = rec.OrganizationName
 	}
-	c.MatchScore = match.Score(tokens, primary)
-	if other.Org != "" {
-		c.MatchScore = max(c.MatchScore, match.Score(tokens, other))
+	for _, tokens := range readings {
+		c.MatchScore = max(c.MatchScore, match.Score(tokens, primary))
+		if other.Org != "" {
+			c.MatchScore = max(c.MatchScore, match.Score(tokens, other))
+		}
 	}
 	return c
 }
