@@ -44,9 +44,13 @@ demo-data: build
 	fi
 	$(BIN)/providerctl ingest --store $(DEMO_STORE) $(REFERENCE_FLAG) $(DEMO_DIR)
 
+# The demo admits webhook and FHIR subscription receivers on 127.0.0.1 (providerctl
+# webhook-listen on RECEIVER_PORT) only with its embedded store on a loopback ADDR.
+RECEIVER_PORT ?= 8099
+DEMO_LOOPBACK := $(and $(filter embedded:%,$(DEMO_STORE)),$(filter 127.% localhost:% [::1]:%,$(ADDR)))
 run: demo-data
-	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR) $(if $(METRICS_ADDR),--metrics-url http://$(METRICS_ADDR))
-	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) $(REFERENCE_FLAG) --log-format text
+	@$(BIN)/providerctl demo --store $(DEMO_STORE) --base-url http://$(ADDR) $(if $(METRICS_ADDR),--metrics-url http://$(METRICS_ADDR)) $(if $(DEMO_LOOPBACK),--receiver-port $(RECEIVER_PORT))
+	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) $(REFERENCE_FLAG) --log-format text $(if $(DEMO_LOOPBACK),--webhook-allow-loopback)
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.

@@ -9,18 +9,20 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"providerdir/ingest"
 	"providerdir/internal/config"
 	"providerdir/internal/storeopen"
+	"providerdir/source/synth"
 )
 
 func init() {
 	register(&command{
 		name:    "ingest",
-		args:    "[--store STORE] [--reference DIR] [--dry-run] [--force] [--snapshot-date YYYY-MM-DD] DIR",
+		args:    "[--store STORE] [--reference DIR] [--dry-run] [--force] [--snapshot-date YYYY-MM-DD] [--verbose] DIR",
 		summary: "load a drop of source files into a new snapshot and switch to it when whole",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
@@ -28,6 +30,7 @@ func init() {
 			dryRun := fs.Bool("dry-run", false, "read and validate every file, write nothing")
 			force := fs.Bool("force", false, "reload families whose files are identical to the serving ones")
 			snapshot := fs.String("snapshot-date", "", "snapshot date to record, overriding the dates in the file names")
+			verbose := fs.Bool("verbose", false, "warn of every file's rejected rows, also of a synthetic drop's deliberately malformed ones")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("takes exactly one directory, got %d arguments", len(args))
@@ -49,6 +52,12 @@ func init() {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}
 				defer s.Close()
+				log := newLineLogger(e.stderr, "ingest", slog.LevelWarn)
+				var held *heldRejects
+				if m, err := synth.ReadManifest(args[0]); err == nil && !*verbose {
+					held = holdRejects(log, m)
+					log = slog.New(held)
+				}
 				res, err := ingest.Run(ctx, ingest.Options{
 					Store:        s,
 					Dir:          args[0],
@@ -57,10 +66,13 @@ func init() {
 					Force:        *force,
 					SnapshotDate: *snapshot,
 					Progress:     ingest.NewProgress(e.stderr, isTerminal(e.stderr), 5*time.Second),
-					Log:          newLineLogger(e.stderr, "ingest", slog.LevelWarn),
+					Log:          log,
 				})
 				if errors.Is(err, context.Canceled) {
 					return errors.New("interrupted: nothing was switched, the serving snapshot is unchanged")
+				}
+				if held != nil {
+					held.report(ctx, e.stderr, res)
 				}
 				if err != nil {
 					return err
@@ -70,6 +82,62 @@ func init() {
 			}
 		},
 	})
+}
+
+// rowsRejected is the message of the ingest's warning about one file's rejected rows.
+const rowsRejected = "rows rejected"
+
+// heldRejects holds back the rejected-rows warnings of a synthetic drop, whose manifest lists
+// the rows it malformed on purpose: when exactly those were rejected, one line says so instead of
+// a warning per file, which would read as a failure; when others were, the warnings are let
+// through after all. Every other record goes through as it comes.
+type heldRejects struct {
+	slog.Handler
+	manifest *synth.Manifest
+	mu       sync.Mutex
+	held     []slog.Record
+}
+
+func holdRejects(log *slog.Logger, m *synth.Manifest) *heldRejects {
+	return &heldRejects{Handler: log.Handler(), manifest: m}
+}
+
+func (h *heldRejects) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message != rowsRejected {
+		return h.Handler.Handle(ctx, r)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held = append(h.held, r.Clone())
+	return nil
+}
+
+// report says what became of the drop's deliberately malformed rows, once: skipped and counted
+// when every file loaded rejected exactly its malformed rows; otherwise the held warnings and
+// how the counts differ.
+func (h *heldRejects) report(ctx context.Context, w io.Writer, res ingest.Result) {
+	var want, got int64
+	match := true
+	for _, f := range res.Families {
+		if f.Unchanged {
+			continue
+		}
+		for _, file := range f.Manifest.Files {
+			bad := int64(len(h.manifest.BadRowsOf(file.Name)))
+			want, got = want+bad, got+file.Rejected
+			match = match && bad == file.Rejected
+		}
+	}
+	switch {
+	case want == 0 && got == 0:
+	case match:
+		fmt.Fprintf(w, "ingest: this synthetic drop carries %d deliberately malformed rows (listed in its %s); all were rejected, skipped and counted (the REJECTED column; --verbose warns of each file's)\n", want, synth.ManifestName)
+	default:
+		for _, r := range h.held {
+			_ = h.Handler.Handle(ctx, r)
+		}
+		fmt.Fprintf(w, "ingest: warning: this synthetic drop's %s lists %d deliberately malformed rows in the files loaded; %d rows were rejected\n", synth.ManifestName, want, got)
+	}
 }
 
 // printIngest writes one line per family: what was read, rejected and changed.
