@@ -133,8 +133,9 @@ start_postgresql() {
 build_server() {
 	command -v go >/dev/null || die "go is not on PATH"
 	mkdir -p "$state/bin"
-	# go build is a no-op when nothing changed, so this is cheap after the first time.
-	(cd "$repo/tools/mongotest" && go build -o "$state/bin/mongotest" .) >&2 || die "building tools/mongotest failed"
+	# go build is a no-op when nothing changed, so this is cheap after the first time. Without
+	# cgo, as every binary of the repository: it compiles Go only.
+	(cd "$repo/tools/mongotest" && CGO_ENABLED=0 go build -o "$state/bin/mongotest" .) >&2 || die "building tools/mongotest failed"
 }
 
 server_pid() {

@@ -1003,8 +1003,8 @@ func largestFirst(paths [][]string, buffered func(i int) int64) ([]int, error) {
 
 // loadWriterOptions are the options of a load's tables: the bottom level's (that is where
 // Pebble places them), with the fastest compression instead of the bottom level's zstd, which
-// runs through cgo and costs an ingest far more CPU than the disk it saves is worth
-// (docs/BENCHMARKS.md); an ingest is the one time these bytes are written.
+// costs an ingest far more CPU than the disk it saves is worth (docs/BENCHMARKS.md); an ingest
+// is the one time these bytes are written.
 func (s *Store) loadWriterOptions() sstable.WriterOptions {
 	o := s.popts.MakeWriterOptions(len(s.popts.Levels)-1, s.db.TableFormat())
 	o.Compression = sstable.FastestCompression
