@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/webhooktest"
 	"providerdir/webhook"
 )
 
@@ -27,19 +28,7 @@ func TestSubscriptionRefusesHostileEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := u.Port()
-	for _, endpoint := range []string{
-		"https://[::%25lo]:" + port + "/hook",
-		"http://[::1%25lo]:" + port + "/hook",
-		"https://[fd00::2%25eth0]/hook",
-		"https://[fe80::1%25eth0]:" + port + "/hook",
-		"https://[ff02::1%25eth0]/hook",
-		"https://[fd00:ec2::254%25eth0]/latest/meta-data",
-		"https://[::127.0.0.1]:" + port + "/hook",
-		"https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
-		"https://[2002:a9fe:a9fe::]/hook",
-		"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook",
-		"https://2130706433:" + port + "/hook",
-	} {
+	for _, endpoint := range webhooktest.HostileURLs(port) {
 		t.Run(endpoint, func(t *testing.T) {
 			r, _ := createSubscription(t, e, writer, subscriptionBody(topic, endpoint, "id-only", 0, ok))
 			if r.status != http.StatusUnprocessableEntity {

@@ -139,3 +139,28 @@ func WaitFor(tb testing.TB, what string, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// HostileURLs are receiver URLs the address guard must refuse at registration, for webhooks and
+// FHIR subscription endpoints alike: IPv6 addresses with a zone (which would reach an interface
+// of this host), IPv6 forms of loopback, private and metadata IPv4 addresses, multicast, and
+// IPv4 hosts in nonstandard numeric forms. port is a loopback receiver's port, which those that
+// name this host would reach were they admitted.
+func HostileURLs(port string) []string {
+	return []string{
+		"https://[::%25lo]:" + port + "/hook",
+		"http://[::%25lo]:" + port + "/hook",
+		"http://[::1%25lo]:" + port + "/hook",
+		"https://[fd00::2%25eth0]/hook",
+		"https://[fe80::1%25eth0]:" + port + "/hook",
+		"https://[ff02::1%25eth0]/hook",
+		"https://[fd00:ec2::254%25eth0]/latest/meta-data",
+		"https://[::127.0.0.1]:" + port + "/hook",
+		"https://[::ffff:10.0.0.1]/hook",
+		"https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
+		"https://[2002:a9fe:a9fe::]/hook",
+		"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook",
+		"https://[ff02::1]/hook",
+		"https://2130706433:" + port + "/hook",
+		"https://0x7f.1:" + port + "/hook",
+	}
+}

@@ -27,23 +27,7 @@ func TestRegistrationRefusesHostileAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := u.Port()
-	for _, hook := range []string{
-		"https://[::%25lo]:" + port + "/hook",
-		"http://[::%25lo]:" + port + "/hook",
-		"http://[::1%25lo]:" + port + "/hook",
-		"https://[fd00::2%25eth0]/hook",
-		"https://[fe80::1%25eth0]:" + port + "/hook",
-		"https://[ff02::1%25eth0]/hook",
-		"https://[fd00:ec2::254%25eth0]/latest/meta-data",
-		"https://[::127.0.0.1]:" + port + "/hook",
-		"https://[::ffff:10.0.0.1]/hook",
-		"https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
-		"https://[2002:a9fe:a9fe::]/hook",
-		"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook",
-		"https://[ff02::1]/hook",
-		"https://2130706433:" + port + "/hook",
-		"https://0x7f.1:" + port + "/hook",
-	} {
+	for _, hook := range webhooktest.HostileURLs(port) {
 		t.Run(hook, func(t *testing.T) {
 			var got errorBody
 			status, _ := e.do(t, http.MethodPost, "/webhooks", live, `{"url":"`+hook+`","events":["source.refreshed"]}`, &got)
