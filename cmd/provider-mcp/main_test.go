@@ -105,15 +105,9 @@ func TestStdio(t *testing.T) {
 	s := startService(t)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), s.env()...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
-	defer cs.Close()
+	cs, stderr := connectCommand(t, ctx, cmd)
 	if info := cs.InitializeResult().ServerInfo; info.Name != "provider-mcp" {
 		t.Errorf("server %+v", info)
 	}
@@ -323,15 +317,9 @@ func TestSandboxKeyOutsideTheCheckout(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), runMain+"=1", "SERVICE_BASE_URL="+s.root, "SERVICE_API_KEY=", "PROVIDERD_STORE=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
-	}
-	defer cs.Close()
+	cs, stderr := connectCommand(t, ctx, cmd)
 	c := s.calls[0]
 	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 	if err != nil || r.IsError {
@@ -401,4 +389,19 @@ func TestDependencies(t *testing.T) {
 			t.Errorf("depends on %s, beyond %v", dep, allowed)
 		}
 	}
+}
+
+// connectCommand runs cmd and connects the SDK's client to it over stdio; the session closes
+// when the test ends. It returns what the command writes to stderr, which a failed connection
+// reports.
+func connectCommand(t *testing.T, ctx context.Context, cmd *exec.Cmd) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, &stderr
 }

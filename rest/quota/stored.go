@@ -49,31 +49,24 @@ func (m *storedMeter) turn(ctx context.Context, id string) (func(), error) {
 const maxAttempts = 1000
 
 func (m *storedMeter) count(ctx context.Context, p Policy, id string, n int64, now func() time.Time) (Decision, error) {
-	done, err := m.turn(ctx, id)
-	if err != nil {
-		return Decision{}, err
-	}
-	defer done()
-	var d Decision
-	err = updateWindows(ctx, m.st, id, func(rec store.Record) (store.Record, error) {
-		states, err := decode(rec.Body, p)
-		if err != nil {
-			return rec, err
-		}
-		var counted bool
-		if d, counted = countIn(states, now(), n); !counted {
-			return rec, store.SkipWrite
-		}
-		rec.Body, rec.ExpiresAt = encode(states), expiryOf(states)
-		return rec, nil
+	return m.change(ctx, p, id, func(states []windowState) (Decision, time.Time, bool) {
+		d, counted := countIn(states, now(), n)
+		return d, expiryOf(states), counted
 	})
-	if err != nil {
-		return Decision{}, err
-	}
-	return d, nil
 }
 
 func (m *storedMeter) refund(ctx context.Context, p Policy, id string, at time.Time, n int64, now func() time.Time) (Decision, error) {
+	return m.change(ctx, p, id, func(states []windowState) (Decision, time.Time, bool) {
+		took := refundIn(states, at, n)
+		t := now()
+		return evaluate(states, t, 1), expiryAt(states, t), took
+	})
+}
+
+// change applies apply to the subject's windows in its turn, by compare-and-swap: apply returns
+// the decision, the record's new expiry and whether the windows changed; unchanged windows are
+// not written.
+func (m *storedMeter) change(ctx context.Context, p Policy, id string, apply func([]windowState) (Decision, time.Time, bool)) (Decision, error) {
 	done, err := m.turn(ctx, id)
 	if err != nil {
 		return Decision{}, err
@@ -85,13 +78,12 @@ func (m *storedMeter) refund(ctx context.Context, p Policy, id string, at time.T
 		if err != nil {
 			return rec, err
 		}
-		took := refundIn(states, at, n)
-		t := now()
-		d = evaluate(states, t, 1)
-		if !took {
+		var expires time.Time
+		var changed bool
+		if d, expires, changed = apply(states); !changed {
 			return rec, store.SkipWrite
 		}
-		rec.Body, rec.ExpiresAt = encode(states), expiryAt(states, t)
+		rec.Body, rec.ExpiresAt = encode(states), expires
 		return rec, nil
 	})
 	if err != nil {
