@@ -2,9 +2,15 @@ package embedded
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // entryStream writes one param's index entries straight into tables while they come in
@@ -87,4 +93,58 @@ func (l *loading) tablesToRun(tw *tableWriter, path string, skip int, kind runKi
 		}
 	}
 	return w.finish()
+}
+
+// unstream ends streaming: it reads the document tables written so far back into a run, the
+// oldest of all (every document in it was added before any buffered one, so sequence 0 orders
+// it correctly against later versions), and removes the tables. The entry streams end with it.
+func (l *loading) unstream() error {
+	l.streaming = false
+	if err := l.tablesToRun(l.stream, filepath.Join(l.dir, "streamed.docs"), l.skip, docRun); err != nil {
+		return err
+	}
+	for _, p := range slices.Sorted(maps.Keys(l.entryStreams)) {
+		if es := l.entryStreams[p]; es.on {
+			if err := l.unstreamEntries(p, es); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readTable calls fn with every key and value of a table, in order.
+func (s *Store) readTable(path string, fn func(k, v []byte)) error {
+	f, err := vfs.Default.Open(path)
+	if err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	readable, err := sstable.NewSimpleReadable(f)
+	if err != nil {
+		_ = f.Close()
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	r, err := sstable.NewReader(context.Background(), readable, s.popts.MakeReaderOptions())
+	if err != nil {
+		_ = readable.Close()
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	defer r.Close()
+	it, err := r.NewIter(sstable.NoTransforms, nil, nil, sstable.TableBlobContext{})
+	if err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	var buf []byte
+	for kv := it.First(); kv != nil; kv = it.Next() {
+		v, _, err := kv.Value(buf[:0])
+		if err != nil {
+			_ = it.Close()
+			return fmt.Errorf("embedded: load: %w", err)
+		}
+		fn(kv.K.UserKey, v)
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("embedded: load: %w", err)
+	}
+	return nil
 }

@@ -14,9 +14,12 @@
 //     empty by this process skips that read for ids it has never written (fresh.go), and a
 //     filter of every record and counter key skips the read of records that are not there
 //     (recordfilter.go): a metered subject's first request, a token's replay guard.
-//   - An ingest fills new collections by bulk load (bulk.go): an external merge sort whose
-//     sorted tables Pebble ingests directly, bypassing the write-ahead log, the memtable and
-//     compaction (see Bulk loads below).
+//   - An ingest fills new collections by bulk load: an external merge sort whose sorted tables
+//     Pebble ingests directly, bypassing the write-ahead log, the memtable and compaction (see
+//     Bulk loads below). bulk.go holds the load's life (Load, Add, Commit); bulkbuffer.go the
+//     buffer of keys, bulksort.go its radix sort, bulkspill.go the spill of a full buffer as a
+//     run (format in bulkrun.go), bulkstream.go documents and entries that arrive in order,
+//     bulkmerge.go and bulkheap.go the commit's merge of runs, and bulktable.go the tables.
 //   - DropGeneration excises the generation's key range, so its disk space is freed while the
 //     store stays open.
 //
