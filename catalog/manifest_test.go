@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
@@ -26,7 +26,7 @@ func manifestDoc(t *testing.T, m catalog.Manifest) store.Document {
 // naming its document.
 func TestManifests(t *testing.T) {
 	ctx := context.Background()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 
 	if ms, err := catalog.Manifests(ctx, st); err != nil || len(ms) != 0 {
 		t.Fatalf("before any ingest: %v, %v", ms, err)

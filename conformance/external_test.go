@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/externaltools"
 )
 
 // The external validator reads what the run was served and fails the check on a resource R4
@@ -14,7 +14,7 @@ import (
 func TestFHIRJSValidator(t *testing.T) {
 	dir := os.Getenv("PROVIDERDIR_FHIR_JS")
 	if dir == "" {
-		testtool.Missing(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
+		externaltools.Missing(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
 	}
 	tests := []struct {
 		name      string

@@ -11,8 +11,8 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/store"
 	"providerdir/webhook"
@@ -22,7 +22,7 @@ import (
 // client and for one registered with system/Subscription.* alike: the run asks for
 // system/*.read, which grants no Subscription write.
 func TestSubscriptionChecks(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	quiet := slog.New(slog.DiscardHandler)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
@@ -69,7 +69,7 @@ func TestSubscriptionChecks(t *testing.T) {
 // subscriptionClient registers a SMART client allowed scopes and returns credentials for it.
 func subscriptionClient(t *testing.T, st store.Store, base string, scopes []string) Credentials {
 	t.Helper()
-	cl := testserver.AddSMARTClient(t, st, "conformance", scopes...)
+	cl := liveserver.AddSMARTClient(t, st, "conformance", scopes...)
 	key, err := json.Marshal(cl.Key)
 	if err != nil {
 		t.Fatal(err)

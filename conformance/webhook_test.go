@@ -9,7 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
@@ -22,7 +22,7 @@ import (
 // registers a loopback receiver, which the service admits here as with --webhook-allow-loopback,
 // so no check resolves a name or reaches beyond the machine.
 func TestWebhookChecks(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	ctx := context.Background()
 	g := gate.New(st, gate.Options{})
 	if err := g.Start(ctx); err != nil {

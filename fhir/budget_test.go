@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 )
 
@@ -29,7 +29,7 @@ func TestClientBudgetOnFHIR(t *testing.T) {
 		{"default", nil, 1, "6000", http.StatusOK},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := testserver.AddSMARTClient(t, e.st, tt.name, "system/Practitioner.rs")
+			c := liveserver.AddSMARTClient(t, e.st, tt.name, "system/Practitioner.rs")
 			if _, err := smart.SetClientBudget(context.Background(), e.st, c.ID, tt.budget); err != nil {
 				t.Fatal(err)
 			}

@@ -18,8 +18,8 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/ingest"
+	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 )
 
 // manifest is a complete export status's body.
@@ -131,7 +131,7 @@ func TestBulkExport(t *testing.T) {
 		if read := get(t, e.url("/"+o.Type+"/"+prev)); !bytes.Equal(read.body, lines[len(lines)-1]) {
 			t.Errorf("%s/%s: the file's line differs from the read", o.Type, prev)
 		}
-		if err := fhirtest.Validate(lines[0], e.base+"/provenance/"); err != nil {
+		if err := fhirvalidate.Validate(lines[0], e.base+"/provenance/"); err != nil {
 			t.Errorf("%s: %v", o.Type, err)
 		}
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
 // Totals are cached per generation and query: a second count is served without the store, and
 // another generation or condition is counted afresh.
 func TestCountCache(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	ctx := context.Background()
 	doc := func(id, v string) store.Document {
 		return store.Document{ID: id, Body: []byte(`{}`), Keys: []store.Key{{Param: "p", Value: v}}}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 )
 
 // The Endpoint resource, the Plan-Net parameters that name it or that no source fills, the
@@ -49,7 +49,7 @@ func TestEndpointRead(t *testing.T) {
 		if r.status != http.StatusOK {
 			t.Fatalf("GET Endpoint/%s: %d %s", id, r.status, r.body)
 		}
-		if err := fhirtest.Validate(r.body, e.base+"/provenance/"); err != nil {
+		if err := fhirvalidate.Validate(r.body, e.base+"/provenance/"); err != nil {
 			t.Errorf("%v", err)
 		}
 		var got res

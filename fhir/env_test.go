@@ -24,9 +24,9 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/fhirvalidate"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -202,7 +202,7 @@ type response struct {
 
 func do(tb testing.TB, method, u string, body io.Reader, headers ...string) response {
 	tb.Helper()
-	resp, b := testserver.Fetch(tb, method, u, body, headers...)
+	resp, b := liveserver.Fetch(tb, method, u, body, headers...)
 	return response{resp.StatusCode, resp.Header, b}
 }
 
@@ -364,10 +364,10 @@ func (e *env) checkBundle(tb testing.TB, r response) bundle {
 		if en.Search.Mode == "outcome" {
 			continue
 		}
-		validate := fhirtest.Validate
+		validate := fhirvalidate.Validate
 		if strings.Contains(string(en.Resource), `"code":"SUBSETTED"`) {
 			// A subsetted resource may lack what the profile makes mandatory; it must still parse.
-			validate = func(b []byte, _ string) error { return fhirtest.Parse(b) }
+			validate = func(b []byte, _ string) error { return fhirvalidate.Parse(b) }
 		}
 		if err := validate(en.Resource, e.base+"/provenance/"); err != nil {
 			tb.Errorf("%v", err)
@@ -397,7 +397,7 @@ func (e *env) all(tb testing.TB) map[string]map[string]map[string]any {
 				tb.Fatal(err)
 			}
 			for _, d := range page.Docs {
-				resource, err := fhirtest.Stored(context.Background(), e.st, snap.Generation(catalog.FHIRTags), d)
+				resource, err := fhirvalidate.Stored(context.Background(), e.st, snap.Generation(catalog.FHIRTags), d)
 				if err != nil {
 					tb.Fatal(err)
 				}

@@ -13,7 +13,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/fhir"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
@@ -33,7 +33,7 @@ type grantKey struct{}
 // obeyed, a request without one is 401, and a server configured without GrantFrom admits no
 // request but /metadata.
 func TestGrantFrom(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	// One stored practitioner, so that a read of another is a plain 404.
 	ctx := context.Background()
 	practitioners := catalog.FHIRCollection("Practitioner")
@@ -100,7 +100,7 @@ func TestGrantFrom(t *testing.T) {
 
 // Before any ingest a read is 404 and a search an empty Bundle, not a store error.
 func TestNothingIngested(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	all := func(context.Context) (fhir.Grant, bool) { return readAll{}, true }
 	r := mux.NewRouter()
 	fhir.New(fhir.Config{Store: st, BaseURL: "http://directory.example/fhir", GrantFrom: all,

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 )
@@ -14,7 +14,7 @@ import (
 // carry name:start keys and on one written before they existed.
 func TestNarrowNames(t *testing.T) {
 	ctx := context.Background()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	const coll = "fhir_practitioner"
 	name := store.Key{Param: fhirmap.KeyName, Value: "fenman"}
 	if err := st.Put(ctx, "g1", coll, []store.Document{{ID: "1", Body: []byte(`{}`), Keys: []store.Key{name}}}); err != nil {

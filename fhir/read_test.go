@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 )
 
 func TestMetadata(t *testing.T) {
@@ -19,7 +19,7 @@ func TestMetadata(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	if err := fhirtest.Parse(r.body); err != nil {
+	if err := fhirvalidate.Parse(r.body); err != nil {
 		t.Fatalf("google/fhir/go: %v", err)
 	}
 	var cs struct {
@@ -145,7 +145,7 @@ func TestRead(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	if err := fhirtest.Validate(r.body, e.base+"/provenance/"); err != nil {
+	if err := fhirvalidate.Validate(r.body, e.base+"/provenance/"); err != nil {
 		t.Error(err)
 	}
 	etag, lastMod := r.header.Get("ETag"), r.header.Get("Last-Modified")
@@ -274,7 +274,7 @@ func TestReadShapes(t *testing.T) {
 		if got := strings.Contains(string(m["meta"]), "SUBSETTED"); got != tt.subsetted {
 			t.Errorf("%s: SUBSETTED tag %v", tt.query, got)
 		}
-		if err := fhirtest.Parse(r.body); err != nil {
+		if err := fhirvalidate.Parse(r.body); err != nil {
 			t.Errorf("%s: %v", tt.query, err)
 		}
 	}

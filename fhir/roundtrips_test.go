@@ -11,7 +11,7 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
-	"providerdir/store/storetest"
+	"providerdir/internal/testing/storecontract"
 )
 
 // TestIncludeRoundTrips: a search page costs a bounded number of store calls, whatever the
@@ -19,7 +19,7 @@ import (
 // Get per included resource; an NPI list is read together too.
 func TestIncludeRoundTrips(t *testing.T) {
 	e := sharedEnv(t)
-	cs := &storetest.Counting{Store: e.st}
+	cs := &storecontract.Counting{Store: e.st}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := fhir.New(fhir.Config{Store: cs, BaseURL: e.base, GrantFrom: smartGrant, Log: quiet})
 	h, err := httpserver.New(httpserver.Options{Logger: quiet, Surfaces: []httpserver.Surface{{Name: "fhir", Prefix: "/fhir", Error: fhir.Error,

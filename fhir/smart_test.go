@@ -14,8 +14,8 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/store"
@@ -38,7 +38,7 @@ func newSMARTEnv(t testing.TB, publicRead bool) *smartEnv {
 func newSMARTEnvWith(t testing.TB, publicRead bool, edit func(*fhir.Config)) *smartEnv {
 	t.Helper()
 	base, _ := drops(t)
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: st, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func (e *smartEnv) token(t testing.TB, scopes ...string) string {
 // client is token that also returns the client's id, for a test that changes the client.
 func (e *smartEnv) client(t testing.TB, scopes ...string) (id, auth string) {
 	t.Helper()
-	c := testserver.AddSMARTClient(t, e.st, "narrowed "+strings.Join(scopes, " "), scopes...)
+	c := liveserver.AddSMARTClient(t, e.st, "narrowed "+strings.Join(scopes, " "), scopes...)
 	tr, err := smart.RequestToken(context.Background(), http.DefaultClient, e.url+"/fhir/token", c.ID, c.Key, strings.Join(scopes, " "))
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/webhook"
 )
 
@@ -28,7 +28,7 @@ func TestSubscriptionRefusesHostileEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := u.Port()
-	for _, endpoint := range webhooktest.HostileURLs(port) {
+	for _, endpoint := range webhookreceiver.HostileURLs(port) {
 		t.Run(endpoint, func(t *testing.T) {
 			r, _ := createSubscription(t, e, writer, subscriptionBody(topic, endpoint, "id-only", 0, ok))
 			if r.status != http.StatusUnprocessableEntity {

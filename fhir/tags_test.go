@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
 // A tag set is read from the store once and then served by id, whatever generation asks; a
 // missing or malformed one is an error that is not a 404.
 func TestTagSets(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	ctx := context.Background()
 	sets := []store.Document{
 		{ID: "00000000000000a1", Body: []byte(`[{"system":"urn:providerdir:provenance:_source","code":"NPPES"}]`)},

@@ -22,7 +22,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/match"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -65,7 +65,7 @@ func TestWeeklyDeltaServesWhatFullIngestServes(t *testing.T) {
 func testWeeklyDelta(t *testing.T, n int) {
 	base, week, merged, wk := weekly(t, n)
 	ctx := context.Background()
-	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
+	delta, full := store.Stacked(backends.Embedded(t)), store.Stacked(backends.Embedded(t))
 	if _, err := ingest.Run(ctx, pinned(delta, base, wk.Last)); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func sameView(t *testing.T, coll string, sa store.Store, ga string, sb store.Sto
 // the partial generation is dropped.
 func TestInterruptedWeeklyDeltaLeavesServingSnapshot(t *testing.T) {
 	base, week, _, _ := weekly(t, 60)
-	s := store.Stacked(teststore.Embedded(t))
+	s := store.Stacked(backends.Embedded(t))
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -330,7 +330,7 @@ func TestWeeklyDeltaRefusals(t *testing.T) {
 			}
 		}
 	}
-	s := store.Stacked(teststore.Embedded(t))
+	s := store.Stacked(backends.Embedded(t))
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: week}); !errors.Is(err, ingest.ErrNoMonthlyNPPES) {
 		t.Errorf("weekly files on an empty store: %v, want ErrNoMonthlyNPPES", err)
 	}
@@ -516,7 +516,7 @@ func TestWeeklyDeltaWithAnotherFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
+	delta, full := store.Stacked(backends.Embedded(t)), store.Stacked(backends.Embedded(t))
 	for _, run := range []struct {
 		st   store.Store
 		dirs []string
@@ -547,7 +547,7 @@ func TestTwoWeeklyDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	delta, full := store.Stacked(teststore.Embedded(t)), store.Stacked(teststore.Embedded(t))
+	delta, full := store.Stacked(backends.Embedded(t)), store.Stacked(backends.Embedded(t))
 	for _, run := range []struct {
 		st   store.Store
 		dirs []string

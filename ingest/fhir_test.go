@@ -13,10 +13,10 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/source/reference"
 	"providerdir/store"
 )
@@ -26,7 +26,7 @@ import (
 // registry they were built from.
 func TestFHIRSnapshot(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
@@ -57,14 +57,14 @@ func TestFHIRSnapshot(t *testing.T) {
 				ref := fhirmap.Ref(typ, d.ID)
 				ids[ref] = true
 				docs[ref] = d
-				resource, err := fhirtest.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
+				resource, err := fhirvalidate.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if err := fhirtest.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
+				if err := fhirvalidate.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
 					t.Errorf("%v", err)
 				}
-				rs, err := fhirtest.References(resource)
+				rs, err := fhirvalidate.References(resource)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -185,7 +185,7 @@ func TestFHIRSnapshot(t *testing.T) {
 			continue
 		}
 		st, _ := fhirmap.Open(d.Body)
-		rs, _ := fhirtest.References(st.Resource)
+		rs, _ := fhirvalidate.References(st.Resource)
 		for _, r := range rs {
 			if !has(docs[r], fhirmap.KeySandbox, "1") {
 				t.Errorf("sandbox %s points at %s, outside the sandbox", ref, r)
@@ -245,7 +245,7 @@ func TestFHIRPartOf(t *testing.T) {
 		return rows
 	})
 
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -257,11 +257,11 @@ func TestFHIRPartOf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: %v", typ, id, err)
 		}
-		resource, err := fhirtest.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
+		resource, err := fhirvalidate.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := fhirtest.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
+		if err := fhirvalidate.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
 			t.Error(err)
 		}
 		var m map[string]any

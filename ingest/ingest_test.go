@@ -16,8 +16,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/droptest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/synthdrops"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
@@ -27,9 +27,9 @@ import (
 )
 
 // drops are one small base drop and its evolved successor, shared by the tests.
-func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 400, 7) }
+func drops(t *testing.T) synthdrops.Drops { return synthdrops.Generate(t, 400, 7) }
 
-func TestMain(m *testing.M) { droptest.Main(m) }
+func TestMain(m *testing.M) { synthdrops.Main(m) }
 
 func count(t *testing.T, s store.Store, collection string, where ...store.Condition) int64 {
 	t.Helper()
@@ -73,7 +73,7 @@ func badRows(m *synth.Manifest, family string) int64 {
 func TestIngestDemoDrop(t *testing.T) {
 	drop := drops(t)
 	base, man := drop.Base, drop.BaseManifest
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	updates := &phaseUpdates{}
 	res, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded(), Progress: updates})
@@ -258,7 +258,7 @@ func TestIngestDemoDrop(t *testing.T) {
 
 func TestReingestIsIdempotent(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base})
 	if err != nil {
@@ -304,7 +304,7 @@ func TestReingestIsIdempotent(t *testing.T) {
 // same files, which reloads no family; the resources' records are unchanged.
 func TestReingestRebuildsIncompleteProjection(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -357,7 +357,7 @@ func TestReingestChecksumsDecide(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
 		t.Fatal(err)
 	}
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	first, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir})
 	if err != nil {
@@ -410,7 +410,7 @@ func TestReingestChecksumsDecide(t *testing.T) {
 func TestChangeSetOfEvolvedDrop(t *testing.T) {
 	drop := drops(t)
 	base, evolved, man := drop.Base, drop.Next, drop.NextManifest
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
@@ -499,7 +499,7 @@ func decodeChangeSet(b []byte) (catalog.ChangeSet, error) {
 func TestDryRunWritesNothing(t *testing.T) {
 	drop := drops(t)
 	base, man := drop.Base, drop.BaseManifest
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -521,7 +521,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 func TestInterruptedIngestLeavesServingSnapshot(t *testing.T) {
 	drop := drops(t)
 	base, evolved := drop.Base, drop.Next
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	if _, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +624,7 @@ func TestBulkLoadsStoreWhatPutsStore(t *testing.T) {
 	base := drops(t).Base
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
-	loaded, put := teststore.Embedded(t), teststore.Embedded(t)
+	loaded, put := backends.Embedded(t), backends.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: loaded, Dir: base, Now: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -698,7 +698,7 @@ func docIDs(docs []store.Document) []string {
 // resource, may carry it as data.
 func TestNoPlaceholderServedAsData(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base}); err != nil {
 		t.Fatal(err)

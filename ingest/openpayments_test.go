@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/droptest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/synthdrops"
 	"providerdir/mapping"
 	"providerdir/source"
 	"providerdir/source/openpayments"
@@ -21,8 +21,8 @@ import (
 // the batch's look-ups concurrently, ties each payment to the NPI, by the method, that matching
 // it alone with nothing prepared does; and that the drop's payments take both kinds of look-up.
 func TestMatcherPrepared(t *testing.T) {
-	drop := droptest.Generate(t, 400, 7).Base
-	st := teststore.Embedded(t)
+	drop := synthdrops.Generate(t, 400, 7).Base
+	st := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := Run(ctx, Options{Store: st, Dir: drop, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)

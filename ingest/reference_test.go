@@ -16,7 +16,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/source/reference"
 )
 
@@ -58,7 +58,7 @@ func TestReferenceSet(t *testing.T) {
 	for first, firstSet := range sets {
 		for second, secondSet := range sets {
 			t.Run(first+" then "+second, func(t *testing.T) {
-				s := teststore.Embedded(t)
+				s := backends.Embedded(t)
 				ctx := context.Background()
 				res, err := ingest.Run(ctx, ingest.Options{Store: s, Reference: firstSet})
 				if err != nil {
@@ -118,7 +118,7 @@ func TestReferenceSet(t *testing.T) {
 // code set is loaded and dated by its own name, the unchanged census skipped.
 func TestReferenceOverride(t *testing.T) {
 	dir := referenceCopy(t)
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestReferenceOverride(t *testing.T) {
 // TestDropOfNothing: a drop directory holding no family's files still loads the reference files,
 // and says that the drop held nothing.
 func TestDropOfNothing(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	var log bytes.Buffer
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: t.TempDir(), Reference: reference.Embedded(),
 		Log: slog.New(slog.NewTextHandler(&log, nil))})

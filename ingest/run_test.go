@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"providerdir/catalog"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/source/reference"
 	"providerdir/store"
 )
@@ -113,7 +113,7 @@ func planned(p plan) (load, skip []string) {
 // is written.
 func TestPlanRun(t *testing.T) {
 	ctx := context.Background()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	none := Options{Store: st, Reference: reference.Embedded()}
 	if err := none.complete(); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestPlanRun(t *testing.T) {
 // one of the family skipped; only the switch makes the run's generation serve.
 func TestRunSteps(t *testing.T) {
 	ctx := context.Background()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	if _, err := Run(ctx, Options{Store: st, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

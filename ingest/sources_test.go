@@ -7,7 +7,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/mapping"
 	"providerdir/source/reference"
 	"providerdir/source/sam"
@@ -20,7 +20,7 @@ import (
 func TestIngestSAMAndQPP(t *testing.T) {
 	drop := drops(t)
 	base, man := drop.Base, drop.BaseManifest
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	res, err := ingest.Run(context.Background(), ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/source/reference"
@@ -19,7 +19,7 @@ import (
 // agree with the registry's own search-key index: the active records holding a code, by state.
 func TestSupplyStudies(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func decodeStudy(t *testing.T, d store.Document) study.Study {
 // current, the next ingest does nothing.
 func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestReingestRebuildsOutdatedStudies(t *testing.T) {
 // unchanged, the studies outdated) writes the same documents.
 func TestSupplyCountedWhileLoadingMatchesStore(t *testing.T) {
 	base := drops(t).Base
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: base, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)

@@ -9,33 +9,33 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/resolvertest"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/resolverserver"
 	"providerdir/mapping"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // live is the resolver on the demo snapshot with a client holding a real key.
 type live struct {
-	srv *resolvertest.Server
+	srv *resolverserver.Server
 	key string
 	c   *resolverclient.Client
-	f   resolvertest.Fixtures
+	f   resolverserver.Fixtures
 }
 
 func startLive(t *testing.T) live {
 	t.Helper()
-	d := demosnapshot.Open(t)
-	srv := resolvertest.Start(t, d.Store)
+	d := demostore.Open(t)
+	srv := resolverserver.Start(t, d.Store)
 	key := srv.Key(t, apikey.TierPro)
 	c, err := resolverclient.New(srv.URL, resolverclient.Options{APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return live{srv: srv, key: key, c: c, f: resolvertest.Find(t, d.Store)}
+	return live{srv: srv, key: key, c: c, f: resolverserver.Find(t, d.Store)}
 }
 
 // provenanceOf is the 14 provenance keys of a JSON object.

@@ -27,8 +27,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/store"
 )
@@ -60,20 +60,20 @@ type testEnv struct {
 	srv      *httptest.Server
 	handler  http.Handler // the server's handler, for benchmarks that skip the network
 	clock    *fakeClock
-	logs     *testserver.SyncBuffer
+	logs     *liveserver.SyncBuffer
 	tokenURL string
 	keyFile  string
 }
 
 func newEnv(t testing.TB, mods ...func(*smart.Config)) *testEnv {
 	t.Helper()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	return newEnvOn(t, st, mods...)
 }
 
 func newEnvOn(t testing.TB, st store.Store, mods ...func(*smart.Config)) *testEnv {
 	t.Helper()
-	e := &testEnv{st: st, clock: &fakeClock{t: time.Now()}, logs: &testserver.SyncBuffer{}}
+	e := &testEnv{st: st, clock: &fakeClock{t: time.Now()}, logs: &liveserver.SyncBuffer{}}
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)

@@ -20,7 +20,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/lestrrat-go/jwx/v3/jws"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 )
 
 // An inline JWKS of any shape is refused, or accepted as a canonical set that validates again
@@ -134,7 +134,7 @@ func FuzzVerifyAccess(f *testing.F) {
 // verifies with the registered key, and a second use of it is refused.
 func FuzzAuthenticate(f *testing.F) {
 	ctx := context.Background()
-	st := teststore.Embedded(f)
+	st := backends.Embedded(f)
 	now := time.Now()
 	s, err := New(Config{Store: st, BaseURL: "https://dir.example/fhir", SandboxKeyFile: f.TempDir() + "/sandbox.jwk",
 		Now: func() time.Time { return now }, Log: slog.New(slog.DiscardHandler)})

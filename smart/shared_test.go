@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/smart"
 )
 
@@ -15,7 +15,7 @@ import (
 // public URL: a token from one is good at the other, and an assertion used at one is a replay
 // at the other.
 func TestReplicasShareState(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	sameURL := func(c *smart.Config) { c.BaseURL = "https://directory.example" }
 	a, b := newEnvOn(t, st, sameURL), newEnvOn(t, st, sameURL)
 	k := rsaKey(t, "a")
@@ -46,7 +46,7 @@ func TestReplicasShareState(t *testing.T) {
 // TestFirstStartRace starts several Services on one fresh store at once: they must end with one
 // token secret and one sandbox client and key, whichever won each create.
 func TestFirstStartRace(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	const n = 4
 	envs := make([]*testEnv, n)
 	var wg sync.WaitGroup

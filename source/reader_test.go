@@ -12,8 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 // A toy file kind exercising every shared accessor.
@@ -74,7 +74,7 @@ func TestReaderGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := readercheck.Drain(t, r)
 	want := []rec{
 		{NPI: "1234567893", Name: "Müller", Sex: "F", Date: source.Date{Year: 2005, Month: 5, Day: 23}, Code: "01", Count: 1234, HasCnt: true, Flag: true, CCN: "010001"},
 		{NPI: "1245319599", Name: `Smith, "Jr"`},
@@ -114,7 +114,7 @@ func TestReaderBadRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := readercheck.Drain(t, r)
 	if len(got) != 2 || rep.Rows != 13 || rep.Rejected != 11 {
 		t.Fatalf("%d records; report %s", len(got), rep)
 	}
@@ -165,7 +165,7 @@ func TestReaderErrorsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rep := sourcetest.Drain(t, r)
+	_, rep := readercheck.Drain(t, r)
 	if rep.Rejected != 1000 || len(rep.Errors) != 5 || rep.Errors[4].Line != 6 {
 		t.Errorf("report %s, %d errors kept", rep, len(rep.Errors))
 	}
@@ -315,7 +315,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("NPI,Provider Last Name (Legal Name),Date,Count,Flag,CCN\n1234567893,A,01/01/2001,1,Y,010001\n1234567890,A,x,y,z,w\n"))
 	f.Add([]byte("\xef\xbb\xbfnpi,provider last name (legal name),date\r\n\"1234567893\",\"M\xfcller\",\"20200101\"\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs := sourcetest.Fuzz(t, data, func(r io.Reader, name string, _ ...source.Option) (*source.Reader[rec], error) {
+		recs := readercheck.Fuzz(t, data, func(r io.Reader, name string, _ ...source.Option) (*source.Reader[rec], error) {
 			return source.NewReader(r, name, toy, decodeToy, source.MaxRecordBytes(4096))
 		})
 		for _, v := range recs {

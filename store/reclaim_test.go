@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
 // The reclaimer a server runs releases a previous snapshot past its window and drops its
 // generation without anyone else calling it, and stops with its context.
 func TestReclaimEvery(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := t.Context()
 	snap := store.Snapshot{}
 	var gens []string

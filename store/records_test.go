@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
 // EachRecord visits every record of a kind across pages, in id order, and stops at the
 // callback's first error.
 func TestEachRecord(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	const n = 1203 // more than two pages
 	for i := range n {
@@ -53,7 +53,7 @@ func TestEachRecord(t *testing.T) {
 // DecodeRecords decodes every record of a kind across pages, in id order, and returns nothing
 // but the error when one does not decode.
 func TestDecodeRecords(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	const n = 1001 // more than two pages
 	for i := range n {
@@ -88,7 +88,7 @@ func TestDecodeRecords(t *testing.T) {
 // EachDocument visits every document a query finds across pages, in the query's order, and
 // stops at the callback's first error.
 func TestEachDocument(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	ctx := context.Background()
 	const n = 2345 // more than two default pages
 	var docs []store.Document

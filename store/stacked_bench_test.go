@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 // BenchmarkStacked reads a two-layer stack (a base of benchBase documents, a top replacing one
@@ -16,8 +16,8 @@ import (
 // so that the plain rows show what the wrapper costs a plain generation. calls/op is the
 // number of backend calls one read makes.
 func BenchmarkStacked(b *testing.B) {
-	emb := teststore.Embedded(b)
-	counted := &storetest.Counting{Store: emb}
+	emb := backends.Embedded(b)
+	counted := &storecontract.Counting{Store: emb}
 	s := store.Stacked(counted)
 	const benchBase = 20000
 	writeBenchStack(b, s, benchBase)

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 func TestStackGenerationLayers(t *testing.T) {
@@ -39,7 +39,7 @@ func TestStackGenerationLayers(t *testing.T) {
 // Stacked wraps a store once, however often it is asked to, and also through a wrapper that
 // unwraps to a stacked store.
 func TestStackedWrapsOnce(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	once := store.Stacked(s)
 	if twice := store.Stacked(once); twice != once {
 		t.Error("Stacked of a stacked store wrapped it again")
@@ -64,8 +64,8 @@ func (u unwrapper) Unwrap() store.Store { return u.Store }
 // A plain generation costs the backend exactly the call it would cost unwrapped, and a stacked
 // Get of a document the view holds costs one call more (the mask, then the layer that answers).
 func TestStackedCalls(t *testing.T) {
-	emb := teststore.Embedded(t)
-	counted := &storetest.Counting{Store: emb}
+	emb := backends.Embedded(t)
+	counted := &storecontract.Counting{Store: emb}
 	s := store.Stacked(counted)
 	ctx := t.Context()
 	put := func(gen, coll string, ids ...string) {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testserver"
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/externaltools"
+	"providerdir/internal/testing/liveserver"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
@@ -61,13 +61,13 @@ type browser struct {
 const stepTimeout = time.Minute
 
 // newBrowser starts a headless Chromium for the test; without one the test ends as
-// testtool.Missing says. Screenshots go to $ARTIFACTS/web/<test> when ARTIFACTS is set (kept), else to a temporary
+// externaltools.Missing says. Screenshots go to $ARTIFACTS/web/<test> when ARTIFACTS is set (kept), else to a temporary
 // directory removed after the test.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	path := findBrowser()
 	if path == "" {
-		testtool.Missing(t, "no Chromium to drive: none of "+strings.Join(browserNames, ", ")+
+		externaltools.Missing(t, "no Chromium to drive: none of "+strings.Join(browserNames, ", ")+
 			" is on PATH and CHROMIUM_PATH is unset; install Debian's chromium package (apt-get install -y chromium)")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -611,7 +611,7 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 // the page.
 func TestEvidenceDemoEndpoint(t *testing.T) {
 	e := demoEnv(t, envOptions{evidence: true})
-	status, body := e.postJSON(t, PathEvidenceDemo, testserver.ClientIP(), map[string]any{"query": "How many dermatologists per 100,000 residents are there in Vermont?"})
+	status, body := e.postJSON(t, PathEvidenceDemo, liveserver.ClientIP(), map[string]any{"query": "How many dermatologists per 100,000 residents are there in Vermont?"})
 	if status != http.StatusOK {
 		t.Fatalf("%d %v", status, body)
 	}

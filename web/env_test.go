@@ -12,10 +12,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/ingest"
-	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
@@ -27,12 +27,12 @@ import (
 	"providerdir/store"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // env is the service's surfaces over a store on a loopback listener, wired as providerd wires
 // them: the supply API behind its gate, the service host with the access form, and the pages.
 type env struct {
-	*testserver.Server
+	*liveserver.Server
 	store  store.Store
 	intake *intake.Service
 }
@@ -49,11 +49,11 @@ type envOptions struct {
 func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 	tb.Helper()
 	e := &env{store: st}
-	e.Server = testserver.Start(tb, st, testserver.Options{}, func(base string, g *gate.Gate) []httpserver.Surface {
+	e.Server = liveserver.Start(tb, st, liveserver.Options{}, func(base string, g *gate.Gate) []httpserver.Surface {
 		e.intake = intake.New(st, g.Keys(), nil)
 		site := New(st, Options{BaseURL: base, AuditPacks: o.audit})
 		return []httpserver.Surface{
-			testserver.Supply(st, base, g),
+			liveserver.Supply(st, base, g),
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
 				e.intake.Register(r, g.LimitIP(gate.AccessRequestPolicy))
 				if o.api != nil {
@@ -72,7 +72,7 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 
 // demoEnv serves the shared demo snapshot.
 func demoEnv(tb testing.TB, o envOptions) *env {
-	return newEnv(tb, demosnapshot.Open(tb).Store, o)
+	return newEnv(tb, demostore.Open(tb).Store, o)
 }
 
 // smallStore generates and ingests a drop of n providers into an embedded store of its own,
@@ -85,7 +85,7 @@ func smallStore(tb testing.TB, n int64) store.Store {
 	if _, err := synth.Generate(ctx, synth.Config{Providers: n, Seed: 7, Out: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
 		tb.Fatal(err)
 	}
-	st := teststore.Embedded(tb)
+	st := backends.Embedded(tb)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: filepath.Join(dir, "drop"), Reference: ref}); err != nil {
 		tb.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func (e *env) key(tb testing.TB) string {
 // its body read.
 func (e *env) get(tb testing.TB, path string, header ...string) (*http.Response, string) {
 	tb.Helper()
-	resp, b := testserver.Fetch(tb, http.MethodGet, e.URL+path, nil, header...)
+	resp, b := liveserver.Fetch(tb, http.MethodGet, e.URL+path, nil, header...)
 	return resp, string(b)
 }
 

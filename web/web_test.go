@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/mapping/study"
 	"providerdir/rest/supply"
 )
@@ -388,7 +388,7 @@ func TestAccessFormBoundsMatchServer(t *testing.T) {
 			form[k] = v
 		}
 		form[tt.field] = tt.value(tt.n)
-		status, body := e.postJSON(t, PathAccessRequests, testserver.ClientIP(), form)
+		status, body := e.postJSON(t, PathAccessRequests, liveserver.ClientIP(), form)
 		rejected := status == http.StatusBadRequest && strings.Contains(fmt.Sprint(body), "field:"+tt.field)
 		if status != http.StatusCreated && !rejected {
 			t.Fatalf("%s of %d: %d %v", tt.field, tt.n, status, body)
@@ -402,7 +402,7 @@ func TestAccessFormBoundsMatchServer(t *testing.T) {
 // TestTileGrid checks that the map has one cell for each of the study's 51 states and no two
 // states share a cell.
 func TestTileGrid(t *testing.T) {
-	st, rows, err := supply.New(demosnapshot.Open(t).Store, "").Study(context.Background(), "dermatology", "")
+	st, rows, err := supply.New(demostore.Open(t).Store, "").Study(context.Background(), "dermatology", "")
 	if err != nil {
 		t.Fatal(err)
 	}

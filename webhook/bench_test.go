@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
 )
 
@@ -38,12 +38,12 @@ var benchEvents = func() int {
 // no store. Run it with -benchtime 1x.
 func BenchmarkDelivery(b *testing.B) {
 	var got atomic.Int64
-	rv := webhooktest.NewReceiver(b, signed, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	rv := webhookreceiver.NewReceiver(b, signed, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		got.Add(1)
 		w.WriteHeader(http.StatusNoContent)
 	})
 	for range b.N {
-		st, clk := teststore.Embedded(b), webhooktest.NewClock()
+		st, clk := backends.Embedded(b), webhookreceiver.NewClock()
 		ctx := context.Background()
 		npis := benchChangeSet(b, st)
 		if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor before the change set
@@ -64,8 +64,8 @@ func BenchmarkDelivery(b *testing.B) {
 		before := got.Load()
 		began = time.Now()
 		stop := startWorker(b, WorkerOptions{Store: st, Now: clk.Now})
-		webhooktest.WaitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
-		webhooktest.WaitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
+		webhookreceiver.WaitFor(b, "every delivery", func() bool { return got.Load()-before >= int64(benchEvents) })
+		webhookreceiver.WaitFor(b, "the queue to empty", func() bool { return queueLen(b, st) == 0 })
 		sent := time.Since(began)
 		stop()
 		b.ReportMetric(float64(benchEvents)/fanned.Seconds(), "events/s")

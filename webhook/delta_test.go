@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/source/synth"
 	"providerdir/store"
 )
@@ -26,13 +26,13 @@ func TestProviderChangedFromWeeklyDelta(t *testing.T) {
 	if len(moved) == 0 {
 		t.Fatalf("the week moves no provider: %v", wk.Changes)
 	}
-	st := store.Stacked(teststore.Embedded(t))
-	clk := webhooktest.NewClock()
+	st := store.Stacked(backends.Embedded(t))
+	clk := webhookreceiver.NewClock()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
 		t.Fatal(err)
 	}
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	subscribe(t, st, rv, rv.URL, []string{EventProviderChanged}, moved[0])
 	ingestDrop(t, st, week)
 	if snap, _ := store.Serving(ctx, st); len(store.Layers(snap.Generation(catalog.RegistryProviders))) != 2 {
@@ -42,7 +42,7 @@ func TestProviderChangedFromWeeklyDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
-	webhooktest.WaitFor(t, "the provider.changed delivery", func() bool { return len(rv.Requests()) > 0 })
+	webhookreceiver.WaitFor(t, "the provider.changed delivery", func() bool { return len(rv.Requests()) > 0 })
 	got := rv.Requests()[0]
 	var b ProviderChanged
 	if err := json.Unmarshal(got.Body, &b); err != nil {

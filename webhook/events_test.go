@@ -11,18 +11,18 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/droptest"
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/synthdrops"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
 	"providerdir/store"
 )
 
 // drops are a small synthetic drop and its next snapshot in the real file formats.
-func drops(t *testing.T) droptest.Drops { return droptest.Generate(t, 300, 11) }
+func drops(t *testing.T) synthdrops.Drops { return synthdrops.Generate(t, 300, 11) }
 
-func TestMain(m *testing.M) { droptest.Main(m) }
+func TestMain(m *testing.M) { synthdrops.Main(m) }
 
 func ingestDrop(t *testing.T, st store.Store, dir string) {
 	t.Helper()
@@ -76,7 +76,7 @@ func deliveriesOf(t *testing.T, st store.Store, subID string) []Delivery {
 // changed, provider.changed for each watched NPI whose resolved record changed, and exclusion.added for
 // each watched NPI newly excluded; repeating the fan-out adds nothing.
 func TestFanoutFromIngest(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, _ := b.Open(t)
 		testFanoutFromIngest(t, s)
 	})
@@ -88,7 +88,7 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 	if nm.Changes == nil || len(nm.Changes.Moved) < 2 || len(nm.Changes.NewlyExcluded) < 1 {
 		t.Fatalf("the evolved drop lists too few changes: %+v", nm.Changes)
 	}
-	clk := webhooktest.NewClock()
+	clk := webhookreceiver.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil { // starts the cursor: the first load is no event
@@ -226,7 +226,7 @@ func TestChangeSetState(t *testing.T) {
 func TestFanoutAfterPreviousCollected(t *testing.T) {
 	drop := drops(t)
 	base, next, nm := drop.Base, drop.Next, drop.NextManifest
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
 	ctx := context.Background()
 	ingestDrop(t, st, base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 )
 
 func TestChannelHeader(t *testing.T) {
@@ -36,7 +36,7 @@ func TestChannelHeader(t *testing.T) {
 // since its activation; a requested subscription, a webhook and a subscription without a
 // period get none.
 func TestHeartbeats(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Second)
 	put := func(ch *FHIRChannel) Subscription {

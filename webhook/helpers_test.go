@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
 )
 
 // signed is how the worker names and signs a delivery, as a subscriber checks it.
-var signed = webhooktest.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Signature: HeaderSignature,
+var signed = webhookreceiver.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Signature: HeaderSignature,
 	Verify: func(sig string, body []byte, secret string) bool {
 		return Verify(sig, body, secret, time.Time{}, 0) == nil
 	}}
@@ -19,7 +19,7 @@ var signed = webhooktest.Scheme{EventID: HeaderEventID, Event: HeaderEvent, Sign
 // subscribe stores an active subscription to url and tells rv its secret. A test with no
 // receiver names a documentation address (192.0.2.0/24), which the address guard refuses, so
 // nothing it subscribes could be delivered beyond the machine even if a worker ran.
-func subscribe(t testing.TB, st store.Store, rv *webhooktest.Receiver, url string, events []string, npis ...string) Subscription {
+func subscribe(t testing.TB, st store.Store, rv *webhookreceiver.Receiver, url string, events []string, npis ...string) Subscription {
 	t.Helper()
 	s := Subscription{ID: newSubscriptionID(), Owner: "key_test", URL: url, Events: events, NPIs: npis,
 		Status: StatusActive, CreatedAt: time.Now().UTC(), Secret: NewSecret()}
@@ -47,7 +47,7 @@ func startWorker(t testing.TB, o WorkerOptions) (stop func()) {
 	if o.FanoutInterval == 0 {
 		o.FanoutInterval = time.Hour
 	}
-	return webhooktest.Run(t, NewWorker(o).Run)
+	return webhookreceiver.Run(t, NewWorker(o).Run)
 }
 
 func delivery(t testing.TB, st store.Store, id string) Delivery {
@@ -66,12 +66,12 @@ func delivery(t testing.TB, st store.Store, id string) Delivery {
 // drive runs a delivery's schedule on the test clock: each time an attempt has been recorded
 // and another is due, it moves the clock to that time. It returns the delivery once it is
 // delivered or failed.
-func drive(t testing.TB, st store.Store, clk *webhooktest.Clock, id string) Delivery {
+func drive(t testing.TB, st store.Store, clk *webhookreceiver.Clock, id string) Delivery {
 	t.Helper()
 	logged := 0
 	for range 100 {
 		var d Delivery
-		webhooktest.WaitFor(t, "an attempt of "+id, func() bool {
+		webhookreceiver.WaitFor(t, "an attempt of "+id, func() bool {
 			d = delivery(t, st, id)
 			return d.Status != DeliveryPending || (d.LeaseOwner == "" && d.Attempts > logged)
 		})

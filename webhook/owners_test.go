@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
@@ -19,7 +19,7 @@ import (
 // and the Owners a deployment wires over them.
 type ownerEnv struct {
 	st     store.Store
-	clk    *webhooktest.Clock
+	clk    *webhookreceiver.Clock
 	keys   *apikey.Manager
 	key    apikey.Key
 	client string
@@ -28,14 +28,14 @@ type ownerEnv struct {
 
 func newOwnerEnv(t *testing.T) *ownerEnv {
 	t.Helper()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	keys := apikey.NewManager(st, nil)
 	_, k, err := keys.Create(context.Background(), apikey.TierStarter, t.Name(), apikey.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testserver.AddSMARTClient(t, st, t.Name(), "system/Subscription.cruds")
-	return &ownerEnv{st: st, clk: webhooktest.NewClock(), keys: keys, key: k, client: c.ID,
+	c := liveserver.AddSMARTClient(t, st, t.Name(), "system/Subscription.cruds")
+	return &ownerEnv{st: st, clk: webhookreceiver.NewClock(), keys: keys, key: k, client: c.ID,
 		owners: Owners{Clients: smart.Registry{Store: st}, Keys: keys}}
 }
 
@@ -45,7 +45,7 @@ func (e *ownerEnv) worker() *Worker {
 }
 
 // owned stores an active webhook of owner to rv.
-func (e *ownerEnv) owned(t *testing.T, rv *webhooktest.Receiver, owner string) Subscription {
+func (e *ownerEnv) owned(t *testing.T, rv *webhookreceiver.Receiver, owner string) Subscription {
 	t.Helper()
 	s := subscribe(t, e.st, rv, rv.URL, []string{EventSourceRefreshed})
 	s, err := updateSubscription(context.Background(), e.st, s.ID, func(s *Subscription) error { s.Owner = owner; return nil })
@@ -101,7 +101,7 @@ func TestOwnerNotActiveNotDelivered(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newOwnerEnv(t)
-			rv := webhooktest.NewReceiver(t, signed, nil)
+			rv := webhookreceiver.NewReceiver(t, signed, nil)
 			sub := e.owned(t, rv, tt.owner(e))
 			if d := deliverNow(t, e.worker(), e, enqueueTest(t, e.st, e.clk, sub, 1)); d.Status != DeliveryDelivered {
 				t.Fatalf("delivery while the owner is active: %+v", d)
@@ -128,7 +128,7 @@ func TestOwnerNotActiveNotDelivered(t *testing.T) {
 func TestFollowOwners(t *testing.T) {
 	ctx := context.Background()
 	e := newOwnerEnv(t)
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	owner := FHIROwner(e.client)
 	fhirSub, err := CreateFHIR(ctx, e.st, AddressPolicy{AllowLoopback: true}, owner, rv.URL, []string{"1234567893"},
 		FHIRChannel{Topic: "https://directory.example/fhir/SubscriptionTopic/organization-changed", FocusType: "Organization", Content: "id-only"}, e.clk.Now())
@@ -206,7 +206,7 @@ func TestOperatorEnable(t *testing.T) {
 	ctx := context.Background()
 	e := newOwnerEnv(t)
 	sv := NewService(e.st, AddressPolicy{AllowLoopback: true}, e.clk.Now)
-	sub := e.owned(t, webhooktest.NewReceiver(t, signed, nil), e.key.ID)
+	sub := e.owned(t, webhookreceiver.NewReceiver(t, signed, nil), e.key.ID)
 	got, err := sv.Disable(ctx, sub.ID, "maintenance")
 	if err != nil || got.Status != StatusDisabled || got.DisabledBy != DisabledByOperator || got.DisabledReason != "maintenance" {
 		t.Fatalf("disable: %+v %v", got, err)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/mapping"
 	"providerdir/source/carecompare"
 	"providerdir/store"
@@ -89,13 +89,13 @@ func TestProviderChangedFromPECOSOnlyDrop(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			st, clk := teststore.Embedded(t), webhooktest.NewClock()
+			st, clk := backends.Embedded(t), webhookreceiver.NewClock()
 			ingestDrop(t, st, base)
 			if err := Fanout(ctx, st, clk.Now); err != nil {
 				t.Fatal(err)
 			}
 			npi := firstEnrolled(t, filepath.Join(base, "PPEF_Enrollment_Extract_2025.04.01.csv"))
-			rv := webhooktest.NewReceiver(t, signed, nil)
+			rv := webhookreceiver.NewReceiver(t, signed, nil)
 			sub := subscribe(t, st, rv, rv.URL, []string{EventProviderChanged, EventSourceRefreshed}, npi)
 
 			pecos := t.TempDir()
@@ -149,7 +149,7 @@ func TestProviderChangedFromPECOSOnlyDrop(t *testing.T) {
 			checkBodies(t, st, deliveriesOf(t, st, sub.ID))
 
 			startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
-			webhooktest.WaitFor(t, "the deliveries", func() bool { return len(rv.Requests()) == 1+len(want) })
+			webhookreceiver.WaitFor(t, "the deliveries", func() bool { return len(rv.Requests()) == 1+len(want) })
 			for _, got := range rv.Requests() {
 				if !got.Verified {
 					t.Errorf("unverified delivery %s", got.Body)
@@ -168,7 +168,7 @@ func TestProviderChangedFromPECOSOnlyDrop(t *testing.T) {
 func TestSourceRefreshedPerCareCompareDataset(t *testing.T) {
 	d := drops(t)
 	ctx := context.Background()
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
 	ingestDrop(t, st, d.Base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func deactivatedNPIs(t *testing.T) []string {
 func TestProviderDeactivated(t *testing.T) {
 	d := drops(t)
 	ctx := context.Background()
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
 	ingestDrop(t, st, d.Base)
 	if err := Fanout(ctx, st, clk.Now); err != nil {
 		t.Fatal(err)

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
 )
 
 // enqueueTest stores delivery n of a ping to sub and returns its id.
-func enqueueTest(t testing.TB, st store.Store, clk *webhooktest.Clock, sub Subscription, n int) string {
+func enqueueTest(t testing.TB, st store.Store, clk *webhookreceiver.Clock, sub Subscription, n int) string {
 	t.Helper()
 	id := fmt.Sprintf("evt_test_%06d", n)
 	payload := fmt.Appendf(nil, `{"event":"ping","n":%d}`, n)
@@ -29,15 +29,15 @@ func enqueueTest(t testing.TB, st store.Store, clk *webhooktest.Clock, sub Subsc
 
 // A delivery reaches a real receiver signed, with its event id, and is logged as delivered.
 func TestDeliverSigned(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, _ := b.Open(t)
 		testDeliverSigned(t, s)
 	})
 }
 
 func testDeliverSigned(t *testing.T, st store.Store) {
-	clk := webhooktest.NewClock()
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	clk := webhookreceiver.NewClock()
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, rv.URL+"/hook", []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
@@ -57,7 +57,7 @@ func testDeliverSigned(t *testing.T, st store.Store) {
 	if body["n"] != 1.0 || body["delivered_at"] != clk.Now().Format(time.RFC3339) {
 		t.Errorf("body %s", got[0].Body)
 	}
-	webhooktest.WaitFor(t, "the queue to empty", func() bool { return queueLen(t, st) == 0 })
+	webhookreceiver.WaitFor(t, "the queue to empty", func() bool { return queueLen(t, st) == 0 })
 }
 
 // Receivers that fail in the ways receivers do: every event still arrives, signed, under one
@@ -135,8 +135,8 @@ func TestDeliveryFaults(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st, clk := teststore.Embedded(t), webhooktest.NewClock()
-			rv := webhooktest.NewReceiver(t, signed, c.answer)
+			st, clk := backends.Embedded(t), webhookreceiver.NewClock()
+			rv := webhookreceiver.NewReceiver(t, signed, c.answer)
 			sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 			id := enqueueTest(t, st, clk, sub, 1)
 			startWorker(t, WorkerOptions{Store: st, Now: clk.Now, AttemptTimeout: c.timeout})
@@ -157,21 +157,21 @@ func TestDeliveryFaults(t *testing.T) {
 // A receiver that is down (connection refused) for most of a day gets the delivery once it is
 // back.
 func TestReceiverDown(t *testing.T) {
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close() // down
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, "http://"+addr+"/hook", []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
 	refused := 0
 	for {
 		var d Delivery
-		webhooktest.WaitFor(t, "a refused attempt", func() bool {
+		webhookreceiver.WaitFor(t, "a refused attempt", func() bool {
 			d = delivery(t, st, id)
 			return d.LeaseOwner == "" && len(d.Log) == refused+1
 		})
@@ -200,8 +200,8 @@ func TestReceiverDown(t *testing.T) {
 // 410 Gone fails the delivery and disables the subscription; its other deliveries are failed
 // without being sent.
 func TestGoneDisables(t *testing.T) {
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
-	rv := webhooktest.NewReceiver(t, signed, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
+	rv := webhookreceiver.NewReceiver(t, signed, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
 	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	first := enqueueTest(t, st, clk, sub, 1)
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now})
@@ -224,8 +224,8 @@ func TestGoneDisables(t *testing.T) {
 // During a secret rotation's overlap each delivery carries two v1 values, one per secret; a
 // receiver holding either verifies it.
 func TestRotationOverlapSignsTwice(t *testing.T) {
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, rv.URL, []string{EventSourceRefreshed})
 	old := sub.Secret
 	until := clk.Now().Add(RotationOverlap)
@@ -253,17 +253,17 @@ func TestRotationOverlapSignsTwice(t *testing.T) {
 // A worker killed after it claimed a delivery and while the receiver holds the request: the
 // delivery is taken over once the lease lapses and delivered under the same event id.
 func TestKilledWorkerClaimTakenOver(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, _ := b.Open(t)
 		testKilledWorker(t, s)
 	})
 }
 
 func testKilledWorker(t *testing.T, st store.Store) {
-	clk := webhooktest.NewClock()
+	clk := webhookreceiver.NewClock()
 	arrived, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	rv := webhooktest.NewReceiver(t, signed, func(n int, w http.ResponseWriter, r *http.Request) {
+	rv := webhookreceiver.NewReceiver(t, signed, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			once.Do(func() { close(arrived) })
 			select {
@@ -298,15 +298,15 @@ func testKilledWorker(t *testing.T, st store.Store) {
 // Two workers on one store, a receiver failing a third of the requests: every event arrives at
 // least once, none is lost, and any duplicate carries the same event id.
 func TestTwoWorkersOneStore(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, _ := b.Open(t)
 		testTwoWorkers(t, s)
 	})
 }
 
 func testTwoWorkers(t *testing.T, st store.Store) {
-	clk := webhooktest.NewClock()
-	rv := webhooktest.NewReceiver(t, signed, func(n int, w http.ResponseWriter, _ *http.Request) {
+	clk := webhookreceiver.NewClock()
+	rv := webhookreceiver.NewReceiver(t, signed, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n%3 == 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
@@ -327,7 +327,7 @@ func testTwoWorkers(t *testing.T, st store.Store) {
 	}
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "w1", Concurrency: 8})
 	startWorker(t, WorkerOptions{Store: st, Now: clk.Now, ID: "w2", Concurrency: 8})
-	webhooktest.WaitFor(t, "every delivery to finish", func() bool {
+	webhookreceiver.WaitFor(t, "every delivery to finish", func() bool {
 		clk.Advance(time.Minute) // retries fall due as the day passes
 		return queueLen(t, st) == 0
 	})
@@ -434,8 +434,8 @@ func queueLen(t testing.TB, st store.Store) int {
 // refused address (here loopback, stored past the registration check) is never connected to;
 // the attempt is logged as one without an answer and retried by the schedule.
 func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
-	st, clk := teststore.Embedded(t), webhooktest.NewClock()
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	sub := subscribe(t, st, rv, strings.Replace(rv.URL, "127.0.0.1", "localhost", 1), []string{EventSourceRefreshed})
 	id := enqueueTest(t, st, clk, sub, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -446,7 +446,7 @@ func TestDeliveryRefusesAddressAtConnect(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	var d Delivery
-	webhooktest.WaitFor(t, "a refused attempt", func() bool {
+	webhookreceiver.WaitFor(t, "a refused attempt", func() bool {
 		d = delivery(t, st, id)
 		return len(d.Log) == 1 && d.LeaseOwner == ""
 	})

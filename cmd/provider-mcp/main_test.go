@@ -20,9 +20,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/resolvertest"
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/externaltools"
+	"providerdir/internal/testing/resolverserver"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 )
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	demosnapshot.Main(m)
+	demostore.Main(m)
 }
 
 // tools is every tool the command offers.
@@ -58,9 +58,9 @@ type service struct {
 
 func startService(t *testing.T) service {
 	t.Helper()
-	d := demosnapshot.Open(t)
-	srv := resolvertest.Start(t, d.Store)
-	f := resolvertest.Find(t, d.Store)
+	d := demostore.Open(t)
+	srv := resolverserver.Start(t, d.Store)
+	f := resolverserver.Find(t, d.Store)
 	return service{root: srv.Server.URL, key: srv.Key(t, apikey.TierPro), calls: []toolCall{
 		{tool: "resolve_npi", args: map[string]any{"npi": f.Enrolled}},
 		{tool: "check_exclusion", args: map[string]any{"npi": f.Excluded}, record: "fact"},
@@ -185,17 +185,17 @@ func TestStartFailures(t *testing.T) {
 const EnvInspector = "PROVIDERDIR_MCP_INSPECTOR"
 
 // inspector is the MCP Inspector's command; without Node.js or the Inspector the test ends as
-// testtool.Missing says.
+// externaltools.Missing says.
 func inspector(t *testing.T) string {
 	t.Helper()
-	testtool.LookPath(t, "node", "the MCP Inspector runs on Node.js (apt-get install -y nodejs npm)")
+	externaltools.LookPath(t, "node", "the MCP Inspector runs on Node.js (apt-get install -y nodejs npm)")
 	dir := os.Getenv(EnvInspector)
 	if dir == "" {
 		dir = filepath.Join("..", "..", ".cache", "mcpinspector")
 	}
 	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	if _, err := os.Stat(bin); err != nil {
-		testtool.Missing(t, fmt.Sprintf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector))
+		externaltools.Missing(t, fmt.Sprintf("the MCP Inspector is not installed in %s (make mcpinspector installs it; %s names another directory)", dir, EnvInspector))
 	}
 	return bin
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/smart"
 )
 
@@ -123,7 +123,7 @@ func TestClientsLifecycle(t *testing.T) {
 // newcomer's one command.
 func TestClientsToken(t *testing.T) {
 	dir := t.TempDir()
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	keyFile := filepath.Join(dir, "sandbox-client.jwk")
 	r := mux.NewRouter()
 	srv := httptest.NewServer(r)

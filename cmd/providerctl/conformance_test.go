@@ -27,7 +27,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/conformance"
 	"providerdir/ingest"
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/externaltools"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -269,7 +269,7 @@ func TestConformanceAgainstDemo(t *testing.T) {
 	if dir := os.Getenv("PROVIDERDIR_FHIR_JS"); dir != "" {
 		args = append(args, "--fhir-validator", dir)
 	} else {
-		testtool.Optional(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
+		externaltools.Optional(t, "PROVIDERDIR_FHIR_JS names no directory where `npm install fhir` ran (make fhirjs installs it)")
 		expected[fhirValidatorCheck] = "the npm fhir package is not installed"
 	}
 	code, stdout, stderr = invoke(t, nil, args...)

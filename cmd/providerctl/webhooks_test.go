@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/apikey"
 	"providerdir/store/embedded"
 	"providerdir/webhook"
@@ -35,7 +35,7 @@ func TestWebhooksCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := testserver.AddSMARTClient(t, s, "Acme FHIR", "system/Subscription.cruds")
+	client := liveserver.AddSMARTClient(t, s, "Acme FHIR", "system/Subscription.cruds")
 	fhirSub, err := webhook.CreateFHIR(ctx, s, policy, webhook.FHIROwner(client.ID), "http://127.0.0.1:9/fhir", []string{"1234567893"},
 		webhook.FHIRChannel{Topic: "https://directory.example/fhir/SubscriptionTopic/organization-changed", FocusType: "Organization", Content: "id-only"}, time.Now())
 	if err != nil {

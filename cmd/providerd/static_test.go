@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/externaltools"
 )
 
 // TestMakeBuildIsStatic: the binaries `make build` writes are static executables built without
@@ -22,7 +22,7 @@ func TestMakeBuildIsStatic(t *testing.T) {
 		t.Skip("the binaries are checked as ELF executables")
 	}
 	t.Parallel()
-	makeTool := testtool.LookPath(t, "make", "install GNU make (apt-get install make)")
+	makeTool := externaltools.LookPath(t, "make", "install GNU make (apt-get install make)")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -23,13 +23,13 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/internal/metrics"
 	"providerdir/internal/requestid"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 )
 
 // logLines returns the JSON log lines written to logs so far.
-func logLines(t *testing.T, logs *testserver.SyncBuffer) []map[string]any {
+func logLines(t *testing.T, logs *liveserver.SyncBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
@@ -46,7 +46,7 @@ func logLines(t *testing.T, logs *testserver.SyncBuffer) []map[string]any {
 
 type fixture struct {
 	srv     *httptest.Server
-	logs    *testserver.SyncBuffer
+	logs    *liveserver.SyncBuffer
 	metrics *metrics.Metrics
 }
 
@@ -61,9 +61,9 @@ func newFixture(t *testing.T, ready func(context.Context) error, mods ...func(*h
 
 // newHandler builds the handler of the five surfaces with a few test routes; mods adjust its
 // options last.
-func newHandler(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) (*httpserver.Handler, *testserver.SyncBuffer, *metrics.Metrics) {
+func newHandler(t *testing.T, ready func(context.Context) error, mods ...func(*httpserver.Options)) (*httpserver.Handler, *liveserver.SyncBuffer, *metrics.Metrics) {
 	t.Helper()
-	logs := &testserver.SyncBuffer{}
+	logs := &liveserver.SyncBuffer{}
 	log, err := logging.New(logs, "json", slog.LevelDebug)
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +456,7 @@ func TestNoRootSurface(t *testing.T) {
 }
 
 func TestStoreCheck(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	check := httpserver.StoreCheck(s)
 	if err := check(context.Background()); err != nil {
 		t.Fatalf("open store not ready: %v", err)

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/store"
 )
 
 func TestStoreTimesEveryOperation(t *testing.T) {
-	raw := teststore.Embedded(t)
+	raw := backends.Embedded(t)
 	m := New()
 	s := m.Store(raw)
 	ctx := context.Background()

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
-	"providerdir/mapping/fhirmap/fhirtest"
 	"providerdir/store"
 )
 
@@ -89,7 +89,7 @@ func built(t *testing.T, res []fhirmap.Resource, err error) map[string]fhirmap.R
 	out := map[string]fhirmap.Resource{}
 	for _, r := range res {
 		out[fhirmap.Ref(r.Type, r.ID)] = r
-		if err := fhirtest.Validate(served(t, r, fhirmap.TagSystemPrefix), fhirmap.TagSystemPrefix); err != nil {
+		if err := fhirvalidate.Validate(served(t, r, fhirmap.TagSystemPrefix), fhirmap.TagSystemPrefix); err != nil {
 			t.Errorf("%s", err)
 		}
 	}
@@ -458,7 +458,7 @@ func TestRenderTags(t *testing.T) {
 		}
 	}
 	res, _ := fhirmap.BuildIndividual(individual(), tax)
-	if err := fhirtest.Validate(served(t, res[0], "https://dir.example/fhir/provenance/"), "https://dir.example/fhir/provenance/"); err != nil {
+	if err := fhirvalidate.Validate(served(t, res[0], "https://dir.example/fhir/provenance/"), "https://dir.example/fhir/provenance/"); err != nil {
 		t.Error(err)
 	}
 }
@@ -514,7 +514,7 @@ func BenchmarkGoogleFHIRParse(b *testing.B) {
 	resource := served(b, res[0], fhirmap.TagSystemPrefix)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := fhirtest.Parse(resource); err != nil {
+		if err := fhirvalidate.Parse(resource); err != nil {
 			b.Fatal(err)
 		}
 	}

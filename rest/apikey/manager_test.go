@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/store"
 )
 
 func TestAuthenticate(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, replica := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		m := NewManager(s, clock.Now)
 		other := NewManager(replica(), clock.Now) // a second replica: its own pepper cache
 		ctx := context.Background()
@@ -98,7 +98,7 @@ func flip(c byte) string {
 }
 
 func TestStoredOnlyAsHash(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	m := NewManager(s, nil)
 	ctx := context.Background()
 	secret, k, err := m.Create(ctx, TierStarter, "Gamma", CreateOptions{})
@@ -124,7 +124,7 @@ func TestStoredOnlyAsHash(t *testing.T) {
 }
 
 func TestCreateRejects(t *testing.T) {
-	m := NewManager(teststore.Embedded(t), nil)
+	m := NewManager(backends.Embedded(t), nil)
 	ctx := context.Background()
 	good := "pdpilot_" + strings.Repeat("x", 40)
 	tests := []struct {
@@ -157,7 +157,7 @@ func TestCreateRejects(t *testing.T) {
 }
 
 func TestFindAndRevoke(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, _ := b.Open(t)
 		m := NewManager(s, nil)
 		ctx := context.Background()
@@ -225,7 +225,7 @@ func TestFindAndRevoke(t *testing.T) {
 }
 
 func TestPepperRace(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, replica := b.Open(t)
 		stores := []store.Store{s, replica()}
 		ctx := context.Background()
@@ -254,7 +254,7 @@ func TestPepperRace(t *testing.T) {
 }
 
 func TestSandbox(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, replica := b.Open(t)
 		ctx := context.Background()
 		m := NewManager(s, nil)
@@ -334,7 +334,7 @@ func TestSandbox(t *testing.T) {
 // BenchmarkAuthenticate is the per-request key check on the embedded store: one HMAC and one
 // point read.
 func BenchmarkAuthenticate(b *testing.B) {
-	m := NewManager(teststore.Embedded(b), nil)
+	m := NewManager(backends.Embedded(b), nil)
 	secret, _, err := m.Create(context.Background(), TierPro, "bench", CreateOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/packserver"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/export"
-	"providerdir/rest/internal/packtest"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
-func demo(tb testing.TB) *packtest.Env {
-	return packtest.Open(tb, demosnapshot.Open(tb).Store, export.Options{})
+func demo(tb testing.TB) *packserver.Env {
+	return packserver.Open(tb, demostore.Open(tb).Store, export.Options{})
 }
 
 var version = regexp.MustCompile(`^v[0-9]{4}\.(0[1-9]|1[0-2])\.[1-9][0-9]*$`)
@@ -132,9 +132,9 @@ func TestEveryPack(t *testing.T) {
 // Each error, on /v1 in its envelope and on the service host in its own.
 func TestPackErrors(t *testing.T) {
 	e := demo(t)
-	bare := packtest.Open(t, teststore.Embedded(t), export.Options{})
+	bare := packserver.Open(t, backends.Embedded(t), export.Options{})
 	for _, tt := range []struct {
-		env    *packtest.Env
+		env    *packserver.Env
 		path   string
 		key    bool
 		status int

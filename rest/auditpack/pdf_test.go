@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testtool"
+	"providerdir/internal/testing/externaltools"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/dataset"
 )
 
 // pdfText extracts a PDF's text with pdftotext (Debian poppler-utils), keeping the layout so a
-// table row stays on one line. Without it the test ends as testtool.Missing says.
+// table row stays on one line. Without it the test ends as externaltools.Missing says.
 func pdfText(t *testing.T, pdf []byte) string {
 	t.Helper()
-	bin := testtool.LookPath(t, "pdftotext", "apt-get install -y poppler-utils")
+	bin := externaltools.LookPath(t, "pdftotext", "apt-get install -y poppler-utils")
 	cmd := exec.Command(bin, "-layout", "-enc", "UTF-8", "-", "-")
 	cmd.Stdin = bytes.NewReader(pdf)
 	var out, errOut bytes.Buffer

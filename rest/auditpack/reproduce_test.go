@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/rest/auditpack"
 	"providerdir/source/reference"
 )
@@ -204,7 +204,7 @@ func follow(t *testing.T, p auditpack.Pack, drop string, rejected func(string) m
 // test's own, gives the served figures: every state's count, population and per_100k.
 func TestStepsReproduceTheFigures(t *testing.T) {
 	e := demo(t)
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	rejected := func(file string) map[int64]bool {
 		out := map[int64]bool{}
 		for _, b := range d.Manifest.BadRowsOf(file) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/rest/evidence"
 )
 
@@ -109,7 +109,7 @@ func TestCountyWidened(t *testing.T) {
 // Before any registry or Census figures are loaded, a question that needs them is 404
 // specialty_not_found (as by-state answers then), while a refusal needs no data.
 func TestNoStudyLoaded(t *testing.T) {
-	e := newEnv(t, teststore.Embedded(t), nil)
+	e := newEnv(t, backends.Embedded(t), nil)
 	key := e.key(t)
 	if r := e.ask(t, key, "How many cardiologists are in Texas?"); r.Status != http.StatusNotFound || r.ErrorCode() != "specialty_not_found" {
 		t.Errorf("%d %s", r.Status, r.Raw)

@@ -7,48 +7,48 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/handclock"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testclient"
-	"providerdir/rest/internal/testenv"
 	"providerdir/rest/supply"
 	"providerdir/store"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // env is one running server as providerd wires it: the supply API and the evidence query on
 // /v1 behind the gate, the demo on /api behind the per-address limiter, and the client address a
 // test plays against it.
 type env struct {
-	testclient.Client
-	clock *testenv.Clock
-	log   *testserver.SyncBuffer
+	apiclient.Client
+	clock *handclock.Clock
+	log   *liveserver.SyncBuffer
 }
 
 // newEnv serves over st; model, when not nil, is the language model the evidence query uses.
 func newEnv(tb testing.TB, st store.Store, model evidence.Completer) *env {
 	tb.Helper()
-	e := &env{clock: testenv.NewClock(), log: &testserver.SyncBuffer{}}
-	srv := testserver.Start(tb, st, testserver.Options{Now: e.clock.Now, Log: e.log}, func(base string, g *gate.Gate) []httpserver.Surface {
+	e := &env{clock: handclock.New(), log: &liveserver.SyncBuffer{}}
+	srv := liveserver.Start(tb, st, liveserver.Options{Now: e.clock.Now, Log: e.log}, func(base string, g *gate.Gate) []httpserver.Surface {
 		ask := evidence.New(evidence.Config{Store: st, Studies: supply.New(st, base), BaseURL: base, Model: model})
 		return []httpserver.Surface{
-			testserver.Supply(st, base, g, ask.Routes),
+			liveserver.Supply(st, base, g, ask.Routes),
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) { ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy)) }},
 		}
 	})
-	e.Client = testclient.NewClient(srv)
+	e.Client = apiclient.NewClient(srv)
 	return e
 }
 
 // demoEnv serves the shared demo snapshot.
 func demoEnv(tb testing.TB, model evidence.Completer) *env {
-	return newEnv(tb, demosnapshot.Open(tb).Store, model)
+	return newEnv(tb, demostore.Open(tb).Store, model)
 }
 
 // key issues a pilot key.
@@ -58,7 +58,7 @@ func (e *env) key(tb testing.TB) string {
 }
 
 // response is what a test looks at.
-type response struct{ testclient.Response }
+type response struct{ apiclient.Response }
 
 // do sends one request with the content type and key (each left out when empty).
 func (e *env) do(tb testing.TB, method, path, contentType string, body []byte, key string) response {
@@ -68,7 +68,7 @@ func (e *env) do(tb testing.TB, method, path, contentType string, body []byte, k
 		header = append(header, "Content-Type", contentType)
 	}
 	if key != "" {
-		header = append(header, testclient.Bearer(key)...)
+		header = append(header, apiclient.Bearer(key)...)
 	}
 	return response{e.Do(tb, method, path, body, header...)}
 }

@@ -13,20 +13,20 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/packserver"
 	"providerdir/rest/dataset"
 	"providerdir/rest/export"
-	"providerdir/rest/internal/packtest"
-	"providerdir/rest/internal/testclient"
 	"providerdir/store"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // demo serves the demo snapshot.
-func demo(tb testing.TB, o export.Options) *packtest.Env {
-	return packtest.Open(tb, demosnapshot.Open(tb).Store, o)
+func demo(tb testing.TB, o export.Options) *packserver.Env {
+	return packserver.Open(tb, demostore.Open(tb).Store, o)
 }
 
 var (
@@ -229,7 +229,7 @@ func TestExportFormats(t *testing.T) {
 	if !slices.Equal(blocks, want) {
 		t.Errorf("text blocks %v\nwant %v", blocks, want)
 	}
-	for _, r := range []testclient.Response{nd, tb} {
+	for _, r := range []apiclient.Response{nd, tb} {
 		for _, h := range []string{"X-Methodology-Version", "X-Last-Refreshed", "X-Total-Chunks", "X-Narrative-Cache-Hit"} {
 			if r.Header.Get(h) != js.Header.Get(h) && h != "X-Narrative-Cache-Hit" {
 				t.Errorf("%s: %q, json's %q", h, r.Header.Get(h), js.Header.Get(h))
@@ -243,11 +243,11 @@ func TestExportFormats(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	e := demo(t, export.Options{})
 	key := e.Key(t)
-	empty := teststore.Embedded(t)
-	bare := packtest.Open(t, empty, export.Options{})
+	empty := backends.Embedded(t)
+	bare := packserver.Open(t, empty, export.Options{})
 	bareKey := bare.Key(t)
 	for _, tt := range []struct {
-		env    *packtest.Env
+		env    *packserver.Env
 		path   string
 		key    string
 		status int

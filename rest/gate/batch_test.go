@@ -13,10 +13,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testenv"
 	"providerdir/rest/quota"
 	"providerdir/store"
 )
@@ -39,8 +39,8 @@ func TestBatchRefusedCountsNoRequest(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			st := teststore.Embedded(t)
-			clock := testenv.NewClock()
+			st := backends.Embedded(t)
+			clock := handclock.New()
 			l := tt.open(st, clock.Now)
 			t.Cleanup(func() { l.Close() })
 			g := gate.New(st, gate.Options{TrustedProxies: loopback, Now: clock.Now, Limiter: l})

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testenv"
 )
 
 // BenchmarkGate measures what the gate adds to each request on the embedded store: the key
@@ -28,8 +28,8 @@ func BenchmarkGate(b *testing.B) {
 		{"supply pilot key", apikey.TierPilot, func(g *gate.Gate, h http.Handler) http.Handler { return g.RequireSupplyKey(h) }, bearer},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			st := teststore.Embedded(b)
-			clock := testenv.NewClock()
+			st := backends.Embedded(b)
+			clock := handclock.New()
 			g := gate.New(st, gate.Options{Now: clock.Now})
 			key, _, err := g.Keys().Create(context.Background(), tc.tier, "bench", apikey.CreateOptions{})
 			if err != nil {
@@ -59,8 +59,8 @@ func BenchmarkGate(b *testing.B) {
 // BenchmarkGateParallel is BenchmarkGate with many callers at once, each with its own key, as a
 // busy server sees them: the store commits their quota writes together.
 func BenchmarkGateParallel(b *testing.B) {
-	st := teststore.Embedded(b)
-	clock := testenv.NewClock()
+	st := backends.Embedded(b)
+	clock := handclock.New()
 	g := gate.New(st, gate.Options{Now: clock.Now})
 	const callers = 64
 	keys := make(chan string, callers)

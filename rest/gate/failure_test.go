@@ -4,17 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 )
 
 // TestStoreFailure: when the store fails, the gate answers 500 internal_error in the surface's
 // envelope, and never lets the request through unchecked.
 func TestStoreFailure(t *testing.T) {
-	st := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	st := backends.Embedded(t)
+	clock := handclock.New()
 	srv := newServer(t, st, clock)
 	ctx := context.Background()
 	pilot, _, _ := srv.gate.Keys().Create(ctx, apikey.TierPilot, "Acme", apikey.CreateOptions{})

@@ -16,9 +16,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
@@ -33,7 +33,7 @@ type server struct {
 // different addresses.
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
-func newServer(t testing.TB, st store.Store, clock *testenv.Clock) *server {
+func newServer(t testing.TB, st store.Store, clock *handclock.Clock) *server {
 	t.Helper()
 	g := gate.New(st, gate.Options{TrustedProxies: loopback, Now: clock.Now})
 	h, err := httpserver.New(httpserver.Options{

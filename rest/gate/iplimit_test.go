@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 )
 
 // TestEvidenceDemoLimit checks the service host's 10-a-day limit per address.
 func TestEvidenceDemoLimit(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		url := srv.URL + "/api/evidence-query/demo"
 		start := clock.Now()

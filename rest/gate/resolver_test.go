@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 )
 
 // TestResolverEveryPath checks status, envelope and header set of every resolver path
 // (seeds/001 sections 7 and 8).
 func TestResolverEveryPath(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		ctx := context.Background()
 		pro, _, err := srv.gate.Keys().Create(ctx, apikey.TierPro, "Beta", apikey.CreateOptions{})
@@ -75,9 +75,9 @@ func TestResolverEveryPath(t *testing.T) {
 // TestResolverHour spends the sandbox budget of two addresses and checks the 101st request, its
 // Retry-After (the real wait) and the hour sliding past.
 func TestResolverHour(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		sandbox, _, err := srv.gate.Keys().Sandbox(context.Background())
 		if err != nil {
@@ -120,9 +120,9 @@ func TestResolverHour(t *testing.T) {
 
 // TestRevocationAndExpiry checks that both act on the very next request.
 func TestRevocationAndExpiry(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		ctx := context.Background()
 		keys := srv.gate.Keys()
@@ -157,9 +157,9 @@ func TestRevocationAndExpiry(t *testing.T) {
 // TestTwoReplicas runs two servers on one store: they share quotas and see each other's
 // revocations.
 func TestTwoReplicas(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, replica := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		a, bsrv := newServer(t, st, clock), newServer(t, replica(), clock)
 		key, k, err := a.gate.Keys().Create(context.Background(), apikey.TierPilot, "Acme", apikey.CreateOptions{})
 		if err != nil {
@@ -190,12 +190,12 @@ func TestTwoReplicas(t *testing.T) {
 // TestRaceForTheLastRequest sends 200 concurrent requests for a key's last request: exactly one
 // succeeds, on one replica or split over two.
 func TestRaceForTheLastRequest(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		for _, replicas := range []int{1, 2} {
 			name := map[int]string{1: "one replica", 2: "two replicas"}[replicas]
 			t.Run(name, func(t *testing.T) {
 				st, replica := b.Open(t)
-				clock := testenv.NewClock()
+				clock := handclock.New()
 				servers := []*server{newServer(t, st, clock)}
 				if replicas == 2 {
 					servers = append(servers, newServer(t, replica(), clock))

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testenv"
 )
 
 const npi = "1234567893"
@@ -16,9 +16,9 @@ const npi = "1234567893"
 // TestSupplyEveryPath sends one request down every path a supply API response can take and
 // checks status, envelope and the complete header set (seeds/000 section 8 rule 1).
 func TestSupplyEveryPath(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		ctx := context.Background()
 		key, _, err := srv.gate.Keys().Create(ctx, apikey.TierPilot, "Acme", apikey.CreateOptions{})
@@ -111,9 +111,9 @@ func TestSupplyEveryPath(t *testing.T) {
 // TestSupplyMinute checks the 61st request in a rolling minute, its 429 exactly, and the
 // window sliding past, over HTTP.
 func TestSupplyMinute(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		key, _, err := srv.gate.Keys().Create(context.Background(), apikey.TierPilot, "Acme", apikey.CreateOptions{})
 		if err != nil {
@@ -163,9 +163,9 @@ func TestSupplyMinute(t *testing.T) {
 // TestSupplyDay spends a pilot key's 1,000 requests a day over HTTP, one every 61 seconds so
 // the minute window never binds, and checks the 1,001st and the slide of the first.
 func TestSupplyDay(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv := newServer(t, st, clock)
 		key, _, err := srv.gate.Keys().Create(context.Background(), apikey.TierPilot, "Acme", apikey.CreateOptions{})
 		if err != nil {
@@ -202,8 +202,8 @@ func TestSupplyDay(t *testing.T) {
 // TestAnonymousNPI checks the 100-an-hour anonymous limit per client address and which address
 // counts.
 func TestAnonymousNPI(t *testing.T) {
-	st := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	st := backends.Embedded(t)
+	clock := handclock.New()
 	srv := newServer(t, st, clock)
 	url := srv.URL + "/v1/npi/" + npi
 	for i := range 100 {

@@ -16,16 +16,16 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
-func serve(t *testing.T, st store.Store, clock *testenv.Clock) (*httptest.Server, *intake.Service, *gate.Gate) {
+func serve(t *testing.T, st store.Store, clock *handclock.Clock) (*httptest.Server, *intake.Service, *gate.Gate) {
 	t.Helper()
 	g := gate.New(st, gate.Options{Now: clock.Now})
 	svc := intake.New(st, g.Keys(), clock.Now)
@@ -60,9 +60,9 @@ func post(t *testing.T, url, contentType, body string) (int, http.Header, map[st
 const form = `{"name":"Ada Lovelace","email":"ada@example.org","organization":"Analytical Health","intended_use":"Network adequacy studies for rural counties."}`
 
 func TestSubmit(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		srv, svc, _ := serve(t, st, clock)
 		url := srv.URL + "/api/access-requests"
 
@@ -171,9 +171,9 @@ func exported(r intake.Request) intake.Request {
 }
 
 func TestApprove(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		_, svc, g := serve(t, st, clock)
 		ctx := context.Background()
 		var ids []string

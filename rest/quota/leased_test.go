@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/store"
 )
 
@@ -56,8 +56,8 @@ var minute6000 = Policy{Name: "smart", Windows: []Window{RollingMinute(6000)}}
 // A lease is counted in one write and spent in memory: each request still reports its own
 // remaining count, and the store counts the unspent slots until they are given back.
 func TestLeasedSpendsALeaseInMemory(t *testing.T) {
-	s := &recordCounting{Store: teststore.Embedded(t)}
-	clock := testenv.NewClock()
+	s := &recordCounting{Store: backends.Embedded(t)}
+	clock := handclock.New()
 	l := openLeased(t, s, clock.Now)
 	ctx := context.Background()
 	for i := range int64(100) {
@@ -86,8 +86,8 @@ func TestLeasedSpendsALeaseInMemory(t *testing.T) {
 // A lease admits only within the bucket it was counted in: the first request of the next
 // bucket counts a new lease, giving the old one's leftovers back in the same write.
 func TestLeasedStaysInItsBucket(t *testing.T) {
-	s := &recordCounting{Store: teststore.Embedded(t)}
-	clock := testenv.NewClock()
+	s := &recordCounting{Store: backends.Embedded(t)}
+	clock := handclock.New()
 	clock.Advance(900 * time.Millisecond)
 	l := openLeased(t, s, clock.Now)
 	ctx := context.Background()
@@ -121,9 +121,9 @@ func TestLeasedStaysInItsBucket(t *testing.T) {
 // keep coming: leases shrink to one slot near the limit, and a replica spends its leftovers
 // before it leases again.
 func TestLeasedReplicasShareTheLimit(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		s, replica := b.Open(t)
-		clock := testenv.NewClock()
+		clock := handclock.New()
 		minute60 := Policy{Name: "m60", Windows: []Window{RollingMinute(60)}}
 		limiters := []*Limiter{openLeased(t, s, clock.Now), openLeased(t, replica(), clock.Now)}
 		ctx := context.Background()
@@ -153,8 +153,8 @@ func TestLeasedReplicasShareTheLimit(t *testing.T) {
 // A replica's unspent lease counts as used for the other replica until it is given back, and
 // a lease takes at most a LeaseShare-th of what is free.
 func TestLeasedLeftoversCountForOthers(t *testing.T) {
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	minute160 := Policy{Name: "m160", Windows: []Window{RollingMinute(160)}}
 	a, b := openLeased(t, s, clock.Now), openLeased(t, s, clock.Now)
 	ctx := context.Background()
@@ -176,8 +176,8 @@ func TestLeasedLeftoversCountForOthers(t *testing.T) {
 
 // A subject whose lease has ended and that went a whole pass unmetered is dropped from memory.
 func TestLeasedDropsIdleSubjects(t *testing.T) {
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	l := openLeased(t, s, clock.Now)
 	m := l.m.(*leasedMeter)
 	if _, err := l.Allow(context.Background(), minute6000, "client"); err != nil {
@@ -205,8 +205,8 @@ func TestLeasedNeverAdmitsPastTheLimit(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4} {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, seed))
-			s := teststore.Embedded(t)
-			clock := testenv.NewClock()
+			s := backends.Embedded(t)
+			clock := handclock.New()
 			limiters := []*Limiter{openLeased(t, s, clock.Now), openLeased(t, s, clock.Now), openLeased(t, s, clock.Now)}
 			var admitted []time.Time
 			for range 3000 {

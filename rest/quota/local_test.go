@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/store"
 )
 
@@ -49,8 +49,8 @@ func allowTimes(t *testing.T, l *Limiter, p Policy, subject string, n int) Decis
 // A local limiter's counts reach the store when it writes behind and when it closes, and a
 // limiter opened after it goes on from them.
 func TestLocalWritesBehind(t *testing.T) {
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	l := NewLocal(s, clock.Now, time.Hour, nil)
 	allowTimes(t, l, minute5, "a", 2)
 	if n, _ := stored(t, s, minute5, "a", clock.Now()); n != 0 {
@@ -87,8 +87,8 @@ func TestLocalWritesBehind(t *testing.T) {
 // A subject metered in neither of two write-behind passes is dropped from memory, and its next
 // request reads its windows from the store again.
 func TestLocalDropsIdleSubjects(t *testing.T) {
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	l := openLocal(t, s, clock.Now)
 	m := l.m.(*localMeter)
 	allowTimes(t, l, minute5, "idle", 2)
@@ -128,8 +128,8 @@ func TestLocalWritesOverAForeignRecord(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := teststore.Embedded(t)
-			clock := testenv.NewClock()
+			s := backends.Embedded(t)
+			clock := handclock.New()
 			l := openLocal(t, s, clock.Now)
 			allowTimes(t, l, minute5, "a", 1)
 			writeBehind(t, l)
@@ -152,8 +152,8 @@ func TestLocalWritesOverAForeignRecord(t *testing.T) {
 // Windows that count nothing any more by the time they are written leave no record behind,
 // rather than one that never expires.
 func TestLocalWritesNoEmptyRecord(t *testing.T) {
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	l := openLocal(t, s, clock.Now)
 	allowTimes(t, l, minute5, "a", 1)
 	writeBehind(t, l)
@@ -193,8 +193,8 @@ func (f *failingStore) PutRecord(ctx context.Context, r store.Record) (store.Rec
 // A failed read refuses the decision with an error and a failed write keeps the counts for the
 // next pass; nothing is lost or counted twice.
 func TestLocalStoreFailures(t *testing.T) {
-	s := &failingStore{Store: teststore.Embedded(t)}
-	clock := testenv.NewClock()
+	s := &failingStore{Store: backends.Embedded(t)}
+	clock := handclock.New()
 	l := openLocal(t, s, clock.Now)
 	s.fail.Store(true)
 	if _, err := l.Allow(context.Background(), minute5, "a"); !errors.Is(err, errInjected) {
@@ -231,8 +231,8 @@ func TestLocalRacesWriteBehind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Policy{Name: "race", Windows: []Window{{Name: NameMinute, Length: time.Minute, Step: time.Second, Limit: tt.limit}}}
-			s := teststore.Embedded(t)
-			clock := testenv.NewClock()
+			s := backends.Embedded(t)
+			clock := handclock.New()
 			l := NewLocal(s, clock.Now, time.Hour, nil)
 			m := l.m.(*localMeter)
 			const subjects, workers = 64, 8

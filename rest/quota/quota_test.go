@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 	"providerdir/store"
 )
 
@@ -87,7 +87,7 @@ type step struct {
 	remaining int64 // of the binding window, after the request
 }
 
-func runSteps(t *testing.T, l *Limiter, clock *testenv.Clock, p Policy, subject string, steps []step) {
+func runSteps(t *testing.T, l *Limiter, clock *handclock.Clock, p Policy, subject string, steps []step) {
 	t.Helper()
 	ctx := context.Background()
 	for i, s := range steps {
@@ -138,12 +138,12 @@ func TestWindowBoundaries(t *testing.T) {
 			{advance: time.Millisecond, allowed: true, remaining: 0},          // 71s
 		}},
 	}
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		eachMeter(t, func(t *testing.T, m meterKind) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					s, _ := b.Open(t)
-					clock := testenv.NewClock()
+					clock := handclock.New()
 					runSteps(t, m.open(t, s, clock.Now), clock, tt.policy, "subject", tt.steps)
 				})
 			}
@@ -154,17 +154,17 @@ func TestWindowBoundaries(t *testing.T) {
 // TestDayBoundary spends a pilot key's 1,000 daily requests across 16.65 hours, one a minute
 // so the minute window never binds, and checks the 1,001st and the slide of the first.
 func TestDayBoundary(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		eachMeter(t, func(t *testing.T, m meterKind) {
 			s, _ := b.Open(t)
-			clock := testenv.NewClock()
+			clock := handclock.New()
 			dayBoundary(t, m.open(t, s, clock.Now), clock)
 		})
 	})
 }
 
 // dayBoundary spends the 1,000 daily requests of l as TestDayBoundary says.
-func dayBoundary(t *testing.T, l *Limiter, clock *testenv.Clock) {
+func dayBoundary(t *testing.T, l *Limiter, clock *handclock.Clock) {
 	ctx := context.Background()
 	first := clock.Now().Add(30 * time.Second)
 	clock.Set(first)
@@ -256,7 +256,7 @@ func race(t *testing.T, limiters []*Limiter, p Policy, subject string, n int) in
 }
 
 func TestConcurrency(t *testing.T) {
-	teststore.Each(t, func(t *testing.T, b teststore.Backend) {
+	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		eachMeter(t, func(t *testing.T, m meterKind) {
 			tests := []struct {
 				name     string
@@ -277,7 +277,7 @@ func TestConcurrency(t *testing.T) {
 						t.Skip("a local limiter is the only one on its store")
 					}
 					s, replica := b.Open(t)
-					clock := testenv.NewClock()
+					clock := handclock.New()
 					at := map[time.Time]int64{}
 					for i := range tt.seeded {
 						at[clock.Now().Add(time.Duration(i)*time.Minute)] = 1
@@ -321,14 +321,14 @@ func TestConcurrency(t *testing.T) {
 
 func TestPeekCountsNothing(t *testing.T) {
 	eachMeter(t, func(t *testing.T, m meterKind) {
-		s := teststore.Embedded(t)
-		clock := testenv.NewClock()
+		s := backends.Embedded(t)
+		clock := handclock.New()
 		peekCountsNothing(t, s, m.open(t, s, clock.Now), clock)
 	})
 }
 
 // peekCountsNothing peeks and allows with l on s as TestPeekCountsNothing says.
-func peekCountsNothing(t *testing.T, s store.Store, l *Limiter, clock *testenv.Clock) {
+func peekCountsNothing(t *testing.T, s store.Store, l *Limiter, clock *handclock.Clock) {
 	ctx := context.Background()
 	p := Policy{Name: "p", Windows: []Window{RollingHour(2)}}
 	for range 5 {
@@ -362,8 +362,8 @@ func peekCountsNothing(t *testing.T, s store.Store, l *Limiter, clock *testenv.C
 // subjects are reclaimed.
 func TestRecordExpires(t *testing.T) {
 	eachMeter(t, func(t *testing.T, m meterKind) {
-		s := teststore.Embedded(t)
-		clock := testenv.NewClock()
+		s := backends.Embedded(t)
+		clock := handclock.New()
 		l := m.open(t, s, clock.Now)
 		if _, err := l.Allow(context.Background(), pilot, "x"); err != nil {
 			t.Fatal(err)
@@ -399,7 +399,7 @@ func TestInvalidPolicy(t *testing.T) {
 		{"negative limit", Policy{Name: "p", Windows: []Window{{Name: "w", Length: time.Hour, Step: time.Minute, Limit: -1}}}},
 	}
 	eachMeter(t, func(t *testing.T, m meterKind) {
-		l := m.open(t, teststore.Embedded(t), nil)
+		l := m.open(t, backends.Embedded(t), nil)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				if _, err := l.Allow(context.Background(), tt.p, "s"); err == nil {
@@ -420,7 +420,7 @@ func TestInvalidPolicy(t *testing.T) {
 // off the request path (write-behind, giving leases back) are not in the figures. Without
 // MONGODB_URI the mongo runs skip.
 func BenchmarkAllow(b *testing.B) {
-	for _, be := range teststore.Backends() {
+	for _, be := range backends.Backends() {
 		b.Run(be.Name, func(b *testing.B) {
 			for _, m := range meterKinds {
 				if !m.shared && be.Name != "embedded" {
@@ -432,7 +432,7 @@ func BenchmarkAllow(b *testing.B) {
 	}
 }
 
-func benchmarkAllow(b *testing.B, be teststore.Backend, m meterKind) {
+func benchmarkAllow(b *testing.B, be backends.Backend, m meterKind) {
 	open := func(b *testing.B) store.Store {
 		s, _ := be.Open(b)
 		return s
@@ -452,7 +452,7 @@ func benchmarkAllow(b *testing.B, be teststore.Backend, m meterKind) {
 	for _, admit := range []bool{true, false} {
 		name := map[bool]string{true: "admitted", false: "refused"}[admit]
 		b.Run(name, func(b *testing.B) {
-			clock := testenv.NewClock()
+			clock := handclock.New()
 			l := m.open(b, open(b), clock.Now)
 			// A SMART client's budget, read at 2,000 a second.
 			p := Policy{Name: "bench", Windows: []Window{RollingMinute(1 << 40)}}
@@ -479,13 +479,13 @@ func benchmarkAllow(b *testing.B, be teststore.Backend, m meterKind) {
 // counts nothing when it refuses; Retry-After is when the cost fits, not when one slot frees.
 func TestAllowN(t *testing.T) {
 	eachMeter(t, func(t *testing.T, m meterKind) {
-		clock := testenv.NewClock()
-		allowN(t, m.open(t, teststore.Embedded(t), clock.Now), clock)
+		clock := handclock.New()
+		allowN(t, m.open(t, backends.Embedded(t), clock.Now), clock)
 	})
 }
 
 // allowN decides costs with l as TestAllowN says.
-func allowN(t *testing.T, l *Limiter, clock *testenv.Clock) {
+func allowN(t *testing.T, l *Limiter, clock *handclock.Clock) {
 	ctx := context.Background()
 	p := Policy{Name: "npis", Windows: []Window{{Name: NameMinute, Length: time.Minute, Step: time.Second, Limit: 10}}}
 	steps := []struct {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 )
 
 // Refund takes an admitted request's units back out of every window, so that exactly they are
@@ -14,8 +14,8 @@ import (
 // bucket has left every window takes nothing; a refused decision cannot be refunded.
 func TestRefund(t *testing.T) {
 	eachMeter(t, func(t *testing.T, m meterKind) {
-		clock := testenv.NewClock()
-		l := m.open(t, teststore.Embedded(t), clock.Now)
+		clock := handclock.New()
+		l := m.open(t, backends.Embedded(t), clock.Now)
 		ctx := context.Background()
 		p := Policy{Name: "p", Windows: []Window{RollingMinute(3), RollingHour(5)}}
 		allow := func(n int64, want bool) Decision {

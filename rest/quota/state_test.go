@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/teststore"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/handclock"
 )
 
 func TestEncodingRoundTrip(t *testing.T) {
@@ -127,8 +127,8 @@ func TestBindingAndRetryAfter(t *testing.T) {
 func TestModel(t *testing.T) {
 	w := Window{Name: "w", Length: 10 * time.Second, Step: time.Second, Limit: 4}
 	p := Policy{Name: "model", Windows: []Window{w}}
-	s := teststore.Embedded(t)
-	clock := testenv.NewClock()
+	s := backends.Embedded(t)
+	clock := handclock.New()
 	l := New(s, clock.Now)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var admitted []time.Time

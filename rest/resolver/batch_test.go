@@ -8,12 +8,12 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/storecontract"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 // registryNPIs are the first n NPIs of the registry, read off the store.
@@ -78,9 +78,9 @@ func expectedProvider(tb testing.TB, st store.Store, npi string) []byte {
 // record, and the same bytes GET /npi/{npi} answers; and it reads the registry in one store call
 // whatever its size, never a read per NPI.
 func TestBatchRecords(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
-	st := &storetest.Counting{Store: d.Store}
+	st := &storecontract.Counting{Store: d.Store}
 	e := newEnv(t, st)
 	key := e.Key(t, apikey.TierPro)
 	tests := []struct {

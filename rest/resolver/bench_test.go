@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
@@ -59,7 +59,7 @@ func (e *env) send(b *testing.B, i int, req func() *http.Request) {
 
 // POST /batch/npi with 1,000 NPIs of the demo registry, over real HTTP.
 func BenchmarkBatch1000(b *testing.B) {
-	d := demosnapshot.Open(b)
+	d := demostore.Open(b)
 	e := newEnv(b, d.Store)
 	key := e.Key(b, apikey.TierPro)
 	body, _ := json.Marshal(map[string]any{"npis": benchNPIs(b, d.Store, 1000)})
@@ -75,7 +75,7 @@ func BenchmarkBatch1000(b *testing.B) {
 
 // GET /npi/{npi}?include=facts over real HTTP.
 func BenchmarkNPIFacts(b *testing.B) {
-	d := demosnapshot.Open(b)
+	d := demostore.Open(b)
 	e := newEnv(b, d.Store)
 	key := e.Key(b, apikey.TierPro)
 	npis := benchNPIs(b, d.Store, 1000)
@@ -92,7 +92,7 @@ func BenchmarkNPIFacts(b *testing.B) {
 // names deformed as callers deform them, typos among them (whose words select by the lexicon's
 // words within one edit, beside a first name's postings).
 func BenchmarkSearchLabelled(b *testing.B) {
-	d := demosnapshot.Open(b)
+	d := demostore.Open(b)
 	e := newEnv(b, d.Store)
 	key := e.Key(b, apikey.TierPro)
 	qs, err := queryset.Build(d.Drop, 1000, 7)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 )
@@ -17,7 +17,7 @@ import (
 // next batches are 429 rate_limited with Retry-After and every rate-limit field, counting none
 // of their NPIs and no request (the 429 rule); the fields name each tier's ceiling.
 func TestBatchNPICeiling(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	batchOf := func(n int) []byte {

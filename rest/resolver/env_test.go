@@ -5,32 +5,32 @@ import (
 	"net/http"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/handclock"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testclient"
-	"providerdir/rest/internal/testenv"
 	"providerdir/store"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // env is one running server over a store, mounted as providerd mounts it: the resolver behind
 // the gate's key check on /resolver/v1, and the supply API on /v1, which serves the interface
 // description the responses are validated against; and the client address a test plays.
 type env struct {
-	testclient.Client
-	clock *testenv.Clock
+	apiclient.Client
+	clock *handclock.Clock
 }
 
 func newEnv(tb testing.TB, st store.Store) *env {
 	tb.Helper()
-	clock := testenv.NewClock()
-	srv := testserver.Start(tb, st, testserver.Options{Now: clock.Now}, func(base string, g *gate.Gate) []httpserver.Surface {
-		return []httpserver.Surface{testserver.Supply(st, base, g), testserver.Resolver(st, g)}
+	clock := handclock.New()
+	srv := liveserver.Start(tb, st, liveserver.Options{Now: clock.Now}, func(base string, g *gate.Gate) []httpserver.Surface {
+		return []httpserver.Surface{liveserver.Supply(st, base, g), liveserver.Resolver(st, g)}
 	})
-	return &env{Client: testclient.NewClient(srv), clock: clock}
+	return &env{Client: apiclient.NewClient(srv), clock: clock}
 }
 
 // sandbox is the published sandbox key.
@@ -44,7 +44,7 @@ func (e *env) sandbox(tb testing.TB) string {
 }
 
 // response is what a test looks at.
-type response = testclient.Response
+type response = apiclient.Response
 
 // do sends one request with the key (none when empty), as JSON when it has a body.
 func (e *env) do(tb testing.TB, method, path, key string, body []byte) response {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
@@ -28,7 +28,7 @@ var facilityFields = []string{"ccn", "facility_name", "facility_type", "ownershi
 // from Care Compare or null. An ambulatory surgical center answers under the ten-character
 // number /quality/asc takes.
 func TestCCNRecordWhole(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	quality := map[string]mapping.QualityRecord{}
@@ -215,7 +215,7 @@ var isoPeriod = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}/\d{4}-\d{2}-\d{2}$`)
 // drop's file states for the facility, "<start date>/<end date>", and null, never absent, where
 // the row states none.
 func TestQualityMeasurementPeriod(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	want := filePeriods(t, d.Drop)
@@ -257,7 +257,7 @@ func TestQualityMeasurementPeriod(t *testing.T) {
 // the hospice other than the summary star, each the row's score (or its star on a star row),
 // null where suppressed, in file order.
 func TestQualityHospiceMeasures(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	matches, _ := filepath.Glob(filepath.Join(d.Drop, "*", "Provider_CAHPS_Hospice_Survey_Data_*.csv"))

@@ -9,7 +9,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/internal/resolvertest"
+	"providerdir/internal/testing/resolverserver"
 	"providerdir/mapping"
 	"providerdir/store"
 )
@@ -30,7 +30,7 @@ type fixtures struct {
 
 func demoFixtures(t testing.TB, st store.Store) fixtures {
 	t.Helper()
-	common := resolvertest.Find(t, st)
+	common := resolverserver.Find(t, st)
 	f := fixtures{excluded: common.Excluded, enrolled: common.Enrolled, notExcluded: common.NotExcluded,
 		absent: common.Absent, unknownCCN: common.UnknownCCN}
 	c := common.Absent[9] - '0'

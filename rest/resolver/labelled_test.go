@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 )
@@ -23,7 +23,7 @@ const (
 // the NPI it should find), run through GET /search over HTTP: precision@1 and recall@10 meet
 // their targets, and recall@10 of each kind searched without a state its own.
 func TestSearchLabelledQueries(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	qs, err := queryset.Build(d.Drop, 1000, 7)

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/store"
 )
@@ -18,7 +18,7 @@ import (
 func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 	t.Helper()
 	ctx := context.Background()
-	demo := demosnapshot.Open(t).Store
+	demo := demostore.Open(t).Store
 	snap, err := store.Serving(ctx, demo)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	gen, err := store.NewGeneration(ctx, st)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func partialSnapshot(t *testing.T, npi, corrupt string) store.Store {
 // enrollment or exclusion: pecos_enrolled is left out and facts is empty, never false. A stored
 // record the resolver cannot read is 500 internal_error quoting the request id.
 func TestPartialSnapshot(t *testing.T) {
-	f := demoFixtures(t, demosnapshot.Open(t).Store)
+	f := demoFixtures(t, demostore.Open(t).Store)
 	const corrupt = "1234567893"
 	e := newEnv(t, partialSnapshot(t, f.enrolled, corrupt))
 	key := e.Key(t, apikey.TierPro)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
@@ -27,7 +27,7 @@ func paymentsByNPI(t *testing.T, st store.Store) map[string][]mapping.PaymentRec
 // GET /payments/{npi}: the latest program year's total, count and records, _confidence the
 // weakest record's match, another year by program_year; and every error the path answers.
 func TestPayments(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
@@ -25,7 +25,7 @@ func qualityRows(t *testing.T, st store.Store) map[string][]mapping.QualityRecor
 // value (null where suppressed) and the national average recomputed here from every row of the
 // type; and every error the path answers.
 func TestQuality(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	rows := qualityRows(t, d.Store)

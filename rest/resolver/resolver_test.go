@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
@@ -60,7 +60,7 @@ func factsOf(t *testing.T, body map[string]any) map[string][]map[string]any {
 // GET /npi/{npi}: every status and code the path answers, with the rate-limit fields on each, the
 // provenance keys on each record and fact, and each response valid against the document.
 func TestNPI(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
@@ -106,7 +106,7 @@ func TestNPI(t *testing.T) {
 // The record's fields come from the registry record, pecos_enrolled from the enrollment file:
 // true for a listed NPI, false for one the loaded file does not list.
 func TestNPIRecord(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierStarter)
@@ -137,7 +137,7 @@ func TestNPIRecord(t *testing.T) {
 // care_compare_star is the rated facility's star, named by CCN, for the NPI the hospital
 // enrollment file ties to it. Each fact is its own object with its own provenance.
 func TestNPIFacts(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
@@ -182,7 +182,7 @@ func TestNPIFacts(t *testing.T) {
 // false. With no registry at all, the resolver cannot answer: 503 source_unavailable with
 // Retry-After, on every path that reads it.
 func TestSourcesNotLoaded(t *testing.T) {
-	e := newEnv(t, teststore.Embedded(t))
+	e := newEnv(t, backends.Embedded(t))
 	key := e.Key(t, apikey.TierPro)
 	for _, r := range []response{
 		e.get(t, "/resolver/v1/npi/1234567893?include=facts", key),
@@ -201,7 +201,7 @@ func TestSourcesNotLoaded(t *testing.T) {
 
 // GET /ccn/{ccn}: the POS record joined with Care Compare, state from the CCN's state code.
 func TestCCN(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
@@ -244,7 +244,7 @@ func TestCCN(t *testing.T) {
 // POST /batch/npi: results in request order, null for an absent NPI and for one failing its
 // check digit, counts; the whole batch is one request against the hourly budget.
 func TestBatch(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierStarter)
@@ -285,7 +285,7 @@ func TestBatch(t *testing.T) {
 
 // A bad batch is refused whole, before any lookup, with the contract's code.
 func TestBatchRefused(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
@@ -333,7 +333,7 @@ func TestBatchRefused(t *testing.T) {
 // The sandbox key's hourly budget of 100 requests: the 101st is 429 rate_limited with
 // Retry-After and the rate-limit fields.
 func TestRateLimited(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	f := demoFixtures(t, d.Store)
 	e := newEnv(t, d.Store)
 	key := e.sandbox(t)

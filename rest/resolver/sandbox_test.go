@@ -5,14 +5,14 @@ import (
 	"net/http"
 	"testing"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 )
 
 // GET /sandbox answers without a key, counts nothing, and gives the published sandbox key, which
 // opens the resolver, with the limits of seeds/001 section 8 and the rate-limit fields of the
 // caller's sandbox budget; after a rotation it gives the new key.
 func TestSandbox(t *testing.T) {
-	e := newEnv(t, teststore.Embedded(t))
+	e := newEnv(t, backends.Embedded(t))
 	want := map[string]any{"requests_per_hour": 100.0, "metered_by": "client_address", "batch_max_npis": 1000.0,
 		"batch_npis_per_hour": 1000.0, "search_max_limit": 100.0}
 	tests := []struct {

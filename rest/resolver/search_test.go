@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/demosnapshot"
+	"providerdir/internal/testing/demostore"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
@@ -45,7 +45,7 @@ func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
 // GET /search: every status and code, the rate-limit fields on each, the provenance keys and
 // _match_score on each candidate, and each response valid against the document.
 func TestSearch(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
@@ -104,7 +104,7 @@ func TestSearch(t *testing.T) {
 // The cap, the echo and the paging: a page is at most 100, total counts every candidate, and
 // the pages of a query are the ranked list cut in order.
 func TestSearchPaging(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
@@ -161,7 +161,7 @@ func TestSearchPaging(t *testing.T) {
 // A one-word query within one edit of a registered family name finds the provider in its
 // state through the name lexicon alone: with one word there is no other word to find it by.
 func TestSearchOneWordTypoInState(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)
@@ -194,7 +194,7 @@ func TestSearchOneWordTypoInState(t *testing.T) {
 // taxonomy, or by taxonomy alone (without a state, a misspelt word is found through the
 // query's other words).
 func TestSearchDeformations(t *testing.T) {
-	d := demosnapshot.Open(t)
+	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
 	rec := anIndividual(t, d.Store)

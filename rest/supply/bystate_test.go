@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // A by-state answer: the 51 rows in state code order, every field a ProvenanceField naming its
@@ -18,7 +18,7 @@ import (
 func TestByStateRowsAndProvenance(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/cardiology/by-state", testclient.Bearer(key)...)
+	r := e.get(t, "/v1/specialties/cardiology/by-state", apiclient.Bearer(key)...)
 	if r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
@@ -103,7 +103,7 @@ func TestSubspecialtyFilter(t *testing.T) {
 	key := e.Key(t, apikey.TierPilot)
 	byState := func(slug, query string) response {
 		t.Helper()
-		r := e.get(t, "/v1/specialties/"+slug+"/by-state"+query, testclient.Bearer(key)...)
+		r := e.get(t, "/v1/specialties/"+slug+"/by-state"+query, apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("%s%s: %d %s", slug, query, r.Status, r.Raw)
 		}
@@ -163,7 +163,7 @@ func TestInvalidSubspecialtyListsSupportedCodes(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
 	for _, slug := range []string{"dermatology", "cardiology", "pediatrics"} {
-		r := e.get(t, "/v1/specialties/"+slug+"/by-state?subspecialty=111N00000X", testclient.Bearer(key)...)
+		r := e.get(t, "/v1/specialties/"+slug+"/by-state?subspecialty=111N00000X", apiclient.Bearer(key)...)
 		sp, _ := study.Lookup(slug)
 		details := r.Body["error"].(map[string]any)["details"].(map[string]any)
 		var got []string

@@ -7,17 +7,17 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 
-	"providerdir/rest/internal/testclient"
-	"providerdir/rest/internal/testenv"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/openapicheck"
 )
 
 // response is what a test looks at.
-type response struct{ testclient.Response }
+type response struct{ apiclient.Response }
 
 // description loads, validates and routes the env's served interface description.
 func (e *env) description(tb testing.TB) (*openapi3.T, routers.Router) {
 	tb.Helper()
-	return testenv.Description(tb, e.URL)
+	return openapicheck.Description(tb, e.URL)
 }
 
 // get sends a GET as the env's client; headers are name/value pairs.

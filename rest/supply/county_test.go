@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // Rule 6: by-county carries the state's row as state_level_supply, the county in
@@ -34,8 +34,8 @@ func TestByCounty(t *testing.T) {
 			if q != "" {
 				sep = "&"
 			}
-			c := e.get(t, "/v1/specialties/"+tt.slug+"/by-county"+q+sep+"state="+tt.state+"&county_fips="+tt.fips, testclient.Bearer(key)...)
-			s := e.get(t, "/v1/specialties/"+tt.slug+"/by-state"+q, testclient.Bearer(key)...)
+			c := e.get(t, "/v1/specialties/"+tt.slug+"/by-county"+q+sep+"state="+tt.state+"&county_fips="+tt.fips, apiclient.Bearer(key)...)
+			s := e.get(t, "/v1/specialties/"+tt.slug+"/by-state"+q, apiclient.Bearer(key)...)
 			if c.Status != 200 || s.Status != 200 {
 				t.Fatalf("by-county %d, by-state %d: %.300s", c.Status, s.Status, c.Raw)
 			}
@@ -75,7 +75,7 @@ func TestByCounty(t *testing.T) {
 func TestStateCountyMismatchDetails(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/cardiology/by-county?state=NV&county_fips=06037", testclient.Bearer(key)...)
+	r := e.get(t, "/v1/specialties/cardiology/by-county?state=NV&county_fips=06037", apiclient.Bearer(key)...)
 	d := r.Body["error"].(map[string]any)["details"].(map[string]any)
 	if r.Status != 400 || d["county_state"] != "CA" || d["state"] != "NV" || d["county_fips"] != "06037" {
 		t.Fatalf("%d %v", r.Status, r.Body)

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // The coverage of a state is each specialty's row of that state, as by-state serves it.
@@ -15,7 +15,7 @@ func TestStateCoverage(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
 	for _, state := range []string{"CA", "WY", "DC"} {
-		r := e.get(t, "/v1/states/"+state+"/coverage", testclient.Bearer(key)...)
+		r := e.get(t, "/v1/states/"+state+"/coverage", apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", state, r.Status, r.Raw)
 		}
@@ -32,7 +32,7 @@ func TestStateCoverage(t *testing.T) {
 				t.Errorf("study_url %v", sp["study_url"])
 			}
 			var want map[string]any
-			for _, row := range e.get(t, "/v1/specialties/"+slug+"/by-state", testclient.Bearer(key)...).rows() {
+			for _, row := range e.get(t, "/v1/specialties/"+slug+"/by-state", apiclient.Bearer(key)...).rows() {
 				if value(row, "state_code") == state {
 					want = row
 				}

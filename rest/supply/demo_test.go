@@ -5,21 +5,21 @@ import (
 	"path/filepath"
 	"testing"
 
-	"providerdir/internal/demosnapshot"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/handclock"
+	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/gate"
-	"providerdir/rest/internal/testclient"
-	"providerdir/rest/internal/testenv"
 	"providerdir/source/synth"
 	"providerdir/store"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // demoSnapshot is the shared demo snapshot: its store, source drop and generation manifest.
 func demoSnapshot(tb testing.TB) (store.Store, string, *synth.Manifest) {
-	d := demosnapshot.Open(tb)
+	d := demostore.Open(tb)
 	return d.Store, d.Drop, d.Manifest
 }
 
@@ -52,8 +52,8 @@ func repoRoot(tb testing.TB) string {
 // in the store) and supply API, the resolver beside it, with a clock the test moves; and the
 // client address a test plays against it.
 type env struct {
-	testclient.Client
-	clock *testenv.Clock
+	apiclient.Client
+	clock *handclock.Clock
 	store store.Store
 }
 
@@ -61,11 +61,11 @@ type env struct {
 // responses can be followed.
 func newEnv(tb testing.TB, st store.Store) *env {
 	tb.Helper()
-	e := &env{clock: testenv.NewClock(), store: st}
-	srv := testserver.Start(tb, st, testserver.Options{Now: e.clock.Now}, func(base string, g *gate.Gate) []httpserver.Surface {
-		return []httpserver.Surface{testserver.Supply(st, base, g), testserver.Resolver(st, g)}
+	e := &env{clock: handclock.New(), store: st}
+	srv := liveserver.Start(tb, st, liveserver.Options{Now: e.clock.Now}, func(base string, g *gate.Gate) []httpserver.Surface {
+		return []httpserver.Surface{liveserver.Supply(st, base, g), liveserver.Resolver(st, g)}
 	})
-	e.Client = testclient.NewClient(srv)
+	e.Client = apiclient.NewClient(srv)
 	return e
 }
 

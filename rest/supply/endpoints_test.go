@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // Every path of seeds/000 section 4 built here, with every status and error code of section 7
@@ -102,7 +102,7 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var h []string
 			if tt.auth == keyed {
-				h = testclient.Bearer(pilot)
+				h = apiclient.Bearer(pilot)
 			}
 			r := e.get(t, tt.path, h...)
 			if r.Status != tt.status || r.ErrorCode() != tt.code {
@@ -117,7 +117,7 @@ func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 	for _, k := range []struct{ name, key string }{{"unknown", unknownKey}, {"revoked", revoked}, {"expired", expired}, {"resolver key", resolverKey}} {
 		for _, path := range []string{"/v1/specialties", "/v1/npi/" + f.dermatologist} {
 			t.Run("invalid key "+k.name+" "+path, func(t *testing.T) {
-				r := e.get(t, path, testclient.Bearer(k.key)...)
+				r := e.get(t, path, apiclient.Bearer(k.key)...)
 				if r.Status != 401 || r.ErrorCode() != "invalid_api_key" {
 					t.Fatalf("%d %q", r.Status, r.ErrorCode())
 				}
@@ -155,7 +155,7 @@ func checkEnvelope(t *testing.T, r response) {
 // An error repeats at most a bounded part of the value it refuses, whatever the value's size.
 func TestErrorsEchoBoundedValues(t *testing.T) {
 	e := demoEnv(t)
-	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
+	h := apiclient.Bearer(e.Key(t, apikey.TierPilot))
 	long := strings.Repeat("9", 6000)
 	for _, path := range []string{
 		"/v1/providers/" + long,
@@ -176,7 +176,7 @@ func TestErrorsEchoBoundedValues(t *testing.T) {
 // provider: 404 with a hint that says why.
 func TestCheckDigitIsAHintOnA404(t *testing.T) {
 	e := demoEnv(t)
-	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
+	h := apiclient.Bearer(e.Key(t, apikey.TierPilot))
 	for _, tt := range []struct{ path, code string }{
 		{"/v1/npi/1234567890", "not_found"},
 		{"/v1/providers/1234567890", "provider_not_found"},
@@ -194,7 +194,7 @@ func TestCheckDigitIsAHintOnA404(t *testing.T) {
 func TestMethods(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)
-	h := testclient.Bearer(e.Key(t, apikey.TierPilot))
+	h := apiclient.Bearer(e.Key(t, apikey.TierPilot))
 	for _, path := range []string{"/v1/health", "/v1/openapi.json", "/v1/specialties", "/v1/specialties/cardiology/by-state",
 		"/v1/specialties/cardiology/by-county?state=CA&county_fips=06037", "/v1/states/CA/coverage", "/v1/providers/" + f.dermatologist,
 		"/v1/npi/" + f.dermatologist, "/v1/methodology/cardiology-supply"} {

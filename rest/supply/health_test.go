@@ -13,7 +13,7 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/rest"
 	"providerdir/rest/supply"
 	"providerdir/store"
@@ -66,7 +66,7 @@ func asJSON(v any) any {
 type obj = map[string]any
 
 func TestHealthWithoutManifests(t *testing.T) {
-	srv := serve(t, teststore.Embedded(t))
+	srv := serve(t, backends.Embedded(t))
 	status, header, body := get(t, srv.URL+"/v1/health", "h-1")
 	if status != 200 {
 		t.Fatalf("status %d", status)
@@ -90,7 +90,7 @@ func TestHealthWithoutManifests(t *testing.T) {
 }
 
 func TestHealthListsEveryManifest(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	finished := time.Date(2025, 6, 8, 14, 30, 0, 123456789, time.UTC)
 	serveManifests(t, s, []catalog.Manifest{
 		{Family: "nppes", DatasetID: "nppes", Source: "CMS NPPES NPI Registry", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html",
@@ -131,7 +131,7 @@ func TestHealthListsEveryManifest(t *testing.T) {
 }
 
 func TestHealthStoreUnavailable(t *testing.T) {
-	s := teststore.Embedded(t)
+	s := backends.Embedded(t)
 	srv := serve(t, s)
 	_ = s.Close() // every read now fails with store.ErrClosed
 	status, _, body := get(t, srv.URL+"/v1/health", "h-3")
@@ -145,7 +145,7 @@ func TestHealthStoreUnavailable(t *testing.T) {
 }
 
 func TestHealthMethods(t *testing.T) {
-	srv := serve(t, teststore.Embedded(t))
+	srv := serve(t, backends.Embedded(t))
 	resp, err := http.Head(srv.URL + "/v1/health")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("HEAD: %v %v", resp, err)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // The independent check: the by-state figures of two specialties (and one subspecialty filter)
@@ -249,7 +249,7 @@ func TestIndependentRecount(t *testing.T) {
 			if tt.subspecialty != "" {
 				path += "?subspecialty=" + tt.subspecialty
 			}
-			r := e.get(t, path, testclient.Bearer(key)...)
+			r := e.get(t, path, apiclient.Bearer(key)...)
 			if r.Status != 200 || len(r.rows()) != 51 {
 				t.Fatalf("%d, %d rows", r.Status, len(r.rows()))
 			}

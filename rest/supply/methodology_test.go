@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 var versionShape = regexp.MustCompile(`^v\d{4}\.(0[1-9]|1[0-2])\.[1-9]\d*$`)
@@ -23,7 +23,7 @@ func TestStudyMethodology(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
 	for _, sp := range study.Specialties() {
-		r := e.get(t, "/v1/methodology/"+sp.Study(), testclient.Bearer(key)...)
+		r := e.get(t, "/v1/methodology/"+sp.Study(), apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("%s: %d", sp.Study(), r.Status)
 		}
@@ -49,11 +49,11 @@ func TestStudyMethodology(t *testing.T) {
 			t.Errorf("methodology_url %v", r.meta()["methodology_url"])
 		}
 	}
-	ds := e.get(t, "/v1/methodology/"+mapping.LEIE.ID, testclient.Bearer(key)...).data()
+	ds := e.get(t, "/v1/methodology/"+mapping.LEIE.ID, apiclient.Bearer(key)...).data()
 	if ds["loaded"] != true || ds["methodology"] != mapping.LEIE.Methodology || ds["snapshot"] == nil {
 		t.Errorf("LEIE methodology %v", ds)
 	}
-	nf := e.get(t, "/v1/methodology/chiropractor-supply", testclient.Bearer(key)...)
+	nf := e.get(t, "/v1/methodology/chiropractor-supply", apiclient.Bearer(key)...)
 	if nf.Status != 404 || nf.ErrorCode() != "methodology_not_found" {
 		t.Errorf("chiropractor-supply: %d %q", nf.Status, nf.ErrorCode())
 	}

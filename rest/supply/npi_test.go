@@ -10,10 +10,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/backends"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
@@ -36,13 +36,13 @@ func TestEntityResolution(t *testing.T) {
 		present       []string // blocks with data
 	}{
 		{"anonymous", f.dermatologist, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes"}},
-		{"keyed", f.dermatologist, testclient.Bearer(key), true, "private, no-store", []string{"nppes"}},
+		{"keyed", f.dermatologist, apiclient.Bearer(key), true, "private, no-store", []string{"nppes"}},
 		{"excluded", f.excluded, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "oig_leie"}},
-		{"enrolled", f.enrolled, testclient.Bearer(key), true, "private, no-store", []string{"nppes", "pecos"}},
+		{"enrolled", f.enrolled, apiclient.Bearer(key), true, "private, no-store", []string{"nppes", "pecos"}},
 		{"paid", f.paid, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "open_payments"}},
 		{"deactivated", f.deactivated, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes"}},
 		{"on SAM.gov", f.samExcluded, nil, false, "public, max-age=60, stale-while-revalidate=86400", []string{"nppes", "sam_gov"}},
-		{"MIPS-scored", f.scored, testclient.Bearer(key), true, "private, no-store", []string{"nppes", "qpp_mips"}},
+		{"MIPS-scored", f.scored, apiclient.Bearer(key), true, "private, no-store", []string{"nppes", "qpp_mips"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +120,7 @@ func TestEntityResolution(t *testing.T) {
 		t.Errorf("qpp_mips block %v", qp)
 	}
 	// Errors are cacheable the same way: the answer is the same for everyone.
-	for _, h := range [][]string{nil, testclient.Bearer(key)} {
+	for _, h := range [][]string{nil, apiclient.Bearer(key)} {
 		r := e.get(t, "/v1/npi/"+f.absent, h...)
 		want := "public, max-age=60, stale-while-revalidate=86400"
 		if h != nil {
@@ -149,7 +149,7 @@ func TestEntityResolutionFamilyNotLoaded(t *testing.T) {
 			}
 		}
 	}
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}

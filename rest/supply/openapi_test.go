@@ -13,13 +13,13 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gorilla/mux"
 
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/backends"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
 	"providerdir/rest/export"
 	"providerdir/rest/intake"
-	"providerdir/rest/internal/testclient"
 	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
 	"providerdir/rest/webhooks"
@@ -29,7 +29,7 @@ import (
 // The served document is valid OpenAPI 3.0, names this deployment as its server, and describes
 // exactly the routes the API serves as served, the rest of both contracts as planned.
 func TestOpenAPIDocument(t *testing.T) {
-	e := newEnv(t, teststore.Embedded(t))
+	e := newEnv(t, backends.Embedded(t))
 	doc, _ := e.description(t)
 	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Info.Version != "1.0.0" {
 		t.Fatalf("openapi %q, info.version %q", doc.OpenAPI, doc.Info.Version)
@@ -117,7 +117,7 @@ func TestOpenAPIDocument(t *testing.T) {
 func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)
-	good := e.get(t, "/v1/specialties/cardiology/by-state", testclient.Bearer(key)...)
+	good := e.get(t, "/v1/specialties/cardiology/by-state", apiclient.Bearer(key)...)
 	_, router := e.description(t)
 	req, _ := http.NewRequest(http.MethodGet, e.URL+"/v1/specialties/cardiology/by-state", nil)
 	route, params, err := router.FindRoute(req)

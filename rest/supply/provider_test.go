@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // A ProviderRecord holds the registry's values as the NPPES file publishes them, each with the
@@ -31,7 +31,7 @@ func TestProviderRecord(t *testing.T) {
 		}
 	}
 	for _, npi := range npis {
-		r := e.get(t, "/v1/providers/"+npi, testclient.Bearer(key)...)
+		r := e.get(t, "/v1/providers/"+npi, apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", npi, r.Status, r.Raw)
 		}
@@ -57,7 +57,7 @@ func TestProviderRecord(t *testing.T) {
 			t.Errorf("methodology_url %v", r.meta()["methodology_url"])
 		}
 	}
-	if value(e.get(t, "/v1/providers/"+f.dermatologist, testclient.Bearer(key)...).data(), "specialty") != "dermatology" {
+	if value(e.get(t, "/v1/providers/"+f.dermatologist, apiclient.Bearer(key)...).data(), "specialty") != "dermatology" {
 		t.Error("a dermatopathologist is not reported under dermatology")
 	}
 }

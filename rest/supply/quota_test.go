@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 )
 
 // Section 8 of seeds/000 on the real endpoints: the pilot quota (60 per rolling minute, 1,000 per
@@ -18,13 +18,13 @@ func TestPilotQuotaPerMinute(t *testing.T) {
 	key := e.Key(t, apikey.TierPilot)
 	path := "/v1/specialties/cardiology/by-state"
 	for i := 1; i <= 60; i++ {
-		r := e.get(t, path, testclient.Bearer(key)...)
+		r := e.get(t, path, apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 		checkRemaining(t, r, 1000, 1000-i)
 	}
-	r := e.get(t, path, testclient.Bearer(key)...)
+	r := e.get(t, path, apiclient.Bearer(key)...)
 	if r.Status != 429 || r.ErrorCode() != "rate_limit_exceeded" || r.Header.Get("Retry-After") != "60" {
 		t.Fatalf("61st: %d %q Retry-After %q", r.Status, r.ErrorCode(), r.Header.Get("Retry-After"))
 	}
@@ -33,18 +33,18 @@ func TestPilotQuotaPerMinute(t *testing.T) {
 		t.Errorf("X-RateLimit-Window %q", r.Header.Get("X-RateLimit-Window"))
 	}
 	// Every path of the key shares the budget, errors included.
-	if r := e.get(t, "/v1/specialties/nope/by-state", testclient.Bearer(key)...); r.Status != 429 {
+	if r := e.get(t, "/v1/specialties/nope/by-state", apiclient.Bearer(key)...); r.Status != 429 {
 		t.Fatalf("another path: %d", r.Status)
 	}
 	// A minute (and one bucket of a second) later the window has room again; the refused
 	// requests were not counted, so the day window holds the 60 admitted ones.
 	e.clock.Advance(time.Minute + time.Second)
-	r = e.get(t, path, testclient.Bearer(key)...)
+	r = e.get(t, path, apiclient.Bearer(key)...)
 	if r.Status != 200 {
 		t.Fatalf("after a minute: %d", r.Status)
 	}
 	checkRemaining(t, r, 1000, 939)
-	if r := e.get(t, "/v1/health", testclient.Bearer(key)...); r.Header.Get("X-RateLimit-Remaining") != "939" {
+	if r := e.get(t, "/v1/health", apiclient.Bearer(key)...); r.Header.Get("X-RateLimit-Remaining") != "939" {
 		t.Errorf("health is not counted and reports the key's budget: remaining %q", r.Header.Get("X-RateLimit-Remaining"))
 	}
 	if got := dayRemaining(t, r); got != 1000-61 {
@@ -63,13 +63,13 @@ func TestPilotQuotaPerDay(t *testing.T) {
 		if i%60 == 1 && i > 1 {
 			e.clock.Advance(time.Minute + time.Second) // stay inside the minute window
 		}
-		r := e.get(t, path, testclient.Bearer(key)...)
+		r := e.get(t, path, apiclient.Bearer(key)...)
 		if r.Status != 200 {
 			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	e.clock.Advance(time.Minute + time.Second)
-	r := e.get(t, path, testclient.Bearer(key)...)
+	r := e.get(t, path, apiclient.Bearer(key)...)
 	if r.Status != 429 || r.ErrorCode() != "rate_limit_exceeded" || r.Header.Get("Retry-After") != "60" {
 		t.Fatalf("1,001st: %d %q", r.Status, r.ErrorCode())
 	}
@@ -82,7 +82,7 @@ func TestPilotQuotaPerDay(t *testing.T) {
 	}
 	// A rolling day (and one bucket of a minute) later the first requests have left the window.
 	e.clock.Advance(24*time.Hour + time.Minute)
-	if r := e.get(t, path, testclient.Bearer(key)...); r.Status != 200 {
+	if r := e.get(t, path, apiclient.Bearer(key)...); r.Status != 200 {
 		t.Fatalf("a day later: %d", r.Status)
 	}
 }
@@ -111,7 +111,7 @@ func TestAnonymousNPIQuota(t *testing.T) {
 	}
 	// A keyed caller from the same address follows its key's limits.
 	key := e.Key(t, apikey.TierPilot)
-	if r := e.get(t, path, testclient.Bearer(key)...); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "1000" {
+	if r := e.get(t, path, apiclient.Bearer(key)...); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "1000" {
 		t.Errorf("keyed: %d limit %q", r.Status, r.Header.Get("X-RateLimit-Limit"))
 	}
 	// Another address has its own budget.

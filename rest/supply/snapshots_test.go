@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"providerdir/ingest"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/apiclient"
+	"providerdir/internal/testing/backends"
 	"providerdir/rest/apikey"
-	"providerdir/rest/internal/testclient"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 )
@@ -38,13 +38,13 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir, Reference: reference.Embedded()}); err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, st)
 	key := e.Key(t, apikey.TierPilot)
-	r := e.get(t, "/v1/specialties/pediatrics/by-state?subspecialty=2080H0002X", testclient.Bearer(key)...)
+	r := e.get(t, "/v1/specialties/pediatrics/by-state?subspecialty=2080H0002X", apiclient.Bearer(key)...)
 	if r.Status != 200 || len(r.rows()) != 0 {
 		t.Fatalf("%d, %d rows: %.300s", r.Status, len(r.rows()), r.Raw)
 	}
@@ -55,7 +55,7 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 	if pg := r.meta()["pagination"].(map[string]any); num(pg["total"]) != 0 {
 		t.Errorf("pagination %v", pg)
 	}
-	c := e.get(t, "/v1/specialties/pediatrics/by-county?state=OH&county_fips=39049&subspecialty=2080H0002X", testclient.Bearer(key)...)
+	c := e.get(t, "/v1/specialties/pediatrics/by-county?state=OH&county_fips=39049&subspecialty=2080H0002X", apiclient.Bearer(key)...)
 	if c.Status != 200 || num(value(c.data()["state_level_supply"].(map[string]any), "active_providers")) != 0 {
 		t.Errorf("by-county: %d %.300s", c.Status, c.Raw)
 	}
@@ -63,7 +63,7 @@ func TestRegisteredCodeWithoutProviders(t *testing.T) {
 
 // Before any ingest the API says there is nothing, in the contract's codes, not with a 500.
 func TestEmptyStore(t *testing.T) {
-	e := newEnv(t, teststore.Embedded(t))
+	e := newEnv(t, backends.Embedded(t))
 	key := e.Key(t, apikey.TierPilot)
 	tests := []struct {
 		path   string
@@ -80,27 +80,27 @@ func TestEmptyStore(t *testing.T) {
 		{"/v1/methodology/nppes", 200, ""},
 	}
 	for _, tt := range tests {
-		r := e.get(t, tt.path, testclient.Bearer(key)...)
+		r := e.get(t, tt.path, apiclient.Bearer(key)...)
 		if r.Status != tt.status || r.ErrorCode() != tt.code {
 			t.Errorf("%s: %d %q, want %d %q", tt.path, r.Status, r.ErrorCode(), tt.status, tt.code)
 		}
 	}
-	if r := e.get(t, "/v1/specialties", testclient.Bearer(key)...); len(r.rows()) != 0 {
+	if r := e.get(t, "/v1/specialties", apiclient.Bearer(key)...); len(r.rows()) != 0 {
 		t.Errorf("specialties %s", r.Raw)
 	}
-	if d := e.get(t, "/v1/methodology/nppes", testclient.Bearer(key)...).data(); d["loaded"] != false || d["snapshot"] != nil {
+	if d := e.get(t, "/v1/methodology/nppes", apiclient.Bearer(key)...).data(); d["loaded"] != false || d["snapshot"] != nil {
 		t.Errorf("methodology of an unloaded dataset %v", d)
 	}
 }
 
 // 500 internal_error is what a client gets when the store fails; it quotes the request id.
 func TestInternalError(t *testing.T) {
-	st := teststore.Embedded(t)
+	st := backends.Embedded(t)
 	e := newEnv(t, st)
 	key := e.Key(t, apikey.TierPilot)
 	_ = st.Close()
 	for _, path := range []string{"/v1/specialties/cardiology/by-state", "/v1/npi/1234567893"} {
-		r := e.get(t, path, testclient.Bearer(key)...)
+		r := e.get(t, path, apiclient.Bearer(key)...)
 		msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 		if r.Status != 500 || r.ErrorCode() != "internal_error" || !strings.Contains(msg, r.Header.Get("X-Request-ID")) {
 			t.Errorf("%s: %d %q %q", path, r.Status, r.ErrorCode(), msg)

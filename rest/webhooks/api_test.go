@@ -18,9 +18,9 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testserver"
-	"providerdir/internal/teststore"
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/backends"
+	"providerdir/internal/testing/liveserver"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
@@ -84,13 +84,13 @@ func (e *apiEnv) validate(t *testing.T, req *http.Request, resp *http.Response, 
 
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	st, now := teststore.Embedded(t), webhooktest.NewClock().Now
+	st, now := backends.Embedded(t), webhookreceiver.NewClock().Now
 	api := NewAPI(st, webhook.AddressPolicy{AllowLoopback: true}, now)
-	srv := testserver.Start(t, st, testserver.Options{}, func(_ string, g *gate.Gate) []httpserver.Surface {
-		return []httpserver.Surface{{Name: "resolver", Prefix: testserver.ResolverPrefix, Error: rest.ResolverError,
+	srv := liveserver.Start(t, st, liveserver.Options{}, func(_ string, g *gate.Gate) []httpserver.Surface {
+		return []httpserver.Surface{{Name: "resolver", Prefix: liveserver.ResolverPrefix, Error: rest.ResolverError,
 			Routes: gate.Guard(g.RequireResolverKey, api.Routes)}}
 	})
-	return &apiEnv{url: srv.URL + testserver.ResolverPrefix, st: st, gate: srv.Gate, now: now, router: describe(t, st, srv.URL)}
+	return &apiEnv{url: srv.URL + liveserver.ResolverPrefix, st: st, gate: srv.Gate, now: now, router: describe(t, st, srv.URL)}
 }
 
 func (e *apiEnv) key(t *testing.T, tier apikey.Tier) string {
@@ -199,7 +199,7 @@ func TestRegistrationErrors(t *testing.T) {
 func TestRegistrationLifecycle(t *testing.T) {
 	e := newAPIEnv(t)
 	live, other := e.key(t, apikey.TierStarter), e.key(t, apikey.TierPro)
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	var created View
 	body := fmt.Sprintf(`{"url":%q,"events":["provider.changed","source.refreshed","provider.changed"],"npis":[%q,%q,%q]}`, rv.URL+"/in", npiB, npiA, npiB)
 	status, h := e.do(t, http.MethodPost, "/webhooks", live, body, &created)
@@ -229,18 +229,18 @@ func TestRegistrationLifecycle(t *testing.T) {
 		}
 	}
 
-	webhooktest.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: webhook.AddressPolicy{AllowLoopback: true},
+	webhookreceiver.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: webhook.AddressPolicy{AllowLoopback: true},
 		PollInterval: 2 * time.Millisecond, FanoutInterval: time.Hour}).Run)
 	var ping TestResult
 	if status, _ := e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", &ping); status != http.StatusAccepted || ping.EventID == "" {
 		t.Fatalf("test: %d %+v", status, ping)
 	}
-	webhooktest.WaitFor(t, "the ping", func() bool { return len(rv.Requests()) == 1 })
+	webhookreceiver.WaitFor(t, "the ping", func() bool { return len(rv.Requests()) == 1 })
 	if r := rv.Requests()[0]; !r.Verified || r.EventID != ping.EventID || r.Event != webhook.EventPing {
 		t.Fatalf("ping received %+v", r)
 	}
 	var log DeliveryList
-	webhooktest.WaitFor(t, "the ping logged as delivered", func() bool {
+	webhookreceiver.WaitFor(t, "the ping logged as delivered", func() bool {
 		e.do(t, http.MethodGet, "/webhooks/"+created.ID+"/deliveries", live, "", &log)
 		return len(log.Deliveries) == 1 && log.Deliveries[0].Status == webhook.DeliveryDelivered
 	})
@@ -255,7 +255,7 @@ func TestRegistrationLifecycle(t *testing.T) {
 	}
 	rv.SetSecrets(rotated.SigningSecret)
 	e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", &ping)
-	webhooktest.WaitFor(t, "the second ping", func() bool { return len(rv.Requests()) == 2 })
+	webhookreceiver.WaitFor(t, "the second ping", func() bool { return len(rv.Requests()) == 2 })
 	if r := rv.Requests()[1]; !r.Verified {
 		t.Fatalf("ping after rotation not verified with the new secret")
 	}

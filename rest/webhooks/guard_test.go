@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/apikey"
 	"providerdir/webhook"
 )
@@ -21,13 +21,13 @@ import (
 func TestRegistrationRefusesHostileAddresses(t *testing.T) {
 	e := newAPIEnv(t)
 	live := e.key(t, apikey.TierStarter)
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	u, err := url.Parse(rv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := u.Port()
-	for _, hook := range webhooktest.HostileURLs(port) {
+	for _, hook := range webhookreceiver.HostileURLs(port) {
 		t.Run(hook, func(t *testing.T) {
 			var got errorBody
 			status, _ := e.do(t, http.MethodPost, "/webhooks", live, `{"url":"`+hook+`","events":["source.refreshed"]}`, &got)
@@ -66,9 +66,9 @@ func TestDeliveryLogTellsNoAddress(t *testing.T) {
 		// loopback is whether the worker may connect to loopback.
 		loopback bool
 	}{
-		{"address refused at connect", func(t *testing.T) string { return webhooktest.NewReceiver(t, signed, nil).URL + "/hook" }, false},
+		{"address refused at connect", func(t *testing.T) string { return webhookreceiver.NewReceiver(t, signed, nil).URL + "/hook" }, false},
 		{"nothing listening", closed, true},
-		{"no answer in time", func(t *testing.T) string { return webhooktest.NewReceiver(t, signed, hang).URL + "/hook" }, true},
+		{"no answer in time", func(t *testing.T) string { return webhookreceiver.NewReceiver(t, signed, hang).URL + "/hook" }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hook := c.url(t)
@@ -91,13 +91,13 @@ func firstAttempt(t *testing.T, hook string, p webhook.AddressPolicy) webhook.At
 	if status, _ := e.do(t, http.MethodPost, "/webhooks", live, `{"url":"`+hook+`","events":["source.refreshed"]}`, &created); status != http.StatusCreated {
 		t.Fatalf("register %s: %d", hook, status)
 	}
-	webhooktest.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: p, AttemptTimeout: 300 * time.Millisecond,
+	webhookreceiver.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: p, AttemptTimeout: 300 * time.Millisecond,
 		PollInterval: 2 * time.Millisecond, FanoutInterval: time.Hour}).Run)
 	if status, _ := e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", nil); status != http.StatusAccepted {
 		t.Fatalf("test: %d", status)
 	}
 	var log DeliveryList
-	webhooktest.WaitFor(t, "the first attempt logged", func() bool {
+	webhookreceiver.WaitFor(t, "the first attempt logged", func() bool {
 		e.do(t, http.MethodGet, "/webhooks/"+created.ID+"/deliveries", live, "", &log)
 		return len(log.Deliveries) == 1 && len(log.Deliveries[0].Log) > 0 && log.Deliveries[0].LastResponse != nil
 	})

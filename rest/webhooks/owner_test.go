@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/webhooktest"
+	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/apikey"
 	"providerdir/webhook"
 )
@@ -21,19 +21,19 @@ func TestRevokedKeyStopsWebhooks(t *testing.T) {
 	e := newAPIEnv(t)
 	live := e.key(t, apikey.TierStarter)
 	keyID := e.owners[len(e.owners)-1]
-	rv := webhooktest.NewReceiver(t, signed, nil)
+	rv := webhookreceiver.NewReceiver(t, signed, nil)
 	var created View
 	body := fmt.Sprintf(`{"url":%q,"events":["source.refreshed","provider.changed"],"npis":["1234567893"]}`, rv.URL+"/in")
 	if status, _ := e.do(t, http.MethodPost, "/webhooks", live, body, &created); status != http.StatusCreated {
 		t.Fatalf("create: %d", status)
 	}
 	rv.SetSecrets(created.SigningSecret)
-	webhooktest.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: webhook.AddressPolicy{AllowLoopback: true},
+	webhookreceiver.Run(t, webhook.NewWorker(webhook.WorkerOptions{Store: e.st, Now: e.now, Policy: webhook.AddressPolicy{AllowLoopback: true},
 		PollInterval: 2 * time.Millisecond, FanoutInterval: 5 * time.Millisecond, Owners: webhook.Owners{Keys: e.gate.Keys()}}).Run)
 	if status, _ := e.do(t, http.MethodPost, "/webhooks/"+created.ID+"/test", live, "", nil); status != http.StatusAccepted {
 		t.Fatalf("test: %d", status)
 	}
-	webhooktest.WaitFor(t, "the ping", func() bool { return len(rv.Requests()) == 1 })
+	webhookreceiver.WaitFor(t, "the ping", func() bool { return len(rv.Requests()) == 1 })
 
 	if _, _, err := e.gate.Keys().Revoke(ctx, keyID); err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestRevokedKeyStopsWebhooks(t *testing.T) {
 	}
 	ops := webhook.NewService(e.st, webhook.AddressPolicy{}, e.now)
 	var sub webhook.Subscription
-	webhooktest.WaitFor(t, "the revoked key's webhook disabled", func() bool {
+	webhookreceiver.WaitFor(t, "the revoked key's webhook disabled", func() bool {
 		var err error
 		sub, err = ops.Find(ctx, created.ID)
 		return err == nil && sub.Status == webhook.StatusDisabled
@@ -56,7 +56,7 @@ func TestRevokedKeyStopsWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d webhook.Delivery
-	webhooktest.WaitFor(t, "the event after the revocation to be failed", func() bool {
+	webhookreceiver.WaitFor(t, "the event after the revocation to be failed", func() bool {
 		ds, _, err := ops.Deliveries(ctx, sub, "", "")
 		for _, x := range ds {
 			if x.EventID == event {

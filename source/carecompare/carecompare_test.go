@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func read(t *testing.T, kind Kind, file string) ([]Facility, *source.Report) {
 	t.Helper()
-	return sourcetest.DrainFile(t, func(path string, opts ...source.Option) (*source.Reader[Facility], error) {
+	return readercheck.DrainFile(t, func(path string, opts ...source.Option) (*source.Reader[Facility], error) {
 		return Open(kind, path, opts...)
 	}, file)
 }
@@ -64,7 +64,7 @@ func TestHospitals(t *testing.T) {
 	if b.Measures[0].Footnote != "5" || b.Measures[4].Footnote != "5" || b.Measures[5].Footnote != "" {
 		t.Errorf("group footnotes: %s", measures(b))
 	}
-	sourcetest.RowErrors(t, rep, []source.RowError{
+	readercheck.RowErrors(t, rep, []source.RowError{
 		{File: "Hospital_General_Information.csv", Line: 4, Column: "Facility ID", Reason: "invalid CCN: wrong length", Value: "1001"},
 		{File: "Hospital_General_Information.csv", Line: 5, Column: "Hospital overall rating", Reason: "star rating not 1 to 5 in half steps", Value: "6"},
 		{File: "Hospital_General_Information.csv", Line: 6, Column: "MORT Group Measure Count", Reason: "bad measure value", Value: "lots"},
@@ -88,7 +88,7 @@ func TestNursingHomes(t *testing.T) {
 		measures(b) != "Health Inspection Rating=nil[18];QM Rating=3;Staffing Rating=nil[18];" {
 		t.Errorf("second: %+v %s", b, measures(b))
 	}
-	sourcetest.RowErrors(t, rep, []source.RowError{{File: "NH_ProviderInfo_Oct2025.csv", Line: 4,
+	readercheck.RowErrors(t, rep, []source.RowError{{File: "NH_ProviderInfo_Oct2025.csv", Line: 4,
 		Column: "Date First Approved to Provide Medicare and Medicaid Services", Reason: "bad date", Value: "1967-13-01"}})
 }
 
@@ -122,7 +122,7 @@ func TestHomeHealth(t *testing.T) {
 		measures(b) != "How often patients got better at walking or moving around=nil[Too few];DTC Risk-Standardized Rate=nil;" {
 		t.Errorf("second: %+v %s", b, measures(b))
 	}
-	sourcetest.RowErrors(t, rep, []source.RowError{{File: "HH_Provider_Oct2025.csv", Line: 4,
+	readercheck.RowErrors(t, rep, []source.RowError{{File: "HH_Provider_Oct2025.csv", Line: 4,
 		Column: "Quality of patient care star rating", Reason: "star rating not 1 to 5 in half steps", Value: "3.25"}})
 }
 
@@ -153,11 +153,11 @@ func TestASCs(t *testing.T) {
 	if b := got[1]; b.NPI != "" || measures(b) != "ASC-1 Rate*=nil[7];ASC-9 Rate*=nil[7];ASC-12 RSHV Rate=nil[5];" {
 		t.Errorf("second: %+v %s", b, measures(b))
 	}
-	sourcetest.RowErrors(t, rep, []source.RowError{{File: "ASC_Facility.csv", Line: 4, Column: "NPI", Reason: "invalid NPI: bad check digit", Value: "1234567890"}})
+	readercheck.RowErrors(t, rep, []source.RowError{{File: "ASC_Facility.csv", Line: 4, Column: "NPI", Reason: "invalid NPI: bad check digit", Value: "1234567890"}})
 }
 
 func TestHospiceCAHPS(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenMeasures, "Provider_CAHPS_Hospice_Survey_Data_Oct2025.csv")
+	got, rep := readercheck.DrainFile(t, OpenMeasures, "Provider_CAHPS_Hospice_Survey_Data_Oct2025.csv")
 	if len(got) != 3 {
 		t.Fatalf("got %d: %s", len(got), rep)
 	}
@@ -171,7 +171,7 @@ func TestHospiceCAHPS(t *testing.T) {
 	if c := got[2]; c.Star != nil || c.Footnote != "10" {
 		t.Errorf("suppressed star: %+v", c)
 	}
-	sourcetest.RowErrors(t, rep, []source.RowError{
+	readercheck.RowErrors(t, rep, []source.RowError{
 		{File: "Provider_CAHPS_Hospice_Survey_Data_Oct2025.csv", Line: 5, Column: "Star Rating", Reason: "star rating not 1 to 5 in half steps", Value: "0"},
 		{File: "Provider_CAHPS_Hospice_Survey_Data_Oct2025.csv", Line: 6, Column: "CMS Certification Number (CCN)", Reason: "invalid CCN: character not allowed at its position", Value: "0115O3"},
 	})
@@ -179,11 +179,11 @@ func TestHospiceCAHPS(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := Open(NursingHome, filepath.Join("testdata", "Hospital_General_Information.csv"))
-	sourcetest.Refused(t, err, `header does not match Care Compare NH_ProviderInfo: missing "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`)
+	readercheck.Refused(t, err, `header does not match Care Compare NH_ProviderInfo: missing "CMS Certification Number (CCN)", "Provider Name", "Overall Rating"`)
 	if _, err := Open(Kind(99), "testdata/ASC_Facility.csv"); err == nil {
 		t.Error("unknown kind accepted")
 	}
-	sourcetest.Missing(t, OpenMeasures)
+	readercheck.Missing(t, OpenMeasures)
 	for _, k := range Kinds() {
 		if k.String() == "unknown" {
 			t.Errorf("kind %d has no name", k)
@@ -234,10 +234,10 @@ func TestParseMeasure(t *testing.T) {
 }
 
 func FuzzFacilities(f *testing.F) {
-	sourcetest.Seed(f, "*.csv")
+	readercheck.Seed(f, "*.csv")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, k := range Kinds() {
-			for _, fac := range sourcetest.Fuzz(t, data, func(r io.Reader, name string, opts ...source.Option) (*source.Reader[Facility], error) {
+			for _, fac := range readercheck.Fuzz(t, data, func(r io.Reader, name string, opts ...source.Option) (*source.Reader[Facility], error) {
 				return NewReader(k, r, name, opts...)
 			}) {
 				if ident.ValidateCCN(fac.CCN) != nil || fac.OverallStar != nil && (*fac.OverallStar < 1 || *fac.OverallStar > 5) {
@@ -258,19 +258,19 @@ func FuzzFacilities(f *testing.F) {
 }
 
 func FuzzMeasures(f *testing.F) {
-	sourcetest.FuzzFiles(f, "Provider_CAHPS_*.csv", NewMeasureReader, func(m MeasureRow) bool {
+	readercheck.FuzzFiles(f, "Provider_CAHPS_*.csv", NewMeasureReader, func(m MeasureRow) bool {
 		return ident.ValidateCCN(m.CCN) != nil || m.Code == ""
 	})
 }
 
 func benchData(b *testing.B) []byte {
-	return sourcetest.RepeatFile(b, "Hospital_General_Information.csv", 2, 8<<20)
+	return readercheck.RepeatFile(b, "Hospital_General_Information.csv", 2, 8<<20)
 }
 
 func BenchmarkHospitals(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), func(r io.Reader, name string, opts ...source.Option) (*source.Reader[Facility], error) {
+	readercheck.BenchRead(b, benchData(b), func(r io.Reader, name string, opts ...source.Option) (*source.Reader[Facility], error) {
 		return NewReader(Hospital, r, name, opts...)
 	})
 }
 
-func BenchmarkHospitalsBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkHospitalsBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 // Each kind's period columns, in each style Care Compare prints them, with the blanks and
@@ -43,7 +43,7 @@ func TestPeriodColumns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, rep := sourcetest.Drain(t, r)
+			got, rep := readercheck.Drain(t, r)
 			if tt.reject != "" {
 				if len(got) != 0 || len(rep.Errors) != 1 || rep.Errors[0].Reason != tt.reject {
 					t.Fatalf("read %+v, report %s; want the row rejected: %s", got, rep, tt.reject)
@@ -79,7 +79,7 @@ func TestSurveyJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, rep := sourcetest.Drain(t, r)
+	rows, rep := readercheck.Drain(t, r)
 	if len(rows) != 5 {
 		t.Fatalf("read %d rows: %s", len(rows), rep)
 	}

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 	"providerdir/source/reference"
 )
 
@@ -39,7 +39,7 @@ func TestRealTable(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "ccn_edge.csv")
+	got, rep := readercheck.DrainFile(t, Open, "ccn_edge.csv")
 	if len(got) != 2 || got[0].Code != "05" || got[1].Code != "A0" {
 		t.Errorf("got %+v", got)
 	}
@@ -48,11 +48,11 @@ func TestEdgeCases(t *testing.T) {
 		t.Errorf("errors %+v", rep.Errors)
 	}
 	_, err := source.OpenFS(reference.Embedded(), "nucc/nucc_taxonomy_251.csv", NewReader)
-	sourcetest.Refused(t, err, `missing "ccn_state_code", "state_abbr", "state_name"`)
+	readercheck.Refused(t, err, `missing "ccn_state_code", "state_abbr", "state_name"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(c StateCode) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(c StateCode) bool {
 		return len(c.Code) != 2 || len(c.Abbr) != 2
 	})
 }

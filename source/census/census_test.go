@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 	"providerdir/source/reference"
 )
 
@@ -43,7 +43,7 @@ func TestRealCounties(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	counties, rep := sourcetest.Drain(t, r)
+	counties, rep := readercheck.Drain(t, r)
 	if len(counties) != 3144 || rep.Rejected != 0 || rep.Skipped() != 51 {
 		t.Fatalf("report %s", rep)
 	}
@@ -73,13 +73,13 @@ func TestRealCounties(t *testing.T) {
 }
 
 func TestStatesEdgeCases(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenStates, "states_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenStates, "states_edge.csv")
 	want := []State{
 		{FIPS: "01", Code: "AL", Name: "Alabama", Region: "3", Division: "6", Population: 100, InThe51: true},
 		{FIPS: "72", Code: "PR", Name: "Puerto Rico", Region: "X", Division: "X", Population: 5},
 		{FIPS: "06", Code: "CA", Name: "California", Region: "4", Division: "9", Population: 200, InThe51: true},
 	}
-	sourcetest.Equal(t, "row", got, want)
+	readercheck.Equal(t, "row", got, want)
 	wantErr := []source.RowError{
 		{File: "states_edge.csv", Line: 5, Column: "STATE", Reason: "unknown state FIPS code", Value: "03"},
 		{File: "states_edge.csv", Line: 6, Column: "POPESTIMATE2024", Reason: "bad number", Value: "abc"},
@@ -88,13 +88,13 @@ func TestStatesEdgeCases(t *testing.T) {
 	if rep.Skipped() != 1 {
 		t.Errorf("report %s", rep)
 	}
-	sourcetest.RowErrors(t, rep, wantErr)
+	readercheck.RowErrors(t, rep, wantErr)
 	_, err := LoadStates(os.DirFS("testdata"), "states_edge.csv")
-	sourcetest.Refused(t, err, "3 rows rejected, first: states_edge.csv:5")
+	readercheck.Refused(t, err, "3 rows rejected, first: states_edge.csv:5")
 }
 
 func TestCountiesEdgeCases(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenCounties, "counties_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenCounties, "counties_edge.csv")
 	if len(got) != 2 || got[0].Name != "Doña Ana County" || got[1].FIPS != "09110" || got[1].StateCode != "CT" {
 		t.Errorf("got %+v", got)
 	}
@@ -113,31 +113,31 @@ func TestCountiesEdgeCases(t *testing.T) {
 func TestMisheaded(t *testing.T) {
 	ref := reference.Embedded()
 	_, err := source.OpenFS(ref, CountiesFile, NewStateReader)
-	sourcetest.Refused(t, err, `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`)
+	readercheck.Refused(t, err, `header does not match Census NST-EST2024-ALLDATA: missing "NAME"`)
 	_, err = source.OpenFS(ref, StatesFile, NewCountyReader)
-	sourcetest.Refused(t, err, `missing "COUNTY", "STNAME", "CTYNAME"`)
+	readercheck.Refused(t, err, `missing "COUNTY", "STNAME", "CTYNAME"`)
 	if _, err := LoadCounties(os.DirFS(t.TempDir()), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 func FuzzStates(f *testing.F) {
-	sourcetest.FuzzFiles(f, "states_*.csv", NewStateReader, func(s State) bool {
+	readercheck.FuzzFiles(f, "states_*.csv", NewStateReader, func(s State) bool {
 		_, ok := ident.StateByFIPS(s.FIPS)
 		return !ok || s.Code == ""
 	})
 }
 
 func FuzzCounties(f *testing.F) {
-	sourcetest.FuzzFiles(f, "counties_*.csv", NewCountyReader, func(c County) bool {
+	readercheck.FuzzFiles(f, "counties_*.csv", NewCountyReader, func(c County) bool {
 		return ident.ValidateCountyFIPS(c.FIPS) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte { return sourcetest.Reference(b, CountiesFile) }
+func benchData(b *testing.B) []byte { return readercheck.Reference(b, CountiesFile) }
 
 func BenchmarkCounties(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewCountyReader)
+	readercheck.BenchRead(b, benchData(b), NewCountyReader)
 }
 
-func BenchmarkCountiesBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkCountiesBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }
 
 func TestUpdated(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "UPDATED.csv")
+	got, rep := readercheck.DrainFile(t, Open, "UPDATED.csv")
 	want := []Exclusion{
 		{LastName: "DOE", FirstName: "JANE", MiddleName: "Q", General: "IND- LIC HC SERV PRO", Specialty: "NURSE/NURSES AIDE",
 			DOB: date(1970, 1, 15), Address: "1 MAIN ST", City: "AUSTIN", State: "TX", ZIP: "78701", Type: "1128b4", ExclusionDate: date(2020, 3, 12)},
@@ -22,7 +22,7 @@ func TestUpdated(t *testing.T) {
 		{LastName: "PEÑA", FirstName: "JOSÉ", General: "IND- LIC HC SERV PRO", Specialty: "PHYSICIAN", UPIN: "A12345", NPI: "1245319599",
 			City: "SAN JUAN", State: "PR", ZIP: "00901", Type: "1128b7", ExclusionDate: date(2018, 6, 1)},
 	}
-	sourcetest.Equal(t, "record", got, want)
+	readercheck.Equal(t, "record", got, want)
 	if !got[0].Individual() || got[1].Individual() {
 		t.Error("Individual() wrong")
 	}
@@ -36,11 +36,11 @@ func TestUpdated(t *testing.T) {
 	if rep.Encoding != "ISO-8859-1" {
 		t.Errorf("report %s", rep)
 	}
-	sourcetest.RowErrors(t, rep, wantErr)
+	readercheck.RowErrors(t, rep, wantErr)
 }
 
 func TestMonthlyReinstatements(t *testing.T) {
-	got, _ := sourcetest.DrainFile(t, Open, "2501rein.csv")
+	got, _ := readercheck.DrainFile(t, Open, "2501rein.csv")
 	if len(got) != 1 || got[0].ReinstatementDate != date(2025, 1, 15) || got[0].Type != "1128b14" {
 		t.Errorf("got %+v", got)
 	}
@@ -48,20 +48,20 @@ func TestMonthlyReinstatements(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("NPI,Entity Type Code\n"), "npidata.csv")
-	sourcetest.Refused(t, err, `npidata.csv: header does not match OIG LEIE: missing "LASTNAME", "FIRSTNAME"`)
-	sourcetest.Missing(t, Open)
+	readercheck.Refused(t, err, `npidata.csv: header does not match OIG LEIE: missing "LASTNAME", "FIRSTNAME"`)
+	readercheck.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(e Exclusion) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(e Exclusion) bool {
 		return e.NPI != "" && ident.ValidateNPI(e.NPI) != nil || e.ExclusionDate.IsZero() || e.Type == ""
 	})
 }
 
-func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, "UPDATED.csv", 3, 8<<20) }
+func benchData(b *testing.B) []byte { return readercheck.RepeatFile(b, "UPDATED.csv", 3, 8<<20) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewReader)
+	readercheck.BenchRead(b, benchData(b), NewReader)
 }
 
-func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 	"providerdir/source/reference"
 )
 
@@ -22,16 +22,16 @@ func TestReferenceHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got, rep := sourcetest.Drain(t, r)
+	got, rep := readercheck.Drain(t, r)
 	if len(got) != 0 || rep.Rows != 0 || r.Header().Len() != 330 {
 		t.Fatalf("header file: %d records, %s, %d columns", len(got), rep, r.Header().Len())
 	}
 	want := r.Header().Names()
-	edge := sourcetest.Open(t, Open, "npidata_edge.csv").Header().Names()
+	edge := readercheck.Open(t, Open, "npidata_edge.csv").Header().Names()
 	if strings.Join(edge, "|") != strings.Join(want, "|") {
 		t.Error("testdata/npidata_edge.csv header differs from the reference header")
 	}
-	gender := sourcetest.Open(t, Open, "npidata_gender.csv").Header().Names()
+	gender := readercheck.Open(t, Open, "npidata_gender.csv").Header().Names()
 	for i := range want {
 		if gender[i] != want[i] && !(want[i] == "Provider Sex Code" && gender[i] == "Provider Gender Code") {
 			t.Errorf("npidata_gender.csv column %d: %q, reference %q", i, gender[i], want[i])
@@ -40,7 +40,7 @@ func TestReferenceHeader(t *testing.T) {
 }
 
 func TestProviders(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "npidata_edge.csv")
+	got, rep := readercheck.DrainFile(t, Open, "npidata_edge.csv")
 	if len(got) != 4 || rep.Rows != 10 || rep.Rejected != 6 || rep.Encoding != "ISO-8859-1" {
 		t.Fatalf("%d records, report %s", len(got), rep)
 	}
@@ -100,11 +100,11 @@ func TestProviders(t *testing.T) {
 		{File: "npidata_edge.csv", Line: 10, Column: "Healthcare Provider Taxonomy Code_3", Reason: "invalid taxonomy code: wrong length", Value: "207X"},
 		{File: "npidata_edge.csv", Line: 11, Column: "Entity Type Code", Reason: "missing value"},
 	}
-	sourcetest.RowErrors(t, rep, want)
+	readercheck.RowErrors(t, rep, want)
 }
 
 func TestGenderHeader(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "npidata_gender.csv")
+	got, rep := readercheck.DrainFile(t, Open, "npidata_gender.csv")
 	if len(got) != 2 || rep.Rejected != 0 || rep.Encoding != "UTF-8" {
 		t.Fatalf("report %s", rep)
 	}
@@ -118,13 +118,13 @@ func TestGenderHeader(t *testing.T) {
 }
 
 func TestLocations(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenLocations, "pl_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenLocations, "pl_edge.csv")
 	want := []Location{
 		{NPI: "1234567893", Address: Address{Line1: "3 OAK AVE", Line2: "FLOOR 2", City: "SANTA FE", State: "NM", PostalCode: "87501",
 			Country: "US", Phone: "5055550101", Fax: "5055550102"}, Extension: "12"},
 		{NPI: "1245319599", Address: Address{Line1: "1 RUE DE LA PAIX", City: "PARIS", PostalCode: "75002", Country: "FR"}},
 	}
-	sourcetest.Equal(t, "record", got, want)
+	readercheck.Equal(t, "record", got, want)
 	if len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Errors[0].Column != "NPI" ||
 		rep.Errors[1].Line != 5 || rep.Errors[1].Reason != "wrong column count" {
 		t.Errorf("errors %+v", rep.Errors)
@@ -132,7 +132,7 @@ func TestLocations(t *testing.T) {
 }
 
 func TestOtherNames(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenOtherNames, "othername_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenOtherNames, "othername_edge.csv")
 	if len(got) != 2 || got[1] != (OtherName{NPI: "1245319599", Name: "ACME OLD NAME", TypeCode: "4"}) {
 		t.Errorf("got %+v", got)
 	}
@@ -150,45 +150,45 @@ func TestFileErrors(t *testing.T) {
 		t.Errorf("pl_pfile read as npidata: %v", err)
 	}
 	_, err = OpenLocations(filepath.Join("testdata", "npidata_edge.csv"))
-	sourcetest.Refused(t, err, `missing "Provider Secondary Practice Location Address- Address Line 1"`)
-	sourcetest.Missing(t, OpenOtherNames)
+	readercheck.Refused(t, err, `missing "Provider Secondary Practice Location Address- Address Line 1"`)
+	readercheck.Missing(t, OpenOtherNames)
 }
 
 func FuzzProviders(f *testing.F) {
-	sourcetest.FuzzFiles(f, "npidata_*.csv", NewReader, func(p Provider) bool {
+	readercheck.FuzzFiles(f, "npidata_*.csv", NewReader, func(p Provider) bool {
 		return ident.ValidateNPI(p.NPI) != nil || p.EntityType == EntityUnknown && p.DeactivationDate.IsZero()
 	})
 }
 
 func FuzzLocations(f *testing.F) {
-	sourcetest.FuzzFiles(f, "pl_*.csv", NewLocationReader, func(l Location) bool {
+	readercheck.FuzzFiles(f, "pl_*.csv", NewLocationReader, func(l Location) bool {
 		return ident.ValidateNPI(l.NPI) != nil
 	})
 }
 
 func FuzzOtherNames(f *testing.F) {
-	sourcetest.FuzzFiles(f, "othername_*.csv", NewOtherNameReader, func(o OtherName) bool {
+	readercheck.FuzzFiles(f, "othername_*.csv", NewOtherNameReader, func(o OtherName) bool {
 		return ident.ValidateNPI(o.NPI) != nil || o.Name == ""
 	})
 }
 
 func FuzzEndpoints(f *testing.F) {
-	sourcetest.FuzzFiles(f, "endpoint_*.csv", NewEndpointReader, func(e Endpoint) bool {
+	readercheck.FuzzFiles(f, "endpoint_*.csv", NewEndpointReader, func(e Endpoint) bool {
 		return ident.ValidateNPI(e.NPI) != nil || e.Type == "" || e.Address == ""
 	})
 }
 
 // benchData repeats the four good rows of the edge-case file to 16 MB.
-func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, "npidata_edge.csv", 4, 16<<20) }
+func benchData(b *testing.B) []byte { return readercheck.RepeatFile(b, "npidata_edge.csv", 4, 16<<20) }
 
 func BenchmarkProviders(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewReader)
+	readercheck.BenchRead(b, benchData(b), NewReader)
 }
 
-func BenchmarkProvidersBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkProvidersBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }
 
 func TestEndpoints(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenEndpoints, "endpoint_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenEndpoints, "endpoint_edge.csv")
 	want := []Endpoint{
 		{NPI: "1234567893", Type: "DIRECT", TypeDescription: "Direct Messaging Address", Address: "jdoe@direct.example.org",
 			Affiliated: source.No, Location: Address{Line1: "3 OAK AVE", City: "SANTA FE", State: "NM", Country: "US", PostalCode: "875011234"}},
@@ -197,7 +197,7 @@ func TestEndpoints(t *testing.T) {
 			OtherUseDescription: "Provider directory", ContentType: "OTHER", ContentDescription: "Other",
 			Location: Address{Line1: "1 MAIN ST", Line2: "SUITE 100", City: "ALBANY", State: "NY", Country: "US", PostalCode: "12207"}},
 	}
-	sourcetest.Equal(t, "record", got, want)
+	readercheck.Equal(t, "record", got, want)
 	wantErrs := []struct {
 		line   int
 		column string
@@ -230,7 +230,7 @@ func TestEndpointReadmeHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got, _ := sourcetest.Drain(t, r)
+	got, _ := readercheck.Drain(t, r)
 	if len(got) != 1 || got[0].Location.PostalCode != "12345" {
 		t.Errorf("got %+v", got)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 	"providerdir/source/reference"
 )
 
@@ -42,7 +42,7 @@ func TestRealCodeSet(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "taxonomy_edge.csv")
+	got, rep := readercheck.DrainFile(t, Open, "taxonomy_edge.csv")
 	if len(got) != 2 || got[0].Definition != "A physician who \"specializes\"\nin the heart, across two lines." || got[1].Code != "193200000X" {
 		t.Errorf("got %+v", got)
 	}
@@ -51,27 +51,27 @@ func TestEdgeCases(t *testing.T) {
 		{File: "taxonomy_edge.csv", Line: 5, Column: "Code", Reason: "missing value"},
 		{File: "taxonomy_edge.csv", Line: 6, Column: "Grouping", Reason: "missing value"},
 	}
-	sourcetest.RowErrors(t, rep, want)
+	readercheck.RowErrors(t, rep, want)
 }
 
 func TestMisheaded(t *testing.T) {
 	_, err := source.OpenFS(reference.Embedded(), "cms/ccn_state_codes.csv", NewReader)
-	sourcetest.Refused(t, err, `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`)
+	readercheck.Refused(t, err, `header does not match NUCC taxonomy: missing "Code", "Grouping", "Classification", "Specialization"`)
 	if _, err := Load(os.DirFS("testdata"), "nope.csv"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(tx Taxonomy) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(tx Taxonomy) bool {
 		return ident.ValidateTaxonomy(tx.Code) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte { return sourcetest.Reference(b, File) }
+func benchData(b *testing.B) []byte { return readercheck.Reference(b, File) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewReader)
+	readercheck.BenchRead(b, benchData(b), NewReader)
 }
 
-func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

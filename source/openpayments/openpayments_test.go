@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 const (
@@ -15,7 +15,7 @@ const (
 )
 
 func TestCoveredRecipientGeneration(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, py2023)
+	got, rep := readercheck.DrainFile(t, Open, py2023)
 	if len(got) != 2 {
 		t.Fatalf("got %d: %s", len(got), rep)
 	}
@@ -41,11 +41,11 @@ func TestCoveredRecipientGeneration(t *testing.T) {
 		{File: py2023, Line: 8, Column: "Total_Amount_of_Payment_USDollars", Reason: "bad amount"},
 		{File: py2023, Line: 9, Reason: "wrong column count", Value: "10 columns, header has 85"},
 	}
-	sourcetest.RowErrors(t, rep, want)
+	readercheck.RowErrors(t, rep, want)
 }
 
 func TestPhysicianGeneration(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, py2016)
+	got, rep := readercheck.DrainFile(t, Open, py2016)
 	if len(got) != 1 || rep.Rejected != 0 {
 		t.Fatalf("got %d: %s", len(got), rep)
 	}
@@ -83,12 +83,12 @@ func TestParseCents(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Physician_Profile_ID,Physician_First_Name\n"), "OP_PH_PRFL_SPLMTL.csv")
-	sourcetest.Refused(t, err, `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`)
-	sourcetest.Missing(t, Open)
+	readercheck.Refused(t, err, `header does not match Open Payments general payments: missing "Record_ID", "Covered_Recipient_Type"`)
+	readercheck.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(p Payment) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(p Payment) bool {
 		return p.NPI != "" && ident.ValidateNPI(p.NPI) != nil || p.Date.IsZero() || p.RecordID == ""
 	})
 }
@@ -108,10 +108,10 @@ func FuzzParseCents(f *testing.F) {
 	})
 }
 
-func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, py2023, 2, 8<<20) }
+func benchData(b *testing.B) []byte { return readercheck.RepeatFile(b, py2023, 2, 8<<20) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewReader)
+	readercheck.BenchRead(b, benchData(b), NewReader)
 }
 
-func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

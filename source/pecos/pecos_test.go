@@ -7,29 +7,29 @@ import (
 	"time"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func TestEnrollments(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "base_edge.csv")
+	got, rep := readercheck.DrainFile(t, Open, "base_edge.csv")
 	want := []Enrollment{
 		{NPI: "1234567893", AssociateID: "1234567", EnrollmentID: "I20040101000001", ProviderTypeCode: "14-08",
 			ProviderTypeDesc: "PRACTITIONER - FAMILY PRACTICE", State: "NM", FirstName: "JOSE", MiddleName: "A", LastName: "MUÑOZ"},
 		{NPI: "1245319599", AssociateID: "7654321", EnrollmentID: "O20050101000002", ProviderTypeCode: "12-70",
 			ProviderTypeDesc: "PART B SUPPLIER - CLINIC/GROUP PRACTICE", State: "MA", OrgName: `ACME "BEST" CLINIC, LLC`},
 	}
-	sourcetest.Equal(t, "record", got, want)
+	readercheck.Equal(t, "record", got, want)
 	wantErr := []source.RowError{
 		{File: "base_edge.csv", Line: 4, Column: "NPI", Reason: "invalid NPI: bad check digit", Value: "1234567890"},
 		{File: "base_edge.csv", Line: 5, Column: "ENRLMT_ID", Reason: "missing value"},
 		{File: "base_edge.csv", Line: 6, Reason: "wrong column count", Value: "4 columns, header has 10"},
 	}
-	sourcetest.RowErrors(t, rep, wantErr)
+	readercheck.RowErrors(t, rep, wantErr)
 }
 
 func TestHospitalEnrollments(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, OpenHospitals, "Hospital_Enrollments_edge.csv")
+	got, rep := readercheck.DrainFile(t, OpenHospitals, "Hospital_Enrollments_edge.csv")
 	if len(got) != 3 {
 		t.Fatalf("got %d: %+v", len(got), got)
 	}
@@ -55,41 +55,41 @@ func TestHospitalEnrollments(t *testing.T) {
 		{File: "Hospital_Enrollments_edge.csv", Line: 7, Column: "MULTIPLE NPI FLAG", Reason: "bad yes/no flag", Value: "MAYBE"},
 		{File: "Hospital_Enrollments_edge.csv", Line: 8, Reason: "wrong column count", Value: "4 columns, header has 29"},
 	}
-	sourcetest.RowErrors(t, rep, wantErr)
+	readercheck.RowErrors(t, rep, wantErr)
 }
 
 func TestFileErrors(t *testing.T) {
 	_, err := OpenHospitals(filepath.Join("testdata", "base_edge.csv"))
-	sourcetest.Refused(t, err, `header does not match PECOS Hospital_Enrollments: missing "ENROLLMENT ID", "ENROLLMENT STATE"`)
+	readercheck.Refused(t, err, `header does not match PECOS Hospital_Enrollments: missing "ENROLLMENT ID", "ENROLLMENT STATE"`)
 	_, err = Open(filepath.Join("testdata", "Hospital_Enrollments_edge.csv"))
-	sourcetest.Refused(t, err, `missing "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`)
-	sourcetest.Missing(t, Open)
+	readercheck.Refused(t, err, `missing "PECOS_ASCT_CNTL_ID", "ENRLMT_ID"`)
+	readercheck.Missing(t, Open)
 }
 
 func FuzzEnrollments(f *testing.F) {
-	sourcetest.FuzzFiles(f, "base_*.csv", NewReader, func(e Enrollment) bool {
+	readercheck.FuzzFiles(f, "base_*.csv", NewReader, func(e Enrollment) bool {
 		return ident.ValidateNPI(e.NPI) != nil || e.EnrollmentID == ""
 	})
 }
 
 func FuzzHospitalEnrollments(f *testing.F) {
-	sourcetest.FuzzFiles(f, "Hospital_*.csv", NewHospitalReader, func(h HospitalEnrollment) bool {
+	readercheck.FuzzFiles(f, "Hospital_*.csv", NewHospitalReader, func(h HospitalEnrollment) bool {
 		return ident.ValidateNPI(h.NPI) != nil || h.CCN != "" && ident.ValidateCCN(h.CCN) != nil
 	})
 }
 
 func BenchmarkEnrollments(b *testing.B) {
-	sourcetest.BenchRead(b, sourcetest.RepeatFile(b, "base_edge.csv", 2, 8<<20), NewReader)
+	readercheck.BenchRead(b, readercheck.RepeatFile(b, "base_edge.csv", 2, 8<<20), NewReader)
 }
 
 func BenchmarkEnrollmentsBareCSV(b *testing.B) {
-	sourcetest.BenchBareCSV(b, sourcetest.RepeatFile(b, "base_edge.csv", 2, 8<<20))
+	readercheck.BenchBareCSV(b, readercheck.RepeatFile(b, "base_edge.csv", 2, 8<<20))
 }
 
 func BenchmarkHospitalEnrollments(b *testing.B) {
-	sourcetest.BenchRead(b, sourcetest.RepeatFile(b, "Hospital_Enrollments_edge.csv", 3, 8<<20), NewHospitalReader)
+	readercheck.BenchRead(b, readercheck.RepeatFile(b, "Hospital_Enrollments_edge.csv", 3, 8<<20), NewHospitalReader)
 }
 
 func BenchmarkHospitalEnrollmentsBareCSV(b *testing.B) {
-	sourcetest.BenchBareCSV(b, sourcetest.RepeatFile(b, "Hospital_Enrollments_edge.csv", 3, 8<<20))
+	readercheck.BenchBareCSV(b, readercheck.RepeatFile(b, "Hospital_Enrollments_edge.csv", 3, 8<<20))
 }

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func TestFacilities(t *testing.T) {
-	got, rep := sourcetest.DrainFile(t, Open, "POS_edge.csv")
+	got, rep := readercheck.DrainFile(t, Open, "POS_edge.csv")
 	if len(got) != 3 {
 		t.Fatalf("got %d records: %+v\n%s", len(got), got, rep)
 	}
@@ -38,7 +38,7 @@ func TestFacilities(t *testing.T) {
 		{File: "POS_edge.csv", Line: 8, Column: "FIPS_CNTY_CD", Reason: "invalid county FIPS code", Value: "03069"},
 		{File: "POS_edge.csv", Line: 9, Reason: "wrong column count", Value: "4 columns, header has 23"},
 	}
-	sourcetest.RowErrors(t, rep, wantErr)
+	readercheck.RowErrors(t, rep, wantErr)
 }
 
 func TestLowercaseHeader(t *testing.T) {
@@ -49,7 +49,7 @@ func TestLowercaseHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := sourcetest.Drain(t, r)
+	got, _ := readercheck.Drain(t, r)
 	if len(got) != 1 || got[0].Category != "01" || got[0].Ownership != "04" || got[0].Termination != "00" {
 		t.Errorf("got %+v", got)
 	}
@@ -57,20 +57,20 @@ func TestLowercaseHeader(t *testing.T) {
 
 func TestFileErrors(t *testing.T) {
 	_, err := NewReader(strings.NewReader("Facility ID,Facility Name\n"), "Hospital_General_Information.csv")
-	sourcetest.Refused(t, err, `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`)
-	sourcetest.Missing(t, Open)
+	readercheck.Refused(t, err, `header does not match CMS Provider of Services: missing "PRVDR_NUM", "FAC_NAME"`)
+	readercheck.Missing(t, Open)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(fac Facility) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(fac Facility) bool {
 		return ident.ValidateCCN(fac.CCN) != nil || fac.CountyFIPS != "" && ident.ValidateCountyFIPS(fac.CountyFIPS) != nil
 	})
 }
 
-func benchData(b *testing.B) []byte { return sourcetest.RepeatFile(b, "POS_edge.csv", 3, 8<<20) }
+func benchData(b *testing.B) []byte { return readercheck.RepeatFile(b, "POS_edge.csv", 3, 8<<20) }
 
 func BenchmarkReader(b *testing.B) {
-	sourcetest.BenchRead(b, benchData(b), NewReader)
+	readercheck.BenchRead(b, benchData(b), NewReader)
 }
 
-func BenchmarkBareCSV(b *testing.B) { sourcetest.BenchBareCSV(b, benchData(b)) }
+func BenchmarkBareCSV(b *testing.B) { readercheck.BenchBareCSV(b, benchData(b)) }

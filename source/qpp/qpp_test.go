@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func pt(v float64) *float64 { return &v }
@@ -48,7 +48,7 @@ func TestLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, rep := sourcetest.DrainFile(t, Open, tt.file)
+			got, rep := readercheck.DrainFile(t, Open, tt.file)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("records:\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -61,11 +61,11 @@ func TestLayouts(t *testing.T) {
 
 func TestWrongFile(t *testing.T) {
 	_, err := NewReader(strings.NewReader("NPI,Entity Type Code\n"), "npidata.csv")
-	sourcetest.Refused(t, err, `npidata.csv: header does not match QPP clinician MIPS final scores (ec_score_file): missing "source"`)
+	readercheck.Refused(t, err, `npidata.csv: header does not match QPP clinician MIPS final scores (ec_score_file): missing "source"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.csv", NewReader, func(s Score) bool {
+	readercheck.FuzzFiles(f, "*.csv", NewReader, func(s Score) bool {
 		return ident.ValidateNPI(s.NPI) != nil || s.Source == "" || s.Final < 0 || s.Final > 100
 	})
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"providerdir/ident"
+	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
-	"providerdir/source/internal/sourcetest"
 )
 
 func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }
@@ -59,12 +59,12 @@ func TestLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, rep := sourcetest.DrainFile(t, Open, tt.file)
-			sourcetest.Equal(t, "record", got, tt.want)
+			got, rep := readercheck.DrainFile(t, Open, tt.file)
+			readercheck.Equal(t, "record", got, tt.want)
 			if rep.Encoding != tt.charset {
 				t.Errorf("report %s", rep)
 			}
-			sourcetest.RowErrors(t, rep, tt.errs)
+			readercheck.RowErrors(t, rep, tt.errs)
 		})
 	}
 }
@@ -80,11 +80,11 @@ func TestIndividual(t *testing.T) {
 
 func TestWrongFile(t *testing.T) {
 	_, err := NewReader(strings.NewReader("LASTNAME,FIRSTNAME\n"), "UPDATED.csv")
-	sourcetest.Refused(t, err, `UPDATED.csv: header does not match SAM.gov exclusions public extract: missing "Classification"`)
+	readercheck.Refused(t, err, `UPDATED.csv: header does not match SAM.gov exclusions public extract: missing "Classification"`)
 }
 
 func FuzzReader(f *testing.F) {
-	sourcetest.FuzzFiles(f, "*.CSV", NewReader, func(e Exclusion) bool {
+	readercheck.FuzzFiles(f, "*.CSV", NewReader, func(e Exclusion) bool {
 		return e.NPI != "" && ident.ValidateNPI(e.NPI) != nil || e.ActiveDate.IsZero() || e.Type == "" || e.Name == "" && e.Last == ""
 	})
 }

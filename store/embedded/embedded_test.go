@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 func open(t testing.TB, opts ...Option) *Store {
@@ -26,7 +26,7 @@ func open(t testing.TB, opts ...Option) *Store {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
+	storecontract.Run(t, func(t *testing.T) store.Store { return open(t) })
 }
 
 // TestConformancePlanner runs the suite again with the query planner's probe cut short, so
@@ -41,7 +41,7 @@ func TestConformancePlanner(t *testing.T) {
 	for _, cap := range []int{1, 3} {
 		t.Run(fmt.Sprintf("probeCap=%d", cap), func(t *testing.T) {
 			t.Parallel()
-			storetest.Run(t, func(t *testing.T) store.Store {
+			storecontract.Run(t, func(t *testing.T) store.Store {
 				return open(t, func(c *config) { c.probeCap = cap })
 			})
 		})
@@ -56,14 +56,14 @@ func TestConformanceLoadRuns(t *testing.T) {
 		t.Skip("the suite already ran with the default load buffer")
 	}
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storecontract.Run(t, func(t *testing.T) store.Store {
 		return open(t, func(c *config) { c.loadBuffer, c.loadFanIn = 2048, 3 })
 	})
 }
 
 // BenchmarkStore measures the store as deployed: default cache and memtable sizes.
 func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) store.Store {
+	storecontract.Bench(b, func(b *testing.B) store.Store {
 		s, err := Open(b.TempDir())
 		if err != nil {
 			b.Fatal(err)

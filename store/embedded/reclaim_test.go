@@ -11,8 +11,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 // A dropped generation's files are freed while the store stays open, but not from under a
@@ -39,7 +39,7 @@ func TestDropGenerationFreesSpaceOnceReleased(t *testing.T) {
 		}
 		load(t, s, gen, batch)
 	}
-	both := storetest.DirBytes(t, s.dir)
+	both := storecontract.DirBytes(t, s.dir)
 
 	v, err := newView(s.db)
 	if err != nil {
@@ -71,7 +71,7 @@ func TestDropGenerationFreesSpaceOnceReleased(t *testing.T) {
 
 	// Released, the generation's space goes: about half of what the two took.
 	limit := both/2 + both/8
-	after := storetest.SettledDirBytes(t, s.dir, limit, 30*time.Second)
+	after := storecontract.SettledDirBytes(t, s.dir, limit, 30*time.Second)
 	t.Logf("two generations %d bytes, one left %d bytes", both, after)
 	if after > limit {
 		t.Errorf("after the drop the store holds %d bytes of %d, above %d", after, both, limit)

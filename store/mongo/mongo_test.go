@@ -15,8 +15,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 // The suite needs a MongoDB-protocol server. scripts/mongotest.sh starts one (FerretDB on a
@@ -24,11 +24,11 @@ import (
 const howToStart = `start one with: eval "$(scripts/mongotest.sh start)"`
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t) })
+	storecontract.Run(t, func(t *testing.T) store.Store { return openTest(t) })
 }
 
 func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) store.Store { return openTest(b) })
+	storecontract.Bench(b, func(b *testing.B) store.Store { return openTest(b) })
 }
 
 var dbSeq atomic.Int64

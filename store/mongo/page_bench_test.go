@@ -27,7 +27,7 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/teststore"
+	"providerdir/internal/testing/backends"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
@@ -227,7 +227,7 @@ func ingested(b *testing.B, n int) store.Store {
 	if _, err := synth.Generate(ctx, synth.Config{Providers: int64(n), Seed: 7, Out: dir + "/drop", Reference: ref}); err != nil {
 		b.Fatal(err)
 	}
-	st := teststore.Embedded(b)
+	st := backends.Embedded(b)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if _, err := ingest.Run(ctx, ingest.Options{Store: st, Dir: dir + "/drop", Reference: ref, Log: quiet}); err != nil {
 		b.Fatal(err)

@@ -10,10 +10,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
+	"providerdir/internal/testing/storecontract"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
-	"providerdir/store/storetest"
 )
 
 // Repeated ingests into a running server's store, through its socket as `providerctl ingest`
@@ -34,7 +34,7 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 	db := filepath.Join(dir, "db")
 	c := serve(t, dir)
 
-	empty := storetest.DirBytes(t, db)
+	empty := storecontract.DirBytes(t, db)
 	var sizes []int64
 	var gens []string
 	for i := range 3 {
@@ -44,7 +44,7 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 			t.Fatalf("ingest %d: %v", i+1, err)
 		}
 		gens = append(gens, res.Generation)
-		sizes = append(sizes, storetest.DirBytes(t, db))
+		sizes = append(sizes, storecontract.DirBytes(t, db))
 		t.Logf("after ingest %d (%s): %d bytes", i+1, res.Generation, sizes[i])
 	}
 	// One generation's size, and the margin above the two kept that the store may hold beyond
@@ -52,7 +52,7 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 	one := sizes[0] - empty
 	limit := empty + 2*one + one/2
 	// Pebble deletes the files of dropped tables in the background.
-	final := storetest.SettledDirBytes(t, db, limit, 30*time.Second)
+	final := storecontract.SettledDirBytes(t, db, limit, 30*time.Second)
 	t.Logf("settled after ingest 3: %d bytes (one generation %d, limit %d)", final, one, limit)
 	if final > limit {
 		t.Errorf("after three ingests the store holds %d bytes, above %d (two generations of %d and a margin)", final, limit, one)
@@ -95,7 +95,7 @@ func TestIngestsReclaimRetiredGenerations(t *testing.T) {
 		t.Fatal(err)
 	}
 	limit = empty + one + one/2
-	final = storetest.SettledDirBytes(t, db, limit, 30*time.Second)
+	final = storecontract.SettledDirBytes(t, db, limit, 30*time.Second)
 	t.Logf("settled after the rollback window: %d bytes (limit %d)", final, limit)
 	if final > limit {
 		t.Errorf("after the rollback window the store holds %d bytes, above %d (one generation of %d and a margin)", final, limit, one)

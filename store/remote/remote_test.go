@@ -9,10 +9,10 @@ import (
 	"slices"
 	"testing"
 
+	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
 	"providerdir/store/embedded"
 	"providerdir/store/remote"
-	"providerdir/store/storetest"
 )
 
 // serve opens an embedded store and serves it on a socket; it returns a client of it.
@@ -47,7 +47,7 @@ func serveAs(t testing.TB, dir string, wrap func(store.Store) store.Store) store
 
 // The whole store contract holds across the socket.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storecontract.Run(t, func(t *testing.T) store.Store {
 		// Unix socket paths are short; the test's temp dir may not be.
 		dir, err := os.MkdirTemp("", "rs")
 		if err != nil {

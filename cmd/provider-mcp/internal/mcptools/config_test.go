@@ -8,8 +8,8 @@ import (
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
 	"providerdir/internal/config"
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/resolvertest"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/resolverserver"
 	"providerdir/rest/apikey"
 )
 
@@ -44,8 +44,8 @@ func TestDefaultBaseURL(t *testing.T) {
 // /resolver/v1/sandbox; a service that does not answer there is an error naming both ways to
 // fix it.
 func TestLoad(t *testing.T) {
-	d := demosnapshot.Open(t)
-	srv := resolvertest.Start(t, d.Store)
+	d := demostore.Open(t)
+	srv := resolverserver.Start(t, d.Store)
 	published, _, err := apikey.NewManager(d.Store, nil).Sandbox(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -17,14 +17,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
-	"providerdir/internal/demosnapshot"
-	"providerdir/internal/resolvertest"
+	"providerdir/internal/testing/demostore"
+	"providerdir/internal/testing/resolverserver"
 	"providerdir/mapping"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
 )
 
-func TestMain(m *testing.M) { demosnapshot.Main(m) }
+func TestMain(m *testing.M) { demostore.Main(m) }
 
 // Tools is every tool the server offers.
 var Tools = []string{"check_exclusion", "get_facility", "get_payments", "get_quality", "resolve_npi", "resolve_npi_batch", "search_providers"}
@@ -54,16 +54,16 @@ func connect(t *testing.T, base, key string) *mcp.ClientSession {
 
 // live is the real resolver on the demo snapshot.
 type live struct {
-	srv *resolvertest.Server
+	srv *resolverserver.Server
 	key string
-	f   resolvertest.Fixtures
+	f   resolverserver.Fixtures
 }
 
 func startLive(t *testing.T) live {
 	t.Helper()
-	d := demosnapshot.Open(t)
-	srv := resolvertest.Start(t, d.Store)
-	return live{srv: srv, key: srv.Key(t, apikey.TierPro), f: resolvertest.Find(t, d.Store)}
+	d := demostore.Open(t)
+	srv := resolverserver.Start(t, d.Store)
+	return live{srv: srv, key: srv.Key(t, apikey.TierPro), f: resolverserver.Find(t, d.Store)}
 }
 
 // structured is a tool result's structured content as plain JSON values, checked against the
@@ -362,7 +362,7 @@ func TestToolErrors(t *testing.T) {
 // per hour, spent against the real gate.
 func TestRateLimited(t *testing.T) {
 	l := startLive(t)
-	secret, _, err := apikey.NewManager(demosnapshot.Open(t).Store, nil).Sandbox(context.Background())
+	secret, _, err := apikey.NewManager(demostore.Open(t).Store, nil).Sandbox(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
