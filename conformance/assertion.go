@@ -31,8 +31,10 @@ const (
 // assertion is what a client assertion says; each refusal check changes one part of a valid one.
 type assertion struct {
 	iss, sub, aud string
-	exp           time.Time
-	jti           string
+	// iat is the issue time the assertion states; zero states the time it is signed.
+	iat time.Time
+	exp time.Time
+	jti string
 }
 
 // validAssertion is the assertion a registered client sends to tokenURL now.
@@ -75,8 +77,12 @@ func (a assertion) sign(key jwk.Key) (string, error) {
 }
 
 func (a assertion) build() (jwt.Token, error) {
+	iat := a.iat
+	if iat.IsZero() {
+		iat = time.Now()
+	}
 	return jwt.NewBuilder().Issuer(a.iss).Subject(a.sub).Audience([]string{a.aud}).
-		IssuedAt(time.Now()).Expiration(a.exp).JwtID(a.jti).Build()
+		IssuedAt(iat).Expiration(a.exp).JwtID(a.jti).Build()
 }
 
 // unsigned is a with alg "none" and no signature, which a server must never accept.

@@ -35,6 +35,8 @@ type Env struct {
 	gone       string
 	exhaust    bool
 	webhookURL string
+	// receiver is the run's own webhook receiver (Options.WebhookReceiver), nil without one.
+	receiver *receiver
 }
 
 // sample is the first page of served resources of a type, whose ids and values the read and

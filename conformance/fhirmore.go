@@ -299,6 +299,8 @@ func budgetChecks() []Check {
 	return []Check{ // the FHIR check first: it needs the run's token, which the other then refuses
 		{"fhir", "FHIR requests over the client's budget are 429 OperationOutcome with Retry-After", checkFHIRBudget},
 		{"smart", "token endpoint over its budget is 429 slow_down with Retry-After", checkTokenBudget},
+		{"supply", "over the per-minute quota is 429 rate_limit_exceeded with Retry-After 60, and a 429 is not counted", checkSupplyBudget},
+		{"resolver", "the sandbox key over its hourly budget is 429 rate_limited with Retry-After", checkResolverBudget},
 	}
 }
 

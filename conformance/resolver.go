@@ -32,6 +32,12 @@ func resolverChecks() []Check {
 		{r, "GET /ccn/{ccn} that is malformed is 400 invalid_ccn", func(ctx context.Context, e *Env) error {
 			return e.resolverStatus(ctx, http.MethodGet, "/ccn/ZZ", nil, http.StatusBadRequest, "invalid_ccn")
 		}},
+		{r, "GET /npi/{npi} of a well-formed NPI no provider holds is 404 not_found, the envelope with a request_id", func(ctx context.Context, e *Env) error {
+			return e.resolverNotFound(ctx, "/npi/1234567893")
+		}},
+		{r, "GET /ccn/{ccn} of a well-formed CCN no facility holds is 404 not_found", func(ctx context.Context, e *Env) error {
+			return e.resolverNotFound(ctx, "/ccn/999999")
+		}},
 		{r, "POST /batch/npi answers in request order, null for an NPI no provider holds or a malformed one", checkResolverBatch},
 		{r, "POST /batch/npi with 1,001 NPIs is 400 batch_too_large", func(ctx context.Context, e *Env) error {
 			npis := make([]string, 1001)
@@ -42,6 +48,27 @@ func resolverChecks() []Check {
 			return e.resolverStatus(ctx, http.MethodPost, "/batch/npi", body, http.StatusBadRequest, "batch_too_large")
 		}},
 	}
+}
+
+// resolverNotFound holds the answer to path to the contract's 404: not_found, with a message
+// and the request's id.
+func (e *Env) resolverNotFound(ctx context.Context, path string) error {
+	res, err := e.resolverCall(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	if err := wantResolverError(res, http.StatusNotFound, "not_found"); err != nil {
+		return err
+	}
+	var env struct {
+		Error struct {
+			RequestID string `json:"request_id"`
+		} `json:"error"`
+	}
+	if res.json(&env) != nil || env.Error.RequestID == "" {
+		return fmt.Errorf("%s: the error has no request_id: %.200s", res.url, res.body)
+	}
+	return nil
 }
 
 // hasProvenance says which of the 14 keys an object lacks.

@@ -46,3 +46,33 @@ func checkResolverSandbox(ctx context.Context, e *Env) error {
 	}
 	return nil
 }
+
+// checkResolverBudget spends the public sandbox key's hourly budget to its 429 (seed 001,
+// section 7): rate_limited with Retry-After and the rate-limit fields. The sandbox key is
+// everyone's, so this runs only when budgets may be spent.
+func checkResolverBudget(ctx context.Context, e *Env) error {
+	if !e.exhaust {
+		return Skipf("opt-in (--exhaust-budgets): spending the sandbox key's hour locks every sandbox user out")
+	}
+	res, err := e.do(ctx, http.MethodGet, e.creds.BaseURL+"/resolver/v1/sandbox", http.Header{"Accept": {"application/json"}}, nil)
+	if err != nil {
+		return err
+	}
+	var sandbox struct {
+		Key string `json:"key"`
+	}
+	if res.status != http.StatusOK || res.json(&sandbox) != nil || sandbox.Key == "" {
+		return fmt.Errorf("%s: %d %.200s, want the sandbox key", res.url, res.status, res.body)
+	}
+	refused, err := e.spend("sandbox key's hourly", func() (response, error) { return e.resolver(ctx, sandbox.Key) })
+	if err != nil {
+		return err
+	}
+	if err := wantResolverError(refused, http.StatusTooManyRequests, "rate_limited"); err != nil {
+		return err
+	}
+	if refused.header.Get("X-RateLimit-Remaining") != "0" {
+		return fmt.Errorf("%s: 429 with X-RateLimit-Remaining %q, want 0", refused.url, refused.header.Get("X-RateLimit-Remaining"))
+	}
+	return retryAfter(refused)
+}

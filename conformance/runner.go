@@ -70,6 +70,10 @@ type Options struct {
 	// is delivered to it); "" is DefaultWebhookURL. A deployment that admits loopback receivers
 	// can be given one on loopback, so the check resolves no name beyond the machine.
 	WebhookURL string
+	// WebhookReceiver is an address on this machine (host:port; port 0 picks one) where the run
+	// listens for webhook deliveries, which the delivery checks register and verify; the
+	// deployment must be able to deliver there. "" skips those checks.
+	WebhookReceiver string
 }
 
 // DefaultWebhookURL is the receiver the webhook lifecycle check registers when
@@ -103,6 +107,18 @@ func Run(ctx context.Context, opts Options) Report {
 func RunChecks(ctx context.Context, opts Options, checks []Check) Report {
 	e := newEnv(opts)
 	var rep Report
+	if opts.WebhookReceiver != "" {
+		r, err := startReceiver(opts.WebhookReceiver)
+		if err != nil {
+			rep.Results = append(rep.Results, Result{Surface: "webhooks", Name: "the run's webhook receiver", Status: Fail, Reason: err.Error()})
+			return rep
+		}
+		defer r.close()
+		e.receiver = r
+		if opts.WebhookURL == "" {
+			e.webhookURL = r.url
+		}
+	}
 	for _, c := range checks {
 		if !selected(opts.Only, c) {
 			continue
@@ -243,5 +259,5 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // Checks is the whole suite, surface by surface.
 func Checks() []Check {
-	return slices.Concat(smartChecks(), fhirChecks(), moreFHIRChecks(), supplyChecks(), exportChecks(), evidenceChecks(), resolverChecks(), resolverSearchChecks(), webhookChecks(), subscriptionChecks(), budgetChecks(), externalChecks())
+	return slices.Concat(smartChecks(), fhirChecks(), moreFHIRChecks(), supplyChecks(), supplyBodyChecks(), exportChecks(), evidenceChecks(), resolverChecks(), resolverSearchChecks(), webhookChecks(), webhookDeliveryChecks(), subscriptionChecks(), budgetChecks(), externalChecks())
 }

@@ -22,6 +22,15 @@ func smartChecks() []Check {
 		{s, "token: unsigned assertion (alg none) is refused", refusal(func(a *assertion) {}, true, "invalid_client")},
 		{s, "token: wrong audience is refused", refusal(func(a *assertion) { a.aud += "/elsewhere" }, false, "invalid_client")},
 		{s, "token: expired assertion is refused", refusal(func(a *assertion) { a.exp = time.Now().Add(-time.Minute) }, false, "invalid_client")},
+		{s, "token: an assertion living more than 300 s (exp - iat) is refused", refusal(func(a *assertion) {
+			a.iat = time.Now().Add(-200 * time.Second)
+			a.exp = a.iat.Add(400 * time.Second)
+		}, false, "invalid_client")},
+		{s, "token: an assertion expiring more than 300 s after now is refused", refusal(func(a *assertion) { a.exp = time.Now().Add(10 * time.Minute) }, false, "invalid_client")},
+		{s, "token: an assertion issued in the future is refused", refusal(func(a *assertion) {
+			a.iat = time.Now().Add(2 * time.Minute)
+			a.exp = a.iat.Add(4 * time.Minute)
+		}, false, "invalid_client")},
 		{s, "token: unknown client is refused", refusal(func(a *assertion) { a.iss = "unknown-" + randomJTI(); a.sub = a.iss }, false, "invalid_client")},
 		{s, "token: replayed jti is refused", checkReplayedJTI},
 		{s, "token: wrong grant_type is unsupported_grant_type", checkWrongGrantType},

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "conformance",
-		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...] [--fhir-validator DIR] [--gone TYPE/ID] [--exhaust-budgets] [--webhook-url URL]",
+		args:    "--base-url URL [--credentials FILE] [--smart-client-id ID] [--smart-key FILE] [--supply-key KEY] [--resolver-key KEY] [--junit FILE] [--only SURFACE[/CHECK],...] [--fhir-validator DIR] [--gone TYPE/ID] [--exhaust-budgets] [--webhook-url URL] [--webhook-receiver ADDR]",
 		summary: "hold a running deployment to its contracts (SMART, FHIR, supply API) over HTTP; exit 1 on any failed check",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			baseURL := fs.String("base-url", "", "the deployment's service URL (default: the credentials file's base_url)")
@@ -27,6 +27,7 @@ func init() {
 			validator := fs.String("fhir-validator", "", "directory where `npm install fhir` ran: validate every served FHIR resource with it (needs node)")
 			gone := fs.String("gone", "", "a FHIR resource `TYPE/ID` the latest source snapshot removed: it must answer 410")
 			webhookURL := fs.String("webhook-url", "", "the receiver URL the webhook lifecycle check registers and deletes (default "+conformance.DefaultWebhookURL+")")
+			receiver := fs.String("webhook-receiver", "", "listen on `ADDR` (host:port) for webhook deliveries and check their signatures; the deployment must admit and reach it")
 			exhaust := fs.Bool("exhaust-budgets", false, "spend the token endpoint's and the client's FHIR budgets to check their 429s (locks the client out until Retry-After)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -55,7 +56,7 @@ func init() {
 					sel = strings.Split(*only, ",")
 				}
 				rep := conformance.Run(ctx, conformance.Options{Credentials: creds, Only: sel, FHIRValidator: *validator,
-					Gone: *gone, ExhaustBudgets: *exhaust, WebhookURL: *webhookURL})
+					Gone: *gone, ExhaustBudgets: *exhaust, WebhookURL: *webhookURL, WebhookReceiver: *receiver})
 				if err := rep.WriteText(e.stdout); err != nil {
 					return err
 				}

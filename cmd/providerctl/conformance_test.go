@@ -259,10 +259,9 @@ func TestConformanceAgainstDemo(t *testing.T) {
 			t.Errorf("the report of the broken FHIR surface lacks %q:\n%s", want, stdout)
 		}
 	}
+	checkBrokenSupply(t, base, credFile)
 	junit := filepath.Join(t.TempDir(), "conformance.xml")
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer receiver.Close()
-	args := []string{"conformance", "--credentials", credFile, "--resolver-key", liveKey, "--webhook-url", receiver.URL + "/conformance-receiver",
+	args := []string{"conformance", "--credentials", credFile, "--resolver-key", liveKey, "--webhook-receiver", "127.0.0.1:0",
 		"--junit", junit, "--gone", gone, "--exhaust-budgets"}
 	// Where the npm fhir package is installed, every served resource is also validated by it.
 	expected := maps.Clone(expectedSkips)
@@ -292,6 +291,19 @@ func TestConformanceAgainstDemo(t *testing.T) {
 		t.Error(e)
 	}
 
+	// The token budget the full run spent is refused again, now without Retry-After.
+	code, stdout, stderr = invoke(t, nil, "conformance", "--credentials", credFile, "--base-url", brokenFHIRProxy(t, base, true), "--exhaust-budgets",
+		"--only", "smart/token endpoint over its budget is 429 slow_down with Retry-After")
+	if code != 1 || !strings.Contains(stdout, `429 with Retry-After ""`) {
+		t.Errorf("exit %d (%s) against a token endpoint refusing without Retry-After, want 1:\n%s", code, stderr, stdout)
+	}
+}
+
+// checkBrokenSupply runs three supply checks through a proxy in front of the demo that drops a
+// rate-limit header from two paths and renames an error code: each check fails and the command
+// exits 1. It runs before the full run spends the supply key's minute.
+func checkBrokenSupply(t *testing.T, base, credFile string) {
+	t.Helper()
 	target, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +328,7 @@ func TestConformanceAgainstDemo(t *testing.T) {
 	}
 	proxy := httptest.NewServer(broken)
 	defer proxy.Close()
-	code, stdout, stderr = invoke(t, nil, "conformance", "--credentials", credFile, "--base-url", proxy.URL,
+	code, stdout, stderr := invoke(t, nil, "conformance", "--credentials", credFile, "--base-url", proxy.URL,
 		"--only", "supply/GET /health: public; data and meta,supply/unknown specialty is 404 specialty_not_found,supply/GET /specialties: the 12 registered specialties")
 	if code != 1 || !strings.Contains(stderr, "checks failed") {
 		t.Fatalf("exit %d (%s) against a deployment that breaks the supply contract, want 1:\n%s", code, stderr, stdout)
@@ -334,12 +346,6 @@ func TestConformanceAgainstDemo(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "3 checks: 0 passed, 3 failed") {
 		t.Errorf("a supply check passed without its rate-limit header:\n%s", stdout)
-	}
-	// The token budget the full run spent is refused again, now without Retry-After.
-	code, stdout, stderr = invoke(t, nil, "conformance", "--credentials", credFile, "--base-url", brokenFHIRProxy(t, base, true), "--exhaust-budgets",
-		"--only", "smart/token endpoint over its budget is 429 slow_down with Retry-After")
-	if code != 1 || !strings.Contains(stdout, `429 with Retry-After ""`) {
-		t.Errorf("exit %d (%s) against a token endpoint refusing without Retry-After, want 1:\n%s", code, stderr, stdout)
 	}
 }
 

@@ -30,7 +30,8 @@ type SpecialtySupply struct {
 	Supply      StateRow `json:"supply"`
 }
 
-// CoverageUnderserved counts the specialties in which the state is underserved, with their slugs.
+// CoverageUnderserved is the rollup's summary: how many specialties it lists, and the slugs of
+// those in which the state is underserved.
 type CoverageUnderserved struct {
 	Specialties            int      `json:"specialties"`
 	UnderservedSpecialties []string `json:"underserved_specialties"`
