@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -283,6 +284,37 @@ func (e *Env) searchWith(ctx context.Context, typ string, q url.Values, h http.H
 		return bundle{}, err
 	}
 	return searchBundle(res)
+}
+
+// searchBoth runs a search by GET and by POST [type]/_search, as FHIR clients send it either
+// way: both must answer the same entries (mode, type and id, in order) and total. It returns
+// the GET answer.
+func (e *Env) searchBoth(ctx context.Context, typ string, q url.Values) (bundle, error) {
+	get, err := e.search(ctx, typ, q)
+	if err != nil {
+		return bundle{}, err
+	}
+	res, err := e.fhirDo(ctx, http.MethodPost, typ+"/_search", nil, q.Encode())
+	if err != nil {
+		return bundle{}, err
+	}
+	post, err := searchBundle(res)
+	if err != nil {
+		return bundle{}, err
+	}
+	if g, p := get.entries(), post.entries(); !slices.Equal(g, p) || fmt.Sprint(deref(get.Total)) != fmt.Sprint(deref(post.Total)) {
+		return bundle{}, fmt.Errorf("%s?%s: GET answered %v (total %v), POST _search %v (total %v)", typ, q.Encode(), g, deref(get.Total), p, deref(post.Total))
+	}
+	return get, nil
+}
+
+// entries lists each entry of a Bundle as "mode Type/id".
+func (b bundle) entries() []string {
+	out := make([]string, 0, len(b.Entry))
+	for _, en := range b.Entry {
+		out = append(out, fmt.Sprintf("%s %v/%v", en.Search.Mode, en.Resource["resourceType"], en.Resource["id"]))
+	}
+	return out
 }
 
 func searchBundle(res response) (bundle, error) {

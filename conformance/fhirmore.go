@@ -52,6 +52,7 @@ var includes = []refParam{
 var revIncludes = []refParam{
 	{"PractitionerRole", "organization", "organization", "Organization"},
 	{"PractitionerRole", "location", "location", "Location"},
+	{"PractitionerRole", "service", "healthcareService", "HealthcareService"},
 	{"Endpoint", "organization", "managingOrganization", "Organization"},
 	{"Location", "organization", "managingOrganization", "Organization"},
 	{"HealthcareService", "organization", "providedBy", "Organization"},
@@ -265,19 +266,25 @@ func revIncludeCheck(in refParam) func(context.Context, *Env) error {
 		if i < 0 {
 			return Skipf("no sample %s has a %s", in.source, in.field)
 		}
-		target := strings.TrimPrefix(references(rs[i], in.field, in.target)[0], in.target+"/")
-		b, err := e.search(ctx, in.target, url.Values{"_id": {target}, "_revinclude": {value}})
+		ref := references(rs[i], in.field, in.target)[0]
+		return revIncluded(ctx, e, in.target, ref, value, fmt.Sprintf("%s/%v", in.source, rs[i]["id"]))
+	}
+}
+
+// revIncluded searches typ by the id of ref with _revinclude=value, giving the id alone and as
+// the reference (Type/id, as the Inferno kits send it; HAPI FHIR reads either), each by GET and
+// POST _search: every answer includes want.
+func revIncluded(ctx context.Context, e *Env, typ, ref, value, want string) error {
+	for _, id := range []string{strings.TrimPrefix(ref, typ+"/"), ref} {
+		b, err := e.searchBoth(ctx, typ, url.Values{"_id": {id}, "_revinclude": {value}})
 		if err != nil {
 			return err
 		}
-		want := fmt.Sprintf("%s/%v", in.source, rs[i]["id"])
-		for _, en := range b.Entry {
-			if en.Search.Mode == "include" && fmt.Sprintf("%v/%v", en.Resource["resourceType"], en.Resource["id"]) == want {
-				return nil
-			}
+		if !slices.Contains(b.entries(), "include "+want) {
+			return fmt.Errorf("%s?_id=%s&_revinclude=%s does not include %s", typ, id, value, want)
 		}
-		return fmt.Errorf("%s?_id=%s&_revinclude=%s does not include %s", in.target, target, value, want)
 	}
+	return nil
 }
 
 // skipOr is err when there is one, else a skip for the reason.

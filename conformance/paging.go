@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 )
 
 // checkPostSearch: a search by POST _search (form body) answers what the same search by GET
@@ -129,16 +128,5 @@ func checkRevinclude(ctx context.Context, e *Env) error {
 	if ref == "" {
 		return Skipf("the sample PractitionerRole names no practitioner")
 	}
-	id := strings.TrimPrefix(ref, "Practitioner/")
-	b, err := e.search(ctx, "Practitioner", url.Values{"_id": {id}, "_revinclude": {"PractitionerRole:practitioner"}})
-	if err != nil {
-		return err
-	}
-	want := fmt.Sprintf("PractitionerRole/%v", role["id"])
-	for _, en := range b.Entry {
-		if en.Search.Mode == "include" && fmt.Sprintf("%v/%v", en.Resource["resourceType"], en.Resource["id"]) == want {
-			return nil
-		}
-	}
-	return fmt.Errorf("Practitioner?_id=%s&_revinclude=PractitionerRole:practitioner does not include %s", id, want)
+	return revIncluded(ctx, e, "Practitioner", ref, "PractitionerRole:practitioner", fmt.Sprintf("PractitionerRole/%v", role["id"]))
 }

@@ -462,8 +462,11 @@ func tokenCondition(p param, modifier, name string, alts []string) (*store.Condi
 			code, system = system, ""
 		}
 		system, code = unescape(system), unescape(code)
-		if p.key == fhirmap.KeyPhone {
+		switch p.key {
+		case fhirmap.KeyPhone:
 			code = digitsOf(code)
+		case fhirmap.KeyID:
+			code = idPart(code)
 		}
 		switch {
 		case !hasSystem && len(fhirmap.TokenSystems[p.key]) > 0:
@@ -584,6 +587,19 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// idPart is the logical id an _id value names. Like HAPI FHIR, which reads an _id value as an
+// IdType and searches by its id part, a client may send the id alone, the relative reference
+// (Practitioner/1234567893, as the Inferno kits send it), an absolute URL or a versioned
+// reference (.../_history/1): the id is the last path segment before any _history. As in HAPI,
+// the type a reference names is not compared with the type searched: ids are looked up among
+// the searched type's resources.
+func idPart(v string) string {
+	if i := strings.Index(v, "/_history/"); i >= 0 {
+		v = v[:i]
+	}
+	return v[strings.LastIndexByte(v, '/')+1:]
 }
 
 func digitsOf(s string) string {

@@ -257,6 +257,9 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 		{"sorted by -_lastUpdated", "Practitioner", []string{"_sort", "-_lastUpdated,-_id"}, func(r res) bool { return true }, true},
 		{"sorted by -_id", "Practitioner", []string{"_sort", "-_id", "active", "true"}, func(r res) bool { return r["active"] == true }, true},
 		{"revinclude roles", "Practitioner", []string{"_id", rolePracNPI, "_revinclude", "PractitionerRole:practitioner"}, func(r res) bool { return r["id"] == rolePracNPI }, false},
+		// _id as a reference, as HAPI FHIR reads it: relative (as the Inferno kits send it), absolute, versioned.
+		{"revinclude roles, _id a reference", "Practitioner", []string{"_id", rolePrac, "_revinclude", "PractitionerRole:practitioner"}, func(r res) bool { return r["id"] == rolePracNPI }, false},
+		{"_id absolute and versioned references", "Practitioner", []string{"_id", "{base}/" + rolePrac + "," + "Practitioner/" + pracID + "/_history/1"}, func(r res) bool { return r["id"] == rolePracNPI || r["id"] == pracID }, false},
 		{"_has role specialty", "Practitioner", []string{"_has:PractitionerRole:practitioner:specialty", specialty}, func(r res) bool {
 			return anyOf(mapValues(roles), func(x any) bool {
 				return hasRef(x.(res), "practitioner", "Practitioner/"+r["id"].(string)) && hasCode(x.(res), "specialty", "", specialty)
@@ -314,6 +317,10 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 		}, false},
 		{"org address-state", "Organization", []string{"address-state", state}, func(r res) bool { return addressPart(r, "state", state) }, false},
 		{"org _revinclude roles", "Organization", []string{"_id", strings.TrimPrefix(roleOrg, "Organization/"), "_revinclude", "PractitionerRole:organization"}, func(r res) bool { return "Organization/"+r["id"].(string) == roleOrg }, false},
+		{"org _revinclude roles, _id a reference", "Organization", []string{"_id", roleOrg, "_revinclude", "PractitionerRole:organization"}, func(r res) bool { return "Organization/"+r["id"].(string) == roleOrg }, false},
+		{"role _id a reference", "PractitionerRole", []string{"_id", "PractitionerRole/" + roleID, "_include", "PractitionerRole:practitioner"}, func(r res) bool { return r["id"] == roleID }, false},
+		{"location _id a reference", "Location", []string{"_id", roleLoc, "_revinclude", "PractitionerRole:location"}, func(r res) bool { return "Location/"+r["id"].(string) == roleLoc }, false},
+		{"service _id a reference", "HealthcareService", []string{"_id", roleSvc, "_revinclude", "PractitionerRole:service"}, func(r res) bool { return "HealthcareService/"+r["id"].(string) == roleSvc }, false},
 
 		// Location
 		{"location organization", "Location", []string{"organization", locOrg}, func(r res) bool { return hasRef(r, "managingOrganization", locOrg) }, false},
