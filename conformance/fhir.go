@@ -86,7 +86,9 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 					Code string `json:"code"`
 				} `json:"interaction"`
 				SearchParam []struct {
-					Name string `json:"name"`
+					Name       string `json:"name"`
+					Type       string `json:"type"`
+					Definition string `json:"definition"`
 				} `json:"searchParam"`
 			} `json:"resource"`
 		} `json:"rest"`
@@ -112,6 +114,14 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 		served[r.Type] = true
 		for _, p := range r.SearchParam {
 			params[r.Type] = append(params[r.Type], p.Name)
+			switch {
+			case p.Definition == "":
+				problems = append(problems, fmt.Sprintf("%s searchParam %s has no definition", r.Type, p.Name))
+			case strings.HasPrefix(p.Definition, e.fhirBase()+"/"):
+				if err := e.ownDefinition(ctx, p.Definition, r.Type, p.Name, p.Type); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
 		}
 		if want, ok := profiles[r.Type]; ok && !slices.Contains(r.SupportedProfile, want) {
 			problems = append(problems, fmt.Sprintf("%s supportedProfile %v lacks %s", r.Type, r.SupportedProfile, want))
@@ -136,6 +146,30 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 		}
 	}
 	return joinProblems(problems)
+}
+
+// ownDefinition reads a SearchParameter the server defines, at the canonical its
+// CapabilityStatement names and without a token, as the statement is read: it must be the
+// definition of the parameter it is named for.
+func (e *Env) ownDefinition(ctx context.Context, canonical, typ, name, kind string) error {
+	res, err := e.do(ctx, http.MethodGet, canonical, http.Header{"Accept": {"application/fhir+json"}}, nil)
+	if err != nil {
+		return err
+	}
+	var sp struct {
+		ResourceType, URL, Code, Type string
+		Base                          []string
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("%s searchParam %s: its definition %s answers %d without a token, want 200", typ, name, canonical, res.status)
+	}
+	if err := res.json(&sp); err != nil {
+		return err
+	}
+	if sp.ResourceType != "SearchParameter" || sp.URL != canonical || sp.Code != name || sp.Type != kind || !slices.Equal(sp.Base, []string{typ}) {
+		return fmt.Errorf("%s searchParam %s (%s): %s is a %s of url %s, code %s, base %v, type %s", typ, name, kind, canonical, sp.ResourceType, sp.URL, sp.Code, sp.Base, sp.Type)
+	}
+	return nil
 }
 
 // readCheck reads a served resource of typ by id and holds it to its profile's mandatory

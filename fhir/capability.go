@@ -210,8 +210,8 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 			if p.kind == kindReference {
 				doc += "; targets " + strings.Join(p.targets, ", ")
 			}
-			def := definition(t, p)
-			if def == "" {
+			def := definition(base, t, p)
+			if strings.HasPrefix(def, base) {
 				doc += "; defined by this server (no R4, US Core or Plan-Net SearchParameter)"
 			}
 			res.SearchParam = append(res.SearchParam, capSearchParam{Name: p.name, Definition: def, Type: string(p.kind), Documentation: doc})

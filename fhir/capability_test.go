@@ -22,6 +22,7 @@ type capability struct {
 			Type        string `json:"type"`
 			SearchParam []struct {
 				Name          string `json:"name"`
+				Type          string `json:"type"`
 				Definition    string `json:"definition"`
 				Documentation string `json:"documentation"`
 			} `json:"searchParam"`
@@ -84,9 +85,9 @@ func TestCapabilityDefinitions(t *testing.T) {
 		"HealthcareService.service-category": planNet + "healthcareservice-service-category",
 		"HealthcareService.active":           base + "HealthcareService-active",
 		"HealthcareService.identifier":       base + "HealthcareService-identifier",
-		"Organization.phone":                 "",
-		"Location.phone":                     "",
-		"HealthcareService.phone":            "",
+		"Organization.phone":                 e.base + "/SearchParameter/Organization-phone",
+		"Location.phone":                     e.base + "/SearchParameter/Location-phone",
+		"HealthcareService.phone":            e.base + "/SearchParameter/HealthcareService-phone",
 	}
 	seen := 0
 	for _, res := range cs.Rest[0].Resource {
@@ -98,16 +99,42 @@ func TestCapabilityDefinitions(t *testing.T) {
 				t.Errorf("%s: definition %q, want %q", key, p.Definition, w)
 			case !listed && !strings.HasPrefix(p.Definition, "http://hl7.org/fhir/"):
 				t.Errorf("%s: definition %q is no HL7 canonical", key, p.Definition)
-			case p.Definition == "" && !strings.Contains(p.Documentation, "defined by this server"):
-				t.Errorf("%s: no definition, and the documentation does not say why: %q", key, p.Documentation)
+			case strings.HasPrefix(p.Definition, e.base):
+				if !strings.Contains(p.Documentation, "defined by this server") {
+					t.Errorf("%s: the documentation does not say the server defines it: %q", key, p.Documentation)
+				}
+				checkOwnDefinition(t, p.Definition, res.Type, p.Name, p.Type)
 			}
 			if listed {
 				seen++
 			}
 		}
 	}
+	// served whether or not subscriptions are offered; the statement names it on Basic when they are
+	checkOwnDefinition(t, e.base+"/SearchParameter/Basic-url", "Basic", "url", "uri")
+	if r := get(t, e.base+"/SearchParameter/no-such-parameter", "X-Test-Grant", "none"); r.status != http.StatusNotFound {
+		t.Errorf("an unknown SearchParameter: %d, want 404", r.status)
+	}
 	if seen != len(want) {
 		t.Errorf("%d of the %d parameters checked are in the statement", seen, len(want))
+	}
+}
+
+// checkOwnDefinition reads a SearchParameter the server defines, at its canonical and without
+// a grant, as the CapabilityStatement is read: it states the parameter it is named for.
+func checkOwnDefinition(t *testing.T, canonical, typ, name, kind string) {
+	t.Helper()
+	r := get(t, canonical, "X-Test-Grant", "none")
+	var sp struct {
+		ResourceType, URL, Code, Type, Expression string
+		Base                                      []string
+	}
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &sp) != nil {
+		t.Fatalf("%s: %d %.200s", canonical, r.status, r.body)
+	}
+	if sp.ResourceType != "SearchParameter" || sp.URL != canonical || sp.Code != name || sp.Type != kind ||
+		!slices.Equal(sp.Base, []string{typ}) || !strings.HasPrefix(sp.Expression, typ+".") {
+		t.Errorf("%s: %+v, want the SearchParameter of %s.%s (%s)", canonical, sp, typ, name, kind)
 	}
 }
 

@@ -1,6 +1,16 @@
 package fhir
 
-import "providerdir/mapping/fhirmap"
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"providerdir/internal/buildinfo"
+	"providerdir/mapping/fhirmap"
+)
 
 // The canonical URL of each search parameter's SearchParameter, for the CapabilityStatement's
 // searchParam.definition, so that a client (and a conformance tool) knows which definition a
@@ -67,10 +77,9 @@ var baseDefinitions = map[string]map[string]string{
 	fhirmap.TypeHealthcareService: {"identifier": "HealthcareService-identifier", "active": "HealthcareService-active"},
 }
 
-// definition is the canonical of a search parameter of a type, or "" for a parameter this
-// server defines itself: phone on Organization, Location and HealthcareService, which R4 gives
-// no phone parameter (searchParam.documentation says so).
-func definition(resourceType string, p param) string {
+// definition is the canonical of a search parameter of a type: a published SearchParameter's,
+// else one of this server's own (serverParams) under base.
+func definition(base, resourceType string, p param) string {
 	if p.definition != "" {
 		return p.definition
 	}
@@ -83,5 +92,73 @@ func definition(resourceType string, p param) string {
 	if len(p.name) > 1 && p.name[0] == '_' {
 		return baseSP + "Resource-" + p.name[1:]
 	}
+	if sp, ok := serverParamOf(resourceType, p.name); ok {
+		return sp.canonical(base)
+	}
 	return ""
+}
+
+// serverParam is a search parameter this server defines, for a type no R4, US Core or
+// Plan-Net SearchParameter gives it to. Its SearchParameter is served at its canonical,
+// [base]/SearchParameter/<id>, without a token, like the CapabilityStatement that names it.
+type serverParam struct {
+	id, base, code, kind, expression, description string
+}
+
+// serverParams are this server's own SearchParameters: phone on the types whose telecom R4
+// does not index (it defines phone for Practitioner, PractitionerRole and the person types
+// only), and url on Basic, the backport IG's R4 form of a SubscriptionTopic.
+var serverParams = []serverParam{
+	phoneParam(fhirmap.TypeOrganization),
+	phoneParam(fhirmap.TypeLocation),
+	phoneParam(fhirmap.TypeHealthcareService),
+	{id: "Basic-url", base: "Basic", code: "url", kind: "uri",
+		expression:  "Basic.extension('" + r5TopicExt + "url').value",
+		description: "The canonical URL of a subscription topic, which the Subscriptions R5 Backport IG carries on R4 in the SubscriptionTopic.url cross-version extension of Basic."},
+}
+
+func phoneParam(typ string) serverParam {
+	return serverParam{id: typ + "-phone", base: typ, code: "phone", kind: "token",
+		expression:  typ + ".telecom.where(system='phone')",
+		description: "A telephone number of the " + typ + " (telecom of system phone); only the digits are compared, so 555-123-4567 and (555) 123 4567 match alike."}
+}
+
+func serverParamOf(resourceType, code string) (serverParam, bool) {
+	for _, sp := range serverParams {
+		if sp.base == resourceType && sp.code == code {
+			return sp, true
+		}
+	}
+	return serverParam{}, false
+}
+
+func (sp serverParam) canonical(base string) string { return base + "/SearchParameter/" + sp.id }
+
+// searchParameter serves GET [base]/SearchParameter/{id}: one of serverParams, else a 404.
+func (s *Server) searchParameter(w http.ResponseWriter, r *http.Request) {
+	ct, ok := negotiate(r, r.URL.Query().Get("_format"))
+	if !ok {
+		notAcceptable(w, r)
+		return
+	}
+	id := mux.Vars(r)["id"]
+	i := slices.IndexFunc(serverParams, func(sp serverParam) bool { return sp.id == id })
+	if i < 0 {
+		Error(w, r, http.StatusNotFound, "not-found", "SearchParameter/"+id+" is not defined by this server")
+		return
+	}
+	sp := serverParams[i]
+	body, err := json.Marshal(map[string]any{
+		"resourceType": "SearchParameter", "id": sp.id, "url": sp.canonical(s.base),
+		"version": buildinfo.PipelineVersion(), "name": strings.ReplaceAll(sp.id, "-", ""),
+		"status": "active", "experimental": false, "publisher": "Provider directory service",
+		"description": sp.description, "code": sp.code, "base": []string{sp.base}, "type": sp.kind,
+		"expression": sp.expression, "xpathUsage": "normal",
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	s.write(w, http.StatusOK, ct, body, r.URL.Query().Get("_pretty") == "true")
 }

@@ -145,6 +145,7 @@ const (
 // Protect) wraps the subrouter; the handlers check the grant's scopes themselves.
 func (s *Server) Routes(r *mux.Router) {
 	r.HandleFunc("/metadata", s.metadata).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/SearchParameter/"+idPattern, s.searchParameter).Methods(http.MethodGet, http.MethodHead)
 	if s.subPolicy != nil {
 		s.topicRoutes(r)
 		s.subscriptionRoutes(r)

@@ -260,6 +260,7 @@ func subscriptionCapabilities(base string) []capResource {
 	for _, t := range topics {
 		sub.Extension = append(sub.Extension, capExtension{URL: extTopicCanonical, ValueCanonical: base + "/SubscriptionTopic/" + t.id})
 	}
+	topicURL, _ := serverParamOf("Basic", "url")
 	basic := capResource{
 		Type: "Basic", Profile: "http://hl7.org/fhir/StructureDefinition/Basic",
 		Documentation: "The subscription topics, as the backport IG represents SubscriptionTopic on R4 (Basic coded " +
@@ -268,7 +269,7 @@ func subscriptionCapabilities(base string) []capResource {
 		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
 		SearchParam: []capSearchParam{
 			{Name: "code", Definition: "http://hl7.org/fhir/SearchParameter/Basic-code", Type: "token"},
-			{Name: "url", Type: "uri", Documentation: "the topic's canonical URL; defined by this server"},
+			{Name: "url", Definition: topicURL.canonical(base), Type: "uri", Documentation: "the topic's canonical URL; defined by this server"},
 			{Name: "_id", Definition: "http://hl7.org/fhir/SearchParameter/Resource-id", Type: "token"},
 		},
 	}

@@ -99,6 +99,9 @@ func newEnvOn(t testing.TB, st store.Store, mods ...func(*smart.Config)) *testEn
 			r.HandleFunc("/metadata", func(w http.ResponseWriter, _ *http.Request) {
 				io.WriteString(w, `{"resourceType":"CapabilityStatement"}`)
 			})
+			r.HandleFunc("/SearchParameter/{id}", func(w http.ResponseWriter, _ *http.Request) {
+				io.WriteString(w, `{"resourceType":"SearchParameter"}`)
+			})
 			r.HandleFunc("/{type}/{id}", stubRead(st)).Methods(http.MethodGet)
 			r.HandleFunc("/{type}", stubSearch).Methods(http.MethodGet)
 		}}},

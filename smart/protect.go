@@ -22,8 +22,15 @@ var openPaths = map[string]string{
 	"/fhir/token":                           http.MethodPost,
 }
 
+// openPrefix is the path of the SearchParameters the FHIR server defines itself, which the
+// CapabilityStatement names as canonicals: read (GET or HEAD) needs no token either.
+const openPrefix = "/fhir/SearchParameter/"
+
 func isOpen(r *http.Request) bool {
 	m, ok := openPaths[r.URL.Path]
+	if !ok && strings.HasPrefix(r.URL.Path, openPrefix) && !strings.Contains(r.URL.Path[len(openPrefix):], "/") {
+		m, ok = http.MethodGet, true
+	}
 	return ok && (r.Method == m || r.Method == http.MethodHead && m == http.MethodGet)
 }
 

@@ -40,6 +40,8 @@ func TestProtect(t *testing.T) {
 		{"another deployment's token", "/fhir/Practitioner/1", "Bearer " + foreign, 401, invalid},
 		{"metadata is open", "/fhir/metadata", "", 200, ""},
 		{"discovery is open", "/fhir/.well-known/smart-configuration", "", 200, ""},
+		{"the server's own SearchParameters are open", "/fhir/SearchParameter/Organization-phone", "", 200, ""},
+		{"a SearchParameter search is not open", "/fhir/SearchParameter", "", 401, noError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
