@@ -1,7 +1,16 @@
 package catalog
 
+import "fmt"
+
 // ChangeKind is the store record kind of change-set chunks, read by the webhook worker.
 const ChangeKind = "changeset"
+
+// ChangeRecordID is the id of a change-set chunk: the generation written (a stack's top layer),
+// the collection and the chunk's number, so that records sort by generation, then collection.
+// The first chunk of the manifests' change set carries the switch's Generations.
+func ChangeRecordID(generation, collection string, chunk int) string {
+	return fmt.Sprintf("%s.%s.%06d", generation, collection, chunk)
+}
 
 // ChangeSet is one stored chunk of the ids that changed in one collection at one ingest.
 type ChangeSet struct {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 
 	"providerdir/catalog"
 	"providerdir/store"
@@ -96,7 +95,7 @@ func (w *changeWriter) flush(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
-	id := fmt.Sprintf("%s.%s.%06d", w.id, w.collection, w.sum.Chunks)
+	id := catalog.ChangeRecordID(w.id, w.collection, w.sum.Chunks)
 	if _, err := w.st.PutRecord(ctx, store.Record{Kind: catalog.ChangeKind, ID: id, Body: body}); err != nil {
 		return err
 	}

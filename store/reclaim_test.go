@@ -55,3 +55,52 @@ func TestReclaimEvery(t *testing.T) {
 	stop()
 	<-done
 }
+
+// A hold keeps the generations of its mapping and every newer one from collection, so that two
+// switches made after it leave the first one's generation; a hold not written again within
+// store.MaxHoldAge holds nothing.
+func TestCollectGenerationsHeld(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		heldAt time.Time
+		kept   int // of the four generations, the last kept
+	}{
+		{"live", time.Now(), 4},
+		{"expired", time.Now().Add(-store.MaxHoldAge - time.Minute), 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := backends.Embedded(t)
+			ctx := t.Context()
+			snap := store.Snapshot{}
+			var gens []string
+			for i := range 4 {
+				g, err := store.NewGeneration(ctx, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Put(ctx, g, "p", []store.Document{{ID: "x", Body: []byte(`{}`)}}); err != nil {
+					t.Fatal(err)
+				}
+				if snap, err = store.Switch(ctx, s, snap, map[string]string{"p": g}, "step"); err != nil {
+					t.Fatal(err)
+				}
+				gens = append(gens, g)
+				if i == 0 {
+					if err := store.Hold(ctx, s, "reader", snap.Collections, c.heldAt); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if _, err := store.CollectGenerations(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			listed, err := s.Generations(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := gens[len(gens)-c.kept:]; !slices.Equal(listed, want) {
+				t.Errorf("generations %v, want %v", listed, want)
+			}
+		})
+	}
+}

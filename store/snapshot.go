@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -194,12 +195,19 @@ func ReclaimEvery(ctx context.Context, s Store, window, interval time.Duration, 
 	}
 }
 
-// CollectGenerations drops generations that neither the serving nor the previous mapping
-// references (a stacked generation references each of its layers) and that are older than the newest referenced one. Newer unreferenced generations
-// are left alone: an ingest may be writing one right now. A crashed ingest's leftover is
-// collected after the next successful switch. It returns the generations dropped.
+// CollectGenerations drops generations that neither the serving nor the previous mapping nor
+// a live hold (Hold) references (a stacked generation references each of its layers) and that
+// are older than the newest referenced one and than every live hold's newest. Newer
+// unreferenced generations are left alone: an ingest may be writing one right now, or a holder
+// has still to read one that was switched in and out since its hold. A crashed ingest's leftover
+// is collected after the next successful switch that every holder has caught up with. It returns
+// the generations dropped.
 func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
 	snap, err := Serving(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	holds, err := liveHolds(ctx, s, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +219,18 @@ func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
 				referenced[layer] = true
 				newest = max(newest, layer)
 			}
+		}
+	}
+	for _, h := range holds {
+		held := ""
+		for _, g := range h.Collections {
+			for _, layer := range Layers(g) {
+				referenced[layer] = true
+				held = max(held, layer)
+			}
+		}
+		if held != "" {
+			newest = min(newest, held)
 		}
 	}
 	gens, err := s.Generations(ctx)
@@ -229,4 +249,71 @@ func CollectGenerations(ctx context.Context, s Store) ([]string, error) {
 	}
 	slices.Sort(dropped)
 	return dropped, nil
+}
+
+// MaxHoldAge is how long a hold keeps generations after it was last written: a holder that
+// stopped (a service no longer running its webhook fan-out) does not keep every later
+// generation's disk for ever.
+const MaxHoldAge = 24 * time.Hour
+
+// holdPrefix begins the ids of hold records.
+const holdPrefix = "hold."
+
+// HoldRecord is what a holder keeps from collection: the generations of a mapping it has still
+// to compare against, and, through CollectGenerations, every generation newer than them.
+type HoldRecord struct {
+	Collections map[string]string `json:"collections"`
+	HeldAt      time.Time         `json:"held_at"`
+}
+
+// Hold records holder's hold on the generations of collections (a snapshot's mapping) and every
+// generation made after them, replacing its previous hold: a reader that compares each switch
+// with the one before (the webhook fan-out) holds the mapping it last compared, so that switches
+// made before it reads them again are still there to compare. A hold not written again within
+// MaxHoldAge holds nothing.
+func Hold(ctx context.Context, s Store, holder string, collections map[string]string, now time.Time) error {
+	body, err := json.Marshal(HoldRecord{Collections: collections, HeldAt: now.UTC()})
+	if err != nil {
+		return err
+	}
+	_, err = Update(ctx, s, systemKind, holdPrefix+holder, func(old Record) (Record, error) {
+		var h HoldRecord
+		if json.Unmarshal(old.Body, &h) == nil && maps.Equal(h.Collections, collections) && now.Sub(h.HeldAt) < holdRefresh {
+			return old, SkipWrite
+		}
+		old.Body = body
+		return old, nil
+	}, CreateIfAbsent())
+	return err
+}
+
+// holdRefresh is how often a hold on the same mapping is written again, well within MaxHoldAge.
+const holdRefresh = time.Hour
+
+// liveHolds reads the holds written within MaxHoldAge of now.
+func liveHolds(ctx context.Context, s Store, now time.Time) ([]HoldRecord, error) {
+	var out []HoldRecord
+	after := holdPrefix
+	for {
+		recs, err := s.ListRecords(ctx, systemKind, after, MaxLimit)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if !strings.HasPrefix(r.ID, holdPrefix) {
+				return out, nil
+			}
+			var h HoldRecord
+			if err := json.Unmarshal(r.Body, &h); err != nil {
+				return nil, fmt.Errorf("store: hold %s: %w", r.ID, err)
+			}
+			if now.Sub(h.HeldAt) < MaxHoldAge {
+				out = append(out, h)
+			}
+		}
+		if len(recs) < MaxLimit {
+			return out, nil
+		}
+		after = recs[len(recs)-1].ID
+	}
 }

@@ -69,7 +69,7 @@ func TestChangeSetStateOfStack(t *testing.T) {
 		{"failed and dropped", "g0000000001", []string{"g0000000001"}, csSkip},
 	} {
 		snap := store.Snapshot{Collections: map[string]string{catalog.RegistryProviders: c.serving}}
-		if got := changeSetState(cs, snap, c.gens); got != c.want {
+		if got := changeSetState(cs, snap, nil, c.gens); got != c.want {
 			t.Errorf("%s: state %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -143,45 +143,58 @@ func (w *Worker) fanoutLoop(ctx context.Context) {
 // from the same record, and since deliveries have ids that depend only on the subscription and
 // the event, the repeat adds nothing twice. Several workers may run it at once.
 //
-// A change set is used when its generation serves its collection (or served it until the last
-// switch). One of a generation still being written stops the walk until it switches; one of a
-// generation that no longer exists (an ingest that failed, or one already replaced by the next)
-// is passed over. The first call on a store starts at its newest change set: what happened
-// before webhooks ran is not replayed.
+// A change set is used when its generation was switched in for its collection since the cursor
+// (every switch the serving snapshot descends from, however many came between two calls), or
+// serves it, or served it until the last switch. One of a generation still being written stops
+// the walk until it switches; one of a generation never switched in (an ingest that failed) is
+// passed over. A call that reaches the serving snapshot holds its generations and every newer one
+// from collection (store.Hold), so that the switches made before the next call can still be
+// compared with the ones before them. The first call on a store starts at its newest change
+// set: what happened before webhooks ran is not replayed.
 func Fanout(ctx context.Context, st store.Store, now func() time.Time) error {
+	// The serving snapshot is read before the change sets: every switch it shows recorded its
+	// change sets before switching, so the walk below sees them all.
+	serving, err := store.Serving(ctx, st)
+	if err != nil {
+		return err
+	}
 	cur, version, err := readCursor(ctx, st)
 	if err != nil {
 		return err
 	}
 	if version == 0 {
-		return startCursor(ctx, st)
+		if err := startCursor(ctx, st); err != nil {
+			return err
+		}
+		return store.Hold(ctx, st, holder, serving.Collections, now())
 	}
-	var serving *store.Snapshot // read once there is a change set to judge
+	var switched map[switchedKey]bool // read once there is a change set to judge
 	var gens []string
 	var f *fanout
 	for {
 		recs, err := st.ListRecords(ctx, catalog.ChangeKind, cur.After, 100)
-		if err != nil || len(recs) == 0 {
+		if err != nil {
 			return err
 		}
-		if serving == nil {
-			snap, err := store.Serving(ctx, st)
-			if err != nil {
+		if len(recs) == 0 {
+			return store.Hold(ctx, st, holder, serving.Collections, now())
+		}
+		if switched == nil {
+			if switched, err = switchedSince(ctx, st, serving, cur.After); err != nil {
 				return err
 			}
 			if gens, err = st.Generations(ctx); err != nil {
 				return err
 			}
-			serving = &snap
 		}
 		for _, rec := range recs {
 			var cs catalog.ChangeSet
 			if err := json.Unmarshal(rec.Body, &cs); err != nil {
 				return fmt.Errorf("webhook: change set %s: %w", rec.ID, err)
 			}
-			switch changeSetState(cs, *serving, gens) {
+			switch changeSetState(cs, serving, switched, gens) {
 			case csWait:
-				return nil
+				return store.Hold(ctx, st, holder, serving.Collections, now())
 			case csUse:
 				if f == nil {
 					if f, err = newFanout(ctx, st, now, gens); err != nil {
@@ -202,6 +215,46 @@ func Fanout(ctx context.Context, st store.Store, now func() time.Time) error {
 	}
 }
 
+// holder names the fan-out's hold on generations (store.Hold).
+const holder = "webhook-fanout"
+
+// switchedKey is a collection and a generation switched in for it.
+type switchedKey struct{ collection, generation string }
+
+// switchedSince returns the generations switched in for each collection by the switches the
+// serving snapshot descends from, back to the one of the cursor's generation: each switch's
+// manifests' change set names every collection's generations before and after it, the
+// manifests' own among them, which leads to the switch before. A switch whose manifests had no
+// previous generation (a first load) recorded no change set and ends the walk.
+func switchedSince(ctx context.Context, st store.Store, serving store.Snapshot, after string) (map[switchedKey]bool, error) {
+	out := map[switchedKey]bool{}
+	since, _, _ := strings.Cut(after, ".")
+	for gen := serving.Generation(catalog.ManifestCollection); gen != "" && gen >= since; {
+		rec, err := st.GetRecord(ctx, catalog.ChangeKind, catalog.ChangeRecordID(gen, catalog.ManifestCollection, 0))
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		var cs catalog.ChangeSet
+		if err := json.Unmarshal(rec.Body, &cs); err != nil {
+			return nil, fmt.Errorf("webhook: change set %s: %w", rec.ID, err)
+		}
+		for c, p := range cs.Generations {
+			if p.Generation != p.Previous {
+				out[switchedKey{c, p.Generation}] = true
+			}
+		}
+		if next := cs.Generations[catalog.ManifestCollection].Previous; next < gen {
+			gen = next
+		} else {
+			break
+		}
+	}
+	return out, nil
+}
+
 type csState int
 
 const (
@@ -210,9 +263,10 @@ const (
 	csSkip
 )
 
-func changeSetState(cs catalog.ChangeSet, serving store.Snapshot, gens []string) csState {
+func changeSetState(cs catalog.ChangeSet, serving store.Snapshot, switched map[switchedKey]bool, gens []string) csState {
 	switch {
-	case serving.Generation(cs.Collection) == cs.Generation, serving.Previous[cs.Collection] == cs.Generation:
+	case serving.Generation(cs.Collection) == cs.Generation, serving.Previous[cs.Collection] == cs.Generation,
+		switched[switchedKey{cs.Collection, cs.Generation}]:
 		return csUse
 	case cs.Generation > serving.Generation(cs.Collection) && slices.Contains(gens, store.Layers(cs.Generation)[0]):
 		// A stacked generation exists while its top layer does.

@@ -203,19 +203,21 @@ func testFanoutFromIngest(t *testing.T, st store.Store) {
 	}
 }
 
-// A change set of a generation still being written waits; one of a generation that failed
-// and was dropped is passed over.
+// A change set of a generation still being written waits; one of a generation switched in
+// since the cursor is used, even when later switches replaced it; one of a generation that failed
+// and was dropped, or that was written and never switched in, is passed over.
 func TestChangeSetState(t *testing.T) {
 	serving := store.Snapshot{Collections: map[string]string{"c": "g0000000005"}, Previous: map[string]string{"c": "g0000000003"}}
-	gens := []string{"g0000000003", "g0000000005", "g0000000007"}
+	gens := []string{"g0000000002", "g0000000003", "g0000000004", "g0000000005", "g0000000007"}
+	switched := map[switchedKey]bool{{"c", "g0000000002"}: true, {"c", "g0000000003"}: true, {"c", "g0000000005"}: true}
 	for _, c := range []struct {
 		gen  string
 		want csState
 	}{
-		{"g0000000005", csUse}, {"g0000000003", csUse}, {"g0000000007", csWait},
-		{"g0000000006", csSkip}, {"g0000000001", csSkip},
+		{"g0000000005", csUse}, {"g0000000003", csUse}, {"g0000000002", csUse}, {"g0000000007", csWait},
+		{"g0000000004", csSkip}, {"g0000000006", csSkip}, {"g0000000001", csSkip},
 	} {
-		if got := changeSetState(catalog.ChangeSet{Collection: "c", Generation: c.gen}, serving, gens); got != c.want {
+		if got := changeSetState(catalog.ChangeSet{Collection: "c", Generation: c.gen}, serving, switched, gens); got != c.want {
 			t.Errorf("%s: %v, want %v", c.gen, got, c.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/mapping"
@@ -248,4 +249,89 @@ func TestProviderDeactivated(t *testing.T) {
 		b, _ := json.Marshal(got)
 		t.Errorf("provider.changed %s, want one of change deactivated", b)
 	}
+}
+
+// Two PECOS ingests that switch between fan-out passes, after one the last pass saw, each end
+// the enrollment of one more watched NPI: the pass after them sends provider.changed for each
+// NPI in the generation of the switch that ended it, and source.refreshed for each new PECOS
+// snapshot in the order they switched, although the second switch's ingest collected what the
+// first one replaced.
+func TestFanoutAfterTwoSwitches(t *testing.T) {
+	base := drops(t).Base
+	ctx := context.Background()
+	st, clk := backends.Embedded(t), webhookreceiver.NewClock()
+	ingestDrop(t, st, base)
+	if err := Fanout(ctx, st, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(base, "PPEF_Enrollment_Extract_2025.04.01.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var npis []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if npi := strings.SplitN(line, ",", 2)[0]; npi != "" && !slices.Contains(npis, npi) && len(npis) < 2 {
+			npis = append(npis, npi)
+		}
+	}
+	if len(npis) < 2 {
+		t.Fatalf("the enrollment file holds %d NPIs, want 2", len(npis))
+	}
+	sub := subscribe(t, st, nil, "https://192.0.2.1/b", []string{EventProviderChanged, EventSourceRefreshed}, npis...)
+
+	// ingestPECOS ingests the base drop's PECOS files dated date, without the enrollments of the
+	// first n watched NPIs, and returns the manifests' generation it switched in.
+	ingestPECOS := func(date string, n int) string {
+		dir := t.TempDir()
+		for _, name := range []string{"PPEF_Enrollment_Extract_", "PPEF_Reassignment_Extract_", "Hospital_Enrollments_"} {
+			var drop func(string) bool
+			if name == "PPEF_Enrollment_Extract_" {
+				drop = func(line string) bool { return slices.Contains(npis[:n], strings.SplitN(line, ",", 2)[0]) }
+			}
+			copyFile(t, filepath.Join(base, name+"2025.04.01.csv"), filepath.Join(dir, name+date+".csv"), time.Now(), drop)
+		}
+		ingestDrop(t, st, dir)
+		snap, err := store.Serving(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Generation(catalog.ManifestCollection)
+	}
+	ingestPECOS("2025.07.01", 0)
+	if err := Fanout(ctx, st, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+	gens := []string{ingestPECOS("2025.10.01", 1), ingestPECOS("2026.01.01", 2)}
+	if err := Fanout(ctx, st, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+
+	changed := map[string]string{}
+	var refreshed []string
+	for _, d := range deliveriesOf(t, st, sub.ID) {
+		switch d.Event {
+		case EventProviderChanged:
+			var pc ProviderChanged
+			mustJSON(t, d.Payload, &pc)
+			changed[pc.NPI] = d.EventID
+		case EventSourceRefreshed:
+			var sr SourceRefreshed
+			mustJSON(t, d.Payload, &sr)
+			if sr.DatasetID == mapping.PECOS.ID {
+				refreshed = append(refreshed, sr.Snapshot)
+			}
+		}
+	}
+	for i, npi := range npis {
+		if !strings.HasPrefix(changed[npi], "evt_"+gens[i]+"_") {
+			t.Errorf("provider.changed of %s: event %q, want one of generation %s", npi, changed[npi], gens[i])
+		}
+	}
+	if len(changed) != len(npis) {
+		t.Errorf("provider.changed for %v, want %v", changed, npis)
+	}
+	if want := []string{"2025-07-01", "2025-10-01", "2026-01-01"}; !slices.Equal(refreshed, want) {
+		t.Errorf("source.refreshed for PECOS snapshots %v, want %v", refreshed, want)
+	}
+	checkBodies(t, st, deliveriesOf(t, st, sub.ID))
 }
