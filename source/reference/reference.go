@@ -1,5 +1,6 @@
 // Package reference carries the public reference files (Census Vintage 2024 population
-// estimates, the NUCC taxonomy code set 25.1, the CMS CCN state codes, the NPPES header line)
+// estimates, the 2021 Gazetteer's ZCTA centroids, the NUCC taxonomy code set 25.1, the CMS CCN
+// state codes, the NPPES header line)
 // inside every binary that imports it, so that a checkout builds and runs with nothing beside it.
 // SOURCES.md in this directory says where each file comes from, its terms and its snapshot date.
 //

@@ -15,6 +15,7 @@ import (
 	"providerdir/source/nppes"
 	"providerdir/source/nucc"
 	"providerdir/source/reference"
+	"providerdir/source/zcta"
 )
 
 // The built-in files are byte for byte the ones SOURCES.md lists, and every path the readers
@@ -28,7 +29,7 @@ func TestBuiltInFilesAreThePublishedOnes(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^([0-9a-f]{64})  (\S+)$`).FindAllStringSubmatch(string(doc), -1) {
 		sums[m[2]] = m[1]
 	}
-	for _, name := range []string{census.StatesFile, census.CountiesFile, nucc.File, ccn.File, nppes.HeaderFile} {
+	for _, name := range []string{census.StatesFile, census.CountiesFile, nucc.File, ccn.File, nppes.HeaderFile, zcta.File} {
 		if _, ok := sums[name]; !ok {
 			t.Errorf("SOURCES.md lists no checksum for %s", name)
 		}
