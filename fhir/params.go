@@ -143,6 +143,7 @@ var searchParams = map[string][]param{
 		withDef(withDoc(pEndpoint, "an Endpoint of the location"+noData), planNetSearchParams+"location-endpoint"),
 		withDef(withDoc(ref("partof", fhirmap.KeyPartOf, fhirmap.TypeLocation), "the Location this one is part of"+noData), planNetSearchParams+"location-partof"),
 		withDef(param{name: "type", kind: kindToken, key: fhirmap.KeyType, doc: "a coded location type (facility Locations carry their Provider of Services category as text only)" + noData}, planNetSearchParams+"location-type"),
+		pNear,
 		pTag, pProfile,
 	},
 	fhirmap.TypeHealthcareService: {

@@ -48,6 +48,12 @@ type query struct {
 
 	// tags are the _tag parameters, resolved against the snapshot's tag sets when run.
 	tags []tagQuery
+
+	// near is the near parameter (near.go), byDistance whether the results come nearest first:
+	// with near, unless a _sort other than near is given. sortNear is _sort=near.
+	near       *nearQuery
+	byDistance bool
+	sortNear   bool
 }
 
 // chain is a parameter whose values select resources of another type: a forward chain
@@ -124,6 +130,10 @@ func parseSearch(resourceType, base string, values url.Values, lenient bool) (*q
 			q.warnings = append(q.warnings, warning("informational", pe.Error()+"; ignored (Prefer: handling=strict refuses it)"))
 		}
 	}
+	if q.sortNear && q.near == nil {
+		return nil, refused("_sort", "near sorts by the distance from a near parameter; give one")
+	}
+	q.byDistance = q.near != nil && (q.sortNear || len(values["_sort"]) == 0)
 	// The links carry the elements in effect, so that later pages are shaped as this one even
 	// when some of the elements asked for were ignored.
 	if len(q.elements) > 0 {
@@ -251,8 +261,10 @@ func (q *query) addSort(value string) error {
 			}
 		case i == 1 && k == "_id" && q.sort == "_lastUpdated" && desc == q.desc:
 			// ties are broken by id in the same direction anyway
+		case i == 0 && k == "near" && !desc && len(keys) == 1:
+			q.sortNear = true
 		default:
-			return unsupported("_sort", "%q: results sort by _id or _lastUpdated (ties by _id in the same direction)", value)
+			return unsupported("_sort", "%q: results sort by _id or _lastUpdated (ties by _id in the same direction), or by near", value)
 		}
 	}
 	return nil
@@ -313,6 +325,12 @@ func (q *query) addChain(name string, p param, modifier, chained, value string) 
 	cp, ok := lookupParam(target, cname)
 	if !ok {
 		return invalid(name, "%s has no search parameter %q", target, cname)
+	}
+	if cp.name == pNear.name && target == fhirmap.TypeLocation && slices.Contains(carriesNear, q.typ) {
+		if cmod != "" {
+			return refused(name, "near takes no modifier")
+		}
+		return q.addNear(name, value)
 	}
 	c, err := condition(q.base, cp, cmod, name, value)
 	if err != nil {

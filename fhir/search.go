@@ -167,10 +167,23 @@ func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena)
 
 	sq.Descending = q.desc != tok.Back
 	sq.After = tok.Cursor
+	byDistance := q.byDistance && len(probes) == 0
+	if q.byDistance && !byDistance {
+		res.warnings = append(res.warnings, warning("informational", "a chained parameter matches too many resources to sort by distance: the results come by id"))
+	}
+	if byDistance && tok.Back {
+		return nil, http.StatusBadRequest, invalid("_cursor", "not a cursor of this search; follow the Bundle's links")
+	}
 	var page store.Page
-	if len(probes) == 0 {
+	switch {
+	case byDistance:
+		page, err = s.nearPage(ctx, q.typ, sq, tok.Cursor)
+		if pe, ok := err.(*paramError); ok {
+			return nil, http.StatusBadRequest, pe
+		}
+	case len(probes) == 0:
 		page, err = s.find(ctx, q.typ, sq)
-	} else {
+	default:
 		var short bool
 		page, short, err = s.probePage(ctx, q.typ, sq, probes)
 		if short {
@@ -189,7 +202,16 @@ func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena)
 			return nil, 0, err
 		}
 	}
-	s.pageLinks(res, q, tok, pageToken{Generation: v.gen(q.typ), Total: res.total, Query: hash}, sq.OrderBy, page.Next)
+	next := pageToken{Generation: v.gen(q.typ), Total: res.total, Query: hash}
+	if byDistance {
+		// forward only: a distance page starts where the one before ended
+		if page.Next != "" {
+			next.Cursor = page.Next
+			res.next = s.link(q.typ, withParam(q.canonical, "_cursor", next.encode()))
+		}
+	} else {
+		s.pageLinks(res, q, tok, next, sq.OrderBy, page.Next)
+	}
 	if err := s.addIncludes(ctx, v, q, g, res); err != nil {
 		return nil, 0, err
 	}
@@ -283,6 +305,14 @@ func (s *Server) conditions(ctx context.Context, v view, q *query, g Grant) (whe
 		if !add(cond) {
 			break
 		}
+	}
+	if q.near != nil {
+		// last, where nearPage finds it
+		cond, err := nearCondition(q.near)
+		if err != nil {
+			return nil, nil, false, 0, err
+		}
+		add(cond)
 	}
 	return where, probes, q.empty || empty, 0, nil
 }

@@ -42,10 +42,15 @@ func location(id, display string, a mapping.Address, active bool, managingOrg st
 		Telecom: telecom(a),
 		Address: addr,
 	}
+	pos, zip, err := position(addr)
+	if err != nil {
+		return Resource{}, false, err
+	}
+	loc.Position = pos
 	if managingOrg != "" {
 		loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, managingOrg), Display: display}
 	}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, zip, visible))
 	return res, err == nil, err
 }
 
@@ -66,17 +71,23 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		Telecom:    telecom(rec.Address),
 		Address:    addr,
 	}
+	pos, zip, err := position(addr)
+	if err != nil {
+		return Resource{}, false, err
+	}
+	loc.Position = pos
 	if t := mapping.FacilityCategory(rec.CategoryCode); t != "" {
 		loc.Type = []CodeableConcept{{Text: t}}
 	}
 	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, zip, visible))
 	return res, err == nil, err
 }
 
 // locationKeys computes a Location's search keys. A practice Location's name is the practice's
-// name and its address (location), searched from its start like any name.
-func locationKeys(loc *Location, visible bool) mapping.Keys {
+// name and its address (location), searched from its start like any name; zcta is the ZCTA its
+// position is the centroid of, "" without a position.
+func locationKeys(loc *Location, zcta string, visible bool) mapping.Keys {
 	k := make(mapping.Keys, 0, keysPerResource)
 	addIdentifiers(&k, loc.Identifier)
 	addString(&k, KeyName, loc.Name)
@@ -84,6 +95,9 @@ func locationKeys(loc *Location, visible bool) mapping.Keys {
 	k.Add(KeyStatus, loc.Status)
 	addReference(&k, KeyOrganization, loc.ManagingOrganization)
 	addTelecom(&k, loc.Telecom)
+	if zcta != "" {
+		k.Add(KeyNear, zcta)
+	}
 	sandbox(&k, visible)
 	return k
 }

@@ -1,6 +1,8 @@
 package fhirmap
 
 import (
+	"slices"
+
 	"providerdir/mapping"
 )
 
@@ -28,14 +30,20 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 	if r.PrimaryTaxonomy != "" {
 		base.Code = []CodeableConcept{tax.concept(r.PrimaryTaxonomy)}
 	}
+	var near []string
 	for _, l := range locs {
 		base.Location = append(base.Location, Reference{Reference: Ref(TypeLocation, l.ID)})
+		for _, k := range l.Doc.Keys {
+			if k.Param == KeyNear && !slices.Contains(near, k.Value) {
+				near = append(near, k.Value)
+			}
+		}
 	}
 
 	if len(p.Employers) == 0 {
 		role := base
 		role.ID = r.NPI
-		res, err := encode(TypePractitionerRole, role.ID, role, newMeta(TypePractitionerRole, updated, p.Provenance), roleKeys(&role, p.Sandbox))
+		res, err := encode(TypePractitionerRole, role.ID, role, newMeta(TypePractitionerRole, updated, p.Provenance), roleKeys(&role, near, p.Sandbox))
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +58,7 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 			role.HealthcareService = []Reference{{Reference: Ref(TypeHealthcareService, e.OrgID), Display: e.Name}}
 		}
 		meta := newMeta(TypePractitionerRole, laterDate(updated, e.Snapshot), e.Provenance)
-		res, err := encode(TypePractitionerRole, role.ID, role, meta, roleKeys(&role, p.Sandbox))
+		res, err := encode(TypePractitionerRole, role.ID, role, meta, roleKeys(&role, near, p.Sandbox))
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +81,9 @@ func roleTelecom(p *Provider) []ContactPoint {
 	return telecom(p.Record.MailingAddress)
 }
 
-func roleKeys(role *PractitionerRole, visible bool) mapping.Keys {
+// roleKeys computes a PractitionerRole's search keys. near are the ZCTAs of its Locations'
+// positions, so that location.near is answered by the role's own keys.
+func roleKeys(role *PractitionerRole, near []string, visible bool) mapping.Keys {
 	k := make(mapping.Keys, 0, keysPerResource)
 	addReference(&k, KeyPractitioner, role.Practitioner)
 	addReference(&k, KeyOrganization, role.Organization)
@@ -88,6 +98,9 @@ func roleKeys(role *PractitionerRole, visible bool) mapping.Keys {
 	k.Add(KeyActive, boolKey(role.Active != nil && *role.Active))
 	addTelecom(&k, role.Telecom)
 	addReferences(&k, KeyEndpoint, role.Endpoint)
+	for _, z := range near {
+		k.Add(KeyNear, z)
+	}
 	sandbox(&k, visible)
 	return k
 }

@@ -30,6 +30,9 @@ type Extension struct {
 	URL                  string           `json:"url"`
 	ValueCode            string           `json:"valueCode,omitempty"`
 	ValueCodeableConcept *CodeableConcept `json:"valueCodeableConcept,omitempty"`
+	ValueString          string           `json:"valueString,omitempty"`
+	ValueURI             string           `json:"valueUri,omitempty"`
+	ValueDecimal         *float64         `json:"valueDecimal,omitempty"`
 	Extension            []Extension      `json:"extension,omitempty"`
 }
 
@@ -147,7 +150,16 @@ type Location struct {
 	Type                 []CodeableConcept `json:"type,omitempty"`
 	Telecom              []ContactPoint    `json:"telecom,omitempty"`
 	Address              *Address          `json:"address,omitempty"`
+	Position             *Position         `json:"position,omitempty"`
 	ManagingOrganization *Reference        `json:"managingOrganization,omitempty"`
+}
+
+// Position is a Location's position: decimal degrees (WGS84 in FHIR; the Census points are
+// NAD83, the same to within a metre or two), with the extension saying where it comes from.
+type Position struct {
+	Extension []Extension `json:"extension,omitempty"`
+	Longitude float64     `json:"longitude"`
+	Latitude  float64     `json:"latitude"`
 }
 
 // PractitionerRole is the US Core PractitionerRole resource.

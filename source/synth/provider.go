@@ -81,13 +81,27 @@ func (w *world) cityName(s int, j int) string {
 	return cityStart[h%uint64(len(cityStart))] + cityEnd[(h>>20)%uint64(len(cityEnd))]
 }
 
-// cityZip returns the 5-digit ZIP of the j-th city of state s, inside the state's USPS range.
+// cityZip returns the 5-digit ZIP of the j-th city of state s: a real ZCTA of the state's USPS
+// range, or for one city in noZCTAEvery a ZIP of the range that has no ZCTA (as post-office box
+// and single-firm ZIPs have none), so that both kinds of address reach every reader.
 func (w *world) cityZip(s int, j int) string {
 	st := &w.ref.states[s]
 	h := hash(w.seed, streamCity, uint64(s), uint64(j), 1)
-	prefix := st.ZipLo + int(h%uint64(st.ZipHi-st.ZipLo+1))
-	return fmt.Sprintf("%03d%02d", prefix, (h>>24)%100)
+	if (h>>40)%noZCTAEvery != 0 {
+		return st.ZCTAs[h%uint64(len(st.ZCTAs))]
+	}
+	span := (st.ZipHi - st.ZipLo + 1) * 100
+	for k := range span {
+		z := fmt.Sprintf("%05d", st.ZipLo*100+(int(h%uint64(span))+k)%span)
+		if !st.zctaSet[z] {
+			return z
+		}
+	}
+	return st.ZCTAs[0] // every ZIP of the range a ZCTA: not so in any state
 }
+
+// noZCTAEvery: one city in noZCTAEvery has a ZIP with no ZCTA.
+const noZCTAEvery = 10
 
 // citiesIn is the size of a state's pool of synthetic cities: providers cluster in a few places
 // per state, as they do in the real file, which makes city search meaningful.

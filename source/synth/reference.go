@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"providerdir/source/ccn"
 	"providerdir/source/census"
 	"providerdir/source/nucc"
+	refset "providerdir/source/reference"
+	"providerdir/source/zcta"
 )
 
 // stateRef is one of the 51 with what the generator draws from it.
@@ -18,6 +21,8 @@ type stateRef struct {
 	Pop              int64
 	CCNCodes         []string // CCN state codes, the state's main code first
 	ZipLo, ZipHi     int      // inclusive range of 3-digit ZIP prefixes
+	ZCTAs            []string // the ZCTAs of the census/ centroid table in that range, ascending
+	zctaSet          map[string]bool
 	Counties         []countyRef
 	countyDist       cumulative
 }
@@ -76,6 +81,11 @@ func loadReference(fsys fs.FS) (*reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
+	// The centroid table is always the built-in one, as the FHIR projection reads it.
+	centroids, err := zcta.Load(refset.Embedded(), zcta.File)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
 	ccnByState := map[string][]string{}
 	for _, c := range codes {
 		ccnByState[c.Abbr] = append(ccnByState[c.Abbr], c.Code)
@@ -105,6 +115,17 @@ func loadReference(fsys fs.FS) (*reference, error) {
 			cw[i] = float64(c.Population)
 		}
 		st.countyDist = newCumulative(cw)
+		st.zctaSet = map[string]bool{}
+		for _, c := range centroids {
+			if p, _ := strconv.Atoi(c.ZCTA[:3]); p >= st.ZipLo && p <= st.ZipHi {
+				st.ZCTAs = append(st.ZCTAs, c.ZCTA)
+				st.zctaSet[c.ZCTA] = true
+			}
+		}
+		if len(st.ZCTAs) == 0 {
+			return nil, fmt.Errorf("synth: no ZCTA in the ZIP range of %s", s.Code)
+		}
+		slices.Sort(st.ZCTAs)
 		ref.byCode[s.Code] = len(ref.states)
 		ref.states = append(ref.states, st)
 		weights = append(weights, float64(s.Population))

@@ -3,12 +3,14 @@ package synth
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"providerdir/ident"
 	refset "providerdir/source/reference"
+	"providerdir/source/zcta"
 )
 
 func TestBadValuesAreRejectedByIdent(t *testing.T) {
@@ -267,5 +269,43 @@ func TestNationalScaleFacilities(t *testing.T) {
 			t.Fatalf("CCN %s: state %s, facility in %s, repeated %v", f.ccn, st, w.ref.states[f.state].Code, seen[f.ccn])
 		}
 		seen[f.ccn] = true
+	}
+}
+
+// Cities' ZIPs are in their state's range; most are real ZCTAs (with a position), about one in
+// noZCTAEvery is not (without one).
+func TestCityZIPsAreRealAndSomeHaveNoZCTA(t *testing.T) {
+	ref, err := loadReference(refset.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorld(7, 100_000, ref, baseSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centroids, err := zcta.Load(refset.Embedded(), zcta.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := map[string]bool{}
+	for _, c := range centroids {
+		real[c.ZCTA] = true
+	}
+	var with, without int
+	for s, st := range ref.states {
+		for j := range w.citiesIn(s) {
+			z := w.cityZip(s, j)
+			if p, err := strconv.Atoi(z[:3]); err != nil || len(z) != 5 || p < st.ZipLo || p > st.ZipHi {
+				t.Errorf("%s city %d: ZIP %s outside %03d-%03d", st.Code, j, z, st.ZipLo, st.ZipHi)
+			}
+			if real[z] {
+				with++
+			} else {
+				without++
+			}
+		}
+	}
+	if share := float64(without) / float64(with+without); share < 0.5/noZCTAEvery || share > 2.0/noZCTAEvery {
+		t.Errorf("%d of %d city ZIPs have no ZCTA", without, with+without)
 	}
 }
