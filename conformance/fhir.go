@@ -52,6 +52,7 @@ func fhirChecks() []Check {
 	for _, s := range shallSearches {
 		checks = append(checks, Check{f, "search " + s.typ + "?" + s.param, searchCheck(s)})
 	}
+	checks = append(checks, nearChecks()...)
 	return append(checks,
 		Check{f, "Plan-Net parameters without data answer, under handling=strict", checkNoDataSearches},
 		Check{f, "_has:PractitionerRole:practitioner:specialty", checkHas},
