@@ -126,11 +126,11 @@ func (b *builder) claim(text string, src Source, field string) {
 
 // Claims about one state's row.
 func (b *builder) densityClaim(r study.Row) {
-	b.claim(fmt.Sprintf("%s (%s) has %s active %s providers per 100,000 residents.", r.StateName, r.StateCode, per(r.Per100k), b.label),
+	b.claim(fmt.Sprintf("%s (%s) has %s per 100,000 residents.", r.StateName, r.StateCode, b.density(r.Per100k)),
 		b.derived(), study.FieldPer100k)
 }
 func (b *builder) countClaim(r study.Row) {
-	b.claim(fmt.Sprintf("%s (%s) has %s active %s providers in the registry.", r.StateName, r.StateCode, study.FormatCount(r.ActiveProviders), b.label),
+	b.claim(fmt.Sprintf("%s (%s) has %s in the registry.", r.StateName, r.StateCode, b.count(r.ActiveProviders)),
 		b.registry(), study.FieldActiveProviders)
 }
 func (b *builder) populationClaim(r study.Row) {
@@ -145,8 +145,8 @@ func (b *builder) rankClaim(r study.Row) {
 // Claims about the 51 together.
 func (b *builder) nationalClaims() {
 	n := b.st.National
-	b.claim(fmt.Sprintf("The 50 states and DC together have %s active %s providers per 100,000 residents.", per(n.Per100k), b.label), b.derived(), study.FieldPer100k)
-	b.claim(fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC.", study.FormatCount(n.ActiveProviders), b.label), b.registry(), study.FieldActiveProviders)
+	b.claim(fmt.Sprintf("The 50 states and DC together have %s per 100,000 residents.", b.density(n.Per100k)), b.derived(), study.FieldPer100k)
+	b.claim(fmt.Sprintf("The registry lists %s in the 50 states and DC.", b.count(n.ActiveProviders)), b.registry(), study.FieldActiveProviders)
 	b.claim(fmt.Sprintf("The 50 states and DC had a resident population of %s in 2024.", study.FormatCount(n.Population)), b.census(), study.FieldPopulation)
 }
 
@@ -173,8 +173,8 @@ func (b *builder) answer() (*Answer, error) {
 		if r.Underserved {
 			is, side = "is", "below"
 		}
-		a.Summary = fmt.Sprintf("%s %s underserved for %s: its %s providers per 100,000 residents are %s 3/4 of the national density of %s.",
-			r.StateName, is, b.label, per(r.Per100k), side, per(n.Per100k))
+		a.Summary = fmt.Sprintf("%s %s underserved for %s: its density of %s per 100,000 residents is %s 3/4 of the national density of %s.",
+			r.StateName, is, b.label, noun(r.Per100k == 1, "1 provider", per(r.Per100k)+" providers"), side, per(n.Per100k))
 		b.claim(fmt.Sprintf("%s (%s) %s underserved: %s per 100,000 against a threshold of 3/4 of the national %s per 100,000.",
 			r.StateName, r.StateCode, is, per(r.Per100k), per(n.Per100k)), b.derived(), study.FieldUnderserved)
 		b.densityClaim(r)
@@ -182,8 +182,8 @@ func (b *builder) answer() (*Answer, error) {
 		a.Summary = b.underserved(a)
 	case b.in.Kind == KindRank && len(rows) == 1:
 		r := rows[0]
-		a.Summary = fmt.Sprintf("%s ranks %d of 51 for %s density, with %s providers per 100,000 residents (quartile %d of 4).",
-			r.StateName, r.Rank, b.label, per(r.Per100k), r.Quartile)
+		a.Summary = fmt.Sprintf("%s ranks %d of 51 for %s density, with %s per 100,000 residents (quartile %d of 4).",
+			r.StateName, r.Rank, b.label, noun(r.Per100k == 1, "1 provider", per(r.Per100k)+" providers"), r.Quartile)
 		a.Value, a.Unit = num(float64(r.Rank)), unit("rank of 51 by density (1 is the highest)")
 		b.rankClaim(r)
 		b.densityClaim(r)
@@ -191,26 +191,26 @@ func (b *builder) answer() (*Answer, error) {
 		a.Summary = b.extreme(a)
 	case b.in.Kind == KindCount && len(rows) == 1:
 		r := rows[0]
-		a.Summary = fmt.Sprintf("%s has %s active %s providers in the registry (%s per 100,000 residents).", r.StateName, study.FormatCount(r.ActiveProviders), b.label, per(r.Per100k))
+		a.Summary = fmt.Sprintf("%s has %s in the registry (%s per 100,000 residents).", r.StateName, b.count(r.ActiveProviders), per(r.Per100k))
 		a.Value, a.Unit = num(float64(r.ActiveProviders)), unit("providers")
 		b.countClaim(r)
 		b.densityClaim(r)
 	case b.in.Kind == KindCount:
-		a.Summary = fmt.Sprintf("The registry lists %s active %s providers in the 50 states and DC (%s per 100,000 residents).", study.FormatCount(n.ActiveProviders), b.label, per(n.Per100k))
+		a.Summary = fmt.Sprintf("The registry lists %s in the 50 states and DC (%s per 100,000 residents).", b.count(n.ActiveProviders), per(n.Per100k))
 		a.Value, a.Unit = num(float64(n.ActiveProviders)), unit("providers")
 		b.nationalClaims()
 	case len(rows) == 1:
 		r := rows[0]
-		a.Summary = fmt.Sprintf("%s has %s active %s providers per 100,000 residents (%s providers, 2024 population %s), rank %d of 51 by density.",
-			r.StateName, per(r.Per100k), b.label, study.FormatCount(r.ActiveProviders), study.FormatCount(r.Population), r.Rank)
+		a.Summary = fmt.Sprintf("%s has %s per 100,000 residents (%s, 2024 population %s), rank %d of 51 by density.",
+			r.StateName, b.density(r.Per100k), providerCount(r.ActiveProviders), study.FormatCount(r.Population), r.Rank)
 		a.Value, a.Unit = num(r.Per100k), unit("providers per 100,000 residents")
 		b.densityClaim(r)
 		b.countClaim(r)
 		b.populationClaim(r)
 		b.rankClaim(r)
 	default:
-		a.Summary = fmt.Sprintf("The 50 states and DC together have %s active %s providers per 100,000 residents (%s providers, 2024 population %s).",
-			per(n.Per100k), b.label, study.FormatCount(n.ActiveProviders), study.FormatCount(n.Population))
+		a.Summary = fmt.Sprintf("The 50 states and DC together have %s per 100,000 residents (%s, 2024 population %s).",
+			b.density(n.Per100k), providerCount(n.ActiveProviders), study.FormatCount(n.Population))
 		a.Value, a.Unit = num(n.Per100k), unit("providers per 100,000 residents")
 		b.nationalClaims()
 	}
@@ -310,7 +310,8 @@ func (b *builder) extreme(a *Answer) string {
 	if b.in.Lowest {
 		highest = "the lowest"
 	}
-	return fmt.Sprintf("%s %s %s %s density of the 50 states and DC, %s providers per 100,000 residents.", who, has(len(top)), highest, b.label, per(top[0].Per100k))
+	return fmt.Sprintf("%s %s %s %s density of the 50 states and DC, %s per 100,000 residents.", who, has(len(top)), highest, b.label,
+		noun(top[0].Per100k == 1, "1 provider", per(top[0].Per100k)+" providers"))
 }
 
 // underserved lists the underserved states.
@@ -325,20 +326,50 @@ func (b *builder) underserved(a *Answer) string {
 	a.Value, a.Unit = num(float64(len(under))), unit("states")
 	if len(under) == 0 {
 		b.claim(fmt.Sprintf("No state has a %s density below 3/4 of the national %s per 100,000 residents.", b.label, per(n.Per100k)), b.derived(), study.FieldUnderserved)
-		return fmt.Sprintf("No state is underserved for %s: none has a density below 3/4 of the national %s providers per 100,000 residents.", b.label, per(n.Per100k))
+		return fmt.Sprintf("No state is underserved for %s: none has a density below 3/4 of the national %s per 100,000 residents.", b.label, nationalDensity(n))
 	}
 	var names []string
 	for _, r := range under {
 		names = append(names, r.StateName)
 	}
-	b.claim(fmt.Sprintf("%d of the 50 states and DC have a %s density below 3/4 of the national %s per 100,000 residents: %s.",
-		len(under), b.label, per(n.Per100k), joinNames(names)), b.derived(), study.FieldUnderserved)
+	b.claim(fmt.Sprintf("%d of the 50 states and DC %s a %s density below 3/4 of the national %s per 100,000 residents: %s.",
+		len(under), noun(len(under) == 1, "has", "have"), b.label, per(n.Per100k), joinNames(names)), b.derived(), study.FieldUnderserved)
 	for _, r := range under {
-		b.claim(fmt.Sprintf("%s (%s) has %s active %s providers per 100,000 residents, below the underserved threshold.", r.StateName, r.StateCode, per(r.Per100k), b.label),
+		b.claim(fmt.Sprintf("%s (%s) has %s per 100,000 residents, below the underserved threshold.", r.StateName, r.StateCode, b.density(r.Per100k)),
 			b.derived(), study.FieldUnderserved)
 	}
-	return fmt.Sprintf("%d of the 50 states and DC are underserved for %s, with a density below 3/4 of the national %s providers per 100,000 residents: %s.",
-		len(under), b.label, per(n.Per100k), joinNames(names))
+	return fmt.Sprintf("%d of the 50 states and DC %s underserved for %s, with a density below 3/4 of the national %s per 100,000 residents: %s.",
+		len(under), noun(len(under) == 1, "is", "are"), b.label, nationalDensity(n), joinNames(names))
+}
+
+// count writes a number of active providers of the builder's specialty, the noun agreeing
+// with it: "1 active dermatology provider", "2,048 active dermatology providers".
+func (b *builder) count(n int64) string {
+	return fmt.Sprintf("%s active %s %s", study.FormatCount(n), b.label, noun(n == 1, "provider", "providers"))
+}
+
+// density writes a density of active providers of the builder's specialty, to be followed by
+// "per 100,000 residents".
+func (b *builder) density(f float64) string {
+	return fmt.Sprintf("%s active %s %s", per(f), b.label, noun(f == 1, "provider", "providers"))
+}
+
+// providerCount writes a number of providers without the specialty: "1 provider".
+func providerCount(n int64) string {
+	return study.FormatCount(n) + " " + noun(n == 1, "provider", "providers")
+}
+
+// nationalDensity writes the national density with its noun: "1 provider", "3.1 providers".
+func nationalDensity(n study.National) string {
+	return noun(n.Per100k == 1, "1 provider", per(n.Per100k)+" providers")
+}
+
+// noun picks the singular or the plural form.
+func noun(one bool, singular, plural string) string {
+	if one {
+		return singular
+	}
+	return plural
 }
 
 func has(n int) string {

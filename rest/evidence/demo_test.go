@@ -3,6 +3,7 @@ package evidence_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,36 @@ func TestNoStudyLoaded(t *testing.T) {
 	}
 	if got := e.ask(t, key, "Forecast cardiologists in Texas").result(t); got.Refusal == nil || got.Refusal.Code != evidence.RefusePredictions {
 		t.Errorf("%+v", got)
+	}
+}
+
+// A place none of the 51 is refused with classification_failed, its message quoting the words
+// it could not place; the national figure answers only a question that asks for it.
+func TestUnknownPlaceRefused(t *testing.T) {
+	e := demoEnv(t, nil)
+	key := e.key(t)
+	tests := []struct {
+		question, code, quoted string
+	}{
+		{"How many urologists are in the state of Narnia?", evidence.RefuseClassificationFailed, `"Narnia"`},
+		{"How many dermatologists are in Ohio and Atlantis?", evidence.RefuseClassificationFailed, `"Atlantis"`},
+		{"count active_providers specialty=urology state=ZZ", evidence.RefuseClassificationFailed, `"ZZ"`},
+		{"How many urologists are there nationwide?", "", ""},
+		{"How many urologists are in the US?", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			e.clock.Advance(2 * time.Second)
+			got := e.ask(t, key, tt.question).result(t)
+			if tt.code == "" {
+				if got.Status != evidence.StatusOK || got.Answer == nil || !strings.Contains(got.Answer.Summary, "50 states and DC") {
+					t.Fatalf("got %+v, want the national figure", got)
+				}
+				return
+			}
+			if got.Status != evidence.StatusRefusal || got.Refusal.Code != tt.code || got.Answer != nil || !strings.Contains(got.Refusal.Message, tt.quoted) {
+				t.Fatalf("got %+v %+v, want %s quoting %s", got, got.Refusal, tt.code, tt.quoted)
+			}
+		})
 	}
 }

@@ -139,9 +139,9 @@ func (s *Service) handler(writeError errorWriter) http.HandlerFunc {
 func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result, []rest.DataFreshness, string, error) {
 	page := s.baseURL + rest.PathMethodologyPage
 	q := newQuestion(text)
-	in, sp, code := s.intentOf(ctx, q)
-	if code != "" {
-		return refused(code), nil, page, nil
+	in, sp, no := s.intentOf(ctx, q)
+	if no != nil {
+		return refused(no), nil, page, nil
 	}
 	st, _, err := s.studies.Study(ctx, sp.Slug, "")
 	if err != nil {
@@ -159,7 +159,7 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 			return Result{}, nil, "", err
 		}
 		if !ok {
-			return refused(RefuseClassificationFailed), nil, page, nil
+			return refused(refusal(RefuseClassificationFailed)), nil, page, nil
 		}
 		b.county = c.Name
 		b.widened = fmt.Sprintf("The registry has no county of practice: %s (FIPS %s) is answered with the state-level figures of %s.",
@@ -181,30 +181,30 @@ func (s *Service) Answer(ctx context.Context, text string, maxItems int) (Result
 	return Result{Status: StatusOK, Answer: a, Evidence: items}, fresh, method, nil
 }
 
-// intentOf reads a question into a whitelisted intent and its specialty, or a refusal code:
-// the screening first, then the local classifier, then, for a question the classifier could not
+// intentOf reads a question into a whitelisted intent and its specialty, or a refusal: the
+// screening first, then the local classifier, then, for a question the classifier could not
 // read, the model's proposal, held to the same whitelist.
-func (s *Service) intentOf(ctx context.Context, q question) (Intent, study.Specialty, string) {
+func (s *Service) intentOf(ctx context.Context, q question) (Intent, study.Specialty, *Refusal) {
 	if code := screen(q); code != "" {
-		return Intent{}, study.Specialty{}, code
+		return Intent{}, study.Specialty{}, refusal(code)
 	}
-	in, code := classify(q)
-	if code == RefuseClassificationFailed && s.model != nil {
+	in, no := classify(q)
+	if no != nil && no.unread() && s.model != nil {
 		if proposed, ok := s.proposeIntent(ctx, q); ok {
-			in, code = proposed, ""
+			in, no = proposed, nil
 		}
 	}
-	if code != "" {
-		return Intent{}, study.Specialty{}, code
+	if no != nil {
+		return Intent{}, study.Specialty{}, no
 	}
 	sp, err := in.validate()
 	if err != nil { // classify and proposeIntent return valid intents only; validated again here
-		return Intent{}, study.Specialty{}, RefuseClassificationFailed
+		return Intent{}, study.Specialty{}, refusal(RefuseClassificationFailed)
 	}
-	return in, sp, ""
+	return in, sp, nil
 }
 
 // refused is the result of a refused question.
-func refused(code string) Result {
-	return Result{Status: StatusRefusal, Evidence: []Item{}, Refusal: refusal(code)}
+func refused(r *Refusal) Result {
+	return Result{Status: StatusRefusal, Evidence: []Item{}, Refusal: r}
 }

@@ -13,21 +13,23 @@ import (
 	"unicode/utf8"
 )
 
-// corpusQuestions seeds the fuzzers with the labelled questions.
+// corpusQuestions seeds the fuzzers with the labelled questions of both corpora.
 func corpusQuestions(f *testing.F) []string {
-	raw, err := os.ReadFile("testdata/corpus.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	var corpus []struct {
-		Q string `json:"q"`
-	}
-	if err := json.Unmarshal(raw, &corpus); err != nil {
-		f.Fatal(err)
-	}
 	var out []string
-	for _, c := range corpus {
-		out = append(out, c.Q)
+	for _, file := range []string{"testdata/corpus.json", "testdata/voices.json"} {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var corpus []struct {
+			Q string `json:"q"`
+		}
+		if err := json.Unmarshal(raw, &corpus); err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range corpus {
+			out = append(out, c.Q)
+		}
 	}
 	return out
 }
@@ -93,10 +95,13 @@ func FuzzClassify(f *testing.F) {
 			}
 			return
 		}
-		in, code := classify(q)
-		if code != "" {
-			if !slices.Contains(RefusalCodes, code) {
-				t.Fatalf("classify code %q", code)
+		in, no := classify(q)
+		if no != nil {
+			if !slices.Contains(RefusalCodes, no.Code) {
+				t.Fatalf("classify code %q", no.Code)
+			}
+			if no.Message == "" || utf8.RuneCountInString(no.Message) > maxRefusalMessage || strings.ContainsFunc(no.Message, unicode.IsControl) {
+				t.Fatalf("%q: refusal message %q is empty, too long or has a control character", text, no.Message)
 			}
 			return
 		}
@@ -105,6 +110,9 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// maxRefusalMessage bounds a refusal's message: the longest fixed one and a few quoted places.
+const maxRefusalMessage = 600
 
 // Whatever a model phrases, an answer accepted in the template's place is valid UTF-8 of at
 // most maxPhrasing characters with no control or format character but tabs and line breaks, no

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -74,57 +73,92 @@ func (in Intent) validate() (study.Specialty, error) {
 
 // classify reads a screened question into an intent with the local, deterministic classifier:
 // vocabulary and state names matched word by word, misspellings within a few edits of a
-// registered name. A question it cannot read is a refusal code (out_of_scope when it is not
-// about the studies' subject, classification_failed when it is but names no registered
-// specialty, or two, or no usable states).
-func classify(q question) (Intent, string) {
+// registered name. A question it cannot read is a refusal: out_of_scope when it is not about the
+// studies' subject or asks what they do not hold, classification_failed when it is but names no
+// registered specialty, or two, or a place none of the 51 (the message then quotes that place),
+// or neither a state nor the nation.
+func classify(q question) (Intent, *Refusal) {
 	words := slices.Clone(q.words)
 	county := takeCounty(words)
 	if hasAny(words, territories) {
-		return Intent{}, RefuseOutOfScope
+		return Intent{}, refusal(RefuseOutOfScope)
 	}
 	sp, found := findSpecialties(words)
 	switch {
-	case hasAny(words, adviceWords) || hasAny(words, otherClinicians) || hasAny(words, facilities):
-		return Intent{}, RefuseOutOfScope
+	case hasAny(words, adviceWords) || hasAny(words, otherClinicians) || hasAny(words, facilities) || hasAny(withoutDenominator(words), notHeld):
+		return Intent{}, refusal(RefuseOutOfScope)
 	case len(found) == 0 && hasAny(words, notStudied):
-		return Intent{}, RefuseOutOfScope
+		return Intent{}, refusal(RefuseOutOfScope)
 	case len(found) == 0 && (hasAny(words, supplyWords) || county != ""):
-		return Intent{}, RefuseClassificationFailed
+		return Intent{}, refusal(RefuseClassificationFailed)
 	case len(found) == 0:
-		return Intent{}, RefuseOutOfScope
+		return Intent{}, refusal(RefuseOutOfScope)
 	case len(found) > 1:
-		return Intent{}, RefuseClassificationFailed
+		return Intent{}, refusal(RefuseClassificationFailed)
 	case hasAny(words, historyWords):
-		return Intent{}, RefuseOutOfScope
+		return Intent{}, refusal(RefuseOutOfScope)
 	}
-	states, ok := findStates(words, q.raw)
-	if !ok {
-		return Intent{}, RefuseClassificationFailed
+	states, used := findStates(words, q.cased, allUpper(q.raw))
+	if places := unplaced(q, words, used); len(places) > 0 {
+		return Intent{}, unplacedRefusal(places)
+	}
+	if len(states) == 0 && county == "" && !hasAny(words, nationWords) && !hasAny(words, figureWords) {
+		return Intent{}, refusal(RefuseClassificationFailed)
 	}
 	in := Intent{Dataset: sp.Study(), States: states, County: county,
 		Lowest: hasAny(words, lowestWords), ByCount: hasAny(words, countWords) && !hasAny(words, densityWords)}
 	in.Kind = kindOf(words, len(states))
 	if _, err := in.validate(); err != nil {
-		return Intent{}, RefuseClassificationFailed
+		return Intent{}, refusal(RefuseClassificationFailed)
 	}
-	return in, ""
+	return in, nil
 }
 
 var (
-	countWords       = []string{"how many", "number of", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number"}
+	countWords       = []string{"how many", "number of", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number", "active providers"}
 	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "concentrated", "densest", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
 	rankWords        = []string{"rank", "ranks", "ranked", "ranking", "rankings", "position", "highest", "lowest", "most", "fewest", "top", "bottom", "best", "worst", "least", "quartile", "first", "last", "leads", "lead", "largest", "biggest", "greatest", "smallest", "number one", "number 1", "no 1", "is 1", "1st"}
 	lowestWords      = []string{"lowest", "fewest", "least", "bottom", "worst", "last", "smallest", "lower"}
 	underservedWords = []string{"underserved", "under served", "shortage", "shortages", "short of", "lack", "lacking", "enough", "too few", "below the threshold", "below three quarters", "deficit", "scarce", "scarcity"}
+	extremeWords     = []string{"highest", "lowest", "most", "fewest", "least", "top", "bottom", "best", "worst", "largest", "smallest", "greatest", "biggest"}
+	whichState       = []string{"which state", "what state", "which states", "what states", "where"}
 	historyWords     = []string{"trend", "trends", "over time", "history", "historical", "historically", "changed", "growth rate", "since 2010", "since 2015", "since 2020", "last year", "years ago", "decade ago"}
 )
+
+// withoutDenominator returns the words without the people a density is "per" ("per 100,000
+// women and men"), which name no fact about providers.
+func withoutDenominator(words []string) []string {
+	out := slices.Clone(words)
+	for i := 0; i < len(out); i++ {
+		if out[i] != "per" {
+			continue
+		}
+		j := i + 1
+		for j < len(out) && isDigits(out[j]) {
+			j++
+		}
+		for ; j < len(out) && slices.Contains(denominators, out[j]); j++ {
+			out[j] = ""
+		}
+	}
+	return out
+}
+
+// denominators are the people a density may be given per.
+var denominators = []string{"women", "men", "woman", "man", "and", "people", "persons", "residents", "population",
+	"adults", "children", "kids", "inhabitants", "females", "males", "capita"}
+
+// figureWords are every word that asks for a figure of the studies; a question naming no place
+// is answered with the national figure only when it asks for one.
+var figureWords = slices.Concat(countWords, densityWords, rankWords, underservedWords, supplyWords)
 
 // kindOf picks the kind a question asks for, given how many states it names.
 func kindOf(words []string, states int) string {
 	switch {
 	case states >= 2:
 		return KindCompare
+	case states == 0 && hasAny(words, whichState) && hasAny(words, extremeWords):
+		return KindRank
 	case hasAny(words, underservedWords):
 		return KindUnderserved
 	case hasAny(words, rankWords) && !(states == 1 && hasAny(words, []string{"how many", "number of"})):
@@ -162,8 +196,8 @@ func findSpecialties(words []string) (study.Specialty, []string) {
 			if known(w) {
 				continue
 			}
-			if c, ok := closest(w, single, specialtyTolerance); ok && !slices.Contains(found, owner[c]) {
-				found = append(found, owner[c])
+			if slug, ok := nearestOwner(w, single, owner); ok && !slices.Contains(found, slug) {
+				found = append(found, slug)
 			}
 		}
 	}
@@ -175,11 +209,38 @@ func findSpecialties(words []string) (study.Specialty, []string) {
 	return sp, found
 }
 
-// findStates returns the codes of the 51 the question names, in the order named, and false when
-// it names a place it cannot resolve. Names are matched whole (longest first, so "west
-// virginia" is not also "virginia"), then within a few edits; a code counts only when written
-// in capitals in the question ("IN" is Indiana, "in" is a word).
-func findStates(words []string, raw string) ([]string, bool) {
+// nearestOwner returns the specialty whose terms are nearest to w within specialtyTolerance,
+// when one specialty alone is that near ("neurologits" is an edit from both "neurologist" and
+// "neurologists", which are one specialty).
+func nearestOwner(w string, terms []string, owner map[string]string) (string, bool) {
+	limit := specialtyTolerance(len([]rune(w)))
+	best, owners := limit+1, map[string]bool{}
+	for _, t := range terms {
+		if abs(len(t)-len(w)) > limit {
+			continue
+		}
+		switch d := distance(w, t); {
+		case d < best:
+			best, owners = d, map[string]bool{owner[t]: true}
+		case d == best:
+			owners[owner[t]] = true
+		}
+	}
+	if best > limit || len(owners) != 1 {
+		return "", false
+	}
+	for slug := range owners {
+		return slug, true
+	}
+	return "", false
+}
+
+// findStates returns the codes of the 51 the question names, in the order named, and which of
+// the words named them. Names are matched whole (longest first, so "west virginia" is not also
+// "virginia"), then within a few edits; a code counts only as written in capitals in a question
+// not written all in capitals ("IN" is Indiana, "in" is a word), and a code that is also an
+// English word or a common abbreviation ("OR", "ME", "OK", "MD") only where a place stands.
+func findStates(words, cased []string, shouting bool) ([]string, []bool) {
 	type hit struct {
 		pos  int
 		code string
@@ -227,12 +288,14 @@ func findStates(words []string, raw string) ([]string, bool) {
 			}
 		}
 	}
-	for _, m := range upperCode.FindAllStringIndex(raw, -1) {
-		code := raw[m[0]:m[1]]
-		if s, ok := ident.LookupState(code); ok && s.InThe51() && !allUpper(raw) {
-			hits = append(hits, hit{len(words) + m[0], code})
-		} else if ok && !s.InThe51() {
-			return nil, false
+	if cased != nil && !shouting {
+		for i, w := range cased {
+			if used[i] || !isCode(w) || wordCodes[w] && !placeAt(words, cased, i) {
+				continue
+			}
+			if s, ok := ident.LookupState(w); ok && s.InThe51() {
+				mark(i, 1, w)
+			}
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
@@ -242,11 +305,39 @@ func findStates(words []string, raw string) ([]string, bool) {
 			out = append(out, h.code)
 		}
 	}
-	return out, true
+	return out, used
 }
 
-// upperCode finds two capital letters standing alone: a USPS code as people write it.
-var upperCode = regexp.MustCompile(`\b[A-Z]{2}\b`)
+// isCode reports two capital letters: a USPS code as people write it.
+func isCode(w string) bool {
+	return len(w) == 2 && 'A' <= w[0] && w[0] <= 'Z' && 'A' <= w[1] && w[1] <= 'Z'
+}
+
+// wordCodes are the codes that are also words or abbreviations of their own in a question about
+// doctors ("OK", "ME", "MD", "PA" the physician assistant, "CT" the scan).
+var wordCodes = map[string]bool{"AL": true, "CO": true, "CT": true, "DE": true, "GA": true, "HI": true, "ID": true,
+	"IN": true, "LA": true, "MA": true, "MD": true, "ME": true, "MO": true, "MS": true, "MT": true, "ND": true,
+	"NE": true, "OH": true, "OK": true, "OR": true, "PA": true, "SC": true, "VA": true}
+
+// placeBefore are the words after which a place stands; listSeparators also join places.
+var (
+	placeBefore    = []string{"in", "within", "across", "throughout", "inside", "for", "of", "from", "at", "to", "than", "state", "code", "vs", "versus", "and", "or", ""}
+	listSeparators = []string{"vs", "versus", "and", "or", "compared"}
+)
+
+// placeAt reports whether the word at i stands where a place does: after a word that leads to
+// one, last in the question, before a word that joins places, or beside another code.
+func placeAt(words, cased []string, i int) bool {
+	switch {
+	case i == len(words)-1:
+		return true
+	case i > 0 && (slices.Contains(placeBefore, words[i-1]) || isCode(cased[i-1]) && !wordCodes[cased[i-1]]):
+		return true
+	case i+1 < len(words) && (slices.Contains(listSeparators, words[i+1]) || isCode(cased[i+1]) && !wordCodes[cased[i+1]]):
+		return true
+	}
+	return false
+}
 
 // allUpper reports a question written in capitals, where a two-letter word is not a code.
 func allUpper(s string) bool {

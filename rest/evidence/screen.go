@@ -64,17 +64,23 @@ var rules = []rule{
 		`\bdr [a-z]+\b|\b(named|called) [a-z]+|\bwho is (the|a|an)?\s*` + specialistWords + `|` +
 		`\b(e ?mails?|phones?|telephone|fax|cell|contact (info|information|details)) ((numbers?|address(es)?) )?(of|for)\b|` +
 		`\b(phone numbers?|email address(es)?|e mail|home address(es)?|office address(es)?|mailing address(es)?|street address(es)?|license numbers?|date of birth|birthday|social security|ssn|malpractice|disciplinary|board actions?|personal (data|information|details))\b|` +
-		`\bnear me\b|\bin my (area|town|city|neighborhood|zip)\b|\baccepting new patients\b|\b(book|make|schedule) an appointment\b|` +
+		`\bnear me\b|\bin my (area|town|city|neighborhood|zip)\b|\b(which|who|find|list|show)\b.* accepting new patients\b|\b(book|make|schedule) an appointment\b|` +
 		`\b(names?|list|contact (info|information|details)|addresses) (of|for) (the |all |every |a )?(\w+ )?` + specialistWords + `|` +
 		`\b(find|recommend|suggest|locate|give me) (me )?(a|an|the|some|good|best|top) (\w+ )?` + specialistWords + `|\b(best|top rated|highest rated|worst) ` + specialistWords + `\b|` +
 		`\bspecific (doctor|physician|provider|clinician)\b|\bindividual (doctor|physician|provider|clinician)s?\b|` +
-		`\b(reviews?|testimonials?|bedside manner)\b|\b(list|show|give me|every|each)\b( \w+){0,4} (npis?|npi numbers?|names|addresses|phone numbers?)\b|\b(best|top|highly|well|poorly|worst) (rated|reviewed)\b|` +
-		`\bwhich (\w+ )?(doctor|physician|provider|clinician|specialist|surgeon|[a-z]+ologist|pediatrician|psychiatrist|obstetrician|gynecologist|orthopedist)\b( \w+){0,3} (has|is|does|accepts|takes|treats|works|practices|offers)\b`)},
+		`\b(reviews?|testimonials?|bedside manner)\b|\b(list|show|give me|every|each)\b( \w+){0,6} (npis?|npi numbers?|names|addresses|phone numbers?)\b|\b(best|top|highly|well|poorly|worst) (rated|reviewed)\b|` +
+		`\bwhich (\w+ )?(doctor|physician|provider|clinician|specialist|surgeon|[a-z]+ologist|pediatrician|psychiatrist|obstetrician|gynecologist|orthopedist)\b( \w+){0,3} (has|is|does|accepts|takes|treats|works|practices|offers|sees|performs|handles|gets|writes|prescribes|earns|ranks)\b|` +
+		// One of a kind, singular, somewhere: "which dermatologist in Ohio ...".
+		`\bwhich (\w+ )?(doctor|physician|clinician|specialist|surgeon|[a-z]+ologist|pediatrician|psychiatrist|obstetrician|gynecologist|orthopedist) (in|near|at|around|from)\b`)},
 
-	// Money: payments, claims, billing, pay, prices.
-	{RefusePaymentData, norm, regexp.MustCompile(`\b(payments?|paid|pay|pays|paying|reimburs\w*|claims?|billing|billed|bills?|charges?|charged|salar(y|ies)|income|incomes|earn|earns|earned|earning|earnings|make a year|compensation|kickbacks?|fees?|spending|spend|spent|revenue|copays?|copayments?|deductibles?|prices?|pricing|costs?|money|dollars?|usd|open payments|sunshine act|pharma gifts?|industry gifts?|consulting fees?|royalt(y|ies)|medicare (part [abd] )?(spending|utilization)|insurance (rates?|premiums?))\b|` +
-		`\bhow much (does|do|did|will) (a|an|the)? ?\w+ (make|earn|get|cost|charge|bill)`)},
+	// Money paid to providers: payments, claims, billing, earnings.
+	{RefusePaymentData, norm, regexp.MustCompile(`\b(payments?|paid|pay|pays|paying|reimburs\w*|claims?|billing|billed|bills?|salar(y|ies)|income|incomes|earn|earns|earned|earning|earnings|make a year|compensation|kickbacks?|spending|spend|spent|revenue|money|dollars?|usd|open payments|sunshine act|pharma gifts?|industry gifts?|consulting fees?|royalt(y|ies)|medicare (part [abd] )?(spending|utilization)|insurance (rates?|premiums?))\b|` +
+		`\bhow much (does|do|did|will) (a|an|the)? ?\w+ (make|earn|get|bill)`)},
 	{RefusePaymentData, lower, regexp.MustCompile(`\$\s?\d`)},
+
+	// What care costs a patient: prices the studies do not hold.
+	{RefuseOutOfScope, norm, regexp.MustCompile(`\b(prices?|pricing|priced|costs?|costly|expensive|cheap|cheapest|copays?|copayments?|co pays?|deductibles?|charges?|charged|charging|fees?|out of pocket)\b|` +
+		`\bhow much (does|do|did|will|would) (\w+ ){0,4}(cost|charge)`)},
 
 	// The future.
 	{RefusePredictions, norm, regexp.MustCompile(`\b(predict\w*|forecast\w*|projection\w*|projected|extrapolat\w*|prognos\w*|future|foresee\w*|anticipat\w*|outlook)\b|` +
@@ -100,18 +106,37 @@ func screen(q question) string {
 	return ""
 }
 
-// refusalMessages are the fixed explanations of each refusal: a refusal repeats nothing of the
-// question and nothing a model wrote.
+// refusalMessages are the fixed explanations of each refusal: a refusal repeats nothing a model
+// wrote, and nothing of the question but the unknown places unplacedRefusal quotes.
 var refusalMessages = map[string]string{
 	RefuseOutOfScope: "The evidence query answers questions about the supply of the twelve registered specialties " +
-		"(active providers, density per 100,000 residents, rank and underserved states) in the 50 states and DC; this question is outside that.",
+		"(active providers, density per 100,000 residents, rank and underserved states) in the 50 states and DC; this question is outside that. The studies hold no patient volumes, waits, ratings, prices, insurance, languages or demographics of providers.",
 	RefusePredictions:        "The service reports the latest published figures only; it makes no predictions or projections.",
-	RefusePaymentData:        "Payment, claims, billing and price questions are not answered by the evidence query.",
+	RefusePaymentData:        "Payment, claims, billing and earnings questions are not answered by the evidence query.",
 	RefuseCompetitorCompare:  "The evidence query does not compare data vendors or services.",
 	RefuseIndividualProvider: "The evidence query answers aggregate supply questions; it does not look up individual providers or their personal data (GET /v1/providers/{npi} serves registry records by NPI).",
 	RefusePromptInjection:    "The question contains instructions addressed to the system rather than a question about provider supply.",
 	RefuseClassificationFailed: "The question could not be matched to a registered specialty, state and kind of figure (density, count, rank, state comparison, underserved states). " +
 		"Name one of: " + strings.Join(specialtyNames(), ", ") + ".",
+}
+
+// unplacedRefusal is classification_failed for a question that names places none of the 51.
+// Its message quotes those places, and only them: words of the question, letters and digits
+// only, a few words each.
+func unplacedRefusal(places []string) *Refusal {
+	quoted := make([]string, len(places))
+	for i, p := range places {
+		quoted[i] = `"` + p + `"`
+	}
+	return &Refusal{Code: RefuseClassificationFailed, Message: "The question names a place that is not one of the 50 states and DC: " +
+		strings.Join(quoted, ", ") + ". Name a state (or its two-letter code), or ask for the national figure (\"nationwide\")."}
+}
+
+// unread reports the refusal of a question the classifier could not read at all, the only one
+// a language model may be asked to read instead: a question naming an unknown place keeps its
+// refusal, since no figure of the 51 answers it.
+func (r *Refusal) unread() bool {
+	return r.Code == RefuseClassificationFailed && r.Message == refusalMessages[RefuseClassificationFailed]
 }
 
 // Refusal is the refusal object of a result.

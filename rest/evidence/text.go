@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 
+	unorm "golang.org/x/text/unicode/norm"
+
 	"providerdir/mapping"
 )
 
@@ -18,6 +20,9 @@ type question struct {
 	// to single spaces. The classifier reads its words.
 	norm  string
 	words []string
+	// cased are the words with their letters' case as written, one for each of words (nil in the
+	// rare text whose folding splits words differently): "IN" the code and "in" the word.
+	cased []string
 	// compact is lower with look-alike digits read as letters and everything but letters dropped,
 	// so that "I g n o r e   p r e v i o u s" and "1gn0re_prev1ous" read as "ignoreprevious".
 	compact string
@@ -34,8 +39,36 @@ func newQuestion(text string) question {
 	// "ohio s"); NormalizeText alone would join them ("ohios").
 	q := question{raw: raw, lower: strings.ToLower(raw), norm: mapping.NormalizeText(apostrophes.Replace(raw))}
 	q.words = strings.Fields(q.norm)
+	q.cased = casedWords(apostrophes.Replace(raw), len(q.words))
 	q.compact = compactLetters(q.norm)
 	return q
+}
+
+// casedWords splits text into words as mapping.NormalizeText does (letters and digits, accents
+// dropped), keeping each letter's case; nil when that does not give n words.
+func casedWords(text string, n int) []string {
+	out := make([]string, 0, n)
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range unorm.NFD.String(strings.ToValidUTF8(text, " ")) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	if len(out) != n {
+		return nil
+	}
+	return out
 }
 
 var apostrophes = strings.NewReplacer("'", " ", "’", " ", "ʼ", " ")

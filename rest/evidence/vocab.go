@@ -14,18 +14,18 @@ var terms = map[string]struct {
 	label string
 	words []string
 }{
-	"cardiology":       {"cardiology", []string{"cardiology", "cardiologist", "cardiologists", "cardiac", "heart doctor", "heart doctors", "heart specialist", "heart specialists", "cardiovascular"}},
-	"dermatology":      {"dermatology", []string{"dermatology", "dermatologist", "dermatologists", "skin doctor", "skin doctors", "skin specialist", "skin specialists", "derm"}},
-	"gastroenterology": {"gastroenterology", []string{"gastroenterology", "gastroenterologist", "gastroenterologists", "gi doctor", "gi doctors", "gi specialist", "gi specialists", "gastro"}},
-	"neurology":        {"neurology", []string{"neurology", "neurologist", "neurologists", "brain doctor", "brain doctors", "nerve specialist", "nerve specialists"}},
-	"obgyn":            {"OB-GYN", []string{"obgyn", "obgyns", "ob gyn", "ob gyns", "obstetrics", "gynecology", "obstetrician", "obstetricians", "gynecologist", "gynecologists", "gynaecologist", "gynaecologists", "obstetrics and gynecology", "womens health doctors"}},
-	"oncology":         {"oncology", []string{"oncology", "oncologist", "oncologists", "cancer doctor", "cancer doctors", "cancer specialist", "cancer specialists", "medical oncology", "hematology oncology"}},
-	"ophthalmology":    {"ophthalmology", []string{"ophthalmology", "ophthalmologist", "ophthalmologists", "eye doctor", "eye doctors", "eye surgeon", "eye surgeons", "eye specialist", "eye specialists"}},
-	"orthopedic":       {"orthopedic surgery", []string{"orthopedic", "orthopedics", "orthopaedic", "orthopaedics", "orthopedist", "orthopedists", "orthopedic surgeon", "orthopedic surgeons", "orthopaedic surgeon", "orthopaedic surgeons", "bone doctor", "bone doctors", "ortho"}},
-	"otolaryngology":   {"otolaryngology (ENT)", []string{"otolaryngology", "otolaryngologist", "otolaryngologists", "ent", "ents", "ent doctor", "ent doctors", "ear nose and throat", "ear nose throat"}},
-	"pediatrics":       {"pediatrics", []string{"pediatrics", "pediatric", "pediatrician", "pediatricians", "paediatrics", "paediatrician", "paediatricians", "childrens doctor", "childrens doctors", "kids doctors"}},
-	"psychiatry":       {"psychiatry", []string{"psychiatry", "psychiatrist", "psychiatrists", "mental health doctor", "mental health doctors"}},
-	"urology":          {"urology", []string{"urology", "urologist", "urologists"}},
+	"cardiology":       {"cardiology", []string{"cardiology", "cardiologist", "cardiologists", "cardiac", "heart doctor", "heart doctors", "heart specialist", "heart specialists", "cardiovascular", "cardio", "cardios", "cardiologic"}},
+	"dermatology":      {"dermatology", []string{"dermatology", "dermatologist", "dermatologists", "skin doctor", "skin doctors", "skin specialist", "skin specialists", "derm", "derms", "derm docs", "dermatologic"}},
+	"gastroenterology": {"gastroenterology", []string{"gastroenterology", "gastroenterologist", "gastroenterologists", "gi doctor", "gi doctors", "gi specialist", "gi specialists", "gastro", "gastros", "gi", "gi docs"}},
+	"neurology":        {"neurology", []string{"neurology", "neurologist", "neurologists", "brain doctor", "brain doctors", "nerve specialist", "nerve specialists", "neuro", "neuros"}},
+	"obgyn":            {"OB-GYN", []string{"obgyn", "obgyns", "ob gyn", "ob gyns", "obstetrics", "gynecology", "obstetrician", "obstetricians", "gynecologist", "gynecologists", "gynaecologist", "gynaecologists", "obstetrics and gynecology", "womens health doctors", "ob", "obs", "gyn", "gyns", "gyno", "gynos", "obstetrical"}},
+	"oncology":         {"oncology", []string{"oncology", "oncologist", "oncologists", "cancer doctor", "cancer doctors", "cancer specialist", "cancer specialists", "medical oncology", "hematology oncology", "onc", "oncs", "hem onc", "heme onc", "hemonc"}},
+	"ophthalmology":    {"ophthalmology", []string{"ophthalmology", "ophthalmologist", "ophthalmologists", "eye doctor", "eye doctors", "eye surgeon", "eye surgeons", "eye specialist", "eye specialists", "ophtho", "ophthos", "ophth", "opth", "ophthalmic"}},
+	"orthopedic":       {"orthopedic surgery", []string{"orthopedic", "orthopedics", "orthopaedic", "orthopaedics", "orthopedist", "orthopedists", "orthopedic surgeon", "orthopedic surgeons", "orthopaedic surgeon", "orthopaedic surgeons", "bone doctor", "bone doctors", "ortho", "orthos", "orthopod", "orthopods"}},
+	"otolaryngology":   {"otolaryngology (ENT)", []string{"otolaryngology", "otolaryngologist", "otolaryngologists", "ent", "ents", "ent doctor", "ent doctors", "ear nose and throat", "ear nose throat", "otorhinolaryngology", "otorhinolaryngologist", "otorhinolaryngologists"}},
+	"pediatrics":       {"pediatrics", []string{"pediatrics", "pediatric", "pediatrician", "pediatricians", "paediatrics", "paediatrician", "paediatricians", "childrens doctor", "childrens doctors", "kids doctors", "peds", "paeds", "paediatric"}},
+	"psychiatry":       {"psychiatry", []string{"psychiatry", "psychiatrist", "psychiatrists", "mental health doctor", "mental health doctors", "psych", "psychs", "psychiatric"}},
+	"urology":          {"urology", []string{"urology", "urologist", "urologists", "uro", "uros", "urologic", "urological"}},
 }
 
 // specialtyNames lists the registered specialties by label, in slug order.
@@ -51,6 +51,19 @@ var notStudied = []string{
 	"insurance", "medicaid", "star rating", "star ratings", "quality rating", "quality ratings", "mortality",
 	"readmission", "readmissions", "vaccination", "vaccine", "covid", "weather", "recipe", "stock", "election",
 }
+
+// notHeld are facts about providers that no study holds: patient volumes, waits, ratings,
+// insurance, telehealth, languages, demographics, certification. A question about one of them is
+// out of scope even when it names a specialty and a state: no neighbouring figure answers it.
+var notHeld = []string{"patient", "patients", "patient volume", "visits", "procedures", "surgeries", "caseload",
+	"caseloads", "workload", "busiest", "sees", "wait", "waits", "waiting", "waitlist", "waitlists", "wait list",
+	"appointment", "appointments", "rating", "ratings", "rated", "star rating", "star ratings", "review", "reviews", "satisfaction",
+	"outcomes", "insurance", "insurer", "insurers", "in network", "accept", "accepts", "accepting", "medicaid",
+	"medicare", "telehealth", "telemedicine", "virtual visits", "video visits", "language", "languages", "speak",
+	"speaks", "spanish", "bilingual", "women", "woman", "female", "females", "male", "males", "men", "gender",
+	"race", "racial", "ethnicity", "hispanic", "latino", "age", "ages", "older", "younger", "years old", "retire",
+	"retiring", "retirement", "board certified", "certified", "certification", "credentials", "office hours",
+	"weekends", "joke", "jokes", "poem", "riddle"}
 
 // facilities are places of care: the studies count clinicians, not where they work, so a
 // question about facilities is out of scope even when it names a specialty.
@@ -82,10 +95,17 @@ var supplyWords = []string{"doctor", "doctors", "physician", "physicians", "prov
 	"per 100k", "how many", "number of", "supply", "workforce", "shortage", "underserved", "rank", "ranking",
 	"specialty", "specialties", "npis", "per resident", "per residents", "coverage"}
 
-// stateNames maps the folded name of each of the 51 to its code, with the usual other names of
-// the District.
+// nationWords ask for the 51 together: without them, a question that names no state is answered
+// with the national figure only when it names no place at all.
+var nationWords = []string{"national", "nationally", "nationwide", "nation", "nations", "country", "countrywide",
+	"country wide", "us", "u s", "usa", "u s a", "united states", "america", "american", "all states",
+	"every state", "each state", "50 states", "51", "the states", "federal", "overall"}
+
+// stateNames maps the folded name of each of the 51 to its code, with the usual other names and
+// abbreviations of the District and of the states named with a direction.
 var stateNames = func() map[string]string {
-	m := map[string]string{"washington dc": "DC", "washington d c": "DC", "d c": "DC", "dc": "DC", "the district": "DC"}
+	m := map[string]string{"washington dc": "DC", "washington d c": "DC", "d c": "DC", "dc": "DC", "the district": "DC",
+		"n carolina": "NC", "s carolina": "SC", "n dakota": "ND", "s dakota": "SD", "w virginia": "WV", "cali": "CA"}
 	for _, s := range ident.The51() {
 		m[strings.ToLower(s.Name)] = s.Code
 	}

@@ -126,7 +126,11 @@ func TestVoicedQuestions(t *testing.T) {
 	right := 0
 	byOutcome, byTag, byVoice, wrongBy := tally{}, tally{}, tally{}, map[string]int{}
 	for _, v := range corpus {
-		in, _, code := s.intentOf(context.Background(), newQuestion(v.Q))
+		in, _, no := s.intentOf(context.Background(), newQuestion(v.Q))
+		code := ""
+		if no != nil {
+			code = no.Code
+		}
 		problem := misread(v, in, code)
 		ok := problem == ""
 		if ok {
