@@ -1,6 +1,7 @@
 package evidence_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -148,5 +149,41 @@ func TestUnknownPlaceRefused(t *testing.T) {
 				t.Fatalf("got %+v %+v, want %s quoting %s", got, got.Refusal, tt.code, tt.quoted)
 			}
 		})
+	}
+}
+
+// Only a question answered or refused counts against the demo's limit: a body the endpoint
+// rejects leaves the remaining count as it was, on its own response and on the next.
+func TestDemoCountsOnlyServedQuestions(t *testing.T) {
+	e := demoEnv(t, nil)
+	bad := []struct {
+		name, contentType, body string
+	}{
+		{"invalid JSON", "application/json", `{"query": `},
+		{"no query", "application/json", `{}`},
+		{"an empty query", "application/json", `{"query": ""}`},
+		{"a query over 1,500 characters", "application/json", `{"query": "` + strings.Repeat("a", 1501) + `"}`},
+		{"max_evidence_items out of bounds", "application/json", `{"query": "How many urologists are in Ohio?", "options": {"max_evidence_items": 0}}`},
+		{"an array", "application/json", `[]`},
+		{"form data", "application/x-www-form-urlencoded", `query=x`},
+	}
+	remaining := func(r response) string { return r.Header.Get("X-RateLimit-Remaining") }
+	for round := range 3 { // more rejected bodies than the limit allows questions
+		for _, b := range bad {
+			r := e.do(t, http.MethodPost, "/api/evidence-query/demo", b.contentType, []byte(b.body), "")
+			if r.Status != http.StatusBadRequest && r.Status != http.StatusUnsupportedMediaType {
+				t.Fatalf("round %d, %s: %d %s", round, b.name, r.Status, r.Raw)
+			}
+			if remaining(r) != "10" || r.Header.Get("X-RateLimit-Limit") != "10" {
+				t.Fatalf("round %d, %s: remaining %q of %q, want 10 of 10", round, b.name, remaining(r), r.Header.Get("X-RateLimit-Limit"))
+			}
+		}
+	}
+	for i, q := range []string{"How many urologists are in Ohio?", "Which dermatologist in Ohio sees the most patients?"} { // answered, refused
+		body, _ := json.Marshal(map[string]string{"query": q})
+		r := e.do(t, http.MethodPost, "/api/evidence-query/demo", "application/json", body, "")
+		if r.Status != http.StatusOK || remaining(r) != strconv.Itoa(9-i) {
+			t.Fatalf("%q: %d, remaining %q, want %d", q, r.Status, remaining(r), 9-i)
+		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/rest/evidence/chat"
+	"providerdir/rest/gate"
 	"providerdir/rest/internal/records"
 	"providerdir/rest/supply"
 	"providerdir/store"
@@ -105,16 +106,22 @@ func (s *Service) RegisterDemo(r *mux.Router, limit func(http.Handler) http.Hand
 type errorWriter func(w http.ResponseWriter, r *http.Request, status int, code, message string, details any)
 
 // handler serves one evidence query: the body checked, the question answered or refused, the
-// result in the supply API's data/meta envelope; errors go through writeError.
+// result in the supply API's data/meta envelope; errors go through writeError. On the demo only
+// a question answered or refused counts against its limit: a rejected body or a failure is
+// taken back (gate.Uncount).
 func (s *Service) handler(writeError errorWriter) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		q, bad := readRequest(r)
 		if bad != nil {
+			gate.Uncount(w, r)
 			writeError(w, r, bad.status, bad.code, bad.message, nil)
 			return
 		}
 		res, fresh, methodURL, err := s.Answer(r.Context(), q.text, q.maxItems)
+		if err != nil {
+			gate.Uncount(w, r)
+		}
 		if errors.Is(err, supply.ErrNoStudy) {
 			writeError(w, r, http.StatusNotFound, supply.CodeSpecialtyNotFound,
 				"No supply study of the specialty asked about is loaded: the registry or the Census figures have not been ingested.", nil)
