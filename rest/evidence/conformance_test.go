@@ -15,8 +15,8 @@ func TestConformance(t *testing.T) {
 		Credentials: conformance.Credentials{BaseURL: e.URL, SupplyKey: e.key(t)},
 		Only:        []string{"evidence"},
 	})
-	if len(rep.Results) != 10 {
-		t.Errorf("%d evidence checks ran, want 10", len(rep.Results))
+	if len(rep.Results) != 15 {
+		t.Errorf("%d evidence checks ran, want 15", len(rep.Results))
 	}
 	for _, r := range rep.Results {
 		if r.Status != conformance.Pass {
