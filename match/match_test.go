@@ -149,7 +149,10 @@ func TestScore(t *testing.T) {
 		{"nickname", "Jack Ashford", john, 0.7*(0.9+1)/2 + 0.25*(0.9+1)/2 + 0.03*(0.9+1)/3 + 0.02},
 		{"typo", "Jhon Ashford", john, 0.7*(0.8+1)/2 + 0.25*(0.8+1)/2 + 0.03*(0.8+1)/3 + 0.02},
 		{"initials", "J A Ashford", john, 0.7*(0.7+1+1)/3 + 0.25*(0.7+1)/2 + 0.03*(0.7+1+1)/3 + 0.02},
-		{"initials out of order", "A J Ashford", john, 0.7*(0.7+1+1)/3 + 0.25*(0.7+1)/2 + 0.03*(0.7+1+1)/3 + 0.02*2/3},
+		// A's initial comes before the first name's: it names a first name A, so the middle A
+		// counts as an initial beginning a word, not exactly.
+		{"initials out of order", "A J Ashford", john, 0.7*(0.7+0.7+1)/3 + 0.25*(0.7+1)/2 + 0.03*(0.7+0.7+1)/3 + 0.02*2/3},
+		{"middle initial without a first name", "A Ashford", john, 0.7*(0.7+1)/2 + 0.25*1/2 + 0.03*(0.7+1)/3 + 0.02},
 		{"last name only", "Ashford", john, 0.7 + 0.25*0.5 + 0.03/3 + 0.02},
 		{"no match", "Mary Smith", john, 0},
 		{"hyphen joined", "Mary Smithjones", Candidate{First: "MARY", Last: "SMITH-JONES"}, 1},
@@ -163,6 +166,26 @@ func TestScore(t *testing.T) {
 }
 
 func round4(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
+
+// A query's initials name the first name before the middle one: the record whose first name
+// the first initial begins ranks above one whose middle initial it is.
+func TestScoreInitialsByRole(t *testing.T) {
+	for _, c := range []struct {
+		q             string
+		better, worse Candidate
+	}{
+		{"S. Morowski", Candidate{First: "SARAH", Last: "MOROWSKI"}, Candidate{First: "JOHN", Middle: "S", Last: "MOROWSKI"}},
+		{"H. B. Salmont", Candidate{First: "HARRY", Middle: "BRUCE", Last: "SALMONT"}, Candidate{First: "BARBARA", Middle: "H", Last: "SALMONT"}},
+		{"H. B. Salmont", Candidate{First: "HARRY", Middle: "B", Last: "SALMONT"}, Candidate{First: "BARBARA", Middle: "H", Last: "SALMONT"}},
+		{"John A. Ashford", Candidate{First: "JOHN", Middle: "A", Last: "ASHFORD"}, Candidate{First: "JOHN", Middle: "ALAN", Last: "ASHFORD"}},
+		{"John A. Ashford", Candidate{First: "JOHN", Middle: "A", Last: "ASHFORD"}, Candidate{First: "JOHN", Last: "ASHFORD"}},
+	} {
+		b, w := Score(QueryTokens(c.q), c.better), Score(QueryTokens(c.q), c.worse)
+		if b <= w {
+			t.Errorf("%q: %+v scores %v, not above %+v's %v", c.q, c.better, b, c.worse, w)
+		}
+	}
+}
 
 // A better-matching candidate never scores below a worse one.
 func TestScoreOrdersDeformations(t *testing.T) {

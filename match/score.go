@@ -3,6 +3,7 @@ package match
 import (
 	"math"
 	"slices"
+	"unicode/utf8"
 )
 
 // Token similarities: how well one query token matches one record token.
@@ -31,38 +32,50 @@ type Candidate struct {
 }
 
 // recordToken is one token of a candidate: core tokens (first and last name words, organization
-// words) count towards the record's coverage; parts are the core tokens a joined form stands for.
+// words) count towards the record's coverage; parts are the core tokens a joined form stands for;
+// role says which part of a person's name the token is in.
 type recordToken struct {
 	text  string
 	core  bool
 	parts []int
+	role  role
 }
+
+// role is the part of a person's name a record token belongs to.
+type role int
+
+const (
+	roleOther role = iota // an organization's word
+	roleFirst
+	roleMiddle
+	roleLast
+)
 
 // tokens lists a candidate's tokens: each part's words and, for a part of several words, their
 // joined form (which stands for all of them).
 func (c Candidate) tokens() []recordToken {
 	var out []recordToken
-	add := func(part string, core bool) {
+	add := func(part string, core bool, r role) {
 		ts := Tokens(part)
 		first := len(out)
 		for _, t := range ts {
-			out = append(out, recordToken{text: t, core: core})
+			out = append(out, recordToken{text: t, core: core, role: r})
 		}
 		if len(ts) > 1 {
 			parts := make([]int, len(ts))
 			for i := range parts {
 				parts[i] = first + i
 			}
-			out = append(out, recordToken{text: joinTokens(ts), parts: parts})
+			out = append(out, recordToken{text: joinTokens(ts), parts: parts, role: r})
 		}
 	}
 	if c.Org != "" && c.First == "" && c.Last == "" {
-		add(c.Org, true)
+		add(c.Org, true, roleOther)
 		return out
 	}
-	add(c.First, true)
-	add(c.Middle, false)
-	add(c.Last, true)
+	add(c.First, true, roleFirst)
+	add(c.Middle, false, roleMiddle)
+	add(c.Last, true, roleLast)
 	return out
 }
 
@@ -140,50 +153,23 @@ func initialOf(a, b string) bool {
 // joined record token ("smithjones") stands for all its words. Core tokens are the first and
 // last name's words of an individual, every word of an organization's name; a middle name
 // counts only in the third part, so that its absence from the query costs little, and word
-// order only in the fourth. The score is in [0, 1], rounded to 4 decimals; 1 means every query
-// token is exactly a name token, every name token was named, in the record's order.
+// order only in the fourth. A query initial that is exactly a middle initial counts as one
+// initial beginning another (SimInitial) unless a query word before it is paired with the first
+// name: "S Morowski" names a first name S, not John S Morowski's middle one, and "A B Tarford"
+// an A first. The score is in [0, 1], rounded to 4 decimals; 1 means every query token is
+// exactly a name token, every name token was named, in the record's order.
 func Score(q []string, c Candidate) float64 {
 	rt := c.tokens()
 	if len(q) == 0 || len(rt) == 0 {
 		return 0
 	}
-	type pair struct {
-		qi, ri int
-		sim    float64
+	matched, rSim := pairTokens(q, rt, nil)
+	if stray := strayInitials(q, rt, matched); len(stray) > 0 {
+		matched, rSim = pairTokens(q, rt, stray)
 	}
-	var pairs []pair
-	for qi, qt := range q {
-		for ri, r := range rt {
-			if s := Similarity(qt, r.text); s > 0 {
-				pairs = append(pairs, pair{qi, ri, s})
-			}
-		}
-	}
-	slices.SortStableFunc(pairs, func(a, b pair) int {
-		switch {
-		case a.sim > b.sim:
-			return -1
-		case a.sim < b.sim:
-			return 1
-		}
-		return 0
-	})
-	qUsed := make([]bool, len(q))
-	rSim := make([]float64, len(rt))
-	rUsed := make([]bool, len(rt))
 	var qSum float64
-	var matched []pair
-	for _, p := range pairs {
-		if qUsed[p.qi] || rUsed[p.ri] || anyUsed(rUsed, rt[p.ri].parts) || joinedUsed(rt, rUsed, p.ri) {
-			continue
-		}
-		qUsed[p.qi], rUsed[p.ri] = true, true
+	for _, p := range matched {
 		qSum += p.sim
-		matched = append(matched, p)
-		for _, i := range rt[p.ri].parts {
-			rSim[i] = p.sim
-		}
-		rSim[p.ri] = p.sim
 	}
 	var core, coreSum, words, wordSum float64
 	for i, r := range rt {
@@ -206,6 +192,69 @@ func Score(q []string, c Candidate) float64 {
 	}
 	s += WeightOrder * inOrder(matched, func(p pair) (int, int) { return p.qi, firstPart(rt, p.ri) })
 	return math.Round(s*1e4) / 1e4
+}
+
+// pair is a query token (qi) paired with a record token (ri) at a similarity.
+type pair struct {
+	qi, ri int
+	sim    float64
+}
+
+// pairTokens pairs query and record tokens one to one, best similarity first (ties by
+// position), the pairs in demoted counted as SimInitial; it returns the pairs made and each
+// record token's similarity (a joined form's words take its).
+func pairTokens(q []string, rt []recordToken, demoted []pair) ([]pair, []float64) {
+	var pairs []pair
+	for qi, qt := range q {
+		for ri, r := range rt {
+			if s := Similarity(qt, r.text); s > 0 {
+				if slices.ContainsFunc(demoted, func(d pair) bool { return d.qi == qi && d.ri == ri }) {
+					s = SimInitial
+				}
+				pairs = append(pairs, pair{qi, ri, s})
+			}
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		}
+		return 0
+	})
+	qUsed := make([]bool, len(q))
+	rSim := make([]float64, len(rt))
+	rUsed := make([]bool, len(rt))
+	var matched []pair
+	for _, p := range pairs {
+		if qUsed[p.qi] || rUsed[p.ri] || anyUsed(rUsed, rt[p.ri].parts) || joinedUsed(rt, rUsed, p.ri) {
+			continue
+		}
+		qUsed[p.qi], rUsed[p.ri] = true, true
+		matched = append(matched, p)
+		for _, i := range rt[p.ri].parts {
+			rSim[i] = p.sim
+		}
+		rSim[p.ri] = p.sim
+	}
+	return matched, rSim
+}
+
+// strayInitials are the pairs of a query initial exactly matching a middle initial with no
+// query word before it paired with the first name.
+func strayInitials(q []string, rt []recordToken, matched []pair) []pair {
+	var out []pair
+	for _, p := range matched {
+		if p.sim != SimExact || rt[p.ri].role != roleMiddle || utf8.RuneCountInString(q[p.qi]) != 1 {
+			continue
+		}
+		if !slices.ContainsFunc(matched, func(o pair) bool { return o.qi < p.qi && rt[o.ri].role == roleFirst }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // inOrder is the share of pairs of matches whose query positions and record positions agree in

@@ -1,0 +1,123 @@
+package resolver_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"providerdir/match/queryset"
+	"providerdir/rest/apikey"
+	"providerdir/store"
+	"providerdir/store/embedded"
+)
+
+// scaleStore opens the embedded store named by RESOLVER_SCALE_STORE (a directory ingested from
+// the drop in RESOLVER_SCALE_DROP, such as make bench's 1M one) and reads the drop's labelled
+// queries; the test or benchmark is skipped without them.
+func scaleStore(tb testing.TB) (store.Store, []queryset.Query) {
+	tb.Helper()
+	dir, drop := os.Getenv("RESOLVER_SCALE_STORE"), os.Getenv("RESOLVER_SCALE_DROP")
+	if dir == "" || drop == "" {
+		tb.Skip("RESOLVER_SCALE_STORE and RESOLVER_SCALE_DROP name an ingested store and its drop")
+	}
+	st, err := embedded.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	qs, err := queryset.Read(filepath.Join(drop, queryset.FileName))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, qs
+}
+
+// scaleSearch is the labelled queries' search through GET /search of a server over st, over
+// loopback with a Pro key, the gate's clock moved on an hour every 10,000 queries so that no
+// budget binds.
+func scaleSearch(tb testing.TB, st store.Store) queryset.Search {
+	e := newEnv(tb, st)
+	search := queryset.HTTPSearch(http.DefaultClient, e.URL+"/resolver/v1", e.Key(tb, apikey.TierPro))
+	n := 0
+	return func(ctx context.Context, q queryset.Query) ([]string, error) {
+		if n++; n%10000 == 0 {
+			e.clock.Advance(time.Hour)
+		}
+		return search(ctx, q)
+	}
+}
+
+// The labelled queries of a large drop (make bench's 1M), one at a time over loopback, meet the
+// targets of the demo drop's set (labelled_test.go), and precision@1 of each kind is at least
+// minPrecisionAt1; the latency percentiles and the slowest queries are logged for a reader.
+// RESOLVER_SCALE_NATIONWIDE searches every query without its state and taxonomy (targets not
+// asserted then: a label need not be first nationwide); RESOLVER_SCALE_MISSES lists the kinds
+// whose misses are logged.
+func TestSearchLabelledAtScale(t *testing.T) {
+	st, qs := scaleStore(t)
+	ctx := t.Context()
+	if os.Getenv("RESOLVER_SCALE_NATIONWIDE") != "" {
+		for i := range qs {
+			qs[i].State, qs[i].Taxonomy = "", ""
+		}
+	}
+	search := scaleSearch(t, st)
+	for _, q := range qs[:min(200, len(qs))] { // warm the block cache
+		if _, err := search(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := queryset.Evaluate(ctx, qs, search)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range queryset.Kinds {
+		tally := rep.ByDeformation[kind]
+		t.Logf("%-18s %4d queries  precision@1 %.4f  recall@10 %.4f", kind, tally.Queries, tally.PrecisionAt1(), tally.RecallAt10())
+	}
+	t.Logf("all %d queries  precision@1 %.4f  recall@10 %.4f  p50 %v  p99 %v", rep.Queries, rep.PrecisionAt1(), rep.RecallAt10(), rep.Percentile(50), rep.Percentile(99))
+	if os.Getenv("RESOLVER_SCALE_NATIONWIDE") == "" {
+		for kind, tally := range rep.ByDeformation {
+			if tally.PrecisionAt1() < minPrecisionAt1 || queryset.Nationwide(kind) && tally.RecallAt10() < minNationwideRecallAt10 {
+				t.Errorf("%s: precision@1 %.4f, recall@10 %.4f", kind, tally.PrecisionAt1(), tally.RecallAt10())
+			}
+		}
+		if rep.PrecisionAt1() < minPrecisionAt1 || rep.RecallAt10() < minRecallAt10 {
+			t.Errorf("all: precision@1 %.4f, recall@10 %.4f", rep.PrecisionAt1(), rep.RecallAt10())
+		}
+	}
+	order := make([]int, len(qs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(rep.Latencies[b] - rep.Latencies[a]) })
+	for _, i := range order[:min(25, len(order))] {
+		t.Logf("slow %8v  %-18s %q state %q", rep.Latencies[i].Round(time.Microsecond), qs[i].Deformation, qs[i].Q, qs[i].State)
+	}
+	for _, m := range rep.Misses {
+		if strings.Contains(os.Getenv("RESOLVER_SCALE_MISSES"), m.Deformation) {
+			t.Logf("miss %-18s %q state %q npi %s", m.Deformation, m.Q, m.State, m.NPI)
+		}
+	}
+}
+
+// BenchmarkSearchAtScale runs the labelled queries of a large drop in turn over loopback.
+// RESOLVER_SCALE_KINDS (comma-separated) keeps the queries of those kinds only.
+func BenchmarkSearchAtScale(b *testing.B) {
+	st, qs := scaleStore(b)
+	if kinds := os.Getenv("RESOLVER_SCALE_KINDS"); kinds != "" {
+		qs = slices.DeleteFunc(qs, func(q queryset.Query) bool { return !slices.Contains(strings.Split(kinds, ","), q.Deformation) })
+	}
+	ctx := b.Context()
+	search := scaleSearch(b, st)
+	for i := 0; b.Loop(); i++ {
+		if _, err := search(ctx, qs[i%len(qs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
