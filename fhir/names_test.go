@@ -2,12 +2,11 @@ package fhir_test
 
 import (
 	"net/url"
+	"providerdir/stored"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"providerdir/mapping"
 )
 
 // nameValues are the values a Practitioner's name search matches by prefix, read from the
@@ -16,7 +15,7 @@ import (
 func nameValues(r res, param string) []string {
 	var out []string
 	add := func(s string) {
-		if n := mapping.FoldText(s); n != "" {
+		if n := stored.FoldText(s); n != "" {
 			out = append(out, n)
 		}
 	}
@@ -84,7 +83,7 @@ func TestNamePrefixes(t *testing.T) {
 		}
 	}) {
 		param, q, _ := strings.Cut(qs, "=")
-		nq := mapping.FoldText(q)
+		nq := stored.FoldText(q)
 		var want []string
 		for id, r := range pracs {
 			if slices.ContainsFunc(nameValues(r, param), func(v string) bool { return strings.HasPrefix(v, nq) }) {

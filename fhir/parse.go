@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Paging and include bounds.
@@ -421,7 +421,7 @@ func stringCondition(p param, modifier, name string, alts []string) (*store.Cond
 	case "":
 		vals := make([]string, 0, len(alts))
 		for _, a := range alts {
-			n := mapping.FoldText(a)
+			n := stored.FoldText(a)
 			if p.key == fhirmap.KeyAddressPostal {
 				n = fhirmap.PostalKey(a)
 			}

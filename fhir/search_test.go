@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
+	"providerdir/stored"
 )
 
 // res is a served resource decoded generically; the expectations below read the resources the
@@ -37,7 +37,7 @@ func text(r any, name string) string { s, _ := field(r, name).(string); return s
 // prefixed reports whether a value starts with q, both folded as R4's string search compares
 // them (case and accents).
 func prefixed(value, q string) bool {
-	v, nq := mapping.FoldText(value), mapping.FoldText(q)
+	v, nq := stored.FoldText(value), stored.FoldText(q)
 	return nq != "" && v != "" && strings.HasPrefix(v, nq)
 }
 

@@ -12,6 +12,7 @@ import (
 	"providerdir/source/carecompare"
 	"providerdir/source/pos"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
@@ -32,18 +33,18 @@ var (
 // one per facility kind in the order the quality types are loaded.
 func careComparePatterns() []*regexp.Regexp {
 	patterns := []*regexp.Regexp{hospiceCAHPS}
-	for _, t := range mapping.QualityTypes {
-		patterns = append(patterns, careCompareFiles[t.Kind])
+	for _, t := range stored.QualityTypes {
+		patterns = append(patterns, careCompareFiles[mapping.QualityKind(t)])
 	}
 	return patterns
 }
 
 // loadPOS stores the certification file, one facility per CCN.
 func loadPOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.POS).Provenance(1)
+	prov := l.snapshot(stored.POS).Provenance(1)
 	return loadInto(ctx, l, files, posFile, pos.NewReader, catalog.Facilities, func(f *pos.Facility) (store.Document, bool, error) {
 		rec, keys := mapping.Facility(f)
-		doc, err := mapping.NewDocument(f.CCN, rec, prov, keys)
+		doc, err := stored.NewDocument(f.CCN, rec, prov, keys)
 		return doc, true, err
 	})
 }
@@ -73,13 +74,14 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 		}
 	}
 	all := files
-	for _, t := range mapping.QualityTypes {
-		files := filesMatching(all, careCompareFiles[t.Kind])
+	for _, t := range stored.QualityTypes {
+		kind := mapping.QualityKind(t)
+		files := filesMatching(all, careCompareFiles[kind])
 		if len(files) == 0 {
 			continue
 		}
 		read := files
-		if t.Kind == carecompare.Hospice {
+		if kind == carecompare.Hospice {
 			read = append(slices.Clone(files), filesMatching(all, hospiceCAHPS)...)
 		}
 		prov, err := l.datasetSnapshot(ctx, t.Dataset, files, read)
@@ -87,29 +89,29 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 			return err
 		}
 		newReader := func(r io.Reader, name string, opts ...source.Option) (*source.Reader[carecompare.Facility], error) {
-			return carecompare.NewReader(t.Kind, r, name, opts...)
+			return carecompare.NewReader(kind, r, name, opts...)
 		}
 		var national mapping.NationalTally
-		err = loadInto(ctx, l, files, careCompareFiles[t.Kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
-			if s := hospiceSurveys[f.CCN]; s != nil && t.Kind == carecompare.Hospice {
+		err = loadInto(ctx, l, files, careCompareFiles[kind], newReader, catalog.Quality, func(f *carecompare.Facility) (store.Document, bool, error) {
+			if s := hospiceSurveys[f.CCN]; s != nil && kind == carecompare.Hospice {
 				f.Join(s)
 			}
 			id, rec, keys := mapping.Quality(f)
 			national.Add(rec)
-			availability := []string{mapping.AvailabilityPresent}
+			availability := []string{stored.AvailabilityPresent}
 			if rec.OverallStar == nil || hasSuppressed(rec.Measures) {
-				availability = append(availability, mapping.AvailabilitySuppressed)
+				availability = append(availability, stored.AvailabilitySuppressed)
 			}
-			doc, err := mapping.NewDocument(id, rec, prov.Provenance(1, availability...), keys)
+			doc, err := stored.NewDocument(id, rec, prov.Provenance(1, availability...), keys)
 			return doc, true, err
 		})
 		if err != nil {
 			return err
 		}
 		// The type's national averages, from the rows just read, with the file's provenance.
-		var keys mapping.Keys
-		keys.Add(mapping.KeyType, t.Slug)
-		doc, err := mapping.NewDocument(t.Slug, national.Record(t.Slug), prov.Provenance(1), keys)
+		var keys stored.Keys
+		keys.Add(stored.KeyType, t.Slug)
+		doc, err := stored.NewDocument(t.Slug, national.Record(t.Slug), prov.Provenance(1), keys)
 		if err != nil {
 			return err
 		}
@@ -120,7 +122,7 @@ func loadCareCompare(ctx context.Context, l *familyLoad, files []sourceFile) err
 	return nil
 }
 
-func hasSuppressed(ms []mapping.QualityItem) bool {
+func hasSuppressed(ms []stored.QualityItem) bool {
 	for _, m := range ms {
 		if m.Value == nil {
 			return true

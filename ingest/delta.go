@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Weekly NPPES deltas.
@@ -137,7 +137,7 @@ func onTopOf(base, loaded catalog.Manifest) catalog.Manifest {
 type registryDelta struct {
 	npis     []string // every NPI of the weekly files, ascending
 	old, new map[string]study.Provider
-	prov     mapping.Provenance
+	prov     stored.Provenance
 	// records holds the digest of each new registry document's record (recordDigest), by NPI,
 	// to compare the document below with while it is read to be masked; nil for an NPI whose
 	// files gave it more than one record, or a body the digest does not read.
@@ -157,10 +157,10 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 		return ErrNoNameWords
 	}
 	d := &registryDelta{old: map[string]study.Provider{}, new: map[string]study.Provider{}, records: map[string]*[sha256.Size]byte{}}
-	d.prov = l.snapshot(mapping.NPPES).Provenance(1)
+	d.prov = l.snapshot(stored.NPPES).Provenance(1)
 	l.run.delta = d
 	covered := map[string]bool{}
-	words, err := loadNPPESRows(ctx, l, files, d.prov, func(rec *mapping.RegistryRecord, doc store.Document) {
+	words, err := loadNPPESRows(ctx, l, files, d.prov, func(rec *stored.RegistryRecord, doc store.Document) {
 		npi := strings.Clone(rec.NPI)
 		d.new[npi] = ownedProvider(study.FromRecord(*rec))
 		sum, ok := recordDigest(doc.Body)
@@ -200,7 +200,7 @@ func loadNPPESWeekly(ctx context.Context, l *familyLoad, files []sourceFile) err
 			if err != nil {
 				break
 			}
-			q := store.Query{Collection: c, Generation: serving.Generation(c), Where: []store.Condition{{Param: mapping.KeyNPI, Values: batches[k]}}}
+			q := store.Query{Collection: c, Generation: serving.Generation(c), Where: []store.Condition{{Param: stored.KeyNPI, Values: batches[k]}}}
 			err = eachDoc(ctx, st, q, func(doc *store.Document) error {
 				below[c] = append(below[c], store.Document{ID: doc.ID, Keys: doc.Keys})
 				return nil

@@ -9,7 +9,7 @@
 // later one may read an earlier one's output: Open Payments recipients are matched against the
 // registry loaded in the same run, and the match method sets the record's confidence. A
 // recipient without an NPI is matched by name, state and ZIP through composite keys that every
-// active individual of the registry carries (mapping.MatchKey), one posting-list lookup each.
+// active individual of the registry carries (stored.MatchKey), one posting-list lookup each.
 //
 // Projections run after the families: derived collections built from the new generation's
 // sources, so they switch together with the data they were derived from.

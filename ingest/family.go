@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/source"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // family is one source family: which files of a drop are its own, which collections it writes,
 // and how its records become documents. Families are independent: a drop may hold any subset.
 type family struct {
 	name    string
-	dataset mapping.Dataset // the family's main dataset, named in its manifest
+	dataset stored.Dataset // the family's main dataset, named in its manifest
 	// patterns match the family's file names, case-insensitively, in load order.
 	patterns []*regexp.Regexp
 	// collections are every collection the family writes; all of them switch with the family,
@@ -36,25 +36,25 @@ type family struct {
 // one wrote in the same run (Open Payments matches recipients against the registry). This table
 // is the one place a family is added.
 var families = []*family{
-	{name: "census", dataset: mapping.Census, patterns: []*regexp.Regexp{censusStatesFile, censusCountiesFile},
+	{name: "census", dataset: stored.Census, patterns: []*regexp.Regexp{censusStatesFile, censusCountiesFile},
 		collections: []string{catalog.CensusStates, catalog.CensusCounties}, load: loadCensus, snapshotOf: censusVintageDate},
-	{name: "nucc", dataset: mapping.NUCC, patterns: []*regexp.Regexp{nuccFile},
+	{name: "nucc", dataset: stored.NUCC, patterns: []*regexp.Regexp{nuccFile},
 		collections: []string{catalog.NUCCTaxonomy}, load: loadNUCC, snapshotOf: nuccReleaseDate},
-	{name: nppesFamily, dataset: mapping.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
+	{name: nppesFamily, dataset: stored.NPPES, patterns: []*regexp.Regexp{npidataFile, plFile, othernameFile, endpointFile},
 		collections: []string{catalog.RegistryProviders, catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints, catalog.RegistryNameWords}, load: loadNPPES},
-	{name: "pecos", dataset: mapping.PECOS, patterns: []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
+	{name: "pecos", dataset: stored.PECOS, patterns: []*regexp.Regexp{ppefEnrollment, hospitalEnrollments, ppefReassignment},
 		collections: []string{catalog.Enrollments, catalog.HospitalEnrollments, catalog.Reassignments}, load: loadPECOS},
-	{name: "leie", dataset: mapping.LEIE, patterns: []*regexp.Regexp{leieUpdated, leieMonthly},
+	{name: "leie", dataset: stored.LEIE, patterns: []*regexp.Regexp{leieUpdated, leieMonthly},
 		collections: []string{catalog.Exclusions, catalog.ExclusionActions}, load: loadLEIE},
-	{name: "pos", dataset: mapping.POS, patterns: []*regexp.Regexp{posFile},
+	{name: "pos", dataset: stored.POS, patterns: []*regexp.Regexp{posFile},
 		collections: []string{catalog.Facilities}, load: loadPOS},
-	{name: "carecompare", dataset: mapping.CareCompareHospital, patterns: careComparePatterns(),
+	{name: "carecompare", dataset: stored.CareCompareHospital, patterns: careComparePatterns(),
 		collections: []string{catalog.Quality, catalog.QualityNational}, load: loadCareCompare},
-	{name: "openpayments", dataset: mapping.OpenPayments, patterns: []*regexp.Regexp{generalPayments},
+	{name: "openpayments", dataset: stored.OpenPayments, patterns: []*regexp.Regexp{generalPayments},
 		collections: []string{catalog.Payments}, load: loadOpenPayments},
-	{name: "sam", dataset: mapping.SAMExclusions, patterns: []*regexp.Regexp{samExtract},
+	{name: "sam", dataset: stored.SAMExclusions, patterns: []*regexp.Regexp{samExtract},
 		collections: []string{catalog.SAMExclusions}, load: loadSAM, snapshotOf: samExtractDate},
-	{name: "qpp", dataset: mapping.QPPMIPS, patterns: []*regexp.Regexp{mipsScores},
+	{name: "qpp", dataset: stored.QPPMIPS, patterns: []*regexp.Regexp{mipsScores},
 		collections: []string{catalog.MIPSScores}, load: loadQPP},
 }
 
@@ -220,15 +220,15 @@ type familyLoad struct {
 }
 
 // snapshot returns the provenance stamp of a dataset loaded by this family.
-func (l *familyLoad) snapshot(d mapping.Dataset) mapping.SnapshotInfo {
+func (l *familyLoad) snapshot(d stored.Dataset) stored.SnapshotInfo {
 	l.datasets[d.ID] = true
-	return mapping.SnapshotInfo{Dataset: d, Snapshot: l.manifest.Snapshot, CheckedAt: l.run.checkedAt,
+	return stored.SnapshotInfo{Dataset: d, Snapshot: l.manifest.Snapshot, CheckedAt: l.run.checkedAt,
 		CoverageStart: l.manifest.Coverage.Start, CoverageEnd: l.manifest.Coverage.End}
 }
 
 // snapshotOfFiles is snapshot for a dataset that is one file among several of its family (Care
 // Compare publishes each facility type on its own schedule): its date is its own files' date.
-func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []sourceFile) mapping.SnapshotInfo {
+func (l *familyLoad) snapshotOfFiles(d stored.Dataset, files []sourceFile) stored.SnapshotInfo {
 	info := l.snapshot(d)
 	if l.run.opts.SnapshotDate == "" && len(files) > 0 {
 		info.Snapshot = snapshotDate(files)
@@ -242,7 +242,7 @@ func (l *familyLoad) snapshotOfFiles(d mapping.Dataset, files []sourceFile) mapp
 // which dated date it), recorded in the manifest's DatasetSnapshots: when the files read are
 // byte for byte those it was last loaded from, it keeps that load's snapshot (a publisher
 // re-dating a file it did not change publishes no new snapshot of the dataset).
-func (l *familyLoad) datasetSnapshot(ctx context.Context, d mapping.Dataset, dated, read []sourceFile) (mapping.SnapshotInfo, error) {
+func (l *familyLoad) datasetSnapshot(ctx context.Context, d stored.Dataset, dated, read []sourceFile) (stored.SnapshotInfo, error) {
 	info := l.snapshotOfFiles(d, dated)
 	described, err := describeFiles(read)
 	if err == nil {
@@ -468,7 +468,7 @@ func loadInto[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *
 func loadPrepared[T any](ctx context.Context, l *familyLoad, files []sourceFile, p *regexp.Regexp, newReader source.NewFunc[T],
 	collection string, prepare func([]T) error, toDoc func(*T) (doc store.Document, ok bool, err error)) error {
 	if l.run.writer != nil {
-		l.run.writer.recycle(collection, mapping.Recycle) // bodies come from mapping.NewDocument
+		l.run.writer.recycle(collection, stored.Recycle) // bodies come from stored.NewDocument
 	}
 	for _, f := range filesMatching(files, p) {
 		r, err := source.OpenFS(f.fsys, f.name, newReader)

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nucc"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // FHIRCollections are the collections of the FHIR resources, one per resource type
@@ -49,7 +49,7 @@ func buildFHIR(ctx context.Context, p *Projection) error {
 		return err
 	}
 	for _, c := range FHIRCollections {
-		p.Recycle(c, mapping.Recycle)
+		p.Recycle(c, stored.Recycle)
 	}
 	stats := map[string]int64{}
 	tags := map[string]store.Document{} // the tag sets the resources name, by id
@@ -232,7 +232,7 @@ func (j *joiner) buildFacilities(ctx context.Context, emit func([]fhirmap.Resour
 // facilityResources builds the resources of a Provider of Services facility that is not merged
 // into an organization NPI.
 func (j *joiner) facilityResources(ctx context.Context, d *store.Document) ([]fhirmap.Resource, error) {
-	body, err := mapping.DecodeBody[mapping.FacilityRecord](*d)
+	body, err := stored.DecodeBody[stored.FacilityRecord](*d)
 	if err != nil {
 		return nil, fmt.Errorf("fhir: facility %s: %w", d.ID, err)
 	}
@@ -251,7 +251,7 @@ func taxonomies(ctx context.Context, st store.Store, gen string) (fhirmap.Taxono
 		return out, nil
 	}
 	err := store.EachDocument(ctx, st, store.Query{Collection: catalog.NUCCTaxonomy, Generation: gen, BodiesOnly: true}, func(d *store.Document) error {
-		body, err := mapping.DecodeBody[nucc.Taxonomy](*d)
+		body, err := stored.DecodeBody[nucc.Taxonomy](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: taxonomy %s: %w", d.ID, err)
 		}

@@ -15,10 +15,10 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/fhirvalidate"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // TestFHIRSnapshot validates every FHIR resource of the demo snapshot with google/fhir/go and
@@ -93,7 +93,7 @@ func TestFHIRSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range page.Docs {
-		b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+		b, err := stored.DecodeBody[stored.RegistryRecord](d)
 		if err != nil {
 			t.Fatal(err)
 		}

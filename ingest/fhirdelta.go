@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // updateFHIR lays the FHIR resources a weekly NPPES delta changes over the serving ones. It
@@ -38,7 +38,7 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 		p.Stack(c)
 	}
 	for _, c := range FHIRCollections {
-		p.Recycle(c, mapping.Recycle)
+		p.Recycle(c, stored.Recycle)
 	}
 	gen, old := map[string]string{}, map[string]string{}
 	for _, c := range fhirInputs {
@@ -274,7 +274,7 @@ func (u *fhirUpdate) batch(ctx context.Context, gen map[string]string, npis []st
 	groups := map[string]map[string][]store.Document{}
 	for _, c := range []string{catalog.RegistryLocations, catalog.RegistryOtherNames, catalog.RegistryEndpoints} {
 		byNPI := map[string][]store.Document{}
-		q := store.Query{Collection: c, Generation: gen[c], Where: []store.Condition{{Param: mapping.KeyNPI, Values: npis}}}
+		q := store.Query{Collection: c, Generation: gen[c], Where: []store.Condition{{Param: stored.KeyNPI, Values: npis}}}
 		err := eachDoc(ctx, u.st, q, func(d *store.Document) error {
 			byNPI[npiOf(d.ID)] = append(byNPI[npiOf(d.ID)], *d)
 			return nil
@@ -408,7 +408,7 @@ func lookUp(ctx context.Context, st store.Store, gen, collection, param string, 
 // enrollmentIDs returns the enrollment ids of the enrollments of npis.
 func enrollmentIDs(ctx context.Context, st store.Store, gen string, npis []string) ([]string, error) {
 	set := map[string]bool{}
-	err := lookUp(ctx, st, gen, catalog.Enrollments, mapping.KeyNPI, npis, func(d *store.Document) error {
+	err := lookUp(ctx, st, gen, catalog.Enrollments, stored.KeyNPI, npis, func(d *store.Document) error {
 		var e enrollmentView
 		if err := json.Unmarshal(d.Body, &e); err != nil {
 			return fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
@@ -433,8 +433,8 @@ func employeesOf(ctx context.Context, st store.Store, gen map[string]string, npi
 		return nil, err
 	}
 	reassigning := map[string]bool{}
-	err = lookUp(ctx, st, rg, catalog.Reassignments, mapping.KeyReceiving, received, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.ReassignmentRecord](*d)
+	err = lookUp(ctx, st, rg, catalog.Reassignments, stored.KeyReceiving, received, func(d *store.Document) error {
+		b, err := stored.DecodeBody[stored.ReassignmentRecord](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 		}
@@ -445,7 +445,7 @@ func employeesOf(ctx context.Context, st store.Store, gen map[string]string, npi
 		return nil, err
 	}
 	out := map[string]bool{}
-	err = lookUp(ctx, st, eg, catalog.Enrollments, mapping.KeyEnrollment, slices.Sorted(maps.Keys(reassigning)), func(d *store.Document) error {
+	err = lookUp(ctx, st, eg, catalog.Enrollments, stored.KeyEnrollment, slices.Sorted(maps.Keys(reassigning)), func(d *store.Document) error {
 		var e enrollmentView
 		if err := json.Unmarshal(d.Body, &e); err != nil {
 			return fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
@@ -472,13 +472,13 @@ func pecosJoinOf(npis []string) func(context.Context, *joiner) (*pecosJoin, erro
 		if err != nil {
 			return nil, err
 		}
-		if err := lookUp(ctx, j.st, eg, catalog.Enrollments, mapping.KeyEnrollment, eids, b.addEnrollment); err != nil {
+		if err := lookUp(ctx, j.st, eg, catalog.Enrollments, stored.KeyEnrollment, eids, b.addEnrollment); err != nil {
 			return nil, err
 		}
 		var reassignments []store.Document
 		receiving := map[string]bool{}
-		err = lookUp(ctx, j.st, rg, catalog.Reassignments, mapping.KeyReassigning, eids, func(d *store.Document) error {
-			rec, err := mapping.DecodeBody[mapping.ReassignmentRecord](*d)
+		err = lookUp(ctx, j.st, rg, catalog.Reassignments, stored.KeyReassigning, eids, func(d *store.Document) error {
+			rec, err := stored.DecodeBody[stored.ReassignmentRecord](*d)
 			if err != nil {
 				return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 			}
@@ -489,7 +489,7 @@ func pecosJoinOf(npis []string) func(context.Context, *joiner) (*pecosJoin, erro
 		if err != nil {
 			return nil, err
 		}
-		if err := lookUp(ctx, j.st, eg, catalog.Enrollments, mapping.KeyEnrollment, slices.Sorted(maps.Keys(receiving)), b.addEnrollment); err != nil {
+		if err := lookUp(ctx, j.st, eg, catalog.Enrollments, stored.KeyEnrollment, slices.Sorted(maps.Keys(receiving)), b.addEnrollment); err != nil {
 			return nil, err
 		}
 		slices.SortFunc(reassignments, func(a, b store.Document) int { return strings.Compare(a.ID, b.ID) })

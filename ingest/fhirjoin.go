@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // joiner gathers what one provider's FHIR resources are built from. It holds the small tables and
@@ -52,7 +52,7 @@ type orgInfo struct {
 
 type facInfo struct {
 	ok  bool // the CCN is a POS facility that gets a resource
-	rec *mapping.Body[mapping.FacilityRecord]
+	rec *stored.Body[stored.FacilityRecord]
 }
 
 func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
@@ -85,7 +85,7 @@ func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pec
 		return nil, err
 	}
 	err = j.each(ctx, catalog.HospitalEnrollments, func(d *store.Document) error {
-		b, err := mapping.DecodeBody[mapping.HospitalEnrollmentRecord](*d)
+		b, err := stored.DecodeBody[stored.HospitalEnrollmentRecord](*d)
 		if err != nil {
 			return fmt.Errorf("fhir: hospital enrollment %s: %w", d.ID, err)
 		}
@@ -179,7 +179,7 @@ func (j *joiner) each(ctx context.Context, collection string, fn func(*store.Doc
 // it by NPI (its secondary locations, other names and endpoints, in id order).
 func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Resource, error) {
 	d := &in.doc
-	body, err := mapping.DecodeBody[mapping.RegistryRecord](*d)
+	body, err := stored.DecodeBody[stored.RegistryRecord](*d)
 	if err != nil {
 		return nil, fmt.Errorf("fhir: registry record %s: %w", d.ID, err)
 	}
@@ -190,14 +190,14 @@ func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Res
 		return nil, fhirmap.ErrNoResource
 	}
 	for i := range in.locations {
-		b, err := mapping.DecodeBody[mapping.Address](in.locations[i])
+		b, err := stored.DecodeBody[stored.Address](in.locations[i])
 		if err != nil {
 			return nil, err
 		}
 		p.Secondary = append(p.Secondary, fhirmap.SecondaryLocation{ID: in.locations[i].ID, Address: b.Record})
 	}
 	for i := range in.endpoints {
-		b, err := mapping.DecodeBody[mapping.EndpointRecord](in.endpoints[i])
+		b, err := stored.DecodeBody[stored.EndpointRecord](in.endpoints[i])
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +212,7 @@ func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Res
 	}
 	p.Sandbox = j.sandboxOrgs[r.NPI]
 	for i := range in.otherNames {
-		b, err := mapping.DecodeBody[mapping.OtherNameRecord](in.otherNames[i])
+		b, err := stored.DecodeBody[stored.OtherNameRecord](in.otherNames[i])
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +309,7 @@ func (g *npiGroups) take(ctx context.Context, npi string) ([]store.Document, err
 // the FHIR projection that reads it runs.
 type pecosJoin struct {
 	links []pecosLink // by individual, each individual's in reassignment order
-	provs []mapping.Provenance
+	provs []stored.Provenance
 }
 
 type pecosLink struct {
@@ -370,7 +370,7 @@ type pecosJoinBuilder struct {
 	more  map[uint64][]uint32
 	// The reassignments added, and the provenances they name, each once.
 	reassignments []reassignmentCodes
-	provs         []mapping.Provenance
+	provs         []stored.Provenance
 	provIndex     map[string]uint32
 }
 
@@ -418,7 +418,7 @@ func (b *pecosJoinBuilder) addEnrollment(d *store.Document) error {
 			EnrollmentID string `json:"enrollment_id"`
 		} `json:"record"`
 	}
-	if err := mapping.DecodeJSON(d.Body, &e); err != nil {
+	if err := stored.DecodeJSON(d.Body, &e); err != nil {
 		return fmt.Errorf("fhir: enrollment %s: %w", d.ID, err)
 	}
 	npi, ok := npiNumber(e.Record.NPI)
@@ -445,10 +445,10 @@ func (b *pecosJoinBuilder) npisOf(enrollment uint64, buf []uint32) []uint32 {
 // addReassignment notes a reassignment of benefits from one enrollment to another.
 func (b *pecosJoinBuilder) addReassignment(d *store.Document) error {
 	var r struct {
-		Record     mapping.ReassignmentRecord `json:"record"`
-		Provenance json.RawMessage            `json:"provenance"`
+		Record     stored.ReassignmentRecord `json:"record"`
+		Provenance json.RawMessage           `json:"provenance"`
 	}
-	if err := mapping.DecodeJSON(d.Body, &r); err != nil {
+	if err := stored.DecodeJSON(d.Body, &r); err != nil {
 		return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 	}
 	if r.Record.Reassigning == "" || r.Record.Receiving == "" {
@@ -456,9 +456,9 @@ func (b *pecosJoinBuilder) addReassignment(d *store.Document) error {
 	}
 	pi, ok := b.provIndex[string(r.Provenance)]
 	if !ok {
-		var prov mapping.Provenance
+		var prov stored.Provenance
 		// encoding/json: its strings do not share the document's bytes, which the join would
-		// otherwise keep for the whole build (see mapping.DecodeJSON).
+		// otherwise keep for the whole build (see stored.DecodeJSON).
 		if err := json.Unmarshal(r.Provenance, &prov); err != nil {
 			return fmt.Errorf("fhir: reassignment %s: %w", d.ID, err)
 		}
@@ -557,12 +557,12 @@ func (j *joiner) org(ctx context.Context, npi string) (orgInfo, error) {
 		case err != nil:
 			return orgInfo{}, err
 		default:
-			b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+			b, err := stored.DecodeBody[stored.RegistryRecord](d)
 			if err != nil {
 				return orgInfo{}, err
 			}
 			// The name alone outlives the record: cloned, it does not keep the record's
-			// decoded bytes in memory (see mapping.DecodeJSON).
+			// decoded bytes in memory (see stored.DecodeJSON).
 			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: strings.Clone(b.Record.OrganizationName), active: b.Record.Active}
 		}
 	}
@@ -587,7 +587,7 @@ func (j *joiner) facility(ctx context.Context, ccn string) (facInfo, error) {
 		case err != nil:
 			return facInfo{}, err
 		default:
-			b, err := mapping.DecodeBody[mapping.FacilityRecord](d)
+			b, err := stored.DecodeBody[stored.FacilityRecord](d)
 			if err != nil {
 				return facInfo{}, err
 			}

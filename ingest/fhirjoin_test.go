@@ -5,13 +5,13 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 func enrollmentDoc(t *testing.T, npi, id string) store.Document {
 	t.Helper()
-	body, err := mapping.EncodeJSON(mapping.Body[mapping.EnrollmentRecord]{Record: mapping.EnrollmentRecord{NPI: npi, EnrollmentID: id}})
+	body, err := stored.EncodeJSON(stored.Body[stored.EnrollmentRecord]{Record: stored.EnrollmentRecord{NPI: npi, EnrollmentID: id}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,9 +20,9 @@ func enrollmentDoc(t *testing.T, npi, id string) store.Document {
 
 func reassignmentDoc(t *testing.T, n int, from, to, snapshot string) store.Document {
 	t.Helper()
-	body, err := mapping.EncodeJSON(mapping.Body[mapping.ReassignmentRecord]{
-		Record:     mapping.ReassignmentRecord{Reassigning: from, Receiving: to},
-		Provenance: mapping.Provenance{DatasetID: "pecos_reassignment", Snapshot: snapshot},
+	body, err := stored.EncodeJSON(stored.Body[stored.ReassignmentRecord]{
+		Record:     stored.ReassignmentRecord{Reassigning: from, Receiving: to},
+		Provenance: stored.Provenance{DatasetID: "pecos_reassignment", Snapshot: snapshot},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,12 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/synthdrops"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // drops are one small base drop and its evolved successor, shared by the tests.
@@ -111,15 +111,15 @@ func TestIngestDemoDrop(t *testing.T) {
 	if got := count(t, s, catalog.RegistryEndpoints); got != man.Counts.Endpoints || got == 0 {
 		t.Errorf("stored %d endpoints, drop has %d", got, man.Counts.Endpoints)
 	}
-	active := count(t, s, catalog.RegistryProviders, store.Condition{Param: mapping.KeyActive, Values: []string{"false"}})
+	active := count(t, s, catalog.RegistryProviders, store.Condition{Param: stored.KeyActive, Values: []string{"false"}})
 	if active != man.Counts.Deactivated {
 		t.Errorf("%d inactive providers stored, drop has %d deactivated", active, man.Counts.Deactivated)
 	}
 	for code, tc := range man.Counts.Taxonomies {
 		got := count(t, s, catalog.RegistryProviders,
-			store.Condition{Param: mapping.KeyTaxonomy, Values: []string{code}},
-			store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
-			store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}})
+			store.Condition{Param: stored.KeyTaxonomy, Values: []string{code}},
+			store.Condition{Param: stored.KeyActive, Values: []string{"true"}},
+			store.Condition{Param: stored.KeyEntity, Values: []string{"individual"}})
 		if got != tc.AnySlot {
 			t.Errorf("taxonomy %s: %d active individuals stored, drop has %d", code, got, tc.AnySlot)
 		}
@@ -168,9 +168,9 @@ func TestIngestDemoDrop(t *testing.T) {
 			}
 		}
 	}
-	for _, qt := range mapping.QualityTypes {
+	for _, qt := range stored.QualityTypes {
 		want := man.Counts.Facilities[qt.Slug].Total - man.Counts.Facilities[qt.Slug].Terminated
-		if got := count(t, s, catalog.Quality, store.Condition{Param: mapping.KeyType, Values: []string{qt.Slug}}); got != want {
+		if got := count(t, s, catalog.Quality, store.Condition{Param: stored.KeyType, Values: []string{qt.Slug}}); got != want {
 			t.Errorf("quality %s: stored %d, drop has %d", qt.Slug, got, want)
 		}
 	}
@@ -185,7 +185,7 @@ func TestIngestDemoDrop(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range page.Docs {
-			b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
+			b, err := stored.DecodeBody[stored.PaymentRecord](d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func TestIngestDemoDrop(t *testing.T) {
 	if years[2023] == 0 {
 		t.Errorf("payments by program year %v: none of 2023 stored", years)
 	}
-	if methods[mapping.MatchNPIAndName] == 0 || methods[mapping.MatchNameAddress]+methods[mapping.MatchNameState] == 0 {
+	if methods[stored.MatchNPIAndName] == 0 || methods[stored.MatchNameAddress]+methods[stored.MatchNameState] == 0 {
 		t.Errorf("payment match methods %v: want both NPI and name matches", methods)
 	}
 
@@ -214,7 +214,7 @@ func TestIngestDemoDrop(t *testing.T) {
 	if err != nil || len(page.Docs) != 1 {
 		t.Fatalf("find one provider: %v", err)
 	}
-	body, err := mapping.DecodeBody[mapping.RegistryRecord](page.Docs[0])
+	body, err := stored.DecodeBody[stored.RegistryRecord](page.Docs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/leie"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
@@ -18,10 +19,10 @@ var (
 // loadLEIE stores the exclusion list. Matching an exclusion to a provider is by the NPI the
 // list publishes: a direct field, so confidence is 1.
 func loadLEIE(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.LEIE).Provenance(1)
+	prov := l.snapshot(stored.LEIE).Provenance(1)
 	err := loadInto(ctx, l, files, leieUpdated, leie.NewReader, catalog.Exclusions, func(e *leie.Exclusion) (store.Document, bool, error) {
 		id, rec, keys := mapping.Exclusion(e)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 	if err != nil {
@@ -35,7 +36,7 @@ func loadLEIE(ctx context.Context, l *familyLoad, files []sourceFile) error {
 		err := loadInto(ctx, l, []sourceFile{f}, leieMonthly, leie.NewReader, catalog.ExclusionActions, func(e *leie.Exclusion) (store.Document, bool, error) {
 			id, rec, keys := mapping.Exclusion(e)
 			keys.Add("action", action)
-			doc, err := mapping.NewDocument(action+"."+id, rec, prov, keys)
+			doc, err := stored.NewDocument(action+"."+id, rec, prov, keys)
 			return doc, true, err
 		})
 		if err != nil {

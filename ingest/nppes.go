@@ -11,6 +11,7 @@ import (
 	"providerdir/match"
 	"providerdir/source/nppes"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // NPPES monthly full files, and the weekly update files of the same layout (see delta.go). The
@@ -25,10 +26,10 @@ var (
 // loadNPPES stores every registry row as read (registry fields are direct, so confidence is 1),
 // and the name lexicon of the records' words.
 func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.NPPES).Provenance(1)
+	prov := l.snapshot(stored.NPPES).Provenance(1)
 	held := newHeldRegistry(prov)
 	l.run.registry = held
-	words, err := loadNPPESRows(ctx, l, files, prov, func(rec *mapping.RegistryRecord, _ store.Document) { held.add(rec) }, nil)
+	words, err := loadNPPESRows(ctx, l, files, prov, func(rec *stored.RegistryRecord, _ store.Document) { held.add(rec) }, nil)
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func loadNPPES(ctx context.Context, l *familyLoad, files []sourceFile) error {
 type nameWords map[string]struct{}
 
 // addFrom adds the lexicon words among a registry record's keys: its name tokens.
-func (w nameWords) addFrom(keys mapping.Keys) {
+func (w nameWords) addFrom(keys stored.Keys) {
 	for _, k := range keys {
 		if k.Param != match.ParamToken || !match.InLexicon(k.Value) {
 			continue
@@ -52,13 +53,13 @@ func (w nameWords) addFrom(keys mapping.Keys) {
 }
 
 // writeNameWords writes a document of the name lexicon for each word.
-func writeNameWords(ctx context.Context, l *familyLoad, prov mapping.Provenance, words []string) error {
+func writeNameWords(ctx context.Context, l *familyLoad, prov stored.Provenance, words []string) error {
 	if l.run.writer != nil {
-		l.run.writer.recycle(catalog.RegistryNameWords, mapping.Recycle)
+		l.run.writer.recycle(catalog.RegistryNameWords, stored.Recycle)
 	}
 	for _, w := range words {
 		rec, keys := mapping.NameWord(w)
-		doc, err := mapping.NewDocument(w, rec, prov, keys)
+		doc, err := stored.NewDocument(w, rec, prov, keys)
 		if err != nil {
 			return err
 		}
@@ -74,8 +75,8 @@ func writeNameWords(ctx context.Context, l *familyLoad, prov mapping.Provenance,
 // body: it is reused once written) and each row's NPI to row (either may be nil), and returns
 // the lexicon words of the records' names. Monthly full files and weekly update files are read
 // alike.
-func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov mapping.Provenance,
-	provider func(*mapping.RegistryRecord, store.Document), row func(npi string)) (nameWords, error) {
+func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov stored.Provenance,
+	provider func(*stored.RegistryRecord, store.Document), row func(npi string)) (nameWords, error) {
 	saw := func(npi string) {
 		if row != nil {
 			row(npi)
@@ -86,7 +87,7 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 		rec, keys := mapping.Registry(p)
 		words.addFrom(keys)
 		saw(p.NPI)
-		doc, err := mapping.NewDocument(p.NPI, rec, prov, keys)
+		doc, err := stored.NewDocument(p.NPI, rec, prov, keys)
 		if err == nil && provider != nil {
 			provider(&rec, doc)
 		}
@@ -98,7 +99,7 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 	err = loadInto(ctx, l, files, plFile, nppes.NewLocationReader, catalog.RegistryLocations, func(loc *nppes.Location) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryLocation(loc)
 		saw(loc.NPI)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 	if err != nil {
@@ -107,7 +108,7 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 	err = loadInto(ctx, l, files, othernameFile, nppes.NewOtherNameReader, catalog.RegistryOtherNames, func(o *nppes.OtherName) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryOtherName(o)
 		saw(o.NPI)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 	if err != nil {
@@ -118,7 +119,7 @@ func loadNPPESRows(ctx context.Context, l *familyLoad, files []sourceFile, prov 
 	err = loadInto(ctx, l, files, endpointFile, nppes.NewEndpointReader, catalog.RegistryEndpoints, func(e *nppes.Endpoint) (store.Document, bool, error) {
 		id, rec, keys := mapping.RegistryEndpoint(e)
 		saw(e.NPI)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 	return words, err

@@ -9,12 +9,13 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/openpayments"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var generalPayments = pattern(`OP_DTL_GNRL_PGY\d{4}_P\d{8}\.csv`)
 
 // loadOpenPayments stores general payments, each tied to a registry NPI as strongly as the
-// evidence allows (see mapping.MatchConfidence); the match strength is the record's confidence.
+// evidence allows (see stored.MatchConfidence); the match strength is the record's confidence.
 func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	gen, err := l.run.readGeneration(ctx, catalog.RegistryProviders)
 	if err != nil {
@@ -23,14 +24,14 @@ func loadOpenPayments(ctx context.Context, l *familyLoad, files []sourceFile) er
 	m := &registryMatcher{st: l.run.opts.Store, gen: gen, byNPI: map[string]string{}, byName: map[nameKey][2]string{}}
 	prepare := func(batch []openpayments.Payment) error { return m.prepare(ctx, batch) }
 	for _, f := range filesMatching(files, generalPayments) {
-		snap := l.snapshotOfFiles(mapping.OpenPayments, []sourceFile{f})
+		snap := l.snapshotOfFiles(stored.OpenPayments, []sourceFile{f})
 		err := loadPrepared(ctx, l, []sourceFile{f}, generalPayments, openpayments.NewReader, catalog.Payments, prepare, func(p *openpayments.Payment) (store.Document, bool, error) {
 			npi, method, err := m.match(ctx, p)
 			if err != nil {
 				return store.Document{}, false, err
 			}
 			rec, keys := mapping.Payment(p, npi, method)
-			doc, err := mapping.NewDocument(p.RecordID, rec, snap.Provenance(rec.Match.Confidence), keys)
+			doc, err := stored.NewDocument(p.RecordID, rec, snap.Provenance(rec.Match.Confidence), keys)
 			return doc, true, err
 		})
 		if err != nil {
@@ -120,7 +121,7 @@ func (m *registryMatcher) prepare(ctx context.Context, batch []openpayments.Paym
 
 // nameKeyOf is the key a payment without an NPI is matched by, if it names enough to match.
 func nameKeyOf(p *openpayments.Payment) (nameKey, bool) {
-	last := mapping.NormalizeText(p.LastName)
+	last := stored.NormalizeText(p.LastName)
 	if last == "" || p.FirstName == "" {
 		return nameKey{}, false
 	}
@@ -128,13 +129,13 @@ func nameKeyOf(p *openpayments.Payment) (nameKey, bool) {
 	if len(zip) > 5 {
 		zip = zip[:5]
 	}
-	return nameKey{last, mapping.NormalizeText(p.FirstName), p.State, zip}, true
+	return nameKey{last, stored.NormalizeText(p.FirstName), p.State, zip}, true
 }
 
 func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (npi, method string, err error) {
 	if p.NPI != "" {
 		if m.gen == "" {
-			return p.NPI, mapping.MatchNPIUnverified, nil
+			return p.NPI, stored.MatchNPIUnverified, nil
 		}
 		regLast, ok := m.byNPI[p.NPI]
 		if !ok {
@@ -146,18 +147,18 @@ func (m *registryMatcher) match(ctx context.Context, p *openpayments.Payment) (n
 			}
 			m.byNPI[p.NPI] = regLast
 		}
-		last := mapping.NormalizeText(p.LastName)
+		last := stored.NormalizeText(p.LastName)
 		switch {
 		case regLast == "\x00":
-			return p.NPI, mapping.MatchNPINotInRegistry, nil
+			return p.NPI, stored.MatchNPINotInRegistry, nil
 		case regLast == last:
-			return p.NPI, mapping.MatchNPIAndName, nil
+			return p.NPI, stored.MatchNPIAndName, nil
 		}
-		return p.NPI, mapping.MatchNPIOnly, nil
+		return p.NPI, stored.MatchNPIOnly, nil
 	}
 	k, ok := nameKeyOf(p)
 	if m.gen == "" || !ok {
-		return "", mapping.MatchNone, nil
+		return "", stored.MatchNone, nil
 	}
 	if hit, ok := m.byName[k]; ok {
 		return hit[0], hit[1], nil
@@ -183,13 +184,13 @@ func (m *registryMatcher) registryLastName(ctx context.Context, npi string) (str
 	if err != nil {
 		return "", err
 	}
-	body, err := mapping.DecodeBody[struct {
-		Name *mapping.PersonName `json:"name"`
+	body, err := stored.DecodeBody[struct {
+		Name *stored.PersonName `json:"name"`
 	}](doc)
 	if err != nil || body.Record.Name == nil {
 		return "", err
 	}
-	return mapping.NormalizeText(body.Record.Name.Last), nil
+	return stored.NormalizeText(body.Record.Name.Last), nil
 }
 
 // byNameLookup finds the one active individual with the recipient's name in the state and, more
@@ -205,20 +206,20 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 		return m.byMatchKey(ctx, k)
 	}
 	where := []store.Condition{
-		{Param: mapping.KeyFamily, Values: []string{k.last}},
-		{Param: mapping.KeyGiven, Values: []string{k.first}},
-		{Param: mapping.KeyState, Values: []string{k.state}},
-		{Param: mapping.KeyEntity, Values: []string{"individual"}},
-		{Param: mapping.KeyActive, Values: []string{"true"}},
+		{Param: stored.KeyFamily, Values: []string{k.last}},
+		{Param: stored.KeyGiven, Values: []string{k.first}},
+		{Param: stored.KeyState, Values: []string{k.state}},
+		{Param: stored.KeyEntity, Values: []string{"individual"}},
+		{Param: stored.KeyActive, Values: []string{"true"}},
 	}
 	if k.zip != "" {
 		page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 2,
-			Where: append(where, store.Condition{Param: mapping.KeyPostal, Values: []string{k.zip}})})
+			Where: append(where, store.Condition{Param: stored.KeyPostal, Values: []string{k.zip}})})
 		if err != nil {
 			return "", "", err
 		}
 		if len(page.Docs) == 1 {
-			return page.Docs[0].ID, mapping.MatchNameAddress, nil
+			return page.Docs[0].ID, stored.MatchNameAddress, nil
 		}
 	}
 	page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 2, Where: where})
@@ -226,9 +227,9 @@ func (m *registryMatcher) byNameLookup(ctx context.Context, k nameKey) (string, 
 		return "", "", err
 	}
 	if len(page.Docs) == 1 {
-		return page.Docs[0].ID, mapping.MatchNameState, nil
+		return page.Docs[0].ID, stored.MatchNameState, nil
 	}
-	return "", mapping.MatchNone, nil
+	return "", stored.MatchNone, nil
 }
 
 // learnMatchKeys sets matchKeys, once. Concurrent look-ups only read it: prepare calls this
@@ -238,7 +239,7 @@ func (m *registryMatcher) learnMatchKeys(ctx context.Context) error {
 		return nil
 	}
 	page, err := m.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: m.gen, Limit: 1,
-		Where: []store.Condition{{Param: mapping.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
+		Where: []store.Condition{{Param: stored.KeyMatchState, Values: []string{""}, Match: store.Prefix}}})
 	if err != nil {
 		return err
 	}
@@ -260,14 +261,14 @@ func (m *registryMatcher) byMatchKey(ctx context.Context, k nameKey) (string, st
 		return page.Docs[0].ID, nil
 	}
 	if k.zip != "" {
-		npi, err := one(mapping.KeyMatchZip, mapping.MatchKey(k.last, k.first, k.state, k.zip))
+		npi, err := one(stored.KeyMatchZip, stored.MatchKey(k.last, k.first, k.state, k.zip))
 		if err != nil || npi != "" {
-			return npi, mapping.MatchNameAddress, err
+			return npi, stored.MatchNameAddress, err
 		}
 	}
-	npi, err := one(mapping.KeyMatchState, mapping.MatchKey(k.last, k.first, k.state))
+	npi, err := one(stored.KeyMatchState, stored.MatchKey(k.last, k.first, k.state))
 	if err != nil || npi != "" {
-		return npi, mapping.MatchNameState, err
+		return npi, stored.MatchNameState, err
 	}
-	return "", mapping.MatchNone, nil
+	return "", stored.MatchNone, nil
 }

@@ -10,11 +10,11 @@ import (
 	"providerdir/catalog"
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/synthdrops"
-	"providerdir/mapping"
 	"providerdir/source"
 	"providerdir/source/openpayments"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // TestMatcherPrepared checks that matching payments a batch at a time, after prepare has made
@@ -81,7 +81,7 @@ func TestMatcherPrepared(t *testing.T) {
 			}
 		}
 	}
-	if methods[mapping.MatchNPIAndName] == 0 || methods[mapping.MatchNameAddress]+methods[mapping.MatchNameState] == 0 {
+	if methods[stored.MatchNPIAndName] == 0 || methods[stored.MatchNameAddress]+methods[stored.MatchNameState] == 0 {
 		t.Errorf("match methods %v: want payments matched by NPI and by name", methods)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/pecos"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
@@ -18,19 +19,19 @@ var (
 // loadPECOS stores enrollments and the hospital NPI-CCN bridge. Both files publish the NPI, so
 // confidence is 1.
 func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.PECOS).Provenance(1)
+	prov := l.snapshot(stored.PECOS).Provenance(1)
 	err := loadInto(ctx, l, files, ppefEnrollment, pecos.NewReader, catalog.Enrollments, func(e *pecos.Enrollment) (store.Document, bool, error) {
 		rec, keys := mapping.Enrollment(e)
-		doc, err := mapping.NewDocument(e.EnrollmentID+"."+e.NPI, rec, prov, keys)
+		doc, err := stored.NewDocument(e.EnrollmentID+"."+e.NPI, rec, prov, keys)
 		return doc, true, err
 	})
 	if err != nil {
 		return err
 	}
-	hprov := l.snapshot(mapping.HospitalEnrollments).Provenance(1)
+	hprov := l.snapshot(stored.HospitalEnrollments).Provenance(1)
 	err = loadInto(ctx, l, files, hospitalEnrollments, pecos.NewHospitalReader, catalog.HospitalEnrollments, func(h *pecos.HospitalEnrollment) (store.Document, bool, error) {
 		id, rec, keys := mapping.HospitalEnrollment(h)
-		doc, err := mapping.NewDocument(id, rec, hprov, keys)
+		doc, err := stored.NewDocument(id, rec, hprov, keys)
 		return doc, true, err
 	})
 	if err != nil {
@@ -40,7 +41,7 @@ func loadPECOS(ctx context.Context, l *familyLoad, files []sourceFile) error {
 	// for their work: the PractitionerRole.organization join.
 	return loadInto(ctx, l, files, ppefReassignment, pecos.NewReassignmentReader, catalog.Reassignments, func(r *pecos.Reassignment) (store.Document, bool, error) {
 		id, rec, keys := mapping.Reassignment(r)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/qpp"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // mipsScores matches the Care Compare scores file, ec_score_file.csv as downloaded. CMS replaces
@@ -23,10 +24,10 @@ func loadQPP(ctx context.Context, l *familyLoad, files []sourceFile) error {
 		if y := latestYear([]sourceFile{f}); y != "" {
 			year, _ = strconv.Atoi(y)
 		}
-		prov := l.snapshotOfFiles(mapping.QPPMIPS, []sourceFile{f}).Provenance(1)
+		prov := l.snapshotOfFiles(stored.QPPMIPS, []sourceFile{f}).Provenance(1)
 		err := loadInto(ctx, l, []sourceFile{f}, mipsScores, qpp.NewReader, catalog.MIPSScores, func(s *qpp.Score) (store.Document, bool, error) {
 			id, rec, keys := mapping.MIPSScore(s, year)
-			doc, err := mapping.NewDocument(id, rec, prov, keys)
+			doc, err := stored.NewDocument(id, rec, prov, keys)
 			return doc, true, err
 		})
 		if err != nil {

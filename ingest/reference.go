@@ -9,6 +9,7 @@ import (
 	"providerdir/source/census"
 	"providerdir/source/nucc"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
@@ -21,32 +22,27 @@ var (
 // files is stored (Puerto Rico included); which 51 make the national study is the supply
 // computation's business, not the loader's.
 func loadCensus(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.Census).Provenance(1)
+	prov := l.snapshot(stored.Census).Provenance(1)
 	err := loadInto(ctx, l, files, censusStatesFile, census.NewStateReader, catalog.CensusStates, func(s *census.State) (store.Document, bool, error) {
-		var k mapping.Keys
-		k.Add("state", s.Code)
-		k.Add("fips", s.FIPS)
-		doc, err := mapping.NewDocument(s.Code, *s, prov, k)
+		rec, k := mapping.CensusState(s)
+		doc, err := stored.NewDocument(s.Code, rec, prov, k)
 		return doc, true, err
 	})
 	if err != nil {
 		return err
 	}
 	return loadInto(ctx, l, files, censusCountiesFile, census.NewCountyReader, catalog.CensusCounties, func(c *census.County) (store.Document, bool, error) {
-		var k mapping.Keys
-		k.Add("state", c.StateCode)
-		k.Add("fips", c.FIPS)
-		k.AddText("name", c.Name)
-		doc, err := mapping.NewDocument(c.FIPS, *c, prov, k)
+		rec, k := mapping.CensusCounty(c)
+		doc, err := stored.NewDocument(c.FIPS, rec, prov, k)
 		return doc, true, err
 	})
 }
 
 // loadNUCC stores the taxonomy code set, so display names are served as published.
 func loadNUCC(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.NUCC).Provenance(1)
+	prov := l.snapshot(stored.NUCC).Provenance(1)
 	return loadInto(ctx, l, files, nuccFile, nucc.NewReader, catalog.NUCCTaxonomy, func(t *nucc.Taxonomy) (store.Document, bool, error) {
-		doc, err := mapping.NewDocument(t.Code, *t, prov, nil) // read by code (its id), never searched
+		doc, err := stored.NewDocument(t.Code, *t, prov, nil) // read by code (its id), never searched
 		return doc, true, err
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/sam"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // samExtract matches the extract's CSV in either layout's name: SAM_Exclusions_Public_Extract_
@@ -54,10 +55,10 @@ func julianDate(name string) string {
 // publishes, a direct field, so confidence is 1; a record without one is stored, searchable by
 // name, but answers no NPI lookup.
 func loadSAM(ctx context.Context, l *familyLoad, files []sourceFile) error {
-	prov := l.snapshot(mapping.SAMExclusions).Provenance(1)
+	prov := l.snapshot(stored.SAMExclusions).Provenance(1)
 	return loadInto(ctx, l, files, samExtract, sam.NewReader, catalog.SAMExclusions, func(e *sam.Exclusion) (store.Document, bool, error) {
 		id, rec, keys := mapping.SAMExclusion(e)
-		doc, err := mapping.NewDocument(id, rec, prov, keys)
+		doc, err := stored.NewDocument(id, rec, prov, keys)
 		return doc, true, err
 	})
 }

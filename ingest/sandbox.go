@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // buildSandbox picks the sandbox subset: the active individual providers with the smallest NPIs.
@@ -18,14 +18,14 @@ func buildSandbox(ctx context.Context, p *Projection) error {
 	}
 	page, err := p.Store().Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: gen, Limit: catalog.SandboxSize,
 		Where: []store.Condition{
-			{Param: mapping.KeyEntity, Values: []string{"individual"}},
-			{Param: mapping.KeyActive, Values: []string{"true"}},
+			{Param: stored.KeyEntity, Values: []string{"individual"}},
+			{Param: stored.KeyActive, Values: []string{"true"}},
 		}})
 	if err != nil {
 		return err
 	}
 	for _, d := range page.Docs {
-		doc := store.Document{ID: d.ID, Body: []byte(`{}`), Keys: []store.Key{{Param: mapping.KeyNPI, Value: d.ID}}}
+		doc := store.Document{ID: d.ID, Body: []byte(`{}`), Keys: []store.Key{{Param: stored.KeyNPI, Value: d.ID}}}
 		if err := p.Emit(ctx, catalog.SandboxNPIs, doc); err != nil {
 			return err
 		}

@@ -8,10 +8,10 @@ import (
 	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/internal/testing/backends"
-	"providerdir/mapping"
 	"providerdir/source/reference"
 	"providerdir/source/sam"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // TestIngestSAMAndQPP loads a drop and checks the SAM.gov and QPP families: dated by the extract's
@@ -46,7 +46,7 @@ func TestIngestSAMAndQPP(t *testing.T) {
 			t.Errorf("%s: %d documents, want %d", tt.collection, got, tt.docs)
 		}
 	}
-	if got := count(t, s, catalog.MIPSScores, store.Condition{Param: mapping.KeyPerformanceYear, Values: []string{"2019"}}); got != c.MIPSOlderRows {
+	if got := count(t, s, catalog.MIPSScores, store.Condition{Param: stored.KeyPerformanceYear, Values: []string{"2019"}}); got != c.MIPSOlderRows {
 		t.Errorf("%d scores of PY 2019, want %d", got, c.MIPSOlderRows)
 	}
 	r, err := sam.Open(filepath.Join(base, man.FilesOf("sam")[0].Name))
@@ -66,7 +66,7 @@ func TestIngestSAMAndQPP(t *testing.T) {
 			continue
 		}
 		found++
-		if got := count(t, s, catalog.SAMExclusions, store.Condition{Param: mapping.KeyNPI, Values: []string{e.NPI}}); got != 1 {
+		if got := count(t, s, catalog.SAMExclusions, store.Condition{Param: stored.KeyNPI, Values: []string{e.NPI}}); got != 1 {
 			t.Errorf("NPI %s: %d SAM documents, want 1", e.NPI, got)
 		}
 	}

@@ -7,12 +7,11 @@ import (
 	"fmt"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
-	"providerdir/source/census"
 	"providerdir/source/nppes"
 	"providerdir/source/nucc"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Search-key params of study documents.
@@ -58,7 +57,7 @@ type registryView struct {
 			State string `json:"state"`
 		} `json:"practice_address"`
 	} `json:"record"`
-	Provenance mapping.Provenance `json:"provenance"`
+	Provenance stored.Provenance `json:"provenance"`
 }
 
 // provider is what the studies count of a registry document.
@@ -164,7 +163,7 @@ func emitStudies(ctx context.Context, p *Projection, tally *study.Tally, in stud
 		if err != nil {
 			return err
 		}
-		var k mapping.Keys
+		var k stored.Keys
 		k.Add(KeySpecialty, st.Specialty)
 		k.Add(KeyCode, code)
 		if err := p.Emit(ctx, catalog.SupplyStudies, store.Document{ID: study.ID(st.Specialty, code), Body: body, Keys: k}); err != nil {
@@ -175,15 +174,15 @@ func emitStudies(ctx context.Context, p *Projection, tally *study.Tally, in stud
 }
 
 // readThe51 reads the state populations of the 51 and the Census provenance.
-func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePopulation, mapping.Provenance, error) {
+func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePopulation, stored.Provenance, error) {
 	page, err := st.Find(ctx, store.Query{Collection: catalog.CensusStates, Generation: gen, Limit: 1000})
 	if err != nil {
-		return nil, mapping.Provenance{}, err
+		return nil, stored.Provenance{}, err
 	}
 	var out []study.StatePopulation
-	var prov mapping.Provenance
+	var prov stored.Provenance
 	for _, d := range page.Docs {
-		b, err := mapping.DecodeBody[census.State](d)
+		b, err := stored.DecodeBody[stored.CensusStateRecord](d)
 		if err != nil {
 			return nil, prov, fmt.Errorf("supply: decode Census state %s: %w", d.ID, err)
 		}
@@ -201,13 +200,13 @@ func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePo
 
 // readDisplayNames reads the NUCC display names of the registered codes; without a NUCC code
 // set it returns no names (the studies then show the codes).
-func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *mapping.Provenance, error) {
+func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *stored.Provenance, error) {
 	gen, err := p.Generation(ctx, catalog.NUCCTaxonomy)
 	if err != nil || gen == "" {
 		return nil, nil, err
 	}
 	names := map[string]string{}
-	var prov *mapping.Provenance
+	var prov *stored.Provenance
 	for _, code := range study.AllCodes() {
 		d, err := p.Store().Get(ctx, gen, catalog.NUCCTaxonomy, code)
 		if errors.Is(err, store.ErrNotFound) {
@@ -216,7 +215,7 @@ func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *m
 		if err != nil {
 			return nil, nil, err
 		}
-		b, err := mapping.DecodeBody[nucc.Taxonomy](d)
+		b, err := stored.DecodeBody[nucc.Taxonomy](d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("supply: decode NUCC code %s: %w", code, err)
 		}
@@ -229,10 +228,10 @@ func readDisplayNames(ctx context.Context, p *Projection) (map[string]string, *m
 // tallyRegistry counts every registry record holding a registered code, found through the
 // taxonomy search key so that the rest of the registry is never read, and returns the registry
 // snapshot's provenance.
-func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tally) (mapping.Provenance, error) {
+func tallyRegistry(ctx context.Context, st store.Store, gen string, t *study.Tally) (stored.Provenance, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: gen, Limit: 2000,
-		Where: []store.Condition{{Param: mapping.KeyTaxonomy, Values: study.AllCodes()}}}
-	var prov mapping.Provenance
+		Where: []store.Condition{{Param: stored.KeyTaxonomy, Values: study.AllCodes()}}}
+	var prov stored.Provenance
 	seen := false
 	err := store.EachDocument(ctx, st, q, func(d *store.Document) error {
 		var v registryView

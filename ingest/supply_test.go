@@ -9,10 +9,10 @@ import (
 	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/internal/testing/backends"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // The supply projection writes one study per specialty and per registered code, and its counts
@@ -57,10 +57,10 @@ func TestSupplyStudies(t *testing.T) {
 		var total int64
 		for _, r := range b.Rows {
 			n := count(t, s, catalog.RegistryProviders,
-				store.Condition{Param: mapping.KeyTaxonomy, Values: codes},
-				store.Condition{Param: mapping.KeyActive, Values: []string{"true"}},
-				store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}},
-				store.Condition{Param: mapping.KeyState, Values: []string{r.StateCode}})
+				store.Condition{Param: stored.KeyTaxonomy, Values: codes},
+				store.Condition{Param: stored.KeyActive, Values: []string{"true"}},
+				store.Condition{Param: stored.KeyEntity, Values: []string{"individual"}},
+				store.Condition{Param: stored.KeyState, Values: []string{r.StateCode}})
 			if r.ActiveProviders != n {
 				t.Errorf("%s %s: %d providers, the registry index says %d", d.ID, r.StateCode, r.ActiveProviders, n)
 			}

@@ -4,8 +4,8 @@ import (
 	"strconv"
 
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
+	"providerdir/stored"
 )
 
 // heldRegistry is what the supply studies read of the registry, kept while the registry loads:
@@ -14,7 +14,7 @@ import (
 // store. It keeps the store's last-wins rule for an NPI repeated in the file, so its counts are
 // those of the stored collection.
 type heldRegistry struct {
-	prov   mapping.Provenance
+	prov   stored.Provenance
 	bit    map[string]uint  // registered code -> its bit in heldProvider.codes
 	codes  []string         // the registered codes in bit order
 	states []ident.State    // heldProvider.state - 1 indexes it
@@ -31,7 +31,7 @@ type heldProvider struct {
 	org    bool
 }
 
-func newHeldRegistry(prov mapping.Provenance) *heldRegistry {
+func newHeldRegistry(prov stored.Provenance) *heldRegistry {
 	h := &heldRegistry{prov: prov, bit: map[string]uint{}, codes: study.AllCodes(), states: ident.States(), state: map[string]uint8{},
 		byNPI: map[uint64]heldProvider{}}
 	if len(h.codes) > 64 || len(h.states) > 255 {
@@ -48,7 +48,7 @@ func newHeldRegistry(prov mapping.Provenance) *heldRegistry {
 
 // add holds one registry record as stored. A record without a registered code drops what an
 // earlier record of its NPI held, as its stored document replaces the earlier one.
-func (h *heldRegistry) add(rec *mapping.RegistryRecord) {
+func (h *heldRegistry) add(rec *stored.RegistryRecord) {
 	npi, err := strconv.ParseUint(rec.NPI, 10, 64)
 	if err != nil {
 		return // the reader admits only valid NPIs

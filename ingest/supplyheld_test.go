@@ -3,36 +3,36 @@ package ingest
 import (
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/mapping/study"
+	"providerdir/stored"
 )
 
 // A repeated NPI counts as its last record, as the store keeps it.
 func TestHeldRegistryLastRecordWins(t *testing.T) {
-	rec := func(npi, state string, active bool, codes ...string) *mapping.RegistryRecord {
-		r := &mapping.RegistryRecord{NPI: npi, Active: active, EntityType: "individual"}
+	rec := func(npi, state string, active bool, codes ...string) *stored.RegistryRecord {
+		r := &stored.RegistryRecord{NPI: npi, Active: active, EntityType: "individual"}
 		r.PracticeAddress.State = state
 		for _, c := range codes {
-			r.Taxonomies = append(r.Taxonomies, mapping.RegistryTaxonomy{Code: c})
+			r.Taxonomies = append(r.Taxonomies, stored.RegistryTaxonomy{Code: c})
 		}
 		return r
 	}
 	const cardiology = "207RC0000X"
 	tests := []struct {
 		name    string
-		records []*mapping.RegistryRecord
+		records []*stored.RegistryRecord
 		want    map[string]int64 // cardiology providers by state
 		deact   int64
 	}{
-		{"one record", []*mapping.RegistryRecord{rec("1234567893", "VT", true, cardiology)}, map[string]int64{"VT": 1}, 0},
-		{"repeated, moved", []*mapping.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "NH", true, cardiology)}, map[string]int64{"NH": 1}, 0},
-		{"repeated, code dropped", []*mapping.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "VT", true, "390200000X")}, map[string]int64{}, 0},
-		{"repeated, deactivated", []*mapping.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "VT", false, cardiology)}, map[string]int64{}, 1},
-		{"code listed twice", []*mapping.RegistryRecord{rec("1234567893", "VT", true, cardiology, cardiology)}, map[string]int64{"VT": 1}, 0},
+		{"one record", []*stored.RegistryRecord{rec("1234567893", "VT", true, cardiology)}, map[string]int64{"VT": 1}, 0},
+		{"repeated, moved", []*stored.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "NH", true, cardiology)}, map[string]int64{"NH": 1}, 0},
+		{"repeated, code dropped", []*stored.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "VT", true, "390200000X")}, map[string]int64{}, 0},
+		{"repeated, deactivated", []*stored.RegistryRecord{rec("1234567893", "VT", true, cardiology), rec("1234567893", "VT", false, cardiology)}, map[string]int64{}, 1},
+		{"code listed twice", []*stored.RegistryRecord{rec("1234567893", "VT", true, cardiology, cardiology)}, map[string]int64{"VT": 1}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHeldRegistry(mapping.Provenance{})
+			h := newHeldRegistry(stored.Provenance{})
 			for _, r := range tt.records {
 				h.add(r)
 			}

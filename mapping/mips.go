@@ -4,37 +4,14 @@ import (
 	"strconv"
 
 	"providerdir/source/qpp"
+	"providerdir/stored"
 )
-
-// MIPSScoreRecord is one clinician's MIPS final score of one performance year, as earned with
-// one practice, as stored and served. A category the clinician was not scored in is null.
-type MIPSScoreRecord struct {
-	NPI string `json:"npi"`
-	// PerformanceYear is the year the score measures; 0 (absent) when the file's name does not
-	// say it.
-	PerformanceYear int      `json:"performance_year,omitempty"`
-	OrgPACID        string   `json:"org_pac_id,omitempty"`
-	Source          string   `json:"source"`
-	LastName        string   `json:"last_name,omitempty"`
-	FirstName       string   `json:"first_name,omitempty"`
-	FacilityCCN     string   `json:"facility_ccn,omitempty"`
-	FacilityName    string   `json:"facility_name,omitempty"`
-	Quality         *float64 `json:"quality_category_score"`
-	PI              *float64 `json:"pi_category_score"`
-	IA              *float64 `json:"ia_category_score"`
-	Cost            *float64 `json:"cost_category_score"`
-	FinalWithoutCPB *float64 `json:"final_score_without_cpb"`
-	Final           float64  `json:"final_score"`
-}
-
-// KeyPerformanceYear is the search-key param of a MIPS score's performance year.
-const KeyPerformanceYear = "performance_year"
 
 // MIPSScore maps one scores row of a performance year (0 when unknown) to its document id,
 // record and keys. The file has no row id: a clinician has one row per practice and source, so
 // those, with the year, identify it.
-func MIPSScore(s *qpp.Score, year int) (string, MIPSScoreRecord, Keys) {
-	rec := MIPSScoreRecord{
+func MIPSScore(s *qpp.Score, year int) (string, stored.MIPSScoreRecord, stored.Keys) {
+	rec := stored.MIPSScoreRecord{
 		NPI: s.NPI, PerformanceYear: year, OrgPACID: s.OrgPACID, Source: s.Source, LastName: s.LastName,
 		FirstName: s.FirstName, FacilityCCN: s.FacilityCCN, FacilityName: s.FacilityName,
 		Quality: s.Quality, PI: s.PI, IA: s.IA, Cost: s.Cost, FinalWithoutCPB: s.FinalWithoutCPB, Final: s.Final,
@@ -43,8 +20,8 @@ func MIPSScore(s *qpp.Score, year int) (string, MIPSScoreRecord, Keys) {
 	if year > 0 {
 		py = strconv.Itoa(year)
 	}
-	var k Keys
-	k.Add(KeyNPI, s.NPI)
-	k.Add(KeyPerformanceYear, py)
+	var k stored.Keys
+	k.Add(stored.KeyNPI, s.NPI)
+	k.Add(stored.KeyPerformanceYear, py)
 	return digest(s.NPI, py, s.OrgPACID, s.Source, s.FacilityCCN), rec, k
 }

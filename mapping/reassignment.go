@@ -1,25 +1,15 @@
 package mapping
 
-import "providerdir/source/pecos"
-
-// ReassignmentRecord is one PECOS reassignment of benefits: an individual's enrollment to an
-// organization's.
-type ReassignmentRecord struct {
-	Reassigning string `json:"reassigning_enrollment_id"`
-	Receiving   string `json:"receiving_enrollment_id"`
-}
-
-// Search-key params of reassignment documents.
-const (
-	KeyReassigning = "reassigning"
-	KeyReceiving   = "receiving"
+import (
+	"providerdir/source/pecos"
+	"providerdir/stored"
 )
 
 // Reassignment maps one reassignment row to its id, record and keys. A pair of enrollments is
 // reassigned once, so the pair is the id.
-func Reassignment(r *pecos.Reassignment) (string, ReassignmentRecord, Keys) {
-	var k Keys
-	k.Add(KeyReassigning, r.Reassigning)
-	k.Add(KeyReceiving, r.Receiving)
-	return r.Reassigning + "." + r.Receiving, ReassignmentRecord{Reassigning: r.Reassigning, Receiving: r.Receiving}, k
+func Reassignment(r *pecos.Reassignment) (string, stored.ReassignmentRecord, stored.Keys) {
+	var k stored.Keys
+	k.Add(stored.KeyReassigning, r.Reassigning)
+	k.Add(stored.KeyReceiving, r.Receiving)
+	return r.Reassigning + "." + r.Receiving, stored.ReassignmentRecord{Reassigning: r.Reassigning, Receiving: r.Receiving}, k
 }

@@ -9,6 +9,7 @@ import (
 	"providerdir/source"
 	"providerdir/source/nppes"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 func sampleProvider() nppes.Provider {
@@ -32,9 +33,9 @@ func TestRegistryKeys(t *testing.T) {
 		t.Fatalf("record %+v", rec)
 	}
 	for _, want := range []struct{ param, value string }{
-		{KeyActive, "true"}, {KeyState, "NM"}, {KeyPostal, "87501"},
-		{KeyPostal, "875011234"}, {KeyTaxonomy, "207RC0000X"}, {KeyTaxonomy, "207R00000X"},
-		{KeyFamily, "obrien nunez"}, {KeyGiven, "zoe"},
+		{stored.KeyActive, "true"}, {stored.KeyState, "NM"}, {stored.KeyPostal, "87501"},
+		{stored.KeyPostal, "875011234"}, {stored.KeyTaxonomy, "207RC0000X"}, {stored.KeyTaxonomy, "207R00000X"},
+		{stored.KeyFamily, "obrien nunez"}, {stored.KeyGiven, "zoe"},
 		{match.ParamToken, "obriennunez"}, {match.ParamToken, "zoe"}, {match.ParamStateToken, "NM|zoe"},
 		{match.ParamTokenInitial, "obriennunez|z"}, {match.ParamTokenInitial, "zoe|o"},
 	} {
@@ -47,7 +48,7 @@ func TestRegistryKeys(t *testing.T) {
 	for _, k := range keys {
 		params[k.Param] = true
 	}
-	want := []string{KeyActive, KeyEntity, KeyFamily, KeyGiven, KeyMatchState, KeyMatchZip, KeyPostal, match.ParamToken, match.ParamTokenInitial, match.ParamStateToken, KeyState, KeyTaxonomy}
+	want := []string{stored.KeyActive, stored.KeyEntity, stored.KeyFamily, stored.KeyGiven, stored.KeyMatchState, stored.KeyMatchZip, stored.KeyPostal, match.ParamToken, match.ParamTokenInitial, match.ParamStateToken, stored.KeyState, stored.KeyTaxonomy}
 	if got := slices.Sorted(maps.Keys(params)); !slices.Equal(got, want) {
 		t.Errorf("registry key params %q, want %q", got, want)
 	}
@@ -61,11 +62,11 @@ func TestRegistryKeys(t *testing.T) {
 // keys, provenance and JSON encoding.
 func BenchmarkRegistryDocument(b *testing.B) {
 	p := sampleProvider()
-	prov := SnapshotInfo{Dataset: NPPES, Snapshot: "2025-06-08"}.Provenance(1)
+	prov := stored.SnapshotInfo{Dataset: stored.NPPES, Snapshot: "2025-06-08"}.Provenance(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		rec, keys := Registry(&p)
-		if _, err := NewDocument(p.NPI, rec, prov, keys); err != nil {
+		if _, err := stored.NewDocument(p.NPI, rec, prov, keys); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,9 +82,9 @@ func TestRegistryMatchKeys(t *testing.T) {
 	var state, zip []string
 	for _, k := range keys {
 		switch k.Param {
-		case KeyMatchState:
+		case stored.KeyMatchState:
 			state = append(state, k.Value)
-		case KeyMatchZip:
+		case stored.KeyMatchZip:
 			zip = append(zip, k.Value)
 		}
 	}
@@ -92,7 +93,7 @@ func TestRegistryMatchKeys(t *testing.T) {
 	if !slices.Equal(state, want) {
 		t.Errorf("match_state %q, want %q", state, want)
 	}
-	if len(zip) != len(want) || !slices.Contains(zip, MatchKey("garcia lopez", "jose", "KS", "67208")) {
+	if len(zip) != len(want) || !slices.Contains(zip, stored.MatchKey("garcia lopez", "jose", "KS", "67208")) {
 		t.Errorf("match_zip %q", zip)
 	}
 
@@ -102,7 +103,7 @@ func TestRegistryMatchKeys(t *testing.T) {
 		Practice: nppes.Address{State: "KS", PostalCode: "67208"}}
 	_, orgKeys := Registry(org)
 	for _, k := range append(keys, orgKeys...) {
-		if k.Param == KeyMatchState || k.Param == KeyMatchZip {
+		if k.Param == stored.KeyMatchState || k.Param == stored.KeyMatchZip {
 			t.Errorf("unexpected matching key %s=%q", k.Param, k.Value)
 		}
 	}

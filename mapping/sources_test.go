@@ -9,9 +9,10 @@ import (
 	"providerdir/source/qpp"
 	"providerdir/source/sam"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
-func hasKey(k Keys, param, value string) bool {
+func hasKey(k stored.Keys, param, value string) bool {
 	return slices.ContainsFunc(k, func(x store.Key) bool { return x.Param == param && x.Value == value })
 }
 
@@ -27,7 +28,7 @@ func TestSAMExclusion(t *testing.T) {
 	}{
 		{"individual, indefinite", sam.Exclusion{Classification: "Individual", First: "JANE", Last: "DOE", State: "TX", Agency: "HHS",
 			Type: "Prohibition/Restriction", ActiveDate: active, Indefinite: true, SAMNumber: "S4M000001", NPI: "1234567893"},
-			"S4M000001", SAMIndefinite, "", true, [][2]string{{KeyNPI, "1234567893"}}},
+			"S4M000001", stored.SAMIndefinite, "", true, [][2]string{{stored.KeyNPI, "1234567893"}}},
 		{"firm, dated, no SAM number", sam.Exclusion{Classification: "Firm", Name: "ACME, LLC", Address1: "1 MAIN ST", Address2: "SUITE 4",
 			Address3: " ", Address4: "FLOOR 2", Agency: "OPM", Type: "Ineligible (Proceedings Completed)", ActiveDate: active,
 			TerminationDate: source.Date{Year: 2026, Month: time.November, Day: 1}},
@@ -55,11 +56,11 @@ func TestMIPSScore(t *testing.T) {
 	q := 88.5
 	s := qpp.Score{NPI: "1234567893", OrgPACID: "1234500001", Source: "group", Quality: &q, Final: 90}
 	id23, rec, keys := MIPSScore(&s, 2023)
-	if rec.PerformanceYear != 2023 || *rec.Quality != 88.5 || rec.PI != nil || rec.Final != 90 || !hasKey(keys, KeyPerformanceYear, "2023") {
+	if rec.PerformanceYear != 2023 || *rec.Quality != 88.5 || rec.PI != nil || rec.Final != 90 || !hasKey(keys, stored.KeyPerformanceYear, "2023") {
 		t.Errorf("record %+v keys %v", rec, keys)
 	}
 	id0, rec0, keys0 := MIPSScore(&s, 0)
-	if rec0.PerformanceYear != 0 || slices.ContainsFunc(keys0, func(k store.Key) bool { return k.Param == KeyPerformanceYear }) {
+	if rec0.PerformanceYear != 0 || slices.ContainsFunc(keys0, func(k store.Key) bool { return k.Param == stored.KeyPerformanceYear }) {
 		t.Errorf("a year invented: %+v %v", rec0, keys0)
 	}
 	s.Source = "individual"

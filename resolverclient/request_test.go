@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/resolverclient"
+	"providerdir/stored"
 )
 
 // Each method sends the request of its path in seeds/001 section 4 and decodes the documented
@@ -129,8 +129,8 @@ func TestProvenanceKeys(t *testing.T) {
 	for i := range typ.NumField() {
 		keys = append(keys, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])
 	}
-	if !reflect.DeepEqual(keys, mapping.ProvenanceKeys) {
-		t.Errorf("keys %v, want %v", keys, mapping.ProvenanceKeys)
+	if !reflect.DeepEqual(keys, stored.ProvenanceKeys) {
+		t.Errorf("keys %v, want %v", keys, stored.ProvenanceKeys)
 	}
 }
 

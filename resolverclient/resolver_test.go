@@ -11,9 +11,9 @@ import (
 
 	"providerdir/internal/testing/demostore"
 	"providerdir/internal/testing/resolverserver"
-	"providerdir/mapping"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }
@@ -42,7 +42,7 @@ func startLive(t *testing.T) live {
 func provenanceOf(t *testing.T, o map[string]any) map[string]any {
 	t.Helper()
 	p := map[string]any{}
-	for _, k := range mapping.ProvenanceKeys {
+	for _, k := range stored.ProvenanceKeys {
 		v, ok := o[k]
 		if !ok {
 			t.Errorf("provenance key %s missing", k)

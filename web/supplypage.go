@@ -10,9 +10,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/safetext"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/supply"
+	"providerdir/stored"
 )
 
 // supplyData is the supply page's content: one study's 51 rows as a map, a legend and a table,
@@ -42,7 +42,7 @@ type fieldNote struct {
 // sourceNote is the provenance of one source snapshot the figures were computed from.
 type sourceNote struct {
 	Role string
-	mapping.Provenance
+	stored.Provenance
 }
 
 // supplyPage serves GET /supply/{specialty}[?subspecialty=CODE]: the figures of GET

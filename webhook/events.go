@@ -517,7 +517,7 @@ func getJSON(ctx context.Context, st store.Store, gen, collection, id string, v 
 	return true, nil
 }
 
-// sourceDoc is the stored shape of a source record (mapping.Body), its record left undecoded.
+// sourceDoc is the stored shape of a source record (stored.Body), its record left undecoded.
 type sourceDoc struct {
 	Record     json.RawMessage `json:"record"`
 	Provenance json.RawMessage `json:"provenance"`

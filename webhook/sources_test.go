@@ -17,6 +17,7 @@ import (
 	"providerdir/mapping"
 	"providerdir/source/carecompare"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // copyFile copies src to dst with the modification time mtime (files without a date in their
@@ -119,7 +120,7 @@ func TestProviderChangedFromPECOSOnlyDrop(t *testing.T) {
 			pc := changed[0]
 			var enrolled *FieldChange
 			for _, src := range pc.Sources {
-				if src.DatasetID == mapping.PECOS.ID {
+				if src.DatasetID == stored.PECOS.ID {
 					if f, ok := src.Fields["pecos_enrolled"]; ok {
 						enrolled = &f
 					}
@@ -141,7 +142,7 @@ func TestProviderChangedFromPECOSOnlyDrop(t *testing.T) {
 			slices.Sort(ids)
 			want := []string(nil)
 			if c.wantRefreshed {
-				want = []string{mapping.PECOS.ID, mapping.HospitalEnrollments.ID}
+				want = []string{stored.PECOS.ID, stored.HospitalEnrollments.ID}
 				slices.Sort(want)
 			}
 			if !slices.Equal(ids, want) {
@@ -197,8 +198,8 @@ func TestSourceRefreshedPerCareCompareDataset(t *testing.T) {
 	}
 
 	var want []string
-	for _, q := range mapping.QualityTypes {
-		if slices.Contains([]carecompare.Kind{carecompare.NursingHome, carecompare.HomeHealth, carecompare.Dialysis}, q.Kind) {
+	for _, q := range stored.QualityTypes {
+		if slices.Contains([]carecompare.Kind{carecompare.NursingHome, carecompare.HomeHealth, carecompare.Dialysis}, mapping.QualityKind(q)) {
 			want = append(want, q.Dataset.ID)
 		}
 	}
@@ -317,7 +318,7 @@ func TestFanoutAfterTwoSwitches(t *testing.T) {
 		case EventSourceRefreshed:
 			var sr SourceRefreshed
 			mustJSON(t, d.Payload, &sr)
-			if sr.DatasetID == mapping.PECOS.ID {
+			if sr.DatasetID == stored.PECOS.ID {
 				refreshed = append(refreshed, sr.Snapshot)
 			}
 		}

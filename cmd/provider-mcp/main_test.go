@@ -23,8 +23,8 @@ import (
 	"providerdir/internal/testing/demostore"
 	"providerdir/internal/testing/externaltools"
 	"providerdir/internal/testing/resolverserver"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 // runMain makes the test binary run the command itself, so that the tests drive the real
@@ -92,7 +92,7 @@ func checkResult(t *testing.T, c toolCall, isError bool, structured map[string]a
 		record = list[0]
 	}
 	o, _ := record.(map[string]any)
-	for _, k := range mapping.ProvenanceKeys {
+	for _, k := range stored.ProvenanceKeys {
 		if _, ok := o[k]; !ok {
 			t.Errorf("%s: provenance key %s missing from %v", c.tool, k, record)
 		}

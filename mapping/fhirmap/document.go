@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"slices"
 
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // The stored body of a FHIR document is
@@ -49,10 +49,10 @@ type Resource struct {
 // encode marshals a resource whose Meta is set aside into the stored document. content is the
 // resource with a nil Meta; meta is spliced in after "id" so that the served JSON reads
 // resourceType, id, meta, then the rest. The document's body is drawn from the pool of
-// bodies (mapping.NewBody).
-func encode(resourceType, id string, content any, meta resourceMeta, keys mapping.Keys) (Resource, error) {
-	body, err := mapping.AppendJSON(mapping.NewBody(), content)
-	defer func() { mapping.Recycle(body) }()
+// bodies (stored.NewBody).
+func encode(resourceType, id string, content any, meta resourceMeta, keys stored.Keys) (Resource, error) {
+	body, err := stored.AppendJSON(stored.NewBody(), content)
+	defer func() { stored.Recycle(body) }()
 	if err != nil {
 		return Resource{}, fmt.Errorf("fhirmap: encode %s/%s: %w", resourceType, id, err)
 	}
@@ -66,7 +66,7 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys mappin
 	}
 	recordSum := sha256.Sum256(body)
 
-	res := slices.Grow(mapping.NewBody(), headLen+len(body)+metaSizeHint)
+	res := slices.Grow(stored.NewBody(), headLen+len(body)+metaSizeHint)
 	res = append(res, headRecord...)
 	res = hex.AppendEncode(res, recordSum[:digestLen/2])
 	res = append(res, headETag...)

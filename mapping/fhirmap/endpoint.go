@@ -1,15 +1,14 @@
 package fhirmap
 
 import (
+	"providerdir/stored"
 	"strings"
-
-	"providerdir/mapping"
 )
 
 // EndpointInput is one endpoint_pfile record of a provider, with its stored document id.
 type EndpointInput struct {
 	ID     string
-	Record mapping.EndpointRecord
+	Record stored.EndpointRecord
 }
 
 // Endpoint is the Plan-Net Endpoint resource.
@@ -52,7 +51,7 @@ var connectionTypes = map[string]Coding{
 // connectionType is the connection type of an NPPES endpoint type: the FHIR code when one
 // stands for it, else the NPPES code under SystemNPPESEndpointType with its published
 // description.
-func connectionType(rec *mapping.EndpointRecord) Coding {
+func connectionType(rec *stored.EndpointRecord) Coding {
 	code := strings.ToUpper(rec.Type)
 	if c, ok := connectionTypes[code]; ok {
 		return c
@@ -65,7 +64,7 @@ var mimeTypes = map[string]string{"CSV": "text/csv"}
 
 // HasEndpoint reports whether an endpoint record yields an Endpoint: Endpoint.address is a url,
 // which holds no whitespace.
-func HasEndpoint(rec *mapping.EndpointRecord) bool {
+func HasEndpoint(rec *stored.EndpointRecord) bool {
 	return rec.Address != "" && !strings.ContainsAny(rec.Address, " \t\r\n")
 }
 
@@ -132,8 +131,8 @@ func endpointRefs(eps []Resource) []Reference {
 	return out
 }
 
-func endpointKeys(ep *Endpoint, visible bool) mapping.Keys {
-	k := make(mapping.Keys, 0, 12)
+func endpointKeys(ep *Endpoint, visible bool) stored.Keys {
+	k := make(stored.Keys, 0, 12)
 	k.Add(KeyStatus, ep.Status)
 	addToken(&k, KeyConnectionType, ep.ConnectionType.System, ep.ConnectionType.Code)
 	addConcepts(&k, KeyPayloadType, ep.PayloadType)

@@ -12,39 +12,39 @@ import (
 	"time"
 
 	"providerdir/internal/testing/fhirvalidate"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
 	doi   = "10.1234/example"
-	prov  = mapping.Provenance{Source: "CMS  NPPES", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html", DatasetID: "nppes", Snapshot: "2025-06-08", Methodology: "nppes-registry/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: mapping.LicensePublicDomainUSGov, CoverageStart: "2005-05-23", CoverageEnd: "2025-06-08"}
-	pecos = mapping.Provenance{Source: "CMS PECOS", SourceURL: "https://data.cms.gov/pecos", DatasetID: "cms_pecos_ppef", Snapshot: "2025-04-01", Methodology: "pecos-enrollment/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: mapping.LicensePublicDomainUSGov, CoverageStart: "2025-04-01", CoverageEnd: "2025-04-01", DOI: &doi}
+	prov  = stored.Provenance{Source: "CMS  NPPES", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html", DatasetID: "nppes", Snapshot: "2025-06-08", Methodology: "nppes-registry/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: stored.LicensePublicDomainUSGov, CoverageStart: "2005-05-23", CoverageEnd: "2025-06-08"}
+	pecos = stored.Provenance{Source: "CMS PECOS", SourceURL: "https://data.cms.gov/pecos", DatasetID: "cms_pecos_ppef", Snapshot: "2025-04-01", Methodology: "pecos-enrollment/1.0.0", LastChecked: "2025-06-09T10:00:00Z", Confidence: 1, DataAvailability: []string{"present"}, PipelineVersion: "abc1234", License: stored.LicensePublicDomainUSGov, CoverageStart: "2025-04-01", CoverageEnd: "2025-04-01", DOI: &doi}
 	tax   = fhirmap.Taxonomies{"207R00000X": "Internal Medicine Physician", "207RC0000X": "Cardiovascular Disease Physician", "282N00000X": "General Acute Care Hospital"}
 )
 
 func individual() *fhirmap.Provider {
 	return &fhirmap.Provider{
-		Record: mapping.RegistryRecord{
+		Record: stored.RegistryRecord{
 			NPI: "1234567893", EntityType: "individual",
-			Name:            &mapping.PersonName{First: "José", Middle: "A", Last: "Núñez", Credential: "MD"},
+			Name:            &stored.PersonName{First: "José", Middle: "A", Last: "Núñez", Credential: "MD"},
 			Sex:             "M",
-			Taxonomies:      []mapping.RegistryTaxonomy{{Code: "207R00000X", License: "MD1", LicenseState: "KS", Primary: true}, {Code: "207RC0000X", License: "MD1", LicenseState: "KS"}},
+			Taxonomies:      []stored.RegistryTaxonomy{{Code: "207R00000X", License: "MD1", LicenseState: "KS", Primary: true}, {Code: "207RC0000X", License: "MD1", LicenseState: "KS"}},
 			PrimaryTaxonomy: "207R00000X",
-			PracticeAddress: mapping.Address{Line1: "1 MAIN ST", City: "WEST SPRINGS", State: "KS", PostalCode: "672081234", Country: "US", Phone: "5551234567"},
-			MailingAddress:  mapping.Address{Line1: "PO BOX 9", City: "WEST SPRINGS", State: "KS", PostalCode: "67208", Country: "US"},
+			PracticeAddress: stored.Address{Line1: "1 MAIN ST", City: "WEST SPRINGS", State: "KS", PostalCode: "672081234", Country: "US", Phone: "5551234567"},
+			MailingAddress:  stored.Address{Line1: "PO BOX 9", City: "WEST SPRINGS", State: "KS", PostalCode: "67208", Country: "US"},
 			LastUpdated:     "2024-06-04", Active: true,
 		},
 		Provenance: prov,
-		Secondary:  []fhirmap.SecondaryLocation{{ID: "1234567893.00aa11bb22cc33dd", Address: mapping.Address{Line1: "9 ELM", City: "TOPEKA", State: "KS", PostalCode: "66601"}}},
+		Secondary:  []fhirmap.SecondaryLocation{{ID: "1234567893.00aa11bb22cc33dd", Address: stored.Address{Line1: "9 ELM", City: "TOPEKA", State: "KS", PostalCode: "66601"}}},
 		Employers:  []fhirmap.Employer{{OrgID: "1987654328", Name: "ACME CLINIC", Provenance: pecos, Snapshot: "2025-04-01"}},
 		Endpoints: []fhirmap.EndpointInput{
-			{ID: "1234567893.0011223344556677", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "DIRECT",
+			{ID: "1234567893.0011223344556677", Record: stored.EndpointRecord{NPI: "1234567893", Type: "DIRECT",
 				TypeDescription: "Direct Messaging Address", Address: "jnunez@direct.example.org", Affiliated: "no", ContentType: "CSV"}},
-			{ID: "1234567893.8899aabbccddeeff", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "SOAP",
+			{ID: "1234567893.8899aabbccddeeff", Record: stored.EndpointRecord{NPI: "1234567893", Type: "SOAP",
 				TypeDescription: "SOAP URL", Address: "https://hie.example.org/soap", Affiliated: "yes", AffiliationName: "KANSAS HIE, INC."}},
-			{ID: "1234567893.ffffffffffffffff", Record: mapping.EndpointRecord{NPI: "1234567893", Type: "FHIR", Address: "https://bad example"}},
+			{ID: "1234567893.ffffffffffffffff", Record: stored.EndpointRecord{NPI: "1234567893", Type: "FHIR", Address: "https://bad example"}},
 		},
 		Sandbox: true,
 	}
@@ -52,30 +52,30 @@ func individual() *fhirmap.Provider {
 
 func organization() *fhirmap.Provider {
 	return &fhirmap.Provider{
-		Record: mapping.RegistryRecord{
+		Record: stored.RegistryRecord{
 			NPI: "1987654328", EntityType: "organization", OrganizationName: "ACME HOSPITAL", OtherName: "ACME",
-			Taxonomies:         []mapping.RegistryTaxonomy{{Code: "282N00000X", Primary: true}},
+			Taxonomies:         []stored.RegistryTaxonomy{{Code: "282N00000X", Primary: true}},
 			PrimaryTaxonomy:    "282N00000X",
-			PracticeAddress:    mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US", Phone: "5550000000", Fax: "5550000001"},
-			MailingAddress:     mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US"},
+			PracticeAddress:    stored.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US", Phone: "5550000000", Fax: "5550000001"},
+			MailingAddress:     stored.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Country: "US"},
 			LastUpdated:        "2023-01-02",
 			Active:             true,
-			AuthorizedOfficial: &mapping.Official{Name: mapping.PersonName{First: "ANN", Last: "LEE"}, Title: "CEO", Phone: "5550000002"},
+			AuthorizedOfficial: &stored.Official{Name: stored.PersonName{First: "ANN", Last: "LEE"}, Title: "CEO", Phone: "5550000002"},
 		},
 		Provenance: prov,
 		OtherNames: []string{"ACME MEDICAL CENTER", "acme"},
-		Endpoints: []fhirmap.EndpointInput{{ID: "1987654328.0123456789abcdef", Record: mapping.EndpointRecord{NPI: "1987654328",
+		Endpoints: []fhirmap.EndpointInput{{ID: "1987654328.0123456789abcdef", Record: stored.EndpointRecord{NPI: "1987654328",
 			Type: "FHIR", TypeDescription: "FHIR URL", Address: "https://fhir.acme.example/r4", Description: "ACME patient access API", Affiliated: "no"}}},
 		CCN: "170001",
-		Facility: &fhirmap.Facility{Record: mapping.FacilityRecord{CCN: "170001", Name: "ACME MEDICAL CENTER", CategoryCode: "01",
-			Address: mapping.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Phone: "5550000000"}, Active: true}, Provenance: pecos},
+		Facility: &fhirmap.Facility{Record: stored.FacilityRecord{CCN: "170001", Name: "ACME MEDICAL CENTER", CategoryCode: "01",
+			Address: stored.Address{Line1: "5 HOSPITAL DR", City: "SALINA", State: "KS", PostalCode: "67401", Phone: "5550000000"}, Active: true}, Provenance: pecos},
 	}
 }
 
 func facility() *fhirmap.Facility {
 	return &fhirmap.Facility{
-		Record: mapping.FacilityRecord{CCN: "175001", Name: "PRAIRIE NURSING", CategoryCode: "04",
-			Address: mapping.Address{Line1: "7 OAK", City: "SALINA", State: "KS", PostalCode: "67401"}, Active: false},
+		Record: stored.FacilityRecord{CCN: "175001", Name: "PRAIRIE NURSING", CategoryCode: "04",
+			Address: stored.Address{Line1: "7 OAK", City: "SALINA", State: "KS", PostalCode: "67401"}, Active: false},
 		Provenance: prov, PartOf: "ccn-170001",
 	}
 }
@@ -308,16 +308,16 @@ func TestNoResource(t *testing.T) {
 		build func() ([]fhirmap.Resource, error)
 	}{
 		{"deactivated individual", func() ([]fhirmap.Resource, error) {
-			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "unknown"}}, tax)
+			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: stored.RegistryRecord{NPI: "1234567893", EntityType: "unknown"}}, tax)
 		}},
 		{"individual without family name", func() ([]fhirmap.Resource, error) {
-			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "individual", Name: &mapping.PersonName{First: "A"}}}, tax)
+			return fhirmap.BuildIndividual(&fhirmap.Provider{Record: stored.RegistryRecord{NPI: "1234567893", EntityType: "individual", Name: &stored.PersonName{First: "A"}}}, tax)
 		}},
 		{"organization without name", func() ([]fhirmap.Resource, error) {
-			return fhirmap.BuildOrganization(&fhirmap.Provider{Record: mapping.RegistryRecord{NPI: "1234567893", EntityType: "organization"}}, tax)
+			return fhirmap.BuildOrganization(&fhirmap.Provider{Record: stored.RegistryRecord{NPI: "1234567893", EntityType: "organization"}}, tax)
 		}},
 		{"facility without name", func() ([]fhirmap.Resource, error) {
-			return fhirmap.BuildFacility(&fhirmap.Facility{Record: mapping.FacilityRecord{CCN: "170001"}})
+			return fhirmap.BuildFacility(&fhirmap.Facility{Record: stored.FacilityRecord{CCN: "170001"}})
 		}},
 	}
 	for _, tt := range tests {
@@ -482,7 +482,7 @@ func BenchmarkBuildIndividual(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			mapping.Recycle(r.Doc.Body)
+			stored.Recycle(r.Doc.Body)
 		}
 	}
 }

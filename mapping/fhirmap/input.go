@@ -1,17 +1,16 @@
 package fhirmap
 
 import (
+	"providerdir/stored"
 	"strings"
-
-	"providerdir/mapping"
 )
 
 // Provider is everything one NPPES provider's resources are built from. The ingest projection
 // gathers it from the stored collections; every reference it carries points at a resource the
 // projection knows it builds, so no reference dangles and none is invented.
 type Provider struct {
-	Record     mapping.RegistryRecord
-	Provenance mapping.Provenance
+	Record     stored.RegistryRecord
+	Provenance stored.Provenance
 	// Secondary holds the provider's secondary practice locations (pl_pfile).
 	Secondary []SecondaryLocation
 	// OtherNames are an organization's other names (othername_pfile).
@@ -35,7 +34,7 @@ type Provider struct {
 // SecondaryLocation is one pl_pfile row of the provider, with its stored document id.
 type SecondaryLocation struct {
 	ID      string
-	Address mapping.Address
+	Address stored.Address
 }
 
 // Employer is an organization an individual works for, as PECOS says.
@@ -44,7 +43,7 @@ type Employer struct {
 	OrgID string
 	Name  string
 	// Provenance is that of the enrollment record the join went through.
-	Provenance mapping.Provenance
+	Provenance stored.Provenance
 	// Snapshot is that record's snapshot date, for the role's lastUpdated.
 	Snapshot string
 	// Inactive says the organization is deactivated: it has no HealthcareService, so the role
@@ -54,8 +53,8 @@ type Employer struct {
 
 // Facility is a Provider of Services facility.
 type Facility struct {
-	Record     mapping.FacilityRecord
-	Provenance mapping.Provenance
+	Record     stored.FacilityRecord
+	Provenance stored.Provenance
 	// PartOf is the id of the Organization of the facility's related provider, when known.
 	PartOf string
 	// Sandbox says the facility's resources are visible to sandbox credentials.
@@ -74,7 +73,7 @@ func (t Taxonomies) concept(code string) CodeableConcept {
 }
 
 // specialties returns one concept per distinct taxonomy code, the primary first.
-func (t Taxonomies) specialties(r *mapping.RegistryRecord) []CodeableConcept {
+func (t Taxonomies) specialties(r *stored.RegistryRecord) []CodeableConcept {
 	var out []CodeableConcept
 	seen := map[string]bool{}
 	add := func(code string) {
@@ -91,7 +90,7 @@ func (t Taxonomies) specialties(r *mapping.RegistryRecord) []CodeableConcept {
 }
 
 // fhirAddress converts a stored address; nil when it has no usable part.
-func fhirAddress(a mapping.Address, use, kind string) *Address {
+func fhirAddress(a stored.Address, use, kind string) *Address {
 	out := &Address{Use: use, Type: kind, City: a.City, State: a.State, PostalCode: postalCode(a.PostalCode), Country: a.Country}
 	for _, l := range []string{a.Line1, a.Line2} {
 		if l = strings.TrimSpace(l); l != "" {
@@ -113,7 +112,7 @@ func postalCode(z string) string {
 }
 
 // telecom lists the phone and fax of an address.
-func telecom(a mapping.Address) []ContactPoint {
+func telecom(a stored.Address) []ContactPoint {
 	var out []ContactPoint
 	if a.Phone != "" {
 		out = append(out, ContactPoint{System: "phone", Value: a.Phone, Use: "work"})
@@ -125,7 +124,7 @@ func telecom(a mapping.Address) []ContactPoint {
 }
 
 // addressLabel is a one-line rendering of an address, used to name the place.
-func addressLabel(a mapping.Address) string {
+func addressLabel(a stored.Address) string {
 	parts := make([]string, 0, 3)
 	for _, p := range []string{a.Line1, a.City, a.State} {
 		if p = strings.TrimSpace(p); p != "" {
@@ -136,7 +135,7 @@ func addressLabel(a mapping.Address) string {
 }
 
 // personName renders an individual's name: official HumanName and a display string.
-func personName(n *mapping.PersonName) (HumanName, string) {
+func personName(n *stored.PersonName) (HumanName, string) {
 	h := HumanName{Use: "official", Family: n.Last}
 	for _, g := range []string{n.First, n.Middle} {
 		if g != "" {
@@ -174,7 +173,7 @@ func gender(code string) string {
 
 // lastUpdated is the date a record last changed at source, or its snapshot when the source does
 // not date its records.
-func lastUpdated(recordDate string, p mapping.Provenance) string {
+func lastUpdated(recordDate string, p stored.Provenance) string {
 	if recordDate != "" {
 		return recordDate
 	}

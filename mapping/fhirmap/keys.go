@@ -1,10 +1,9 @@
 package fhirmap
 
 import (
+	"providerdir/stored"
 	"slices"
 	"strings"
-
-	"providerdir/mapping"
 )
 
 // Search-key params of FHIR documents. They are the FHIR search parameter names, so the search
@@ -13,7 +12,7 @@ import (
 //
 //   - token parameters (identifier, specialty, type, ...) carry "system|code", a search for a
 //     code of any system looking it up under each of the param's systems (TokenSystems);
-//   - string parameters carry mapping.FoldText of each whole value (R4's string search: from
+//   - string parameters carry stored.FoldText of each whole value (R4's string search: from
 //     the start of a value, case- and accent-insensitive; a name's parts and an address's parts
 //     each a value, addHumanName and addAddress), and under "<param>:exact" the value as
 //     published;
@@ -80,7 +79,7 @@ var TokenSystems = map[string][]string{
 }
 
 // addToken indexes a coded value by "system|code", or by its code when it has no system.
-func addToken(k *mapping.Keys, param, system, code string) {
+func addToken(k *stored.Keys, param, system, code string) {
 	if code == "" {
 		return
 	}
@@ -91,12 +90,12 @@ func addToken(k *mapping.Keys, param, system, code string) {
 }
 
 // addString indexes a string for prefix search (folded, whole) and :exact.
-func addString(k *mapping.Keys, param, text string) {
+func addString(k *stored.Keys, param, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
-	k.Add(param, mapping.FoldText(text))
+	k.Add(param, stored.FoldText(text))
 	k.Add(param+ExactSuffix, text)
 }
 
@@ -108,45 +107,45 @@ func addString(k *mapping.Keys, param, text string) {
 // by the family name are indexed for prefix search too, the way people type a name ("john
 // smith" finds Dr. John Smith Jr.); a value that begins with them begins with the first given
 // name, so each match still starts a part of the name.
-func addHumanName(k *mapping.Keys, n *HumanName) {
+func addHumanName(k *stored.Keys, n *HumanName) {
 	addString(k, KeyName, n.Text)
 	for _, p := range slices.Concat(n.Prefix, n.Suffix) {
 		addString(k, KeyName, p)
 	}
 	for _, p := range append(slices.Clip(n.Given), n.Family) {
-		k.Add(KeyName, mapping.FoldText(p))
+		k.Add(KeyName, stored.FoldText(p))
 	}
-	k.Add(KeyName, mapping.FoldText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
+	k.Add(KeyName, stored.FoldText(strings.Join(append(slices.Clip(n.Given), n.Family), " ")))
 }
 
 // addAddress indexes an address for the address parameters. A string search matches the start
 // of a part of the address (line, city, state, ZIP, country), as FHIR defines it, so each part is
-// indexed whole (mapping.FoldText), not word by word. The address keys hold the lines and the country; the city, state
+// indexed whole (stored.FoldText), not word by word. The address keys hold the lines and the country; the city, state
 // and ZIP code are indexed once, for address-city, address-state and address-postalcode, and an
 // address search looks in those params too (a condition with alternatives), rather than every
 // address carrying them twice (an eighth of a national ingest's entries). ZIP codes are indexed
 // by PostalKey, so that 12345-6789 and 123456789 find the same address. The address parameters
 // have no :exact keys, a modifier directory clients do not use on addresses.
-func addAddress(k *mapping.Keys, a *Address) {
+func addAddress(k *stored.Keys, a *Address) {
 	if a == nil {
 		return
 	}
 	for _, part := range append(slices.Clip(a.Line), a.Country) {
-		k.Add(KeyAddress, mapping.FoldText(part))
+		k.Add(KeyAddress, stored.FoldText(part))
 	}
-	k.Add(KeyAddressCity, mapping.FoldText(a.City))
-	k.Add(KeyAddressState, mapping.FoldText(a.State))
+	k.Add(KeyAddressCity, stored.FoldText(a.City))
+	k.Add(KeyAddressState, stored.FoldText(a.State))
 	k.Add(KeyAddressPostal, PostalKey(a.PostalCode))
 }
 
 // PostalKey is the form of a ZIP code in the address-postalcode keys and searches: its letters
 // and digits, lower case, with nothing between them.
 func PostalKey(zip string) string {
-	return strings.ReplaceAll(mapping.NormalizeText(zip), " ", "")
+	return strings.ReplaceAll(stored.NormalizeText(zip), " ", "")
 }
 
 // addTelecom indexes telephone and fax numbers by their digits.
-func addTelecom(k *mapping.Keys, cps []ContactPoint) {
+func addTelecom(k *stored.Keys, cps []ContactPoint) {
 	for _, c := range cps {
 		if c.System == "phone" {
 			k.Add(KeyPhone, digitsOnly(c.Value))
@@ -155,21 +154,21 @@ func addTelecom(k *mapping.Keys, cps []ContactPoint) {
 }
 
 // addReference indexes a reference by "Type/id".
-func addReference(k *mapping.Keys, param string, r *Reference) {
+func addReference(k *stored.Keys, param string, r *Reference) {
 	if r != nil && r.Reference != "" { // a reference by display alone points at nothing here
 		k.Add(param, r.Reference)
 	}
 }
 
 // addReferences indexes a list of references under one param.
-func addReferences(k *mapping.Keys, param string, refs []Reference) {
+func addReferences(k *stored.Keys, param string, refs []Reference) {
 	for i := range refs {
 		addReference(k, param, &refs[i])
 	}
 }
 
 // addConcepts indexes every coding of some concepts.
-func addConcepts(k *mapping.Keys, param string, ccs []CodeableConcept) {
+func addConcepts(k *stored.Keys, param string, ccs []CodeableConcept) {
 	for _, cc := range ccs {
 		for _, c := range cc.Coding {
 			addToken(k, param, c.System, c.Code)
@@ -178,7 +177,7 @@ func addConcepts(k *mapping.Keys, param string, ccs []CodeableConcept) {
 }
 
 // addIdentifiers indexes identifiers by "system|value".
-func addIdentifiers(k *mapping.Keys, ids []Identifier) {
+func addIdentifiers(k *stored.Keys, ids []Identifier) {
 	for _, id := range ids {
 		addToken(k, KeyIdentifier, id.System, id.Value)
 	}
@@ -221,7 +220,7 @@ var prefixParams = []string{KeyName, KeyFamily, KeyGiven, KeyAddress, KeyAddress
 // prefix search matches a document when one of its values starts with the searched text; any
 // text the shorter value starts with, the longer one starts with too, so the same documents
 // match with about an eighth fewer index entries written.
-func pruneStringKeys(keys mapping.Keys) mapping.Keys {
+func pruneStringKeys(keys stored.Keys) stored.Keys {
 	// Only keys of string parameters can go, and only for one of their own kind. They are
 	// compared among themselves by their param's index, not its name: a resource
 	// has a dozen or two of them, so this pairwise scan runs millions of times an ingest.
@@ -296,7 +295,7 @@ func NameStart(v string) (string, bool) {
 }
 
 // addNameStarts adds the name:start keys of a resource's name values.
-func addNameStarts(keys mapping.Keys) mapping.Keys {
+func addNameStarts(keys stored.Keys) stored.Keys {
 	for i, n := 0, len(keys); i < n; i++ {
 		k := keys[i]
 		if k.Param != KeyName {

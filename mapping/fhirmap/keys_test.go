@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // FuzzPruneStringKeys holds pruneStringKeys to its definition: a string parameter's value goes
@@ -16,11 +16,11 @@ func FuzzPruneStringKeys(f *testing.F) {
 	f.Add("jo\njohn\njohnson\nsmith\n1\n1 main st\n10")
 	f.Add("a\n\na\nab\nb")
 	f.Fuzz(func(t *testing.T, spec string) {
-		var in mapping.Keys
+		var in stored.Keys
 		for i, v := range strings.Split(spec, "\n") {
 			in = append(in, store.Key{Param: []string{KeyName, KeyPhone, KeyAddress, KeyName + ExactSuffix}[i%4], Value: v})
 		}
-		var want mapping.Keys
+		var want stored.Keys
 		for _, k := range in {
 			extended := slices.Contains(prefixParams, k.Param) && slices.ContainsFunc(in, func(o store.Key) bool {
 				return o.Param == k.Param && len(o.Value) > len(k.Value) && strings.HasPrefix(o.Value, k.Value)
@@ -60,15 +60,15 @@ func TestNameStart(t *testing.T) {
 func TestNameStartKeys(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		in   mapping.Keys
+		in   stored.Keys
 		want []string
 	}{
-		{"words and texts", mapping.Keys{{Param: KeyName, Value: "mei g fenman m d"}, {Param: KeyName, Value: "g"},
+		{"words and texts", stored.Keys{{Param: KeyName, Value: "mei g fenman m d"}, {Param: KeyName, Value: "g"},
 			{Param: KeyName, Value: "fenman"}, {Param: KeyName, Value: "m d"}, {Param: KeyPhone, Value: "555"}},
 			[]string{"m", "me", "mei", "g", "f", "fe", "fen", "fenm", "fenma"}},
-		{"accented", mapping.Keys{{Param: KeyName, Value: "éva"}}, []string{"é", "év", "éva"}},
-		{"family and given are not name values", mapping.Keys{{Param: KeyFamily, Value: "fenman"}, {Param: KeyGiven, Value: "mei"}}, nil},
-		{"no name", mapping.Keys{{Param: KeyAddress, Value: "1 main st"}}, nil},
+		{"accented", stored.Keys{{Param: KeyName, Value: "éva"}}, []string{"é", "év", "éva"}},
+		{"family and given are not name values", stored.Keys{{Param: KeyFamily, Value: "fenman"}, {Param: KeyGiven, Value: "mei"}}, nil},
+		{"no name", stored.Keys{{Param: KeyAddress, Value: "1 main st"}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := addNameStarts(slices.Clone(c.in))

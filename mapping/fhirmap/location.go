@@ -1,8 +1,6 @@
 package fhirmap
 
-import (
-	"providerdir/mapping"
-)
+import "providerdir/stored"
 
 // providerLocations builds a provider's practice Locations: the primary practice address (id =
 // the NPI) and each secondary one (id = its pl_pfile document id). managingOrg is the id of the
@@ -30,7 +28,7 @@ func providerLocations(p *Provider, display, managingOrg, updated string) ([]Res
 // location builds one practice Location. Its name (mandatory in US Core) is the practice's and
 // the address's, since the registry names addresses, not places. ok is false for an address with
 // no usable part.
-func location(id, display string, a mapping.Address, active bool, managingOrg string, visible bool, updated string, prov mapping.Provenance) (Resource, bool, error) {
+func location(id, display string, a stored.Address, active bool, managingOrg string, visible bool, updated string, prov stored.Provenance) (Resource, bool, error) {
 	addr := fhirAddress(a, "work", "physical")
 	if addr == nil {
 		return Resource{}, false, nil
@@ -76,7 +74,7 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		return Resource{}, false, err
 	}
 	loc.Position = pos
-	if t := mapping.FacilityCategory(rec.CategoryCode); t != "" {
+	if t := stored.FacilityCategory(rec.CategoryCode); t != "" {
 		loc.Type = []CodeableConcept{{Text: t}}
 	}
 	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}
@@ -87,8 +85,8 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 // locationKeys computes a Location's search keys. A practice Location's name is the practice's
 // name and its address (location), searched from its start like any name; zcta is the ZCTA its
 // position is the centroid of, "" without a position.
-func locationKeys(loc *Location, zcta string, visible bool) mapping.Keys {
-	k := make(mapping.Keys, 0, keysPerResource)
+func locationKeys(loc *Location, zcta string, visible bool) stored.Keys {
+	k := make(stored.Keys, 0, keysPerResource)
 	addIdentifiers(&k, loc.Identifier)
 	addString(&k, KeyName, loc.Name)
 	addAddress(&k, loc.Address)

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // TagSystemPrefix is the system prefix of the provenance tags as stored: one tag per provenance
@@ -28,8 +28,8 @@ const TagSystemPrefix = "urn:providerdir:provenance:"
 const absentReason = "not-applicable"
 
 // provenanceTags renders the 14 provenance keys as meta.tag codings, in contract order.
-func provenanceTags(p mapping.Provenance) []Coding {
-	tags := make([]Coding, 0, len(mapping.ProvenanceKeys))
+func provenanceTags(p stored.Provenance) []Coding {
+	tags := make([]Coding, 0, len(stored.ProvenanceKeys))
 	add := func(key, value string) {
 		c := Coding{System: TagSystemPrefix + key, Code: tagCode(value)}
 		if c.Code == "" {
@@ -65,7 +65,7 @@ func tagCode(v string) string {
 // newMeta describes a resource's meta: its profile, when its source record last changed, the
 // source it was read from (the dataset's landing page, with the snapshot as fragment), and the
 // record's provenance, whose tags are a TagSet.
-func newMeta(resourceType, lastUpdated string, p mapping.Provenance) resourceMeta {
+func newMeta(resourceType, lastUpdated string, p stored.Provenance) resourceMeta {
 	return resourceMeta{resourceType: resourceType, lastUpdated: lastUpdated, prov: p}
 }
 
@@ -74,7 +74,7 @@ func newMeta(resourceType, lastUpdated string, p mapping.Provenance) resourceMet
 type resourceMeta struct {
 	resourceType string
 	lastUpdated  string // a source date; the meta holds it as an instant
-	prov         mapping.Provenance
+	prov         stored.Provenance
 }
 
 // members returns the meta's own members; Tag stays nil, the tags are a TagSet.
@@ -97,7 +97,7 @@ func (m *resourceMeta) appendMembers(dst []byte) ([]byte, error) {
 	profile := Profiles[m.resourceType]
 	if !plainJSON(m.lastUpdated) || !plainJSON(m.prov.SourceURL) || !plainJSON(m.prov.Snapshot) || !plainJSON(profile) {
 		meta := m.members()
-		return mapping.AppendJSON(dst, &meta)
+		return stored.AppendJSON(dst, &meta)
 	}
 	dst = append(dst, '{')
 	if m.lastUpdated != "" {
@@ -189,7 +189,7 @@ type tagKey struct {
 	availability, pipeline, doi, license, start, end, slsa           string
 }
 
-func tagsOf(p mapping.Provenance) (*TagSet, error) {
+func tagsOf(p stored.Provenance) (*TagSet, error) {
 	k := tagKey{p.Source, p.SourceURL, p.DatasetID, p.Snapshot, p.Methodology, p.LastChecked, p.Confidence,
 		strings.Join(p.DataAvailability, ","), p.PipelineVersion, deref(p.DOI), p.License, p.CoverageStart, p.CoverageEnd, deref(p.SLSAProvenanceURL)}
 	if t, ok := tagCache.Load(k); ok {
@@ -205,7 +205,7 @@ func tagsOf(p mapping.Provenance) (*TagSet, error) {
 		tagCache.Clear()
 		tagCacheSize.Store(1)
 	}
-	// The key's strings may share the memory of a whole decoded document (mapping.DecodeJSON):
+	// The key's strings may share the memory of a whole decoded document (stored.DecodeJSON):
 	// the cache keeps copies.
 	k = tagKey{strings.Clone(k.source), strings.Clone(k.sourceURL), strings.Clone(k.datasetID), strings.Clone(k.snapshot),
 		strings.Clone(k.methodology), strings.Clone(k.lastChecked), k.confidence, strings.Clone(k.availability),

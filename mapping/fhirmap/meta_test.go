@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"providerdir/stored"
 	"testing"
-
-	"providerdir/mapping"
 )
 
 // A served meta is byte for byte the Meta encoding/json writes, for each provenance, resource
@@ -14,7 +13,7 @@ import (
 // whether its tags are marshaled or come from the cache.
 func TestMetaMarshal(t *testing.T) {
 	doi := "10.1234/x"
-	provs := []mapping.Provenance{
+	provs := []stored.Provenance{
 		{Source: "NPPES", SourceURL: "https://download.cms.gov/nppes/NPI_Files.html", DatasetID: "nppes", Snapshot: "2025-06-08",
 			Methodology: "nppes-registry/1.0.0", LastChecked: "2026-11-22T15:39:41Z", Confidence: 1, DataAvailability: []string{"present"},
 			PipelineVersion: "abc", License: "LicenseRef-US-Government-Public-Domain", CoverageStart: "2005-05-23", CoverageEnd: "2025-06-08"},
@@ -33,12 +32,12 @@ func TestMetaMarshal(t *testing.T) {
 	}
 	// Variants of the first provenance that differ in one thing each, which a cache keyed on
 	// less would answer with the first one's tags.
-	for _, change := range []func(p *mapping.Provenance){
-		func(p *mapping.Provenance) { p.Confidence = 0.5 },
-		func(p *mapping.Provenance) { p.DOI = &doi },
-		func(p *mapping.Provenance) { p.DataAvailability = []string{"absent"} },
-		func(p *mapping.Provenance) { p.LastChecked = "2026-11-23T00:00:00Z" },
-		func(p *mapping.Provenance) { p.CoverageEnd = "ongoing" },
+	for _, change := range []func(p *stored.Provenance){
+		func(p *stored.Provenance) { p.Confidence = 0.5 },
+		func(p *stored.Provenance) { p.DOI = &doi },
+		func(p *stored.Provenance) { p.DataAvailability = []string{"absent"} },
+		func(p *stored.Provenance) { p.LastChecked = "2026-11-23T00:00:00Z" },
+		func(p *stored.Provenance) { p.CoverageEnd = "ongoing" },
 	} {
 		v := provs[0]
 		change(&v)

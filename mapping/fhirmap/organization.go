@@ -1,14 +1,13 @@
 package fhirmap
 
 import (
+	"providerdir/stored"
 	"strings"
-
-	"providerdir/mapping"
 )
 
 // HasOrganization reports whether a registry record yields an Organization: an organization
 // with a name (US Core makes name mandatory).
-func HasOrganization(r *mapping.RegistryRecord) bool {
+func HasOrganization(r *stored.RegistryRecord) bool {
 	return r.EntityType == "organization" && strings.TrimSpace(r.OrganizationName) != ""
 }
 
@@ -40,7 +39,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		org.Identifier = append(org.Identifier, ccnIdentifier(p.CCN))
 	}
 	if p.Facility != nil {
-		org.Type = []CodeableConcept{providerType(mapping.FacilityCategory(p.Facility.Record.CategoryCode))}
+		org.Type = []CodeableConcept{providerType(stored.FacilityCategory(p.Facility.Record.CategoryCode))}
 	}
 	seen := map[string]bool{strings.ToUpper(r.OrganizationName): true}
 	for _, n := range append([]string{r.OtherName}, p.OtherNames...) {
@@ -115,7 +114,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		if c := serviceCategories[p.Facility.Record.CategoryCode]; c != "" {
 			svc.Category = []CodeableConcept{categoryConcept(c)}
 		}
-		if t := mapping.FacilityCategory(p.Facility.Record.CategoryCode); t != "" {
+		if t := stored.FacilityCategory(p.Facility.Record.CategoryCode); t != "" {
 			svc.Type = []CodeableConcept{{Text: t}}
 		}
 	}
@@ -138,7 +137,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		return nil, ErrNoResource
 	}
 	id := FacilityID(rec.CCN)
-	ftype := mapping.FacilityCategory(rec.CategoryCode)
+	ftype := stored.FacilityCategory(rec.CategoryCode)
 	org := Organization{
 		ResourceType: TypeOrganization, ID: id,
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
@@ -203,8 +202,8 @@ func providerType(text string) CodeableConcept {
 	return CodeableConcept{Coding: []Coding{{System: SystemOrganizationType, Code: "prov", Display: "Healthcare Provider"}}, Text: text}
 }
 
-func organizationKeys(org *Organization, visible bool) mapping.Keys {
-	k := make(mapping.Keys, 0, keysPerResource)
+func organizationKeys(org *Organization, visible bool) stored.Keys {
+	k := make(stored.Keys, 0, keysPerResource)
 	addIdentifiers(&k, org.Identifier)
 	addString(&k, KeyName, org.Name)
 	for _, a := range org.Alias {
@@ -222,8 +221,8 @@ func organizationKeys(org *Organization, visible bool) mapping.Keys {
 	return k
 }
 
-func serviceKeys(svc *HealthcareService, visible bool) mapping.Keys {
-	k := make(mapping.Keys, 0, keysPerResource)
+func serviceKeys(svc *HealthcareService, visible bool) stored.Keys {
+	k := make(stored.Keys, 0, keysPerResource)
 	addIdentifiers(&k, svc.Identifier)
 	addString(&k, KeyName, svc.Name)
 	addReference(&k, KeyOrganization, svc.ProvidedBy)

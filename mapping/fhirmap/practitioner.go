@@ -2,8 +2,7 @@ package fhirmap
 
 import (
 	"errors"
-
-	"providerdir/mapping"
+	"providerdir/stored"
 )
 
 // ErrNoResource says a record has no resource of its own: a deactivated NPI whose registry row
@@ -13,7 +12,7 @@ var ErrNoResource = errors.New("fhirmap: the record lacks what the profile requi
 
 // HasPractitioner reports whether a registry record yields a Practitioner: an individual with a
 // family name (US Core makes name.family mandatory).
-func HasPractitioner(r *mapping.RegistryRecord) bool {
+func HasPractitioner(r *stored.RegistryRecord) bool {
 	return r.EntityType == "individual" && r.Name != nil && r.Name.Last != ""
 }
 
@@ -44,7 +43,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	}
 	prac.Qualification = qualifications(r, tax)
 
-	k := make(mapping.Keys, 0, keysPerResource)
+	k := make(stored.Keys, 0, keysPerResource)
 	addIdentifiers(&k, prac.Identifier)
 	addHumanName(&k, &name)
 	addString(&k, KeyFamily, name.Family)
@@ -84,7 +83,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 
 // qualifications lists a practitioner's taxonomies, each with its license and licensing state
 // when the registry gives one.
-func qualifications(r *mapping.RegistryRecord, tax Taxonomies) []Qualification {
+func qualifications(r *stored.RegistryRecord, tax Taxonomies) []Qualification {
 	var out []Qualification
 	seen := map[string]bool{}
 	for _, t := range r.Taxonomies {
@@ -106,11 +105,11 @@ func qualifications(r *mapping.RegistryRecord, tax Taxonomies) []Qualification {
 	return out
 }
 
-func sameAddress(a, b mapping.Address) bool {
+func sameAddress(a, b stored.Address) bool {
 	return a.Line1 == b.Line1 && a.Line2 == b.Line2 && a.City == b.City && a.State == b.State && a.PostalCode == b.PostalCode
 }
 
-func sandbox(k *mapping.Keys, visible bool) {
+func sandbox(k *stored.Keys, visible bool) {
 	if visible {
 		k.Add(KeySandbox, "1")
 	}

@@ -1,9 +1,8 @@
 package fhirmap
 
 import (
+	"providerdir/stored"
 	"slices"
-
-	"providerdir/mapping"
 )
 
 // practitionerRoles builds an individual's PractitionerRoles: one per organization PECOS says
@@ -83,8 +82,8 @@ func roleTelecom(p *Provider) []ContactPoint {
 
 // roleKeys computes a PractitionerRole's search keys. near are the ZCTAs of its Locations'
 // positions, so that location.near is answered by the role's own keys.
-func roleKeys(role *PractitionerRole, near []string, visible bool) mapping.Keys {
-	k := make(mapping.Keys, 0, keysPerResource)
+func roleKeys(role *PractitionerRole, near []string, visible bool) stored.Keys {
+	k := make(stored.Keys, 0, keysPerResource)
 	addReference(&k, KeyPractitioner, role.Practitioner)
 	addReference(&k, KeyOrganization, role.Organization)
 	for i := range role.Location {

@@ -1,6 +1,6 @@
 package study
 
-import "providerdir/mapping"
+import "providerdir/stored"
 
 // Study is one computed supply study as stored by the ingest projection: a whole specialty, or
 // one specialty restricted to one of its registered codes (the subspecialty filter). It carries
@@ -30,9 +30,9 @@ type Study struct {
 	// Registry, Census and Taxonomy are the provenance of the NPPES, Census and NUCC snapshots
 	// the study was computed from (Taxonomy is nil when no NUCC code set was loaded, and the
 	// display names are then the codes themselves).
-	Registry mapping.Provenance  `json:"registry"`
-	Census   mapping.Provenance  `json:"census"`
-	Taxonomy *mapping.Provenance `json:"taxonomy,omitempty"`
+	Registry stored.Provenance  `json:"registry"`
+	Census   stored.Provenance  `json:"census"`
+	Taxonomy *stored.Provenance `json:"taxonomy,omitempty"`
 }
 
 // CodeName is a taxonomy code with its NUCC display name.
@@ -65,9 +65,9 @@ type Inputs struct {
 	States []StatePopulation
 	// Names maps a taxonomy code to its NUCC display name; a code without one shows the code.
 	Names    map[string]string
-	Registry mapping.Provenance
-	Census   mapping.Provenance
-	Taxonomy *mapping.Provenance
+	Registry stored.Provenance
+	Census   stored.Provenance
+	Taxonomy *stored.Provenance
 }
 
 // Build computes every study from a finished tally: the twelve specialties in slug order, each

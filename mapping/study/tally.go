@@ -4,8 +4,7 @@ import (
 	"slices"
 
 	"providerdir/ident"
-	"providerdir/mapping"
-	"providerdir/source/nppes"
+	"providerdir/stored"
 )
 
 // Provider is what the studies read of one registry record.
@@ -27,12 +26,12 @@ func Counted(p Provider) bool {
 }
 
 // FromRecord is what the studies read of a registry record.
-func FromRecord(rec mapping.RegistryRecord) Provider {
+func FromRecord(rec stored.RegistryRecord) Provider {
 	codes := make([]string, len(rec.Taxonomies))
 	for i, t := range rec.Taxonomies {
 		codes[i] = t.Code
 	}
-	return Provider{NPI: rec.NPI, Active: rec.Active, Organization: rec.EntityType == nppes.EntityOrganization.String(),
+	return Provider{NPI: rec.NPI, Active: rec.Active, Organization: rec.EntityType == stored.EntityOrganization,
 		State: rec.PracticeAddress.State, Codes: codes}
 }
 

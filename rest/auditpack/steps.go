@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/dataset"
+	"providerdir/stored"
 )
 
 // Reproducibility is how to recompute the published figures from the public files: the files
@@ -106,7 +106,7 @@ var qualityFilePrefix = map[string]string{
 
 // fileOf picks the file of a family's manifest whose name starts with prefix (after any
 // directory), skipping the NPPES header-only file.
-func fileOf(m catalog.Manifest, ds mapping.Dataset, prefix string) SourceFile {
+func fileOf(m catalog.Manifest, ds stored.Dataset, prefix string) SourceFile {
 	for _, f := range m.Files {
 		base := f.Name[strings.LastIndex(f.Name, "/")+1:]
 		if strings.HasPrefix(base, prefix) && !strings.Contains(base, "_fileheader") {
@@ -119,7 +119,7 @@ func fileOf(m catalog.Manifest, ds mapping.Dataset, prefix string) SourceFile {
 func reproducibility(f *dataset.Figures, ms []catalog.Manifest) Reproducibility {
 	d := f.Dataset
 	fam := familyFiles(ms)
-	census := fileOf(fam["census"], mapping.Census, "NST-EST")
+	census := fileOf(fam["census"], stored.Census, "NST-EST")
 	var files []SourceFile
 	var steps []Step
 	add := func(s Step) { s.Step = len(steps) + 1; steps = append(steps, s) }
@@ -130,7 +130,7 @@ func reproducibility(f *dataset.Figures, ms []catalog.Manifest) Reproducibility 
 		add(Step{Op: OpKeep, Keep: &Filter{Columns: []string{colState}, Rule: RuleIn, Values: the51(f)}, Action: "Keep the facilities whose State is one of the 50 states and DC."})
 		add(Step{Op: OpCountDistinct, Column: colCCN, GroupBy: colState, Output: "count", Action: "Count the distinct CCNs per state: the facilities."})
 	} else {
-		file := fileOf(fam["nppes"], mapping.NPPES, "npidata_pfile_")
+		file := fileOf(fam["nppes"], stored.NPPES, "npidata_pfile_")
 		files = append(files, file)
 		var cols []string
 		for i := 1; i <= 15; i++ {
@@ -167,7 +167,7 @@ func the51(f *dataset.Figures) []string {
 
 func provenance(f *dataset.Figures) map[string]FieldProvenance {
 	one := 1.0
-	read := func(p mapping.Provenance, column, derivation string) FieldProvenance {
+	read := func(p stored.Provenance, column, derivation string) FieldProvenance {
 		return FieldProvenance{Source: p.Source, SourceURL: p.SourceURL, DatasetID: p.DatasetID, Snapshot: p.Snapshot,
 			LastChecked: p.LastChecked, License: p.License, Column: column, Derivation: derivation, Confidence: &one}
 	}

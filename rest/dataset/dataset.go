@@ -8,9 +8,9 @@ package dataset
 
 import (
 	"providerdir/docs"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/specialty"
+	"providerdir/stored"
 )
 
 // Kind says how a dataset's figures are computed.
@@ -41,7 +41,7 @@ type Dataset struct {
 	// Specialty is the counted specialty of a supply dataset.
 	Specialty specialty.Specialty
 	// Quality is the Care Compare facility type of a facility dataset.
-	Quality mapping.QualityType
+	Quality stored.QualityType
 	// AuditPack reports whether the dataset has an audit pack: every dataset but chiropractor
 	// supply, which is not one of the twelve studies (seeds/000: 12 + 4 packs).
 	AuditPack bool
@@ -50,7 +50,7 @@ type Dataset struct {
 	// Families are the source families the figures are computed from.
 	Families []string
 	// Primary is the dataset the counts come from (NPPES or a Care Compare topic).
-	Primary mapping.Dataset
+	Primary stored.Dataset
 }
 
 // MethodologyVersion is the version of the method the dataset's figures follow.
@@ -93,9 +93,9 @@ func buildRegistry() []Dataset {
 		return Dataset{Slug: sp.Study(), DisplayName: names[sp.Slug] + " supply by state", Kind: SpecialtySupply,
 			OneLiner: names[sp.Slug] + " providers (individual NPIs with taxonomy " + codeList(sp.Codes) +
 				") per 100,000 residents in each of the 50 states and DC, from the NPPES registry and Census Vintage 2024 population.",
-			Specialty: sp, AuditPack: pack, Unit: "providers", Families: []string{familyRegistry, familyCensus}, Primary: mapping.NPPES}
+			Specialty: sp, AuditPack: pack, Unit: "providers", Families: []string{familyRegistry, familyCensus}, Primary: stored.NPPES}
 	}
-	quality := func(slug, name, what string, t mapping.QualityType) Dataset {
+	quality := func(slug, name, what string, t stored.QualityType) Dataset {
 		return Dataset{Slug: slug, DisplayName: name, Kind: FacilityQuality,
 			OneLiner: what + " listed in CMS Care Compare per 100,000 residents in each of the 50 states and DC, with their mean overall star rating.",
 			Quality:  t, AuditPack: true, Unit: "facilities", Families: []string{familyQuality, familyCensus}, Primary: t.Dataset}
@@ -110,8 +110,8 @@ func buildRegistry() []Dataset {
 		out = append(out, supply(byOrder[slug], true))
 	}
 	out = append(out, supply(specialty.Chiropractor, false))
-	qt := map[string]mapping.QualityType{}
-	for _, t := range mapping.QualityTypes {
+	qt := map[string]stored.QualityType{}
+	for _, t := range stored.QualityTypes {
 		qt[t.Slug] = t
 	}
 	return append(out,

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // ErrNotLoaded: the serving snapshot lacks a source the dataset is computed from (the registry
@@ -36,8 +36,8 @@ type Figures struct {
 	Deactivated   int64
 	Organizations int64
 	// Primary and Census are the provenance of the two sources' snapshots.
-	Primary mapping.Provenance
-	Census  mapping.Provenance
+	Primary stored.Provenance
+	Census  stored.Provenance
 	// MeanStar is the national mean star rating of a facility study over its rated facilities.
 	MeanStar *float64
 	Rated    int64
@@ -224,12 +224,12 @@ func (s *Source) registryCount(ctx context.Context, v records.View, d Dataset, b
 	counts := study.NewCounts()
 	seen := map[string]bool{}
 	for _, code := range d.Specialty.Codes {
-		err := s.scan(ctx, gen, catalog.RegistryProviders, mapping.KeyTaxonomy, code, func(doc store.Document) error {
+		err := s.scan(ctx, gen, catalog.RegistryProviders, stored.KeyTaxonomy, code, func(doc store.Document) error {
 			if seen[doc.ID] {
 				return nil
 			}
 			seen[doc.ID] = true
-			b, err := mapping.DecodeBody[mapping.RegistryRecord](doc)
+			b, err := stored.DecodeBody[stored.RegistryRecord](doc)
 			if err != nil {
 				return fmt.Errorf("dataset: decode registry record %s: %w", doc.ID, err)
 			}
@@ -285,9 +285,9 @@ func (s *Source) quality(ctx context.Context, v records.View, d Dataset, base *s
 	stars := map[string]*starSum{}
 	var national starSum
 	var outside int64
-	var prov *mapping.Provenance
-	err := s.scan(ctx, gen, catalog.Quality, mapping.KeyType, d.Quality.Slug, func(doc store.Document) error {
-		b, err := mapping.DecodeBody[mapping.QualityRecord](doc)
+	var prov *stored.Provenance
+	err := s.scan(ctx, gen, catalog.Quality, stored.KeyType, d.Quality.Slug, func(doc store.Document) error {
+		b, err := stored.DecodeBody[stored.QualityRecord](doc)
 		if err != nil {
 			return fmt.Errorf("dataset: decode facility %s: %w", doc.ID, err)
 		}

@@ -9,9 +9,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
-	"providerdir/source/census"
+	"providerdir/stored"
 )
 
 // Result is the data of an evidence-query response (seeds/000 section 2).
@@ -96,7 +95,7 @@ func (b *builder) derived() Source {
 	}
 }
 
-func provSource(p mapping.Provenance, tier int) Source {
+func provSource(p stored.Provenance, tier int) Source {
 	s := Source{Name: p.Source, Tier: tier, LastChecked: p.LastChecked, Confidence: p.Confidence}
 	if p.Snapshot != "" {
 		s.Name += ", snapshot " + p.Snapshot
@@ -395,22 +394,22 @@ func unit(s string) *string  { return &s }
 // countyOf finds the county a question named among the Census counties of its state: the exact
 // name (with or without its "County" word), else the one name within a few edits. It reports
 // false when the state has no such county.
-func (s *Service) countyOf(ctx context.Context, state, name string) (census.County, bool, error) {
+func (s *Service) countyOf(ctx context.Context, state, name string) (stored.CensusCountyRecord, bool, error) {
 	v, err := s.records.Serving(ctx)
 	if err != nil {
-		return census.County{}, false, err
+		return stored.CensusCountyRecord{}, false, err
 	}
-	docs, err := v.Keyed(ctx, catalog.CensusCounties, "state", state)
+	docs, err := v.Keyed(ctx, catalog.CensusCounties, stored.KeyState, state)
 	if err != nil {
-		return census.County{}, false, err
+		return stored.CensusCountyRecord{}, false, err
 	}
-	want := mapping.NormalizeText(name)
-	byName := map[string]census.County{}
+	want := stored.NormalizeText(name)
+	byName := map[string]stored.CensusCountyRecord{}
 	var names []string
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[census.County](d)
+		b, err := stored.DecodeBody[stored.CensusCountyRecord](d)
 		if err != nil {
-			return census.County{}, false, err
+			return stored.CensusCountyRecord{}, false, err
 		}
 		n := countyName(b.Record.Name)
 		byName[n] = b.Record
@@ -431,13 +430,13 @@ func (s *Service) countyOf(ctx context.Context, state, name string) (census.Coun
 			return byName[n], true, nil
 		}
 	}
-	return census.County{}, false, nil
+	return stored.CensusCountyRecord{}, false, nil
 }
 
 // countyName folds a Census county name and drops its kind ("Los Angeles County" is "los
 // angeles"), as questions name counties.
 func countyName(name string) string {
-	n := mapping.NormalizeText(name)
+	n := stored.NormalizeText(name)
 	for _, suffix := range []string{" city and borough", " census area", " municipality", " county", " parish", " borough", " planning region"} {
 		if t, ok := strings.CutSuffix(n, suffix); ok {
 			return t

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"providerdir/ident"
-	"providerdir/mapping"
+	"providerdir/stored"
 )
 
 // A question that names a place none of the 51 is refused, never answered with the national
@@ -112,7 +112,7 @@ func unplaced(q question, words []string, used []bool) []string {
 		}
 	}
 	for _, m := range keyedPlace.FindAllStringSubmatch(q.raw, -1) {
-		if v := strings.Fields(mapping.NormalizeText(m[1])); len(v) > 0 && !namesPlace(v) {
+		if v := strings.Fields(stored.NormalizeText(m[1])); len(v) > 0 && !namesPlace(v) {
 			add(strings.Fields(m[1]))
 		}
 	}

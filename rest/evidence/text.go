@@ -1,12 +1,11 @@
 package evidence
 
 import (
+	"providerdir/stored"
 	"strings"
 	"unicode"
 
 	unorm "golang.org/x/text/unicode/norm"
-
-	"providerdir/mapping"
 )
 
 // question is a query in the forms the screening and the classifier read it in.
@@ -16,7 +15,7 @@ type question struct {
 	raw string
 	// lower is raw in lower case, punctuation kept (role markers and query syntax are punctuation).
 	lower string
-	// norm is raw folded by mapping.NormalizeText: lower case, accents removed, punctuation turned
+	// norm is raw folded by stored.NormalizeText: lower case, accents removed, punctuation turned
 	// to single spaces. The classifier reads its words.
 	norm  string
 	words []string
@@ -37,14 +36,14 @@ func newQuestion(text string) question {
 	}, text)
 	// Apostrophes separate words, so that a possessive keeps its word whole ("Ohio's" reads
 	// "ohio s"); NormalizeText alone would join them ("ohios").
-	q := question{raw: raw, lower: strings.ToLower(raw), norm: mapping.NormalizeText(apostrophes.Replace(raw))}
+	q := question{raw: raw, lower: strings.ToLower(raw), norm: stored.NormalizeText(apostrophes.Replace(raw))}
 	q.words = strings.Fields(q.norm)
 	q.cased = casedWords(apostrophes.Replace(raw), len(q.words))
 	q.compact = compactLetters(q.norm)
 	return q
 }
 
-// casedWords splits text into words as mapping.NormalizeText does (letters and digits, accents
+// casedWords splits text into words as stored.NormalizeText does (letters and digits, accents
 // dropped), keeping each letter's case; nil when that does not give n words.
 func casedWords(text string, n int) []string {
 	out := make([]string, 0, n)

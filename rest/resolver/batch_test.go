@@ -10,10 +10,10 @@ import (
 	"providerdir/ident"
 	"providerdir/internal/testing/demostore"
 	"providerdir/internal/testing/storecontract"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // registryNPIs are the first n NPIs of the registry, read off the store.
@@ -47,7 +47,7 @@ func expectedProvider(tb testing.TB, st store.Store, npi string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+	b, err := stored.DecodeBody[stored.RegistryRecord](d)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func expectedProvider(tb testing.TB, st store.Store, npi string) []byte {
 		Provenance: b.Provenance}
 	if gen := snap.Generation(catalog.Enrollments); gen != "" {
 		n, err := st.Count(ctx, store.Query{Collection: catalog.Enrollments, Generation: gen,
-			Where: []store.Condition{{Param: mapping.KeyNPI, Values: []string{npi}}}})
+			Where: []store.Condition{{Param: stored.KeyNPI, Values: []string{npi}}}})
 		if err != nil {
 			tb.Fatal(err)
 		}

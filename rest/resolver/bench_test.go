@@ -11,11 +11,11 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // benchNPIs are the first n NPIs of the demo registry.
@@ -31,8 +31,8 @@ func benchNPIs(b *testing.B, st store.Store, n int) []string {
 	}
 	out := make([]string, 0, n)
 	for _, d := range page.Docs {
-		var body mapping.Body[mapping.RegistryRecord]
-		if err := mapping.DecodeJSON(d.Body, &body); err != nil {
+		var body stored.Body[stored.RegistryRecord]
+		if err := stored.DecodeJSON(d.Body, &body); err != nil {
 			b.Fatal(err)
 		}
 		out = append(out, body.Record.NPI)

@@ -10,9 +10,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/rest"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Facility is the facility record of GET /ccn/{ccn} (seeds/001 section 2): the certification
@@ -22,7 +22,7 @@ type Facility struct {
 	CCN          string `json:"ccn"`
 	FacilityName string `json:"facility_name"`
 	// FacilityType is the type a Care Compare row publishes (Hospital Type, Provider Type), else
-	// the label of the certification file's provider category (mapping.FacilityCategory).
+	// the label of the certification file's provider category (stored.FacilityCategory).
 	FacilityType *string `json:"facility_type"`
 	// OwnershipType is the ownership a Care Compare row publishes, as published.
 	OwnershipType *string         `json:"ownership_type"`
@@ -30,7 +30,7 @@ type Facility struct {
 	// OverallStar is the Care Compare overall star rounded to a whole star (home health ratings
 	// have halves); null when no row publishes one, never zero.
 	OverallStar *int `json:"overall_star"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // FacilityAddress is a facility's city and state; the state is the one the CCN's state code
@@ -69,20 +69,20 @@ func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "ccn: read the facility", err)
 		return
 	}
-	pos, err := mapping.DecodeBody[mapping.FacilityRecord](d)
+	pos, err := stored.DecodeBody[stored.FacilityRecord](d)
 	if err != nil {
 		fail(w, r, "ccn: decode the facility", fmt.Errorf("decode facility %s: %w", ccn, err))
 		return
 	}
 	f := Facility{CCN: ccn, FacilityName: pos.Record.Name,
 		Address: FacilityAddress{City: nonEmpty(pos.Record.Address.City), State: state}, Provenance: pos.Provenance}
-	quality, err := v.Keyed(ctx, catalog.Quality, mapping.KeyCCN, ccn)
+	quality, err := v.Keyed(ctx, catalog.Quality, stored.KeyCCN, ccn)
 	if err != nil {
 		fail(w, r, "ccn: read quality", err)
 		return
 	}
 	for _, qd := range quality {
-		q, err := mapping.DecodeBody[mapping.QualityRecord](qd)
+		q, err := stored.DecodeBody[stored.QualityRecord](qd)
 		if err != nil {
 			fail(w, r, "ccn: decode quality", fmt.Errorf("decode quality %s: %w", qd.ID, err))
 			return
@@ -90,13 +90,13 @@ func (a *API) ccn(w http.ResponseWriter, r *http.Request) {
 		f.join(q.Record)
 	}
 	if f.FacilityType == nil {
-		f.FacilityType = nonEmpty(mapping.FacilityCategory(pos.Record.CategoryCode))
+		f.FacilityType = nonEmpty(stored.FacilityCategory(pos.Record.CategoryCode))
 	}
 	rest.WriteJSON(w, r, http.StatusOK, f)
 }
 
 // join takes what a Care Compare row publishes and the record lacks.
-func (f *Facility) join(q mapping.QualityRecord) {
+func (f *Facility) join(q stored.QualityRecord) {
 	if f.FacilityType == nil {
 		f.FacilityType = nonEmpty(q.FacilityType)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
+	"providerdir/stored"
 )
 
 // facilityFields are the fields of the contract's facility record, each present on every
@@ -31,8 +31,8 @@ func TestCCNRecordWhole(t *testing.T) {
 	d := demostore.Open(t)
 	e := newEnv(t, d.Store)
 	key := e.Key(t, apikey.TierPro)
-	quality := map[string]mapping.QualityRecord{}
-	for _, q := range storedRecords[mapping.QualityRecord](t, d.Store, catalog.Quality) {
+	quality := map[string]stored.QualityRecord{}
+	for _, q := range storedRecords[stored.QualityRecord](t, d.Store, catalog.Quality) {
 		quality[q.CCN] = q
 	}
 	// One facility per category, and per category one with a Care Compare row without a star
@@ -41,8 +41,8 @@ func TestCCNRecordWhole(t *testing.T) {
 		category string
 		row      string // "rated", "unrated", "none"
 	}
-	picked := map[pick]mapping.FacilityRecord{}
-	for _, f := range storedRecords[mapping.FacilityRecord](t, d.Store, catalog.Facilities) {
+	picked := map[pick]stored.FacilityRecord{}
+	for _, f := range storedRecords[stored.FacilityRecord](t, d.Store, catalog.Facilities) {
 		q, listed := quality[f.CCN]
 		row := "none"
 		switch {
@@ -82,7 +82,7 @@ func TestCCNRecordWhole(t *testing.T) {
 				}
 			}
 			q, listed := quality[f.CCN]
-			wantType, wantOwner, wantStar := any(mapping.FacilityCategory(f.CategoryCode)), any(nil), any(nil)
+			wantType, wantOwner, wantStar := any(stored.FacilityCategory(f.CategoryCode)), any(nil), any(nil)
 			if listed {
 				if q.FacilityType != "" {
 					wantType = q.FacilityType
@@ -245,7 +245,7 @@ func TestQualityMeasurementPeriod(t *testing.T) {
 			}
 		}
 	}
-	for _, qt := range mapping.QualityTypes {
+	for _, qt := range stored.QualityTypes {
 		if stated[qt.Slug] == 0 {
 			t.Errorf("%s: no row with a stated period", qt.Slug)
 		}

@@ -10,8 +10,8 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/internal/testing/resolverserver"
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // fixtures are identifiers of the demo snapshot with the properties the tests need, found by
@@ -23,7 +23,7 @@ type fixtures struct {
 	rated                                        string // an NPI the hospital enrollment file ties to a rated CCN
 	ratedCCN                                     string
 	ratedStar                                    int
-	facility                                     mapping.Body[mapping.FacilityRecord] // a POS record with a rated Care Compare row
+	facility                                     stored.Body[stored.FacilityRecord] // a POS record with a rated Care Compare row
 	facilityStar                                 int
 	unknownCCN                                   string // a well-formed CCN the POS file does not hold
 }
@@ -58,21 +58,21 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 		return err == nil
 	}
 	decode := func(d store.Document, into any) {
-		if err := mapping.DecodeJSON(d.Body, into); err != nil {
+		if err := stored.DecodeJSON(d.Body, into); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, d := range all(catalog.RegistryProviders) {
-		var r mapping.Body[mapping.RegistryRecord]
+		var r stored.Body[stored.RegistryRecord]
 		decode(d, &r)
-		if !has(catalog.Enrollments, mapping.KeyNPI, r.Record.NPI) {
+		if !has(catalog.Enrollments, stored.KeyNPI, r.Record.NPI) {
 			f.notEnrolled = r.Record.NPI
 			break
 		}
 	}
 	star := func(ccn string) (int, bool) {
-		for _, d := range all(catalog.Quality, store.Condition{Param: mapping.KeyCCN, Values: []string{ccn}}) {
-			var q mapping.Body[mapping.QualityRecord]
+		for _, d := range all(catalog.Quality, store.Condition{Param: stored.KeyCCN, Values: []string{ccn}}) {
+			var q stored.Body[stored.QualityRecord]
 			decode(d, &q)
 			if q.Record.OverallStar != nil {
 				return int(math.Round(*q.Record.OverallStar)), true
@@ -81,7 +81,7 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 		return 0, false
 	}
 	for _, d := range all(catalog.HospitalEnrollments) {
-		var h mapping.Body[mapping.HospitalEnrollmentRecord]
+		var h stored.Body[stored.HospitalEnrollmentRecord]
 		decode(d, &h)
 		if s, ok := star(h.Record.CCN); ok && h.Record.CCN != "" && inRegistry(h.Record.NPI) {
 			f.rated, f.ratedCCN, f.ratedStar = h.Record.NPI, h.Record.CCN, s
@@ -89,7 +89,7 @@ func demoFixtures(t testing.TB, st store.Store) fixtures {
 		}
 	}
 	for _, d := range all(catalog.Facilities) {
-		var p mapping.Body[mapping.FacilityRecord]
+		var p stored.Body[stored.FacilityRecord]
 		decode(d, &p)
 		if s, ok := star(p.Record.CCN); ok && len(p.Record.CCN) == 6 {
 			f.facility, f.facilityStar = p, s
@@ -120,7 +120,7 @@ func storedRecords[T any](t *testing.T, st store.Store, collection string) []T {
 			t.Fatal(err)
 		}
 		for _, d := range page.Docs {
-			b, err := mapping.DecodeBody[T](d)
+			b, err := stored.DecodeBody[T](d)
 			if err != nil {
 				t.Fatal(err)
 			}

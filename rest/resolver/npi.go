@@ -11,25 +11,25 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/rest"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Provider is the provider record of GET /npi/{npi} and of a batch result (seeds/001 section
 // 2): the registry's identity of the NPI with the registry record's 14 provenance keys.
 type Provider struct {
-	NPI              string              `json:"npi"`
-	EntityType       string              `json:"entity_type"`
-	OrganizationName string              `json:"organization_name,omitempty"`
-	Name             *mapping.PersonName `json:"name,omitempty"`
-	PrimaryTaxonomy  string              `json:"primary_taxonomy,omitempty"`
-	EnumerationDate  string              `json:"enumeration_date,omitempty"`
-	Address          Address             `json:"address"`
+	NPI              string             `json:"npi"`
+	EntityType       string             `json:"entity_type"`
+	OrganizationName string             `json:"organization_name,omitempty"`
+	Name             *stored.PersonName `json:"name,omitempty"`
+	PrimaryTaxonomy  string             `json:"primary_taxonomy,omitempty"`
+	EnumerationDate  string             `json:"enumeration_date,omitempty"`
+	Address          Address            `json:"address"`
 	// PecosEnrolled is absent when no enrollment file is loaded: unknown, never false.
 	PecosEnrolled *bool `json:"pecos_enrolled,omitempty"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // Address is the practice address of a provider record.
@@ -53,7 +53,7 @@ type Fact struct {
 	Value any    `json:"value"`
 	// CCN names the facility a care_compare_star fact is about.
 	CCN string `json:"ccn,omitempty"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // Fact types.
@@ -174,13 +174,13 @@ func record(ctx context.Context, v records.View, npi string, enrolled *Fact) (Pr
 // it passes over the rest (taxonomies, mailing address, authorized official) without building
 // it.
 type registryRecord struct {
-	NPI              string              `json:"npi"`
-	EntityType       string              `json:"entity_type"`
-	OrganizationName string              `json:"organization_name"`
-	Name             *mapping.PersonName `json:"name"`
-	PrimaryTaxonomy  string              `json:"primary_taxonomy"`
-	EnumerationDate  string              `json:"enumeration_date"`
-	PracticeAddress  Address             `json:"practice_address"`
+	NPI              string             `json:"npi"`
+	EntityType       string             `json:"entity_type"`
+	OrganizationName string             `json:"organization_name"`
+	Name             *stored.PersonName `json:"name"`
+	PrimaryTaxonomy  string             `json:"primary_taxonomy"`
+	EnumerationDate  string             `json:"enumeration_date"`
+	PracticeAddress  Address            `json:"practice_address"`
 }
 
 // providers reads the registry records of well-formed NPIs as provider records (without
@@ -197,7 +197,7 @@ func providers(ctx context.Context, v records.View, npis []string) (map[string]*
 	}
 	out := make(map[string]*Provider, len(docs))
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[registryRecord](d)
+		b, err := stored.DecodeBody[registryRecord](d)
 		if err != nil {
 			return nil, fmt.Errorf("decode registry record %s: %w", d.ID, err)
 		}
@@ -230,13 +230,13 @@ func presence(ctx context.Context, v records.View, family, collection, typ strin
 	if len(npis) == 0 {
 		return map[string]*Fact{}, nil // the store refuses a condition without values
 	}
-	docs, err := v.Keyed(ctx, collection, mapping.KeyNPI, npis...)
+	docs, err := v.Keyed(ctx, collection, stored.KeyNPI, npis...)
 	if err != nil {
 		return nil, err
 	}
 	facts := make(map[string]*Fact, len(npis))
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[struct {
+		b, err := stored.DecodeBody[struct {
 			NPI string `json:"npi"`
 		}](d)
 		if err != nil {
@@ -259,23 +259,23 @@ func presence(ctx context.Context, v records.View, family, collection, typ strin
 // ingest makes between an organization NPI and its certification number). A facility without a
 // published star gives no fact.
 func starFacts(ctx context.Context, v records.View, npi string) ([]Fact, error) {
-	quality, err := v.Keyed(ctx, catalog.Quality, mapping.KeyNPI, npi)
+	quality, err := v.Keyed(ctx, catalog.Quality, stored.KeyNPI, npi)
 	if err != nil {
 		return nil, err
 	}
-	enrollments, err := v.Keyed(ctx, catalog.HospitalEnrollments, mapping.KeyNPI, npi)
+	enrollments, err := v.Keyed(ctx, catalog.HospitalEnrollments, stored.KeyNPI, npi)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range enrollments {
-		b, err := mapping.DecodeBody[mapping.HospitalEnrollmentRecord](d)
+		b, err := stored.DecodeBody[stored.HospitalEnrollmentRecord](d)
 		if err != nil {
 			return nil, fmt.Errorf("decode hospital enrollment %s: %w", d.ID, err)
 		}
 		if b.Record.CCN == "" {
 			continue
 		}
-		more, err := v.Keyed(ctx, catalog.Quality, mapping.KeyCCN, b.Record.CCN)
+		more, err := v.Keyed(ctx, catalog.Quality, stored.KeyCCN, b.Record.CCN)
 		if err != nil {
 			return nil, err
 		}
@@ -288,7 +288,7 @@ func starFacts(ctx context.Context, v records.View, npi string) ([]Fact, error) 
 			continue
 		}
 		seen[d.ID] = true
-		b, err := mapping.DecodeBody[mapping.QualityRecord](d)
+		b, err := stored.DecodeBody[stored.QualityRecord](d)
 		if err != nil {
 			return nil, fmt.Errorf("decode quality %s: %w", d.ID, err)
 		}

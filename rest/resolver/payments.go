@@ -11,10 +11,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/rest"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // CodeInvalidProgramYear is an addition: program_year, when given, is a four-digit year.
@@ -34,7 +34,7 @@ type Payments struct {
 	Records        []Payment `json:"records"`
 	// ProgramYears lists every program year the loaded files hold payments to the NPI for.
 	ProgramYears []int `json:"program_years"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // Payment is one general payment, with how strongly its recipient was tied to the NPI.
@@ -81,7 +81,7 @@ func (a *API) payments(w http.ResponseWriter, r *http.Request) {
 		unavailable(w, r, "Open Payments is not loaded; retry later.")
 		return
 	}
-	docs, err := v.Keyed(ctx, catalog.Payments, mapping.KeyNPI, npi)
+	docs, err := v.Keyed(ctx, catalog.Payments, stored.KeyNPI, npi)
 	if err != nil {
 		fail(w, r, "payments: read the payments", err)
 		return
@@ -114,12 +114,12 @@ func (a *API) payments(w http.ResponseWriter, r *http.Request) {
 func paymentsOf(npi string, year int, docs []store.Document) (Payments, error) {
 	out := Payments{NPI: npi, ProgramYear: year, Records: []Payment{}, ProgramYears: []int{}}
 	type row struct {
-		rec  mapping.PaymentRecord
-		prov mapping.Provenance
+		rec  stored.PaymentRecord
+		prov stored.Provenance
 	}
 	var rows []row
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
+		b, err := stored.DecodeBody[stored.PaymentRecord](d)
 		if err != nil {
 			return out, fmt.Errorf("decode payment %s: %w", d.ID, err)
 		}
@@ -154,7 +154,7 @@ func paymentsOf(npi string, year int, docs []store.Document) (Payments, error) {
 }
 
 // paymentsConfidence is the _confidence of a year's payments: the weakest name-and-address
-// match among its records (mapping.MatchConfidence: 1.00 for a published NPI whose registry
+// match among its records (stored.MatchConfidence: 1.00 for a published NPI whose registry
 // last name agrees, 0.85 for a unique registry individual by name, state and ZIP, 0.70 by name
 // and state, 0.60 for a published NPI whose registry name differs, 0.50 for an NPI no registry
 // could check, 0.30 for one the registry lacks). A total is only as sure as its least sure

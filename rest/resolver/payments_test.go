@@ -7,16 +7,16 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // paymentsByNPI reads every payment of the demo snapshot that is tied to an NPI.
-func paymentsByNPI(t *testing.T, st store.Store) map[string][]mapping.PaymentRecord {
-	out := map[string][]mapping.PaymentRecord{}
-	for _, r := range storedRecords[mapping.PaymentRecord](t, st, catalog.Payments) {
+func paymentsByNPI(t *testing.T, st store.Store) map[string][]stored.PaymentRecord {
+	out := map[string][]stored.PaymentRecord{}
+	for _, r := range storedRecords[stored.PaymentRecord](t, st, catalog.Payments) {
 		if r.NPI != "" {
 			out[r.NPI] = append(out[r.NPI], r)
 		}
@@ -66,7 +66,7 @@ func TestPayments(t *testing.T) {
 			r.Body["total_amount_usd"] != float64(cents)/100 || len(r.Body["records"].([]any)) != n {
 			t.Errorf("%s: year %v count %v total %v, want %d %d %v", path, r.Body["program_year"], r.Body["record_count"], r.Body["total_amount_usd"], year, n, float64(cents)/100)
 		}
-		if r.Body["_confidence"] != conf || r.Body["_dataset_id"] != mapping.OpenPayments.ID {
+		if r.Body["_confidence"] != conf || r.Body["_dataset_id"] != stored.OpenPayments.ID {
 			t.Errorf("%s: _confidence %v (want the weakest match %v), dataset %v", path, r.Body["_confidence"], conf, r.Body["_dataset_id"])
 		}
 	}

@@ -10,9 +10,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/rest"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // CodeInvalidType is an addition: a quality type other than the six of seeds/001 section 4.
@@ -30,7 +30,7 @@ type Quality struct {
 	// states no period for the row.
 	MeasurementPeriod *string          `json:"measurement_period"`
 	Measures          []QualityMeasure `json:"measures"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // QualityMeasure is one measure: its value (null when suppressed for a small sample, never
@@ -43,13 +43,13 @@ type QualityMeasure struct {
 }
 
 // qualityType returns the type of a path slug.
-func qualityType(slug string) (mapping.QualityType, bool) {
-	for _, t := range mapping.QualityTypes {
+func qualityType(slug string) (stored.QualityType, bool) {
+	for _, t := range stored.QualityTypes {
 		if t.Slug == slug {
 			return t, true
 		}
 	}
-	return mapping.QualityType{}, false
+	return stored.QualityType{}, false
 }
 
 // quality serves GET /quality/{type}/{id}. An unknown type is 400 invalid_type, an id validCCN
@@ -60,8 +60,8 @@ func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 	vars := mux.Vars(r)
 	t, ok := qualityType(vars["type"])
 	if !ok {
-		slugs := make([]string, len(mapping.QualityTypes))
-		for i, qt := range mapping.QualityTypes {
+		slugs := make([]string, len(stored.QualityTypes))
+		for i, qt := range stored.QualityTypes {
 			slugs[i] = qt.Slug
 		}
 		rest.ResolverError(w, r, http.StatusBadRequest, CodeInvalidType, "type is one of "+strings.Join(slugs, ", ")+".")
@@ -90,7 +90,7 @@ func (a *API) quality(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, "quality: read the row", err)
 		return
 	}
-	row, err := mapping.DecodeBody[mapping.QualityRecord](d)
+	row, err := stored.DecodeBody[stored.QualityRecord](d)
 	if err != nil {
 		fail(w, r, "quality: decode the row", fmt.Errorf("decode quality %s: %w", d.ID, err))
 		return
@@ -140,7 +140,7 @@ func (a *API) nationalAverages(r *http.Request, snap store.Snapshot, slug string
 	if err != nil {
 		return nil, err
 	}
-	b, err := mapping.DecodeBody[mapping.NationalRecord](d)
+	b, err := stored.DecodeBody[stored.NationalRecord](d)
 	if err != nil {
 		return nil, fmt.Errorf("decode national averages %s: %w", slug, err)
 	}

@@ -6,16 +6,16 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // qualityRows reads every Care Compare row of the demo snapshot, by type.
-func qualityRows(t *testing.T, st store.Store) map[string][]mapping.QualityRecord {
-	out := map[string][]mapping.QualityRecord{}
-	for _, r := range storedRecords[mapping.QualityRecord](t, st, catalog.Quality) {
+func qualityRows(t *testing.T, st store.Store) map[string][]stored.QualityRecord {
+	out := map[string][]stored.QualityRecord{}
+	for _, r := range storedRecords[stored.QualityRecord](t, st, catalog.Quality) {
 		out[r.Type] = append(out[r.Type], r)
 	}
 	return out
@@ -30,7 +30,7 @@ func TestQuality(t *testing.T) {
 	key := e.Key(t, apikey.TierPro)
 	rows := qualityRows(t, d.Store)
 	suppressedSeen := false
-	for _, qt := range mapping.QualityTypes {
+	for _, qt := range stored.QualityTypes {
 		list := rows[qt.Slug]
 		if len(list) == 0 {
 			t.Fatalf("the demo snapshot has no %s row", qt.Slug)

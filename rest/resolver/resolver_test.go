@@ -11,15 +11,15 @@ import (
 
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
+	"providerdir/stored"
 )
 
 // provenanceKeys fails unless o carries each of the 14 provenance keys.
 func provenanceKeys(t *testing.T, what string, o map[string]any) {
 	t.Helper()
-	for _, k := range mapping.ProvenanceKeys {
+	for _, k := range stored.ProvenanceKeys {
 		if _, ok := o[k]; !ok {
 			t.Errorf("%s: provenance key %s missing", what, k)
 		}
@@ -96,7 +96,7 @@ func TestNPI(t *testing.T) {
 				return
 			}
 			provenanceKeys(t, "record", r.Body)
-			if r.Body["_dataset_id"] != mapping.NPPES.ID {
+			if r.Body["_dataset_id"] != stored.NPPES.ID {
 				t.Errorf("_dataset_id %v, want the registry's", r.Body["_dataset_id"])
 			}
 		})
@@ -149,7 +149,7 @@ func TestNPIFacts(t *testing.T) {
 		return factsOf(t, r.Body)
 	}
 	ex := facts(f.excluded)
-	if len(ex["exclusion"]) != 1 || ex["exclusion"][0]["value"] != true || ex["exclusion"][0]["_dataset_id"] != mapping.LEIE.ID {
+	if len(ex["exclusion"]) != 1 || ex["exclusion"][0]["value"] != true || ex["exclusion"][0]["_dataset_id"] != stored.LEIE.ID {
 		t.Errorf("excluded NPI: exclusion facts %v", ex["exclusion"])
 	}
 	clear := facts(f.notExcluded)
@@ -160,7 +160,7 @@ func TestNPIFacts(t *testing.T) {
 		t.Errorf("NPI off the list: _data_availability %s, want [absent]", av)
 	}
 	enrolled := facts(f.enrolled)["pecos_enrolled"]
-	if len(enrolled) != 1 || enrolled[0]["value"] != true || enrolled[0]["_dataset_id"] != mapping.PECOS.ID {
+	if len(enrolled) != 1 || enrolled[0]["value"] != true || enrolled[0]["_dataset_id"] != stored.PECOS.ID {
 		t.Errorf("enrolled NPI: pecos_enrolled facts %v", enrolled)
 	}
 	stars := facts(f.rated)["care_compare_star"]
@@ -234,7 +234,7 @@ func TestCCN(t *testing.T) {
 			state, _ := testCCNState(tt.ccn)
 			addr, _ := r.Body["address"].(map[string]any)
 			if r.Body["ccn"] != tt.ccn || r.Body["facility_name"] != f.facility.Record.Name || addr["state"] != state ||
-				r.Body["overall_star"] != float64(f.facilityStar) || r.Body["_dataset_id"] != mapping.POS.ID {
+				r.Body["overall_star"] != float64(f.facilityStar) || r.Body["_dataset_id"] != stored.POS.ID {
 				t.Errorf("facility %s", r.Raw)
 			}
 		})

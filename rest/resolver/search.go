@@ -12,11 +12,11 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/match"
 	"providerdir/rest"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Search paging: the default page size, the contract's cap (seeds/001 section 8: a larger limit
@@ -88,17 +88,17 @@ type Candidate struct {
 	City       string  `json:"city,omitempty"`
 	State      string  `json:"state,omitempty"`
 	MatchScore float64 `json:"_match_score"`
-	mapping.Provenance
+	stored.Provenance
 }
 
 // searchRecord is the part of a registry record a search reads.
 type searchRecord struct {
-	NPI              string              `json:"npi"`
-	EntityType       string              `json:"entity_type"`
-	OrganizationName string              `json:"organization_name"`
-	OtherName        string              `json:"other_name"`
-	Name             *mapping.PersonName `json:"name"`
-	PrimaryTaxonomy  string              `json:"primary_taxonomy"`
+	NPI              string             `json:"npi"`
+	EntityType       string             `json:"entity_type"`
+	OrganizationName string             `json:"organization_name"`
+	OtherName        string             `json:"other_name"`
+	Name             *stored.PersonName `json:"name"`
+	PrimaryTaxonomy  string             `json:"primary_taxonomy"`
 	Taxonomies       []struct {
 		Code string `json:"code"`
 	} `json:"taxonomies"`
@@ -126,7 +126,7 @@ func (r searchRecord) matches(sq SearchQuery) bool {
 }
 
 // found is a registry record a search selected, decoded.
-type found = mapping.Body[searchRecord]
+type found = stored.Body[searchRecord]
 
 // search serves GET /search: the registry records whose names match every word of q (within
 // the tolerance of package match), narrowed by state and taxonomy, ranked by _match_score
@@ -543,7 +543,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 			q.Where = append(q.Where, conds[t])
 		}
 		if sq.Taxonomy != "" {
-			q.Where = append(q.Where, store.Condition{Param: mapping.KeyTaxonomy, Values: []string{sq.Taxonomy}})
+			q.Where = append(q.Where, store.Condition{Param: stored.KeyTaxonomy, Values: []string{sq.Taxonomy}})
 		}
 		if page, err = st.Find(ctx, q); err != nil {
 			return nil, 0, err
@@ -562,7 +562,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 func decode(docs []store.Document, sq SearchQuery, tokens []string) ([]found, error) {
 	out := make([]found, 0, len(docs))
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[searchRecord](d)
+		b, err := stored.DecodeBody[searchRecord](d)
 		if err != nil {
 			return nil, fmt.Errorf("decode registry record %s: %w", d.ID, err)
 		}
@@ -614,7 +614,7 @@ func (r searchRecord) names() (primary, other match.Candidate) {
 // candidate is the search result of one registry record, scored by the reading of the query
 // that fits it best. An organization is found by its other name too, and scores by the better
 // of its two names.
-func candidate(rec searchRecord, prov mapping.Provenance, readings [][]string) Candidate {
+func candidate(rec searchRecord, prov stored.Provenance, readings [][]string) Candidate {
 	c := Candidate{NPI: rec.NPI, EntityType: rec.EntityType, Taxonomy: rec.PrimaryTaxonomy,
 		City: rec.PracticeAddress.City, State: rec.PracticeAddress.State, Provenance: prov}
 	primary, other := rec.names()

@@ -10,14 +10,14 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // anIndividual is a registry record of the demo snapshot with a first, middle and last name.
-func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
+func anIndividual(t *testing.T, st store.Store) stored.RegistryRecord {
 	t.Helper()
 	ctx := context.Background()
 	snap, err := store.Serving(ctx, st)
@@ -25,12 +25,12 @@ func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
 		t.Fatal(err)
 	}
 	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders),
-		Where: []store.Condition{{Param: mapping.KeyEntity, Values: []string{"individual"}}}, Limit: 200})
+		Where: []store.Condition{{Param: stored.KeyEntity, Values: []string{"individual"}}}, Limit: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range page.Docs {
-		b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+		b, err := stored.DecodeBody[stored.RegistryRecord](d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func anIndividual(t *testing.T, st store.Store) mapping.RegistryRecord {
 		}
 	}
 	t.Fatal("no individual with a middle name in the demo snapshot")
-	return mapping.RegistryRecord{}
+	return stored.RegistryRecord{}
 }
 
 // GET /search: every status and code, the rate-limit fields on each, the provenance keys and

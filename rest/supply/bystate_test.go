@@ -8,9 +8,9 @@ import (
 
 	"providerdir/ident"
 	"providerdir/internal/testing/apiclient"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 // A by-state answer: the 51 rows in state code order, every field a ProvenanceField naming its
@@ -42,8 +42,8 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 	}
 
 	sources := map[string]string{
-		"state_code": mapping.Census.Source, "state_name": mapping.Census.Source, "population_2024": mapping.Census.Source,
-		"active_providers": mapping.NPPES.Source,
+		"state_code": stored.Census.Source, "state_name": stored.Census.Source, "population_2024": stored.Census.Source,
+		"active_providers": stored.NPPES.Source,
 	}
 	for _, row := range rows {
 		for _, field := range study.RowFields {
@@ -90,7 +90,7 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 		families = append(families, f.(map[string]any)["source"].(string))
 	}
 	slices.Sort(families)
-	wantFamilies := []string{mapping.NUCC.Source, mapping.NPPES.Source, mapping.Census.Source}
+	wantFamilies := []string{stored.NUCC.Source, stored.NPPES.Source, stored.Census.Source}
 	slices.Sort(wantFamilies)
 	if !slices.Equal(families, wantFamilies) {
 		t.Errorf("data_freshness sources %v, want %v", families, wantFamilies)

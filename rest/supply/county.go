@@ -10,10 +10,9 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/internal/safetext"
-	"providerdir/mapping"
 	"providerdir/rest"
-	"providerdir/source/census"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // CountyContext is the county a by-county request named, as the Census county file lists it.
@@ -104,21 +103,21 @@ func (a *API) byCounty(w http.ResponseWriter, r *http.Request) {
 
 // county reads a county of the Census county list by its FIPS code; a code of the wrong shape
 // is as unknown as an absent one, and is never looked up.
-func (v view) county(ctx context.Context, fips string) (census.County, mapping.Provenance, error) {
+func (v view) county(ctx context.Context, fips string) (stored.CensusCountyRecord, stored.Provenance, error) {
 	if ident.ValidateCountyFIPS(fips) != nil {
-		return census.County{}, mapping.Provenance{}, store.ErrNotFound
+		return stored.CensusCountyRecord{}, stored.Provenance{}, store.ErrNotFound
 	}
 	gen := v.Snap.Generation(catalog.CensusCounties)
 	if gen == "" {
-		return census.County{}, mapping.Provenance{}, store.ErrNotFound
+		return stored.CensusCountyRecord{}, stored.Provenance{}, store.ErrNotFound
 	}
 	d, err := v.api.store.Get(ctx, gen, catalog.CensusCounties, fips)
 	if err != nil {
-		return census.County{}, mapping.Provenance{}, err
+		return stored.CensusCountyRecord{}, stored.Provenance{}, err
 	}
-	b, err := mapping.DecodeBody[census.County](d)
+	b, err := stored.DecodeBody[stored.CensusCountyRecord](d)
 	if err != nil {
-		return census.County{}, mapping.Provenance{}, fmt.Errorf("decode county %s: %w", fips, err)
+		return stored.CensusCountyRecord{}, stored.Provenance{}, fmt.Errorf("decode county %s: %w", fips, err)
 	}
 	return b.Record, b.Provenance, nil
 }

@@ -1,6 +1,6 @@
 package supply
 
-import "providerdir/mapping"
+import "providerdir/stored"
 
 // Field is the contract's ProvenanceField: one value with where it came from, when that source
 // was last reconciled, how sure the match is where that applies, and its caveat.
@@ -24,19 +24,19 @@ type origin struct {
 
 // recordOrigin is a source snapshot whose values are read from its records, with the records'
 // confidence.
-func recordOrigin(p mapping.Provenance) origin {
+func recordOrigin(p stored.Provenance) origin {
 	c := p.Confidence
 	return origin{source: p.Source, url: p.SourceURL, checked: p.LastChecked, confidence: &c,
 		attribution: attribution(p)}
 }
 
 // attribution names a source snapshot the way a citation would.
-func attribution(p mapping.Provenance) string {
+func attribution(p stored.Provenance) string {
 	s := p.Source
 	if p.Snapshot != "" {
 		s += ", snapshot " + p.Snapshot
 	}
-	if p.License == mapping.LicensePublicDomainUSGov {
+	if p.License == stored.LicensePublicDomainUSGov {
 		s += " (U.S. Government work, public domain)"
 	}
 	return s + "."

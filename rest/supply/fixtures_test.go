@@ -8,9 +8,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // fixtures are NPIs of the demo snapshot with the properties the tests need, found in the store.
@@ -34,14 +34,14 @@ func demoFixtures(t testing.TB) fixtures {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry := func(where ...store.Condition) []mapping.Body[mapping.RegistryRecord] {
+	registry := func(where ...store.Condition) []stored.Body[stored.RegistryRecord] {
 		page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders), Where: where, Limit: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []mapping.Body[mapping.RegistryRecord]
+		var out []stored.Body[stored.RegistryRecord]
 		for _, d := range page.Docs {
-			b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+			b, err := stored.DecodeBody[stored.RegistryRecord](d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func demoFixtures(t testing.TB) fixtures {
 		}
 		return err == nil
 	}
-	codes := func(r mapping.RegistryRecord) []string {
+	codes := func(r stored.RegistryRecord) []string {
 		var out []string
 		for _, tx := range r.Taxonomies {
 			out = append(out, tx.Code)
@@ -64,20 +64,20 @@ func demoFixtures(t testing.TB) fixtures {
 		return out
 	}
 	var f fixtures
-	for _, b := range registry(store.Condition{Param: mapping.KeyTaxonomy, Values: []string{"207ND0900X"}},
-		store.Condition{Param: mapping.KeyActive, Values: []string{"true"}}, store.Condition{Param: mapping.KeyEntity, Values: []string{"individual"}}) {
+	for _, b := range registry(store.Condition{Param: stored.KeyTaxonomy, Values: []string{"207ND0900X"}},
+		store.Condition{Param: stored.KeyActive, Values: []string{"true"}}, store.Condition{Param: stored.KeyEntity, Values: []string{"individual"}}) {
 		if s, ok := ident.LookupState(b.Record.PracticeAddress.State); ok && s.InThe51() && b.Record.PrimaryTaxonomy == "207ND0900X" {
 			f.dermatologist = b.Record.NPI
 			break
 		}
 	}
-	for _, b := range registry(store.Condition{Param: mapping.KeyActive, Values: []string{"true"}}) {
+	for _, b := range registry(store.Condition{Param: stored.KeyActive, Values: []string{"true"}}) {
 		if len(study.Of(codes(b.Record))) == 0 {
 			f.notStudied = b.Record.NPI
 			break
 		}
 	}
-	for _, b := range registry(store.Condition{Param: mapping.KeyActive, Values: []string{"false"}}) {
+	for _, b := range registry(store.Condition{Param: stored.KeyActive, Values: []string{"false"}}) {
 		f.deactivated = b.Record.NPI
 		break
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest"
+	"providerdir/stored"
 )
 
 // StudyMethodology is the data of /v1/methodology/{slug}-supply.
@@ -80,7 +80,7 @@ func (a *API) methodology(w http.ResponseWriter, r *http.Request) {
 	dataset := mux.Vars(r)["dataset"]
 	ctx := r.Context()
 	sp, isStudy := study.LookupStudy(dataset)
-	ds, isDataset := mapping.Datasets[dataset]
+	ds, isDataset := stored.DatasetByID(dataset)
 	if !isStudy && !isDataset {
 		rest.WriteV1Error(w, r, http.StatusNotFound, CodeMethodologyNotFound,
 			"No methodology is published for "+quote(dataset)+".", map[string]any{"supported_datasets": methodologySlugs()})
@@ -127,7 +127,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	st, err := v.study(r.Context(), sp.Slug, "")
 	switch {
 	case errors.Is(err, errNoStudy):
-		for _, d := range []mapping.Dataset{mapping.NPPES, mapping.Census, mapping.NUCC} {
+		for _, d := range []stored.Dataset{stored.NPPES, stored.Census, stored.NUCC} {
 			out.Sources = append(out.Sources, MethodSource{DatasetID: d.ID, Source: d.Source, SourceURL: d.SourceURL,
 				Methodology: d.Methodology, License: d.License})
 		}
@@ -139,7 +139,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	out.National = &st.National
 	out.Underserved.NationalPer100k = &st.National.Per100k
 	out.LeftOut = &LeftOut{Deactivated: st.Deactivated, Organizations: st.Organizations, OutsideThe51: st.OutsideThe51}
-	provs := []mapping.Provenance{st.Registry, st.Census}
+	provs := []stored.Provenance{st.Registry, st.Census}
 	if st.Taxonomy != nil {
 		provs = append(provs, *st.Taxonomy)
 	}
@@ -150,7 +150,7 @@ func (a *API) studyMethodology(r *http.Request, v view, sp study.Specialty) (Stu
 	return out, nil
 }
 
-func datasetMethodology(d mapping.Dataset, m catalog.Manifest, loaded bool) DatasetMethodology {
+func datasetMethodology(d stored.Dataset, m catalog.Manifest, loaded bool) DatasetMethodology {
 	out := DatasetMethodology{Dataset: d.ID, Kind: "source_dataset", Family: d.Family, Source: d.Source,
 		SourceURL: d.SourceURL, Methodology: d.Methodology, License: d.License, Cadence: d.Cadence, Loaded: loaded}
 	if loaded && (m.DatasetID == d.ID || slices.Contains(m.Datasets, d.ID)) {
@@ -168,10 +168,5 @@ func methodologySlugs() []string {
 	for _, sp := range study.Specialties() {
 		out = append(out, sp.Study())
 	}
-	var ids []string
-	for id := range mapping.Datasets {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return append(out, ids...)
+	return append(out, stored.DatasetIDs()...)
 }

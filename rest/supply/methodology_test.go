@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"providerdir/internal/testing/apiclient"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 var versionShape = regexp.MustCompile(`^v\d{4}\.(0[1-9]|1[0-2])\.[1-9]\d*$`)
@@ -49,8 +49,8 @@ func TestStudyMethodology(t *testing.T) {
 			t.Errorf("methodology_url %v", r.meta()["methodology_url"])
 		}
 	}
-	ds := e.get(t, "/v1/methodology/"+mapping.LEIE.ID, apiclient.Bearer(key)...).data()
-	if ds["loaded"] != true || ds["methodology"] != mapping.LEIE.Methodology || ds["snapshot"] == nil {
+	ds := e.get(t, "/v1/methodology/"+stored.LEIE.ID, apiclient.Bearer(key)...).data()
+	if ds["loaded"] != true || ds["methodology"] != stored.LEIE.Methodology || ds["snapshot"] == nil {
 		t.Errorf("LEIE methodology %v", ds)
 	}
 	nf := e.get(t, "/v1/methodology/chiropractor-supply", apiclient.Bearer(key)...)

@@ -12,11 +12,11 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/testing/apiclient"
 	"providerdir/internal/testing/backends"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var sourceKeys = []string{"nppes", "oig_leie", "pecos", "qpp_mips", "open_payments", "sam_gov"}
@@ -66,7 +66,7 @@ func TestEntityResolution(t *testing.T) {
 					keys = append(keys, pk)
 				}
 				slices.Sort(keys)
-				want := slices.Clone(mapping.ProvenanceKeys)
+				want := slices.Clone(stored.ProvenanceKeys)
 				slices.Sort(want)
 				if !slices.Equal(keys, want) {
 					t.Errorf("%s: provenance keys %v", k, keys)
@@ -100,7 +100,7 @@ func TestEntityResolution(t *testing.T) {
 	}
 	// The excluded provider's block says so, with the list's provenance.
 	ex := e.get(t, "/v1/npi/"+f.excluded).data()["sources"].(map[string]any)["oig_leie"].(map[string]any)
-	if ex["data"].(map[string]any)["excluded"] != true || ex["provenance"].(map[string]any)["_dataset_id"] != mapping.LEIE.ID {
+	if ex["data"].(map[string]any)["excluded"] != true || ex["provenance"].(map[string]any)["_dataset_id"] != stored.LEIE.ID {
 		t.Errorf("oig_leie block %v", ex)
 	}
 	// The SAM.gov block lists the extract's records of the NPI; the QPP block the scores, latest
@@ -108,7 +108,7 @@ func TestEntityResolution(t *testing.T) {
 	sg := e.get(t, "/v1/npi/"+f.samExcluded).data()["sources"].(map[string]any)["sam_gov"].(map[string]any)
 	sd := sg["data"].(map[string]any)
 	if sd["excluded"] != true || sd["exclusions"].([]any)[0].(map[string]any)["npi"] != f.samExcluded ||
-		sg["provenance"].(map[string]any)["_dataset_id"] != mapping.SAMExclusions.ID {
+		sg["provenance"].(map[string]any)["_dataset_id"] != stored.SAMExclusions.ID {
 		t.Errorf("sam_gov block %v", sg)
 	}
 	qp := e.get(t, "/v1/npi/"+f.scored).data()["sources"].(map[string]any)["qpp_mips"].(map[string]any)
@@ -116,7 +116,7 @@ func TestEntityResolution(t *testing.T) {
 	years := qd["performance_years"].([]any)
 	first := qd["scores"].([]any)[0].(map[string]any)
 	if len(years) == 0 || first["npi"] != f.scored || first["performance_year"] != years[0] || first["final_score"] == nil ||
-		qprov["_dataset_id"] != mapping.QPPMIPS.ID || qprov["_coverage_period_start"] != fmt.Sprintf("%v-01-01", years[0]) {
+		qprov["_dataset_id"] != stored.QPPMIPS.ID || qprov["_coverage_period_start"] != fmt.Sprintf("%v-01-01", years[0]) {
 		t.Errorf("qpp_mips block %v", qp)
 	}
 	// Errors are cacheable the same way: the answer is the same for everyone.
@@ -163,7 +163,7 @@ func TestEntityResolutionFamilyNotLoaded(t *testing.T) {
 		t.Fatalf("no registry record: %v", err)
 	}
 	sources := e.get(t, "/v1/npi/"+page.Docs[0].ID).data()["sources"].(map[string]any)
-	for k, d := range map[string]mapping.Dataset{"sam_gov": mapping.SAMExclusions, "qpp_mips": mapping.QPPMIPS} {
+	for k, d := range map[string]stored.Dataset{"sam_gov": stored.SAMExclusions, "qpp_mips": stored.QPPMIPS} {
 		block := sources[k].(map[string]any)
 		prov := block["provenance"].(map[string]any)
 		if block["data"] != nil || prov["_data_availability"].([]any)[0] != "not_ingested" {

@@ -3,8 +3,8 @@ package supply
 import (
 	"providerdir/catalog"
 	"providerdir/internal/buildinfo"
-	"providerdir/mapping"
 	"providerdir/rest/internal/records"
+	"providerdir/stored"
 )
 
 // BlockProvenance is the 14-key provenance record of a source block. For a source with a record
@@ -28,7 +28,7 @@ type BlockProvenance struct {
 	SLSAProvenance   *string  `json:"_slsa_provenance_url"`
 }
 
-// _data_availability flags of source blocks besides mapping.AvailabilityPresent.
+// _data_availability flags of source blocks besides stored.AvailabilityPresent.
 const (
 	// AvailabilityAbsent: the source was searched, by the NPI it publishes, and holds no record.
 	AvailabilityAbsent = records.AvailabilityAbsent
@@ -37,7 +37,7 @@ const (
 	AvailabilityNotIngested = "not_ingested"
 )
 
-func fromRecord(p mapping.Provenance) BlockProvenance {
+func fromRecord(p stored.Provenance) BlockProvenance {
 	c := p.Confidence
 	return BlockProvenance{
 		Source: p.Source, SourceURL: p.SourceURL, DatasetID: p.DatasetID,
@@ -56,7 +56,7 @@ func searched(m catalog.Manifest) BlockProvenance {
 // notIngested is the provenance of a source the serving snapshot holds nothing of: what is known
 // without a snapshot (the publisher, its landing page, the dataset, the methodology this build
 // applies to it, the license), null for what only a snapshot could say.
-func notIngested(d mapping.Dataset) BlockProvenance {
+func notIngested(d stored.Dataset) BlockProvenance {
 	return BlockProvenance{
 		Source: d.Source, SourceURL: d.SourceURL, DatasetID: d.ID, Methodology: &d.Methodology,
 		DataAvailability: []string{AvailabilityNotIngested}, PipelineVersion: buildinfo.PipelineVersion(),

@@ -7,28 +7,28 @@ import (
 	"strings"
 
 	"providerdir/catalog"
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // ExclusionData is the data of the oig_leie block: the list's rows for the NPI.
 type ExclusionData struct {
-	Excluded   bool                      `json:"excluded"`
-	Exclusions []mapping.ExclusionRecord `json:"exclusions"`
+	Excluded   bool                     `json:"excluded"`
+	Exclusions []stored.ExclusionRecord `json:"exclusions"`
 }
 
 // EnrollmentData is the data of the pecos block: the NPI's Medicare enrollments.
 type EnrollmentData struct {
-	Enrolled    bool                       `json:"enrolled"`
-	Enrollments []mapping.EnrollmentRecord `json:"enrollments"`
+	Enrolled    bool                      `json:"enrolled"`
+	Enrollments []stored.EnrollmentRecord `json:"enrollments"`
 }
 
 // PaymentsData is the data of the open_payments block: the general payments tied to the NPI.
 type PaymentsData struct {
-	RecordCount    int64                   `json:"record_count"`
-	TotalAmountUSD float64                 `json:"total_amount_usd"`
-	ProgramYears   []int                   `json:"program_years"`
-	Records        []mapping.PaymentRecord `json:"records"`
+	RecordCount    int64                  `json:"record_count"`
+	TotalAmountUSD float64                `json:"total_amount_usd"`
+	ProgramYears   []int                  `json:"program_years"`
+	Records        []stored.PaymentRecord `json:"records"`
 	// RecordsTruncated is true when Records holds the first MaxPaymentRecords of more.
 	RecordsTruncated bool `json:"records_truncated"`
 }
@@ -39,20 +39,20 @@ const MaxPaymentRecords = 100
 
 // SAMData is the data of the sam_gov block: the extract's records that carry the NPI.
 type SAMData struct {
-	Excluded   bool                         `json:"excluded"`
-	Exclusions []mapping.SAMExclusionRecord `json:"exclusions"`
+	Excluded   bool                        `json:"excluded"`
+	Exclusions []stored.SAMExclusionRecord `json:"exclusions"`
 }
 
 // MIPSData is the data of the qpp_mips block: the NPI's MIPS final scores, latest performance
 // year first (a clinician has a score per practice it was earned with).
 type MIPSData struct {
-	PerformanceYears []int                     `json:"performance_years"`
-	Scores           []mapping.MIPSScoreRecord `json:"scores"`
+	PerformanceYears []int                    `json:"performance_years"`
+	Scores           []stored.MIPSScoreRecord `json:"scores"`
 }
 
 // exclusions answers the oig_leie block from the current exclusion list.
 func (v view) exclusions(ctx context.Context, npi string) (SourceBlock, error) {
-	recs, block, err := keyedRecords[mapping.ExclusionRecord](ctx, v, catalog.Exclusions, "leie", mapping.LEIE, npi)
+	recs, block, err := keyedRecords[stored.ExclusionRecord](ctx, v, catalog.Exclusions, "leie", stored.LEIE, npi)
 	if err == nil && recs != nil {
 		block.Data = ExclusionData{Excluded: true, Exclusions: recs}
 	}
@@ -61,7 +61,7 @@ func (v view) exclusions(ctx context.Context, npi string) (SourceBlock, error) {
 
 // enrollments answers the pecos block from the base enrollment file.
 func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) {
-	recs, block, err := keyedRecords[mapping.EnrollmentRecord](ctx, v, catalog.Enrollments, "pecos", mapping.PECOS, npi)
+	recs, block, err := keyedRecords[stored.EnrollmentRecord](ctx, v, catalog.Enrollments, "pecos", stored.PECOS, npi)
 	if err == nil && recs != nil {
 		block.Data = EnrollmentData{Enrolled: true, Enrollments: recs}
 	}
@@ -70,7 +70,7 @@ func (v view) enrollments(ctx context.Context, npi string) (SourceBlock, error) 
 
 // samExclusions answers the sam_gov block from the exclusions extract.
 func (v view) samExclusions(ctx context.Context, npi string) (SourceBlock, error) {
-	recs, block, err := keyedRecords[mapping.SAMExclusionRecord](ctx, v, catalog.SAMExclusions, "sam", mapping.SAMExclusions, npi)
+	recs, block, err := keyedRecords[stored.SAMExclusionRecord](ctx, v, catalog.SAMExclusions, "sam", stored.SAMExclusions, npi)
 	if err == nil && recs != nil {
 		block.Data = SAMData{Excluded: true, Exclusions: recs}
 	}
@@ -80,14 +80,14 @@ func (v view) samExclusions(ctx context.Context, npi string) (SourceBlock, error
 // mipsScores answers the qpp_mips block. Each performance year is stamped with its own file's
 // provenance; the block's is that of the latest year's scores.
 func (v view) mipsScores(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, catalog.MIPSScores, "qpp", mapping.QPPMIPS, npi)
+	docs, block, err := v.byNPI(ctx, catalog.MIPSScores, "qpp", stored.QPPMIPS, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}
 	data := MIPSData{}
 	latest := -1
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[mapping.MIPSScoreRecord](d)
+		b, err := stored.DecodeBody[stored.MIPSScoreRecord](d)
 		if err != nil {
 			return block, fmt.Errorf("decode %s %s: %w", catalog.MIPSScores, d.ID, err)
 		}
@@ -100,7 +100,7 @@ func (v view) mipsScores(ctx context.Context, npi string) (SourceBlock, error) {
 			data.PerformanceYears = append(data.PerformanceYears, y)
 		}
 	}
-	slices.SortFunc(data.Scores, func(a, b mapping.MIPSScoreRecord) int {
+	slices.SortFunc(data.Scores, func(a, b stored.MIPSScoreRecord) int {
 		if a.PerformanceYear != b.PerformanceYear {
 			return b.PerformanceYear - a.PerformanceYear
 		}
@@ -118,14 +118,14 @@ func (v view) mipsScores(ctx context.Context, npi string) (SourceBlock, error) {
 // keyedRecords reads the records of a source collection keyed by the NPI, with the block to
 // answer with: the last record's provenance when there are records (nil records otherwise, and
 // the block byNPI gives).
-func keyedRecords[T any](ctx context.Context, v view, collection, family string, d mapping.Dataset, npi string) ([]T, SourceBlock, error) {
+func keyedRecords[T any](ctx context.Context, v view, collection, family string, d stored.Dataset, npi string) ([]T, SourceBlock, error) {
 	docs, block, err := v.byNPI(ctx, collection, family, d, npi)
 	if err != nil || len(docs) == 0 {
 		return nil, block, err
 	}
 	recs := make([]T, 0, len(docs))
 	for _, doc := range docs {
-		b, err := mapping.DecodeBody[T](doc)
+		b, err := stored.DecodeBody[T](doc)
 		if err != nil {
 			return nil, block, fmt.Errorf("decode %s %s: %w", collection, doc.ID, err)
 		}
@@ -139,15 +139,15 @@ func keyedRecords[T any](ctx context.Context, v view, collection, family string,
 // is each record's confidence; the block's provenance is that of its least confident record, so
 // the block never claims more than its weakest match.
 func (v view) payments(ctx context.Context, npi string) (SourceBlock, error) {
-	docs, block, err := v.byNPI(ctx, catalog.Payments, "openpayments", mapping.OpenPayments, npi)
+	docs, block, err := v.byNPI(ctx, catalog.Payments, "openpayments", stored.OpenPayments, npi)
 	if err != nil || len(docs) == 0 {
 		return block, err
 	}
-	data := PaymentsData{Records: []mapping.PaymentRecord{}}
+	data := PaymentsData{Records: []stored.PaymentRecord{}}
 	var cents int64
 	weakest := 2.0
 	for _, d := range docs {
-		b, err := mapping.DecodeBody[mapping.PaymentRecord](d)
+		b, err := stored.DecodeBody[stored.PaymentRecord](d)
 		if err != nil {
 			return block, fmt.Errorf("decode payment %s: %w", d.ID, err)
 		}
@@ -175,7 +175,7 @@ func (v view) payments(ctx context.Context, npi string) (SourceBlock, error) {
 // byNPI reads every document of a source collection keyed by the NPI. It returns the block to
 // answer with when there is none: the searched snapshot's provenance, or, when the family is not
 // loaded, the dataset's description marked not ingested.
-func (v view) byNPI(ctx context.Context, collection, family string, d mapping.Dataset, npi string) ([]store.Document, SourceBlock, error) {
+func (v view) byNPI(ctx context.Context, collection, family string, d stored.Dataset, npi string) ([]store.Document, SourceBlock, error) {
 	m, loaded, err := v.Manifest(ctx, family)
 	if err != nil {
 		return nil, SourceBlock{}, err
@@ -183,7 +183,7 @@ func (v view) byNPI(ctx context.Context, collection, family string, d mapping.Da
 	if !loaded || v.Snap.Generation(collection) == "" {
 		return nil, SourceBlock{Provenance: notIngested(d)}, nil
 	}
-	docs, err := v.Keyed(ctx, collection, mapping.KeyNPI, npi)
+	docs, err := v.Keyed(ctx, collection, stored.KeyNPI, npi)
 	if err != nil {
 		return nil, SourceBlock{}, err
 	}

@@ -8,10 +8,10 @@ import (
 
 	"providerdir/ident"
 	"providerdir/internal/safetext"
-	"providerdir/mapping"
 	"providerdir/mapping/study"
 	"providerdir/rest"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // ProviderRecord is the contract's ProviderRecord: every field a ProvenanceField.
@@ -85,7 +85,7 @@ func (a *API) provider(w http.ResponseWriter, r *http.Request) {
 
 // studied reports whether a registry record is counted by a specialty study, and under which
 // specialty it is reported. The test is the studies' own (mapping/study.Tally).
-func studied(rec mapping.RegistryRecord) (study.Specialty, bool) {
+func studied(rec stored.RegistryRecord) (study.Specialty, bool) {
 	p := study.FromRecord(rec)
 	if !study.Counted(p) {
 		return study.Specialty{}, false

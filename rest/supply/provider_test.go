@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"providerdir/internal/testing/apiclient"
-	"providerdir/mapping"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 // A ProviderRecord holds the registry's values as the NPPES file publishes them, each with the
@@ -49,7 +49,7 @@ func TestProviderRecord(t *testing.T) {
 		}
 		for field, v := range d {
 			pf := v.(map[string]any)
-			if pf["source"] != mapping.NPPES.Source || pf["source_url"] != mapping.NPPES.SourceURL || pf["confidence_score"] != 1.0 {
+			if pf["source"] != stored.NPPES.Source || pf["source_url"] != stored.NPPES.SourceURL || pf["confidence_score"] != 1.0 {
 				t.Errorf("%s %s: provenance %v", npi, field, pf)
 			}
 		}

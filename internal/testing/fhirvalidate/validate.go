@@ -21,9 +21,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 var (
@@ -130,8 +130,8 @@ func checkMeta(r *resource, profile, tagPrefix string, fail failFunc) {
 			}
 		}
 	}
-	if !slices.Equal(keys, mapping.ProvenanceKeys) {
-		fail("provenance tags %v, want the 14 keys %v", keys, mapping.ProvenanceKeys)
+	if !slices.Equal(keys, stored.ProvenanceKeys) {
+		fail("provenance tags %v, want the 14 keys %v", keys, stored.ProvenanceKeys)
 	}
 }
 

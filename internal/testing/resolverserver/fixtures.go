@@ -8,8 +8,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Fixtures are identifiers of a loaded snapshot with the properties client tests need, found by
@@ -43,7 +43,7 @@ func Find(tb testing.TB, st store.Store) Fixtures {
 		return page.Docs
 	}
 	listed := func(collection, npi string) bool {
-		return len(docs(collection, store.Condition{Param: mapping.KeyNPI, Values: []string{npi}})) > 0
+		return len(docs(collection, store.Condition{Param: stored.KeyNPI, Values: []string{npi}})) > 0
 	}
 	inRegistry := func(npi string) bool {
 		_, err := st.Get(ctx, snap.Generation(catalog.RegistryProviders), catalog.RegistryProviders, npi)
@@ -53,12 +53,12 @@ func Find(tb testing.TB, st store.Store) Fixtures {
 		return err == nil
 	}
 	decode := func(d store.Document, into any) {
-		if err := mapping.DecodeJSON(d.Body, into); err != nil {
+		if err := stored.DecodeJSON(d.Body, into); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	npiOf := func(d store.Document) string {
-		var b mapping.Body[struct {
+		var b stored.Body[struct {
 			NPI string `json:"npi"`
 		}]
 		decode(d, &b)
@@ -75,7 +75,7 @@ func Find(tb testing.TB, st store.Store) Fixtures {
 	f := Fixtures{Enrolled: firstInRegistry(catalog.Enrollments), Excluded: firstInRegistry(catalog.Exclusions),
 		Paid: firstInRegistry(catalog.Payments)}
 	for _, d := range docs(catalog.RegistryProviders) {
-		var r mapping.Body[mapping.RegistryRecord]
+		var r stored.Body[stored.RegistryRecord]
 		decode(d, &r)
 		if f.NotExcluded == "" && !listed(catalog.Exclusions, r.Record.NPI) {
 			f.NotExcluded = r.Record.NPI
@@ -91,7 +91,7 @@ func Find(tb testing.TB, st store.Store) Fixtures {
 		}
 	}
 	if qs := docs(catalog.Quality); len(qs) > 0 {
-		var q mapping.Body[mapping.QualityRecord]
+		var q stored.Body[stored.QualityRecord]
 		decode(qs[0], &q)
 		f.QualityType, f.QualityCCN = q.Record.Type, q.Record.CCN
 	}

@@ -12,8 +12,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/buildinfo"
-	"providerdir/mapping"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // AvailabilityAbsent is the _data_availability flag of a search by an identifier the source
@@ -78,18 +78,18 @@ func (v View) Manifest(ctx context.Context, family string) (catalog.Manifest, bo
 
 // Registry reads one registry record. It is store.ErrNotFound when the registry holds no such
 // NPI or no registry is loaded.
-func (v View) Registry(ctx context.Context, npi string) (mapping.RegistryRecord, mapping.Provenance, error) {
+func (v View) Registry(ctx context.Context, npi string) (stored.RegistryRecord, stored.Provenance, error) {
 	gen := v.Snap.Generation(catalog.RegistryProviders)
 	if gen == "" {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, store.ErrNotFound
+		return stored.RegistryRecord{}, stored.Provenance{}, store.ErrNotFound
 	}
 	d, err := v.r.store.Get(ctx, gen, catalog.RegistryProviders, npi)
 	if err != nil {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, err
+		return stored.RegistryRecord{}, stored.Provenance{}, err
 	}
-	b, err := mapping.DecodeBody[mapping.RegistryRecord](d)
+	b, err := stored.DecodeBody[stored.RegistryRecord](d)
 	if err != nil {
-		return mapping.RegistryRecord{}, mapping.Provenance{}, fmt.Errorf("decode registry record %s: %w", npi, err)
+		return stored.RegistryRecord{}, stored.Provenance{}, fmt.Errorf("decode registry record %s: %w", npi, err)
 	}
 	return b.Record, b.Provenance, nil
 }
@@ -131,8 +131,8 @@ func (v View) Keyed(ctx context.Context, collection, param string, values ...str
 // Searched is the provenance of a search by an identifier the source publishes that found
 // nothing in an ingested snapshot: the snapshot's facts from its manifest, checked when the file
 // had been read whole, with confidence 1 since the lookup is by the source's own key.
-func Searched(m catalog.Manifest, sourceName string) mapping.Provenance {
-	return mapping.Provenance{
+func Searched(m catalog.Manifest, sourceName string) stored.Provenance {
+	return stored.Provenance{
 		Source: sourceName, SourceURL: m.SourceURL, DatasetID: m.DatasetID,
 		Snapshot: m.Snapshot, Methodology: m.Methodology, LastChecked: m.FinishedAt.UTC().Format(time.RFC3339),
 		Confidence: 1, DataAvailability: []string{AvailabilityAbsent}, PipelineVersion: buildinfo.PipelineVersion(),

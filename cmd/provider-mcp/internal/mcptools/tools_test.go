@@ -19,9 +19,9 @@ import (
 	"providerdir/cmd/provider-mcp/internal/mcptools"
 	"providerdir/internal/testing/demostore"
 	"providerdir/internal/testing/resolverserver"
-	"providerdir/mapping"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
+	"providerdir/stored"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }
@@ -164,7 +164,7 @@ func TestListTools(t *testing.T) {
 		for _, r := range s["required"].([]any) {
 			required = append(required, r.(string))
 		}
-		for _, k := range mapping.ProvenanceKeys {
+		for _, k := range stored.ProvenanceKeys {
 			if !slices.Contains(required, k) {
 				t.Errorf("%s: the output schema does not require %s at %v", tool.Name, k, path)
 			}

@@ -1,4 +1,4 @@
-package mapping_test
+package stored_test
 
 import (
 	"bytes"
@@ -6,18 +6,18 @@ import (
 	"reflect"
 	"testing"
 
-	"providerdir/mapping"
 	"providerdir/mapping/fhirmap"
+	"providerdir/stored"
 )
 
 // storedTypes are the shapes the codec encodes at ingest: every record body and every FHIR
 // resource.
 func storedTypes() []any {
 	return []any{
-		&mapping.Body[mapping.RegistryRecord]{}, &mapping.Body[mapping.Address]{}, &mapping.Body[mapping.OtherNameRecord]{},
-		&mapping.Body[mapping.EnrollmentRecord]{}, &mapping.Body[mapping.HospitalEnrollmentRecord]{},
-		&mapping.Body[mapping.ReassignmentRecord]{}, &mapping.Body[mapping.ExclusionRecord]{},
-		&mapping.Body[mapping.FacilityRecord]{}, &mapping.Body[mapping.QualityRecord]{}, &mapping.Body[mapping.PaymentRecord]{},
+		&stored.Body[stored.RegistryRecord]{}, &stored.Body[stored.Address]{}, &stored.Body[stored.OtherNameRecord]{},
+		&stored.Body[stored.EnrollmentRecord]{}, &stored.Body[stored.HospitalEnrollmentRecord]{},
+		&stored.Body[stored.ReassignmentRecord]{}, &stored.Body[stored.ExclusionRecord]{},
+		&stored.Body[stored.FacilityRecord]{}, &stored.Body[stored.QualityRecord]{}, &stored.Body[stored.PaymentRecord]{},
 		&fhirmap.Practitioner{}, &fhirmap.PractitionerRole{}, &fhirmap.Organization{}, &fhirmap.Location{},
 		&fhirmap.HealthcareService{}, &fhirmap.Meta{},
 	}
@@ -87,18 +87,18 @@ func FuzzCodecMatchesStandard(f *testing.F) {
 			n := 0
 			fill(v.Elem(), a, b, x, flag, &n)
 			want, wantErr := json.Marshal(v.Interface())
-			got, err := mapping.EncodeJSON(v.Interface())
+			got, err := stored.EncodeJSON(v.Interface())
 			if (err == nil) != (wantErr == nil) || !bytes.Equal(shortEscapes(got), want) {
 				t.Fatalf("%s: encoded\n%s (%v), encoding/json\n%s (%v)", typ, got, err, want, wantErr)
 			}
 			if err != nil {
 				continue
 			}
-			if appended, err := mapping.AppendJSON([]byte("prefix"), v.Interface()); err != nil || string(appended) != "prefix"+string(got) {
+			if appended, err := stored.AppendJSON([]byte("prefix"), v.Interface()); err != nil || string(appended) != "prefix"+string(got) {
 				t.Fatalf("%s: AppendJSON gave\n%s (%v), EncodeJSON\n%s", typ, appended, err, got)
 			}
 			back, stdBack := reflect.New(typ), reflect.New(typ)
-			if err := mapping.DecodeJSON(want, back.Interface()); err != nil {
+			if err := stored.DecodeJSON(want, back.Interface()); err != nil {
 				t.Fatalf("%s: decode %s: %v", typ, want, err)
 			}
 			if err := json.Unmarshal(want, stdBack.Interface()); err != nil {
@@ -113,7 +113,7 @@ func FuzzCodecMatchesStandard(f *testing.F) {
 
 // BenchmarkCodec compares the codec with encoding/json on a registry record as stored.
 func BenchmarkCodec(b *testing.B) {
-	v := &mapping.Body[mapping.RegistryRecord]{}
+	v := &stored.Body[stored.RegistryRecord]{}
 	n := 0
 	fill(reflect.ValueOf(v).Elem(), "Santa Fe", "207RC0000X", 1, true, &n)
 	body, err := json.Marshal(v)
@@ -125,7 +125,7 @@ func BenchmarkCodec(b *testing.B) {
 		encode func(any) ([]byte, error)
 		decode func([]byte, any) error
 	}{
-		{"codec", mapping.EncodeJSON, mapping.DecodeJSON},
+		{"codec", stored.EncodeJSON, stored.DecodeJSON},
 		{"encoding-json", json.Marshal, json.Unmarshal},
 	}
 	for _, c := range codecs {
@@ -139,7 +139,7 @@ func BenchmarkCodec(b *testing.B) {
 		b.Run("decode/"+c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				var out mapping.Body[mapping.RegistryRecord]
+				var out stored.Body[stored.RegistryRecord]
 				if err := c.decode(body, &out); err != nil {
 					b.Fatal(err)
 				}

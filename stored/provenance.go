@@ -1,8 +1,4 @@
-// Package mapping turns typed source records into stored documents: the record itself, its
-// search keys, and the 14-key provenance record every served value is bound to. It is the only
-// place that knows both the shape of the federal files (via source/...) and the shape of what is
-// stored; the surfaces read documents and never parse source files.
-package mapping
+package stored
 
 import (
 	"time"

@@ -1,4 +1,9 @@
-package mapping
+package stored
+
+import (
+	"maps"
+	"slices"
+)
 
 // Dataset describes one published dataset the service ingests: the fixed half of provenance.
 type Dataset struct {
@@ -15,10 +20,24 @@ type Dataset struct {
 // which are not subject to copyright (17 U.S.C. 105). SPDX has no list id for it, so a LicenseRef.
 const LicensePublicDomainUSGov = "LicenseRef-US-Government-Public-Domain"
 
-// Datasets is the registry of every dataset the service can ingest, keyed by dataset id.
-var Datasets = map[string]Dataset{}
+// datasets is every dataset the service can ingest, keyed by dataset id; filled once, by the
+// declarations below, and read through DatasetByID and DatasetIDs.
+var datasets = map[string]Dataset{}
 
-func register(d Dataset) Dataset { Datasets[d.ID] = d; return d }
+func register(d Dataset) Dataset { datasets[d.ID] = d; return d }
+
+// DatasetByID returns the dataset with the id (its _dataset_id), and whether there is one.
+func DatasetByID(id string) (Dataset, bool) {
+	d, ok := datasets[id]
+	return d, ok
+}
+
+// DatasetIDs returns the id of every dataset the service can ingest, sorted.
+func DatasetIDs() []string {
+	ids := slices.Collect(maps.Keys(datasets))
+	slices.Sort(ids)
+	return ids
+}
 
 // The datasets. Source URLs are the publishers' landing pages, where a user downloads the files.
 var (
