@@ -582,6 +582,10 @@ func TestBrowserEvidenceRendering(t *testing.T) {
 	if !eval[bool](b, `document.getElementById("result-body").textContent.includes("gives the state's figures")`) {
 		t.Error("no note that a county question got the state's figures")
 	}
+	shownOnce(t, b, map[string]string{
+		"Counts are NPIs, not people.": "Applies to every claim.",
+		"The registry has no county of practice; the state's figures answer a county question.": "Applies to claim 1.",
+	})
 	posted := rec.posted()
 	if len(posted) != 1 || posted[0]["options"].(map[string]any)["max_evidence_items"] != float64(5) {
 		t.Errorf("posted %v", posted)
@@ -628,4 +632,43 @@ func TestEvidenceDemoEndpoint(t *testing.T) {
 	b.waitFor(`document.getElementById("answer-summary") !== null || document.getElementById("refusal-reason") !== null`)
 	b.screenshot("real-endpoint")
 	b.noProblems(nil)
+	if data["status"] != "ok" {
+		return
+	}
+	// The API repeats each caveat in every item it concerns; the page shows it once, saying which
+	// claims it applies to.
+	items, _ := data["evidence"].([]any)
+	caveats := map[string]string{}
+	for _, it := range items {
+		m, _ := it.(map[string]any)["methodology"].(map[string]any)
+		for _, l := range m["limitations"].([]any) {
+			caveats[l.(string)] = "Applies to "
+		}
+	}
+	if len(items) < 2 || len(caveats) == 0 {
+		t.Fatalf("the answer has %d evidence items and %d caveats, want several of each", len(items), len(caveats))
+	}
+	shownOnce(t, b, caveats)
+}
+
+// shownOnce checks the evidence page's caveats: each of want's texts once in the whole answer,
+// as one item of the caveat list whose note begins with want's value, and no other item.
+func shownOnce(t *testing.T, b *browser, want map[string]string) {
+	t.Helper()
+	type caveat struct{ Text, Applies string }
+	got := eval[[]caveat](b, `Array.from(document.querySelectorAll("#caveats > li")).map((li) => ({text: li.firstChild.textContent, applies: li.lastChild.textContent}))`)
+	if len(got) != len(want) {
+		t.Errorf("%d caveats shown, want %d: %v", len(got), len(want), got)
+	}
+	for _, c := range got {
+		if note, ok := want[c.Text]; !ok || !strings.HasPrefix(c.Applies, note) {
+			t.Errorf("caveat %q noted %q, want one of %v", c.Text, c.Applies, want)
+		}
+	}
+	body := eval[string](b, `document.getElementById("result-body").textContent`)
+	for text := range want {
+		if n := strings.Count(body, text); n != 1 {
+			t.Errorf("%q is shown %d times, want once", text, n)
+		}
+	}
 }

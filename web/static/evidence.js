@@ -49,11 +49,44 @@ function evidenceItem(item) {
   if (meth.url || meth.version) {
     details.append(...pair("Methodology", link(meth.url, "methodology " + String(meth.version || ""))));
   }
-  const li = el("li", { class: "evidence-item" }, el("p", { class: "claim" }, String(item.claim || "")), details);
-  if (Array.isArray(meth.limitations) && meth.limitations.length > 0) {
-    li.append(el("p", { class: "small" }, "Caveats:"), el("ul", {}, ...meth.limitations.map((l) => el("li", {}, String(l)))));
+  return el("li", { class: "evidence-item" }, el("p", { class: "claim" }, String(item.claim || "")), details);
+}
+
+// The caveats of the evidence, each once, with the claims (numbered as in the trail) it
+// applies to: the API repeats a caveat in every item it concerns.
+function caveats(items) {
+  const claims = new Map();
+  items.forEach((item, i) => {
+    const lims = item.methodology && Array.isArray(item.methodology.limitations) ? item.methodology.limitations : [];
+    for (const l of lims) {
+      const text = String(l);
+      if (!claims.has(text)) {
+        claims.set(text, []);
+      }
+      const nums = claims.get(text);
+      if (!nums.includes(i + 1)) {
+        nums.push(i + 1);
+      }
+    }
+  });
+  if (claims.size === 0) {
+    return [];
   }
-  return li;
+  const list = el("ul", { class: "caveats", id: "caveats" });
+  for (const [text, nums] of claims) {
+    list.append(el("li", {}, el("p", {}, text), el("p", { class: "small applies" }, appliesTo(nums, items.length))));
+  }
+  return [el("h3", {}, "Caveats"), list];
+}
+
+function appliesTo(nums, total) {
+  if (total > 1 && nums.length === total) {
+    return "Applies to every claim.";
+  }
+  if (nums.length === 1) {
+    return "Applies to claim " + nums[0] + ".";
+  }
+  return "Applies to claims " + nums.slice(0, -1).join(", ") + " and " + nums[nums.length - 1] + ".";
 }
 
 function answer(data) {
@@ -76,6 +109,7 @@ function answer(data) {
   const items = Array.isArray(data.evidence) ? data.evidence : [];
   nodes.push(el("h3", {}, "Evidence"));
   nodes.push(items.length > 0 ? el("ol", { class: "evidence", id: "evidence-trail" }, ...items.map(evidenceItem)) : el("p", {}, "No evidence items came with this answer."));
+  nodes.push(...caveats(items));
   show("Answer", ...nodes);
 }
 
