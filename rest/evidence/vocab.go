@@ -53,7 +53,8 @@ var notStudied = []string{
 }
 
 // notHeld are facts about providers that no study holds: patient volumes, waits, ratings,
-// insurance, telehealth, languages, demographics, certification. A question about one of them is
+// insurance, telehealth, languages, demographics, certification, practice settings, places
+// smaller than a county. A question about one of them is
 // out of scope even when it names a specialty and a state: no neighbouring figure answers it.
 var notHeld = []string{"patient", "patients", "patient volume", "visits", "procedures", "surgeries", "caseload",
 	"caseloads", "workload", "busiest", "sees", "wait", "waits", "waiting", "waitlist", "waitlists", "wait list",
@@ -63,7 +64,8 @@ var notHeld = []string{"patient", "patients", "patient volume", "visits", "proce
 	"speaks", "spanish", "bilingual", "women", "woman", "female", "females", "male", "males", "men", "gender",
 	"race", "racial", "ethnicity", "hispanic", "latino", "age", "ages", "older", "younger", "years old", "retire",
 	"retiring", "retirement", "board certified", "certified", "certification", "credentials", "office hours",
-	"weekends", "joke", "jokes", "poem", "riddle"}
+	"weekends", "private practice", "group practice", "solo practice", "in rural", "rural areas", "rural counties",
+	"in urban", "urban areas", "in suburban", "city", "cities", "zip code", "zip codes", "neighborhood", "joke", "jokes", "poem", "riddle"}
 
 // facilities are places of care: the studies count clinicians, not where they work, so a
 // question about facilities is out of scope even when it names a specialty.
