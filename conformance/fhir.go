@@ -501,6 +501,31 @@ func checkFormat(ctx context.Context, e *Env) error {
 // without the Prefer header, without an Accept header, or with a _since later than now is a
 // 400 OperationOutcome, as the SMART bulk data tester expects.
 func checkBulkExport(ctx context.Context, e *Env) error {
+	if err := checkExportRefusals(ctx, e); err != nil {
+		return err
+	}
+	status, err := kickOffExport(ctx, e)
+	if err != nil {
+		return err
+	}
+	m, err := awaitManifest(ctx, e, status)
+	if err != nil {
+		return err
+	}
+	for _, o := range m.Output {
+		if err := checkExportFile(ctx, e, o); err != nil {
+			return err
+		}
+	}
+	return cancelExport(ctx, e, status)
+}
+
+// exportKickOff is the kick-off of an export of Practitioners.
+const exportKickOff = "$export?_type=Practitioner"
+
+// checkExportRefusals checks that a kick-off without Prefer: respond-async, without Accept or
+// with a _since in the future is a 400 OperationOutcome.
+func checkExportRefusals(ctx context.Context, e *Env) error {
 	async := http.Header{"Prefer": {"respond-async"}}
 	for _, bad := range []struct {
 		what, query string
@@ -510,77 +535,109 @@ func checkBulkExport(ctx context.Context, e *Env) error {
 		{"without Accept", "", http.Header{"Prefer": {"respond-async"}, "Accept": nil}},
 		{"with _since in the future", "&_since=" + time.Now().UTC().AddDate(1, 0, 0).Format("2006-01-02T15:04:05Z"), async},
 	} {
-		if res, err := e.fhirGet(ctx, "$export?_type=Practitioner"+bad.query, bad.header); err != nil {
+		res, err := e.fhirGet(ctx, exportKickOff+bad.query, bad.header)
+		if err != nil {
 			return err
-		} else if res.status != http.StatusBadRequest {
+		}
+		if res.status != http.StatusBadRequest {
 			return fmt.Errorf("kick-off %s: %d, want 400", bad.what, res.status)
-		} else if err := operationOutcome(res); err != nil {
+		}
+		if err := operationOutcome(res); err != nil {
 			return fmt.Errorf("kick-off %s: %w", bad.what, err)
 		}
 	}
-	res, err := e.fhirGet(ctx, "$export?_type=Practitioner", async)
+	return nil
+}
+
+// kickOffExport starts the export and returns its status URL.
+func kickOffExport(ctx context.Context, e *Env) (string, error) {
+	res, err := e.fhirGet(ctx, exportKickOff, http.Header{"Prefer": {"respond-async"}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	status := res.header.Get("Content-Location")
 	if res.status != http.StatusAccepted || status == "" {
-		return fmt.Errorf("kick-off: %d with Content-Location %q, want 202 and a status URL", res.status, status)
+		return "", fmt.Errorf("kick-off: %d with Content-Location %q, want 202 and a status URL", res.status, status)
 	}
+	return status, nil
+}
+
+// exportManifest is the part of a completed export's manifest the check reads.
+type exportManifest struct {
+	TransactionTime     string         `json:"transactionTime"`
+	Request             string         `json:"request"`
+	RequiresAccessToken *bool          `json:"requiresAccessToken"`
+	Output              []exportOutput `json:"output"`
+	Error               []any          `json:"error"`
+}
+
+// exportOutput is one file of a manifest.
+type exportOutput struct {
+	Type  string `json:"type"`
+	URL   string `json:"url"`
+	Count *int   `json:"count"`
+}
+
+// awaitManifest polls the status URL while it answers 202, for at most ten seconds, and reads
+// the manifest it then answers with.
+func awaitManifest(ctx context.Context, e *Env, status string) (exportManifest, error) {
+	var m exportManifest
+	var res response
+	var err error
 	for polls := 0; ; polls++ {
 		if res, err = e.fhirGet(ctx, status, nil); err != nil {
-			return err
+			return m, err
 		}
 		if res.status != http.StatusAccepted || polls == 10 {
 			break
 		}
 		time.Sleep(time.Second)
 	}
-	var m struct {
-		TransactionTime     string `json:"transactionTime"`
-		Request             string `json:"request"`
-		RequiresAccessToken *bool  `json:"requiresAccessToken"`
-		Output              []struct {
-			Type  string `json:"type"`
-			URL   string `json:"url"`
-			Count *int   `json:"count"`
-		} `json:"output"`
-		Error []any `json:"error"`
-	}
 	if res.status != http.StatusOK {
-		return fmt.Errorf("status %s: %d, want 200 with the manifest", status, res.status)
+		return m, fmt.Errorf("status %s: %d, want 200 with the manifest", status, res.status)
 	}
 	if err := res.json(&m); err != nil {
-		return err
+		return m, err
 	}
 	if m.TransactionTime == "" || m.Request == "" || m.RequiresAccessToken == nil || m.Error == nil || len(m.Output) == 0 {
-		return fmt.Errorf("manifest lacks transactionTime, request, requiresAccessToken, error or any output: %.300s", res.body)
+		return m, fmt.Errorf("manifest lacks transactionTime, request, requiresAccessToken, error or any output: %.300s", res.body)
 	}
-	for _, o := range m.Output {
-		if o.Type != "Practitioner" {
-			return fmt.Errorf("manifest: a %s file in an export of _type=Practitioner", o.Type)
-		}
-		file, err := e.fhirGet(ctx, o.URL, http.Header{"Accept": {"application/fhir+ndjson"}})
-		if err != nil {
-			return err
-		}
-		if file.status != http.StatusOK || !strings.HasPrefix(file.header.Get("Content-Type"), "application/fhir+ndjson") {
-			return fmt.Errorf("%s: %d %q, want 200 application/fhir+ndjson", o.URL, file.status, file.header.Get("Content-Type"))
-		}
-		lines := bytes.Split(bytes.TrimSuffix(file.body, []byte("\n")), []byte("\n"))
-		for i, line := range lines {
-			var r struct {
-				ResourceType string `json:"resourceType"`
-			}
-			if err := json.Unmarshal(line, &r); err != nil || r.ResourceType != o.Type {
-				return fmt.Errorf("%s line %d is not a %s: %.100s", o.URL, i+1, o.Type, line)
-			}
-			e.collect(line)
-		}
-		if o.Count != nil && *o.Count != len(lines) {
-			return fmt.Errorf("%s: %d lines, the manifest counts %d", o.URL, len(lines), *o.Count)
-		}
+	return m, nil
+}
+
+// checkExportFile downloads one file of the manifest and checks that it is NDJSON of
+// Practitioners, as many as the manifest counts; its lines go to the validator.
+func checkExportFile(ctx context.Context, e *Env, o exportOutput) error {
+	if o.Type != "Practitioner" {
+		return fmt.Errorf("manifest: a %s file in an export of _type=Practitioner", o.Type)
 	}
-	if res, err = e.fhirDo(ctx, http.MethodDelete, status, nil, ""); err != nil {
+	file, err := e.fhirGet(ctx, o.URL, http.Header{"Accept": {"application/fhir+ndjson"}})
+	if err != nil {
+		return err
+	}
+	if file.status != http.StatusOK || !strings.HasPrefix(file.header.Get("Content-Type"), "application/fhir+ndjson") {
+		return fmt.Errorf("%s: %d %q, want 200 application/fhir+ndjson", o.URL, file.status, file.header.Get("Content-Type"))
+	}
+	lines := bytes.Split(bytes.TrimSuffix(file.body, []byte("\n")), []byte("\n"))
+	for i, line := range lines {
+		var r struct {
+			ResourceType string `json:"resourceType"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil || r.ResourceType != o.Type {
+			return fmt.Errorf("%s line %d is not a %s: %.100s", o.URL, i+1, o.Type, line)
+		}
+		e.collect(line)
+	}
+	if o.Count != nil && *o.Count != len(lines) {
+		return fmt.Errorf("%s: %d lines, the manifest counts %d", o.URL, len(lines), *o.Count)
+	}
+	return nil
+}
+
+// cancelExport deletes the export's status URL (202) and checks that the status is then 404.
+func cancelExport(ctx context.Context, e *Env, status string) error {
+	res, err := e.fhirDo(ctx, http.MethodDelete, status, nil, "")
+	if err != nil {
 		return err
 	}
 	if res.status != http.StatusAccepted {

@@ -103,7 +103,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, values url.Value
 }
 
 // run executes a parsed search, reading the page's bodies into arena. A non-zero status goes
-// with a client-facing error.
+// with a client-facing error. Its steps: the snapshot and the page token, the store query, the
+// total where it is known before the page, the page, then its links and includes.
 func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena) (*result, int, error) {
 	v, err := s.serving(ctx)
 	if err != nil {
@@ -121,80 +122,27 @@ func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena)
 	if err != nil {
 		return nil, status, err
 	}
-	sq := store.Query{Collection: coll, Generation: v.gen(q.typ), Where: where, Limit: max(q.count, 1), Arena: arena}
-	if q.sort != "" {
-		sq.OrderBy = fhirmap.KeyLastUpdated
-	}
-	sq.KeysOf = pageKeys(q, probes)
-	sq.BodiesOnly = len(sq.KeysOf) == 0
+	sq := searchQuery(q, v.gen(q.typ), coll, where, probes, arena)
 	if sq.Generation == "" {
 		empty = true // nothing ingested yet
 	}
-
 	noPage := q.summary == "count" || q.count == 0
-	counted := q.total != "none" || noPage
-	if len(probes) > 0 && !empty {
-		switch {
-		case q.summary == "count":
-			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_summary=count")
-		case noPage:
-			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_count=0")
-		case q.total == "accurate":
-			return nil, http.StatusBadRequest, probeRefusal(probes[0], s.maxChain, "_total=accurate")
-		}
-		counted = false // only a first page that is the last one counts them, below
+	counted, err := s.countsMatches(q, probes, empty, noPage)
+	if err != nil {
+		return nil, http.StatusBadRequest, err
 	}
-	switch {
-	case !counted:
-	case empty:
-		res.total = 0
-	case tok.Cursor != "" && tok.Total >= 0:
-		res.total = tok.Total
-	case noPage:
-		if res.total, err = s.counts.count(ctx, s.st, sq); err != nil {
-			return nil, 0, err
-		}
+	if err := s.knownTotal(ctx, res, sq, tok, counted, empty, noPage); err != nil {
+		return nil, 0, err
 	}
-
-	selfValues := q.canonical
-	if q.cursor != "" {
-		selfValues = withParam(q.canonical, "_cursor", q.cursor)
-	}
-	res.self = s.link(q.typ, selfValues)
+	res.self = s.selfLink(q)
 	if empty || noPage {
 		return res, 0, nil
 	}
 
-	sq.Descending = q.desc != tok.Back
-	sq.After = tok.Cursor
 	byDistance := q.byDistance && len(probes) == 0
-	if q.byDistance && !byDistance {
-		res.warnings = append(res.warnings, warning("informational", "a chained parameter matches too many resources to sort by distance: the results come by id"))
-	}
-	if byDistance && tok.Back {
-		return nil, http.StatusBadRequest, invalid("_cursor", "not a cursor of this search; follow the Bundle's links")
-	}
-	var page store.Page
-	switch {
-	case byDistance:
-		page, err = s.nearPage(ctx, q.typ, sq, tok.Cursor)
-		if pe, ok := err.(*paramError); ok {
-			return nil, http.StatusBadRequest, pe
-		}
-	case len(probes) == 0:
-		page, err = s.find(ctx, q.typ, sq)
-	default:
-		var short bool
-		page, short, err = s.probePage(ctx, q.typ, sq, probes)
-		if short {
-			res.warnings = append(res.warnings, probeShortWarning(probes, probeFactor*s.maxChain))
-		}
-		if q.total != "none" && tok.Cursor == "" && page.Next == "" {
-			res.total = int64(len(page.Docs))
-		}
-	}
+	page, status, err := s.readPage(ctx, q, &sq, tok, probes, byDistance, res)
 	if err != nil {
-		return nil, 0, err
+		return nil, status, err
 	}
 	res.matches = page.Docs
 	if counted && res.total < 0 {
@@ -216,6 +164,98 @@ func (s *Server) run(ctx context.Context, q *query, g Grant, arena *store.Arena)
 		return nil, 0, err
 	}
 	return res, 0, nil
+}
+
+// searchQuery is the store query of a search's conditions in generation gen of coll, its
+// bodies read into arena.
+func searchQuery(q *query, gen, coll string, where []store.Condition, probes []chainProbe, arena *store.Arena) store.Query {
+	sq := store.Query{Collection: coll, Generation: gen, Where: where, Limit: max(q.count, 1), Arena: arena}
+	if q.sort != "" {
+		sq.OrderBy = fhirmap.KeyLastUpdated
+	}
+	sq.KeysOf = pageKeys(q, probes)
+	sq.BodiesOnly = len(sq.KeysOf) == 0
+	return sq
+}
+
+// countsMatches says whether a search counts its matches: unless _total=none, and always when
+// it reads no page (noPage). The matches of chain probes are known only by reading them, so
+// only a first page that is the last one counts them (readPage), and a search with probes that
+// needs a count otherwise is refused (a 400).
+func (s *Server) countsMatches(q *query, probes []chainProbe, empty, noPage bool) (bool, error) {
+	counted := q.total != "none" || noPage
+	if len(probes) == 0 || empty {
+		return counted, nil
+	}
+	switch {
+	case q.summary == "count":
+		return false, probeRefusal(probes[0], s.maxChain, "_summary=count")
+	case noPage:
+		return false, probeRefusal(probes[0], s.maxChain, "_count=0")
+	case q.total == "accurate":
+		return false, probeRefusal(probes[0], s.maxChain, "_total=accurate")
+	}
+	return false, nil
+}
+
+// knownTotal sets res.total where it is known before a page is read: none for a search that
+// counts nothing, 0 for one with nothing to search, the cursor's on a later page, and the
+// count of a search that reads no page.
+func (s *Server) knownTotal(ctx context.Context, res *result, sq store.Query, tok pageToken, counted, empty, noPage bool) error {
+	var err error
+	switch {
+	case !counted:
+	case empty:
+		res.total = 0
+	case tok.Cursor != "" && tok.Total >= 0:
+		res.total = tok.Total
+	case noPage:
+		res.total, err = s.counts.count(ctx, s.st, sq)
+	}
+	return err
+}
+
+// selfLink is the Bundle's self link: the search as the server read it, with its cursor.
+func (s *Server) selfLink(q *query) string {
+	values := q.canonical
+	if q.cursor != "" {
+		values = withParam(q.canonical, "_cursor", q.cursor)
+	}
+	return s.link(q.typ, values)
+}
+
+// readPage reads the page the token points at, in the search's direction: nearest first when
+// byDistance (forward only), through the chain probes when there are any, else straight from
+// the store. A search sorted by distance whose chain probes prevent it warns that its results
+// come by id; a probed page warns when its probes ran short, and a first page that is the last
+// one gives the total. A non-zero status goes with a client-facing error.
+func (s *Server) readPage(ctx context.Context, q *query, sq *store.Query, tok pageToken, probes []chainProbe, byDistance bool, res *result) (store.Page, int, error) {
+	sq.Descending = q.desc != tok.Back
+	sq.After = tok.Cursor
+	if q.byDistance && !byDistance {
+		res.warnings = append(res.warnings, warning("informational", "a chained parameter matches too many resources to sort by distance: the results come by id"))
+	}
+	switch {
+	case byDistance && tok.Back:
+		return store.Page{}, http.StatusBadRequest, invalid("_cursor", "not a cursor of this search; follow the Bundle's links")
+	case byDistance:
+		page, err := s.nearPage(ctx, q.typ, *sq, tok.Cursor)
+		if pe, ok := err.(*paramError); ok {
+			return page, http.StatusBadRequest, pe
+		}
+		return page, 0, err
+	case len(probes) == 0:
+		page, err := s.find(ctx, q.typ, *sq)
+		return page, 0, err
+	}
+	page, short, err := s.probePage(ctx, q.typ, *sq, probes)
+	if short {
+		res.warnings = append(res.warnings, probeShortWarning(probes, probeFactor*s.maxChain))
+	}
+	if q.total != "none" && tok.Cursor == "" && page.Next == "" {
+		res.total = int64(len(page.Docs))
+	}
+	return page, 0, err
 }
 
 // pageKeys are the params of the keys a search reads its matches with: the references its

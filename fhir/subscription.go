@@ -2,31 +2,34 @@ package fhir
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"providerdir/catalog"
-	"providerdir/ident"
 	"providerdir/mapping/fhirmap"
-	"providerdir/store"
 	"providerdir/webhook"
 )
 
 // FHIR subscriptions (Subscriptions R5 Backport IG on R4): create, read, delete and $status of
 // a client's Subscription resources, stored as webhook subscriptions of the FHIR kind and
 // notified through the webhook outbox (package webhook). The notification Bundles are rendered
-// here, at send time, by Notification.
+// here, at send time, by Notification. The surface's files:
+//
+//   - subscription.go: the routes, the interactions and the resource as read back;
+//   - subscription_parse.go: the create body, checked and turned into a webhook.FHIRChannel;
+//   - subscription_status.go: the $status Parameters;
+//   - subscription_notify.go: the notification Bundles the webhook worker sends;
+//   - subscription_topic.go: the topics, served as SubscriptionTopic and Basic.
+//
+// Package webhook keeps the stored side: fhirsub.go the records, fhirsub_delivery.go the
+// handshake and the notification requests, fhirsub_heartbeat.go the heartbeats.
 
 // Limits of a Subscription resource.
 const (
@@ -45,36 +48,6 @@ const (
 	// record between the two snapshots.
 	extProvenanceDeltaPath = "/StructureDefinition/provenance-delta"
 )
-
-// Payload contents of backport-payload-content.
-var payloadContents = []string{"empty", "id-only", "full-resource"}
-
-// subscriptionIn is the part of an R4 Subscription a create reads.
-type subscriptionIn struct {
-	ResourceType string `json:"resourceType"`
-	Reason       string `json:"reason"`
-	Criteria     string `json:"criteria"`
-	CriteriaExt  *struct {
-		Extension []extIn `json:"extension"`
-	} `json:"_criteria"`
-	Channel struct {
-		Extension  []extIn  `json:"extension"`
-		Type       string   `json:"type"`
-		Endpoint   string   `json:"endpoint"`
-		Payload    string   `json:"payload"`
-		Header     []string `json:"header"`
-		PayloadExt *struct {
-			Extension []extIn `json:"extension"`
-		} `json:"_payload"`
-	} `json:"channel"`
-}
-
-type extIn struct {
-	URL              string `json:"url"`
-	ValueString      string `json:"valueString"`
-	ValueCode        string `json:"valueCode"`
-	ValueUnsignedInt *int   `json:"valueUnsignedInt"`
-}
 
 // subscriptionRoutes registers the Subscription interactions.
 func (s *Server) subscriptionRoutes(r *mux.Router) {
@@ -148,99 +121,6 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Location", s.subscriptionURL(sub))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeJSON(w, r, http.StatusCreated, ct, res)
-}
-
-// parseSubscription checks a Subscription against the backport profile and what the server
-// offers, and returns the NPIs its filters watch and its channel; msg says what is wrong.
-func (s *Server) parseSubscription(in subscriptionIn) (npis []string, ch webhook.FHIRChannel, msg string) {
-	t, ok := s.topicByURL(in.Criteria)
-	if !ok {
-		return nil, ch, "criteria must be the canonical URL of a topic this server offers (GET " + s.base + "/SubscriptionTopic)"
-	}
-	ch = webhook.FHIRChannel{Topic: s.topicURL(t), FocusType: t.focus, Reason: in.Reason, Content: "id-only"}
-	if in.CriteriaExt != nil {
-		for _, e := range in.CriteriaExt.Extension {
-			if e.URL != extFilterCriteria {
-				continue
-			}
-			got, msg := parseFilter(t.focus, e.ValueString)
-			if msg != "" {
-				return nil, ch, msg
-			}
-			npis = append(npis, got...)
-			ch.Filters = append(ch.Filters, e.ValueString)
-		}
-	}
-	if len(npis) == 0 {
-		return nil, ch, "_criteria needs a backport-filter-criteria extension " + t.focus + "?identifier=" + fhirmap.SystemNPI + "|<NPI>"
-	}
-	c := in.Channel
-	if c.Type != "rest-hook" {
-		return nil, ch, "channel.type must be rest-hook"
-	}
-	if c.Endpoint == "" {
-		return nil, ch, "channel.endpoint is required"
-	}
-	switch c.Payload {
-	case "", ContentType:
-	case "application/json":
-		ch.Payload = c.Payload
-	default:
-		return nil, ch, "channel.payload must be " + ContentType + " or application/json"
-	}
-	if c.PayloadExt != nil {
-		for _, e := range c.PayloadExt.Extension {
-			if e.URL == extPayloadContent {
-				if !slices.Contains(payloadContents, e.ValueCode) {
-					return nil, ch, "backport-payload-content must be empty, id-only or full-resource"
-				}
-				ch.Content = e.ValueCode
-			}
-		}
-	}
-	for _, e := range c.Extension {
-		if e.URL != extHeartbeatPeriod {
-			continue
-		}
-		if e.ValueUnsignedInt == nil || *e.ValueUnsignedInt < MinHeartbeat || *e.ValueUnsignedInt > MaxHeartbeat {
-			return nil, ch, fmt.Sprintf("backport-heartbeat-period must be a valueUnsignedInt from %d to %d seconds", MinHeartbeat, MaxHeartbeat)
-		}
-		ch.HeartbeatSeconds = *e.ValueUnsignedInt
-	}
-	if len(c.Header) > maxChannelHeaders {
-		return nil, ch, fmt.Sprintf("channel.header holds at most %d headers", maxChannelHeaders)
-	}
-	for _, h := range c.Header {
-		if _, _, ok := webhook.ChannelHeader(h); !ok {
-			return nil, ch, fmt.Sprintf("channel.header %q is not a \"Name: value\" header this server may send", h)
-		}
-	}
-	ch.Headers = c.Header
-	return npis, ch, ""
-}
-
-// parseFilter reads one filter, "<focus>?identifier=<system>|<NPI>[,...]": the NPI system
-// (or none) and valid NPIs only.
-func parseFilter(focus, f string) ([]string, string) {
-	bad := "backport-filter-criteria " + strconv.Quote(f) + " must be " + focus + "?identifier=" + fhirmap.SystemNPI + "|<NPI>"
-	rest, ok := strings.CutPrefix(f, focus+"?identifier=")
-	if !ok || rest == "" {
-		return nil, bad
-	}
-	var npis []string
-	for _, v := range strings.Split(rest, ",") {
-		sys, npi, hasSys := strings.Cut(v, "|")
-		if !hasSys {
-			npi = sys
-		} else if sys != fhirmap.SystemNPI {
-			return nil, bad
-		}
-		if ident.ValidateNPI(npi) != nil {
-			return nil, bad + ": " + strconv.Quote(npi) + " is not a valid NPI"
-		}
-		npis = append(npis, npi)
-	}
-	return npis, ""
 }
 
 // subscriptionResource renders a stored FHIR subscription as an R4 Subscription with the
@@ -358,208 +238,42 @@ func (s *Server) subscriptionStatus(w http.ResponseWriter, r *http.Request) {
 			Search: &entrySearch{Mode: "match"}}}})
 }
 
-// paramOut is one Parameters.parameter this surface writes.
-type paramOut struct {
-	Name           string     `json:"name"`
-	Extension      []ext      `json:"extension,omitempty"`
-	ValueReference *reference `json:"valueReference,omitempty"`
-	ValueCanonical string     `json:"valueCanonical,omitempty"`
-	ValueCode      string     `json:"valueCode,omitempty"`
-	ValueString    string     `json:"valueString,omitempty"`
-	ValueInstant   string     `json:"valueInstant,omitempty"`
-	// ValueCodeableConcept carries the error parameter, a CodeableConcept in the IG's profile.
-	ValueCodeableConcept *conceptText `json:"valueCodeableConcept,omitempty"`
-	Part                 []paramOut   `json:"part,omitempty"`
-}
-
-// conceptText is a CodeableConcept of text alone.
-type conceptText struct {
-	Text string `json:"text"`
-}
-
-type reference struct {
-	Reference string `json:"reference"`
-}
-
-// statusParameters is the backport SubscriptionStatus of sub: the counts in R4 are strings. A
-// subscription with empty content is not told its topic in notifications, as the IG advises for
-// a payload that is to carry nothing but the fact of a notification; $status tells it.
-func (s *Server) statusParameters(sub webhook.Subscription, typ string, events []paramOut) map[string]any {
-	c := sub.FHIR
-	status, errText := subscriptionStatus(sub)
-	ps := []paramOut{{Name: "subscription", ValueReference: &reference{Reference: s.subscriptionURL(sub)}}}
-	if c.Content != "empty" || typ == "query-status" {
-		ps = append(ps, paramOut{Name: "topic", ValueCanonical: c.Topic})
+// subscriptionCapabilities are the CapabilityStatement entries of subscriptions: Subscription
+// (create, read, delete, $status) advertising each topic's canonical URL, and Basic, the R4
+// form of the topics.
+func subscriptionCapabilities(base string) []capResource {
+	sub := capResource{
+		Type: "Subscription", Profile: "http://hl7.org/fhir/StructureDefinition/Subscription",
+		SupportedProfile: []string{profileSubscription},
+		Documentation: "Topic-based subscriptions (Subscriptions R5 Backport IG) of the client that created them, under the " +
+			"scope system/Subscription.* (or .cruds). criteria is a topic's canonical URL; the backport-filter-criteria " +
+			"extension on _criteria names the NPIs (Practitioner?identifier=" + fhirmap.SystemNPI + "|<NPI>, or " +
+			"Organization?...); channel rest-hook to an https endpoint; payload content empty, id-only or full-resource " +
+			"(full-resource needs the read scope of the topic's resource type, and a notification carries the focus " +
+			"resource and what changed in its record only while the client's scopes read that type); " +
+			"heartbeat period " + strconv.Itoa(MinHeartbeat) + " to " + strconv.Itoa(MaxHeartbeat) + " seconds. Notifications " +
+			"carry X-Service-Signature signed with the secret returned once in the create response, and each event the " +
+			"provenance delta of its focus.",
+		Interaction: []capInteraction{{Code: "create"}, {Code: "read"}, {Code: "delete"}},
+		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
+		Operation: []capOperation{{Name: "status", Definition: "http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status",
+			Documentation: "GET [base]/Subscription/[id]/$status"}},
 	}
-	ps = append(ps,
-		paramOut{Name: "status", ValueCode: status},
-		paramOut{Name: "type", ValueCode: typ},
-		paramOut{Name: "events-since-subscription-start", ValueString: strconv.FormatInt(c.Events, 10)},
-	)
-	ps = append(ps, events...)
-	if errText != "" {
-		ps = append(ps, paramOut{Name: "error", ValueCodeableConcept: &conceptText{Text: errText}})
+	for _, t := range topics {
+		sub.Extension = append(sub.Extension, capExtension{URL: extTopicCanonical, ValueCanonical: base + "/SubscriptionTopic/" + t.id})
 	}
-	return map[string]any{"resourceType": "Parameters", "meta": metaOut{Profile: []string{profileStatus}}, "parameter": ps}
-}
-
-// statusUUID is a stable urn:uuid value for a subscription's status entry of one notification,
-// shaped as a version 4 UUID.
-func statusUUID(subID, key string) string {
-	h := fnv64(subID + "\x00" + key)
-	g := fnv64(key + "\x00" + subID)
-	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", uint32(h>>32), uint16(h>>16), uint16(h)&0xfff, uint16(g>>48)&0xfff, g&0xffffffffffff)
-}
-
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
+	topicURL, _ := serverParamOf("Basic", "url")
+	basic := capResource{
+		Type: "Basic", Profile: "http://hl7.org/fhir/StructureDefinition/Basic",
+		Documentation: "The subscription topics, as the backport IG represents SubscriptionTopic on R4 (Basic coded " +
+			topicTypeName + "); also served at [base]/" + topicTypeName + ". Scope system/" + topicTypeName + ".rs.",
+		Interaction: []capInteraction{{Code: "read"}, {Code: "search-type"}},
+		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
+		SearchParam: []capSearchParam{
+			{Name: "code", Definition: "http://hl7.org/fhir/SearchParameter/Basic-code", Type: "token"},
+			{Name: "url", Definition: topicURL.canonical(base), Type: "uri", Documentation: "the topic's canonical URL; defined by this server"},
+			{Name: "_id", Definition: "http://hl7.org/fhir/SearchParameter/Resource-id", Type: "token"},
+		},
 	}
-	return h
-}
-
-// Notification renders the body of a delivery to a FHIR subscription (webhook.Notifier): a
-// Bundle of type history whose first entry is the status Parameters (handshake, heartbeat or
-// event-notification) and, for an event, the focus resource after it: a reference only
-// (id-only), the resource as served now (full-resource, or a reference when it is no longer
-// served), or nothing (empty). A focus withheld from the client (FocusWithheld) is a reference
-// only, without the provenance delta, whatever the content.
-func (s *Server) Notification(ctx context.Context, sub webhook.Subscription, d webhook.Delivery, at time.Time) ([]byte, error) {
-	if sub.FHIR == nil {
-		return nil, errors.New("fhir: not a FHIR subscription")
-	}
-	typ := "event-notification"
-	switch d.Event {
-	case webhook.EventHandshake, webhook.EventHeartbeat:
-		typ = d.Event
-	case webhook.EventProviderChanged:
-	default:
-		return nil, fmt.Errorf("fhir: no notification for event %s", d.Event)
-	}
-	var events []paramOut
-	var focus []bundleEntryOut
-	if typ == "event-notification" {
-		var pc webhook.ProviderChanged
-		if err := json.Unmarshal(d.Payload, &pc); err != nil {
-			return nil, fmt.Errorf("fhir: event %s: %w", d.EventID, err)
-		}
-		ref := sub.FHIR.FocusType + "/" + pc.NPI
-		ev := paramOut{Name: "notification-event", Part: []paramOut{
-			{Name: "event-number", ValueString: strconv.FormatInt(d.EventNumber, 10)},
-			{Name: "timestamp", ValueInstant: d.CreatedAt.UTC().Format(time.RFC3339)},
-		}}
-		if sub.FHIR.Content != "empty" {
-			// Empty content carries no record content, the delta's field values either; nor
-			// does a notification whose focus is withheld from its client.
-			if !sub.FHIR.FocusWithheld {
-				ev.Extension = []ext{s.provenanceDelta(pc)}
-			}
-			ev.Part = append(ev.Part, paramOut{Name: "focus", ValueReference: &reference{Reference: s.base + "/" + ref}})
-			entry, err := s.focusEntry(ctx, sub.FHIR, pc, ref)
-			if err != nil {
-				return nil, err
-			}
-			focus = append(focus, entry)
-		}
-		events = append(events, ev)
-	}
-	b := bundleOut{ResourceType: "Bundle", ID: statusUUID(sub.ID, d.EventID), Type: "history",
-		Timestamp: at.UTC().Format(time.RFC3339),
-		Entry: append([]bundleEntryOut{{
-			FullURL:  "urn:uuid:" + statusUUID(sub.ID, d.EventID+"/status"),
-			Resource: s.statusParameters(sub, typ, events),
-			Request:  &entryRequest{Method: "GET", URL: s.subscriptionURL(sub) + "/$status"},
-			Response: &entryResponse{Status: "200"},
-		}}, focus...)}
-	return json.Marshal(b)
-}
-
-// focusEntry is the focus entry of an event: its fullUrl, and the resource as a read serves
-// it (provenance tags in meta.tag) under full-resource when the serving snapshot holds it. A
-// focus the event removed, or deactivated and no longer served (a read answers 410; or withheld
-// from the client), is a deletion (Backport IG): request DELETE and no resource, whatever the
-// content.
-func (s *Server) focusEntry(ctx context.Context, c *webhook.FHIRChannel, pc webhook.ProviderChanged, ref string) (bundleEntryOut, error) {
-	e := bundleEntryOut{FullURL: s.base + "/" + ref, Request: &entryRequest{Method: "PUT", URL: ref}, Response: &entryResponse{Status: "200"}}
-	deleted := func() (bundleEntryOut, error) {
-		e.Request.Method, e.Response.Status = "DELETE", "204"
-		return e, nil
-	}
-	if pc.Change == webhook.ChangeAdded {
-		e.Request.Method, e.Response.Status = "POST", "201"
-	}
-	switch {
-	case pc.Change == webhook.ChangeRemoved, pc.Change == webhook.ChangeDeactivated && c.FocusWithheld:
-		return deleted()
-	case c.FocusWithheld, c.Content != "full-resource" && pc.Change != webhook.ChangeDeactivated:
-		return e, nil
-	}
-	v, err := s.serving(ctx)
-	if err != nil {
-		return e, err
-	}
-	doc, err := s.st.Get(ctx, v.gen(c.FocusType), catalog.FHIRCollection(c.FocusType), pc.NPI)
-	if errors.Is(err, store.ErrNotFound) {
-		if pc.Change == webhook.ChangeDeactivated {
-			return deleted()
-		}
-		return e, nil
-	}
-	if err != nil || c.Content != "full-resource" {
-		return e, err
-	}
-	stored, err := fhirmap.Open(doc.Body)
-	if err != nil {
-		return e, err
-	}
-	body, err := s.tags.served(ctx, newBody(len(stored.Resource)+servedExtra), v.gens[catalog.FHIRTags], stored)
-	if err != nil {
-		return e, err
-	}
-	e.Resource = json.RawMessage(slices.Clone(body))
-	release(body)
-	return e, nil
-}
-
-// provenanceDelta renders what changed in the focus's source records: the kind of change, the
-// registry snapshots compared, each changed registry field with its old and new JSON value,
-// each source whose part changed (its dataset id, snapshots and fields), and the new registry
-// record's provenance (the 14 keys) as JSON.
-func (s *Server) provenanceDelta(pc webhook.ProviderChanged) ext {
-	e := ext{URL: s.base + extProvenanceDeltaPath, Extension: []ext{{URL: "change", ValueCode: pc.Change}}}
-	if pc.Snapshot != nil {
-		e.Extension = append(e.Extension, ext{URL: "snapshot", ValueDate: *pc.Snapshot})
-	}
-	if pc.PreviousSnapshot != nil {
-		e.Extension = append(e.Extension, ext{URL: "previousSnapshot", ValueDate: *pc.PreviousSnapshot})
-	}
-	e.Extension = append(e.Extension, fieldExtensions(pc.Fields)...)
-	for _, src := range pc.Sources {
-		se := ext{URL: "source", Extension: []ext{{URL: "datasetId", ValueString: src.DatasetID}}}
-		if src.Snapshot != nil {
-			se.Extension = append(se.Extension, ext{URL: "snapshot", ValueDate: *src.Snapshot})
-		}
-		if src.PreviousSnapshot != nil {
-			se.Extension = append(se.Extension, ext{URL: "previousSnapshot", ValueDate: *src.PreviousSnapshot})
-		}
-		se.Extension = append(se.Extension, fieldExtensions(src.Fields)...)
-		e.Extension = append(e.Extension, se)
-	}
-	if len(pc.Provenance) > 0 && string(pc.Provenance) != "null" {
-		e.Extension = append(e.Extension, ext{URL: "provenance", ValueString: string(pc.Provenance)})
-	}
-	return e
-}
-
-// fieldExtensions renders changed fields, by name: each its name and old and new JSON values.
-func fieldExtensions(fields map[string]webhook.FieldChange) []ext {
-	var out []ext
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		f := fields[k]
-		out = append(out, ext{URL: "field", Extension: []ext{
-			{URL: "name", ValueString: k}, {URL: "old", ValueString: string(f.Old)}, {URL: "new", ValueString: string(f.New)}}})
-	}
-	return out
+	return []capResource{sub, basic}
 }

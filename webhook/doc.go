@@ -22,6 +22,8 @@
 //   - Deliveries (worker.go) are signed POSTs (sign.go) acknowledged by any 2xx, retried with
 //     exponential backoff and jitter for 24 hours (Backoff, RetryWindow), honouring Retry-After;
 //     410 disables the subscription.
+//   - FHIR subscriptions (fhirsub*.go) are subscriptions of another kind that share the outbox
+//     and the worker: a notification Bundle for body, a handshake and heartbeats.
 //   - Owners (owners.go) say whether a subscription's owner, a resolver key or a SMART client,
 //     is still active, and what a client may read; the worker asks them before each delivery
 //     and follows them, disabling the subscriptions of owners that stopped and resuming them

@@ -1,10 +1,8 @@
 package fhir
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -61,19 +59,6 @@ func (s *Server) topicByURL(u string) (topic, bool) {
 		return topic{}, false
 	}
 	return topics[i], true
-}
-
-// ext is a FHIR extension with the value types this surface writes.
-type ext struct {
-	URL              string `json:"url"`
-	ValueString      string `json:"valueString,omitempty"`
-	ValueURI         string `json:"valueUri,omitempty"`
-	ValueCanonical   string `json:"valueCanonical,omitempty"`
-	ValueCode        string `json:"valueCode,omitempty"`
-	ValueDate        string `json:"valueDate,omitempty"`
-	ValueUnsignedInt *int   `json:"valueUnsignedInt,omitempty"`
-	ValueMarkdown    string `json:"valueMarkdown,omitempty"`
-	Extension        []ext  `json:"extension,omitempty"`
 }
 
 // topicResource renders a topic as the backport IG's R4 Basic.
@@ -181,97 +166,4 @@ func matchAny(q map[string][]string, name string, want ...string) bool {
 		}
 	}
 	return false
-}
-
-// bundleOut is a Bundle this surface writes whole (topic searches, $status, notifications).
-type bundleOut struct {
-	ResourceType string           `json:"resourceType"`
-	ID           string           `json:"id,omitempty"`
-	Meta         *metaOut         `json:"meta,omitempty"`
-	Type         string           `json:"type"`
-	Timestamp    string           `json:"timestamp,omitempty"`
-	Total        *int             `json:"total,omitempty"`
-	Link         []bundleLink     `json:"link,omitempty"`
-	Entry        []bundleEntryOut `json:"entry,omitempty"`
-}
-
-type metaOut struct {
-	Profile     []string `json:"profile,omitempty"`
-	LastUpdated string   `json:"lastUpdated,omitempty"`
-}
-
-type bundleLink struct {
-	Relation string `json:"relation"`
-	URL      string `json:"url"`
-}
-
-type bundleEntryOut struct {
-	FullURL  string         `json:"fullUrl,omitempty"`
-	Resource any            `json:"resource,omitempty"`
-	Search   *entrySearch   `json:"search,omitempty"`
-	Request  *entryRequest  `json:"request,omitempty"`
-	Response *entryResponse `json:"response,omitempty"`
-}
-
-type entrySearch struct {
-	Mode string `json:"mode"`
-}
-
-type entryRequest struct {
-	Method string `json:"method"`
-	URL    string `json:"url"`
-}
-
-type entryResponse struct {
-	Status string `json:"status"`
-}
-
-// writeJSON encodes v and writes it as a FHIR body.
-func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, ct string, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.write(w, status, ct, body, r.URL.Query().Get("_pretty") == "true")
-}
-
-// subscriptionCapabilities are the CapabilityStatement entries of subscriptions: Subscription
-// (create, read, delete, $status) advertising each topic's canonical URL, and Basic, the R4
-// form of the topics.
-func subscriptionCapabilities(base string) []capResource {
-	sub := capResource{
-		Type: "Subscription", Profile: "http://hl7.org/fhir/StructureDefinition/Subscription",
-		SupportedProfile: []string{profileSubscription},
-		Documentation: "Topic-based subscriptions (Subscriptions R5 Backport IG) of the client that created them, under the " +
-			"scope system/Subscription.* (or .cruds). criteria is a topic's canonical URL; the backport-filter-criteria " +
-			"extension on _criteria names the NPIs (Practitioner?identifier=" + fhirmap.SystemNPI + "|<NPI>, or " +
-			"Organization?...); channel rest-hook to an https endpoint; payload content empty, id-only or full-resource " +
-			"(full-resource needs the read scope of the topic's resource type, and a notification carries the focus " +
-			"resource and what changed in its record only while the client's scopes read that type); " +
-			"heartbeat period " + strconv.Itoa(MinHeartbeat) + " to " + strconv.Itoa(MaxHeartbeat) + " seconds. Notifications " +
-			"carry X-Service-Signature signed with the secret returned once in the create response, and each event the " +
-			"provenance delta of its focus.",
-		Interaction: []capInteraction{{Code: "create"}, {Code: "read"}, {Code: "delete"}},
-		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
-		Operation: []capOperation{{Name: "status", Definition: "http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status",
-			Documentation: "GET [base]/Subscription/[id]/$status"}},
-	}
-	for _, t := range topics {
-		sub.Extension = append(sub.Extension, capExtension{URL: extTopicCanonical, ValueCanonical: base + "/SubscriptionTopic/" + t.id})
-	}
-	topicURL, _ := serverParamOf("Basic", "url")
-	basic := capResource{
-		Type: "Basic", Profile: "http://hl7.org/fhir/StructureDefinition/Basic",
-		Documentation: "The subscription topics, as the backport IG represents SubscriptionTopic on R4 (Basic coded " +
-			topicTypeName + "); also served at [base]/" + topicTypeName + ". Scope system/" + topicTypeName + ".rs.",
-		Interaction: []capInteraction{{Code: "read"}, {Code: "search-type"}},
-		Versioning:  "no-version", ConditionalRead: "not-supported", ConditionalDelete: "not-supported",
-		SearchParam: []capSearchParam{
-			{Name: "code", Definition: "http://hl7.org/fhir/SearchParameter/Basic-code", Type: "token"},
-			{Name: "url", Definition: topicURL.canonical(base), Type: "uri", Documentation: "the topic's canonical URL; defined by this server"},
-			{Name: "_id", Definition: "http://hl7.org/fhir/SearchParameter/Resource-id", Type: "token"},
-		},
-	}
-	return []capResource{sub, basic}
 }
