@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// evidenceChecks hold POST /v1/evidence-query to seeds/000 section 4 (evidence query): an answer
-// with its evidence trail and the by-state figure, a county answer widened to its state, each
-// 400 of the body rules, and refusals with HTTP 200.
+// evidenceChecks hold POST /v1/evidence-query to docs/contracts/supply-api.md §4 (evidence query):
+// an answer with its evidence trail and the by-state figure, a county answer widened to its state,
+// each 400 of the body rules, and refusals with HTTP 200.
 func evidenceChecks() []Check {
 	const s = "evidence"
 	bad := func(name, body string) Check {
@@ -121,7 +121,7 @@ func (e *Env) evidenceResult(ctx context.Context, question string) (evidenceResu
 
 var evidenceVersion = regexp.MustCompile(`^v[0-9]{4}\.[0-9]{2}\.[0-9]+$`)
 
-// answered holds a result to the answer and evidence shape of seeds/000 section 2.
+// answered holds a result to the answer and evidence shape of docs/contracts/supply-api.md §2.
 func answered(res evidenceResult) error {
 	a := res.Answer
 	switch {

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// exportChecks hold the LLM-ready exports and the audit packs (seeds/000 sections 2 and 4) to
-// their contract: the formats, the four export headers, stable chunk ids, the catalog of sixteen
-// packs, schema 1.0 and the packs' public forms on the service host.
+// exportChecks hold the LLM-ready exports and the audit packs (docs/contracts/supply-api.md §2 and
+// §4) to their contract: the formats, the four export headers, stable chunk ids, the catalog of
+// sixteen packs, schema 1.0 and the packs' public forms on the service host.
 func exportChecks() []Check {
 	const s = "supply"
 	keyed := func(path string, status int, code string) func(context.Context, *Env) error {
@@ -40,7 +40,7 @@ func exportChecks() []Check {
 	}
 }
 
-// exportSlugs are seeds/000's registered export dataset slugs.
+// exportSlugs are docs/contracts/supply-api.md's registered export dataset slugs.
 var exportSlugs = []string{"dermatology-supply", "psychiatry-supply", "cardiology-supply", "obgyn-supply", "pediatrics-supply",
 	"neurology-supply", "oncology-supply", "orthopedic-supply", "ophthalmology-supply", "gastroenterology-supply",
 	"urology-supply", "otolaryngology-supply", "chiropractor-supply", "nursing-home-quality", "dialysis-quality",
@@ -51,7 +51,7 @@ var (
 	methodologyVersion = regexp.MustCompile(`^v[0-9]{4}\.(0[1-9]|1[0-2])\.[1-9][0-9]*$`)
 )
 
-// exportChunk is the chunk shape (seeds/000 section 2).
+// exportChunk is the chunk shape (docs/contracts/supply-api.md §2).
 type exportChunk struct {
 	ID          string         `json:"id"`
 	Text        string         `json:"text"`

@@ -1,10 +1,11 @@
-// Package resolverclient is the public Go client of the resolver API (/resolver/v1, seeds/001):
-// provider by NPI with or without its cross-dataset facts, facility by CCN, search, quality,
-// payments and batch resolution, each as a typed result that keeps the resolver's 14-key
-// provenance unchanged. It sends the key in X-Service-Key and follows the contract's retry
-// guidance: only 429, 500 and 503 are retried, with exponential backoff and jitter, a
-// Retry-After taking precedence over the computed backoff; every other status is returned at
-// once as *Error. Every call honours its context. It depends on the standard library only.
+// Package resolverclient is the public Go client of the resolver API (/resolver/v1,
+// docs/contracts/resolver-api.md): provider by NPI with or without its cross-dataset facts,
+// facility by CCN, search, quality, payments and batch resolution, each as a typed result that
+// keeps the resolver's 14-key provenance unchanged. It sends the key in X-Service-Key and follows
+// the contract's retry guidance: only 429, 500 and 503 are retried, with exponential backoff and
+// jitter, a Retry-After taking precedence over the computed backoff; every other status is
+// returned at once as *Error. Every call honours its context. It depends on the standard library
+// only.
 package resolverclient
 
 import (

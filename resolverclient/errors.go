@@ -45,7 +45,7 @@ func (e *Error) Error() string {
 }
 
 // Retryable reports whether the contract allows retrying the request: 429 after Retry-After,
-// 500 and 503 with backoff (seeds/001 section 7). Every other status is terminal.
+// 500 and 503 with backoff (docs/contracts/resolver-api.md §7). Every other status is terminal.
 func (e *Error) Retryable() bool { return retryableStatus(e.Status) }
 
 func retryableStatus(status int) bool {

@@ -15,8 +15,9 @@ import (
 	"providerdir/stored"
 )
 
-// Each method sends the request of its path in seeds/001 section 4 and decodes the documented
-// payload of section 2 without losing a field: encoding the decoded result gives the body back.
+// Each method sends the request of its path in docs/contracts/resolver-api.md §4 and decodes the
+// documented payload of section 2 without losing a field: encoding the decoded result gives the
+// body back.
 func TestRequestsAndPayloads(t *testing.T) {
 	const prov = `"_source":"CMS","_source_url":"https://example.org/s","_dataset_id":"nppes","_snapshot":"2026-01-01",` +
 		`"_methodology":"npi-resolution/1.0","_last_checked":"2026-01-02T03:04:05Z","_confidence":0.97,` +

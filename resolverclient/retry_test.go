@@ -95,8 +95,8 @@ func (r *recorder) client(t *testing.T, url string, opt resolverclient.Options) 
 
 var clockNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// The retry rules of seeds/001 section 7: 429 waits out Retry-After, 500 and 503 back off
-// exponentially with jitter, anything else is returned at once; attempts are bounded.
+// The retry rules of docs/contracts/resolver-api.md §7: 429 waits out Retry-After, 500 and 503
+// back off exponentially with jitter, anything else is returned at once; attempts are bounded.
 func TestRetries(t *testing.T) {
 	base := resolverclient.Options{BaseDelay: 100 * time.Millisecond, MaxDelay: 300 * time.Millisecond, MaxAttempts: 4}
 	ok := reply{status: 200, body: okProvider}

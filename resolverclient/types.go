@@ -3,8 +3,8 @@ package resolverclient
 import "encoding/json"
 
 // Provenance is the 14-key provenance record the resolver binds to every record, fact and batch
-// result (seeds/001 section 2). Every key is always written back, null where the resolver sent
-// null, so a record decoded here and encoded again carries its provenance unchanged.
+// result (docs/contracts/resolver-api.md §2). Every key is always written back, null where the
+// resolver sent null, so a record decoded here and encoded again carries its provenance unchanged.
 type Provenance struct {
 	Source           string   `json:"_source"`
 	SourceURL        string   `json:"_source_url"`

@@ -29,10 +29,9 @@ const (
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeInternal         = "internal_error"
-	// CodeUnavailable answers a request while the store cannot be reached (503 with
-	// Retry-After). It is the resolver's code for it (seeds/001 section 7); the supply API's
-	// contract names no code for a 503, and one code on every JSON surface is simpler for
-	// clients than two.
+	// CodeUnavailable answers a request while the store cannot be reached (503 with Retry-After). It
+	// is the resolver's code for it (docs/contracts/resolver-api.md §7); the supply API's contract
+	// names no code for a 503, and one code on every JSON surface is simpler for clients than two.
 	CodeUnavailable = "source_unavailable"
 )
 

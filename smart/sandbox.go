@@ -23,8 +23,9 @@ const (
 	// SandboxClientID is the fixed id of the sandbox client, so a newcomer needs only its key.
 	SandboxClientID = "sandbox"
 	// SandboxKeyKind holds the sandbox client's private JWK. The sandbox credential is public by
-	// design (seeds/001: a shared, read-only sandbox usable without signup), so keeping it in the
-	// store is what lets every replica write the same key file; no other private key is stored.
+	// design (docs/contracts/resolver-api.md: a shared, read-only sandbox usable without signup), so
+	// keeping it in the store is what lets every replica write the same key file; no other private
+	// key is stored.
 	SandboxKeyKind = "smart_sandbox_key"
 	sandboxScope   = "system/*.read"
 )

@@ -1,7 +1,7 @@
-// Package specialty holds the registered specialties of the supply data API (seeds/000 section
-// 2): the twelve slugs and the NUCC taxonomy codes each one counts. It is a leaf of domain facts
-// that the supply studies (mapping/study) and the synthetic generator (source/synth) both read,
-// so the list exists once.
+// Package specialty holds the registered specialties of the supply data API
+// (docs/contracts/supply-api.md §2): the twelve slugs and the NUCC taxonomy codes each one counts.
+// It is a leaf of domain facts that the supply studies (mapping/study) and the synthetic generator
+// (source/synth) both read, so the list exists once.
 package specialty
 
 import "slices"
@@ -10,15 +10,15 @@ import "slices"
 type Specialty struct {
 	// Slug is the path `code` of /v1/specialties/{code}/...
 	Slug string
-	// Codes are the registered taxonomy codes in the order seeds/000 lists them; Codes[0] is the
-	// parent (or only) code. A provider belongs to the specialty when its taxonomy list contains
-	// any of them; each code is also a valid subspecialty filter.
+	// Codes are the registered taxonomy codes in the order docs/contracts/supply-api.md lists them;
+	// Codes[0] is the parent (or only) code. A provider belongs to the specialty when its taxonomy
+	// list contains any of them; each code is also a valid subspecialty filter.
 	Codes []string
 }
 
-// Registered is seeds/000 section 2, "Registered subspecialty codes per primary specialty", in
-// slug order. Oncology and psychiatry list one code that seeds/000 does not call a parent; it is
-// still their parent for the filter rules (rule 3: a filter equal to the only code matches).
+// Registered is docs/contracts/supply-api.md §2, "Subspecialty codes", in slug order. Oncology and
+// psychiatry list one code that docs/contracts/supply-api.md does not call a parent; it is still
+// their parent for the filter rules (rule 3: a filter equal to the only code matches).
 var Registered = []Specialty{
 	{"cardiology", []string{"207RC0000X"}},
 	{"dermatology", []string{"207N00000X", "207ND0900X", "207NI0002X", "207NP0225X", "207NS0135X"}},
@@ -52,6 +52,6 @@ func (s Specialty) Study() string { return s.Slug + StudySuffix }
 func (s Specialty) Parent() string { return s.Codes[0] }
 
 // Supports reports whether code is registered for the specialty, and so a valid subspecialty
-// filter of it (seeds/000 section 4 rules 3 and 4). Codes compare exactly: NUCC codes are
-// uppercase as published.
+// filter of it (docs/contracts/supply-api.md §4 rules 3 and 4). Codes compare exactly: NUCC codes
+// are uppercase as published.
 func (s Specialty) Supports(code string) bool { return slices.Contains(s.Codes, code) }

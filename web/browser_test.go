@@ -490,7 +490,7 @@ func TestBrowserAccessForm(t *testing.T) {
 }
 
 // recordedEvidence serves recorded answers of the evidence demo endpoint, in the shape of the
-// evidence query (seeds/000 section 4), and keeps the bodies the page posted.
+// evidence query (docs/contracts/supply-api.md §4), and keeps the bodies the page posted.
 type recordedEvidence struct {
 	mu     sync.Mutex
 	bodies []map[string]any

@@ -24,7 +24,7 @@ func (s *Site) accessPage(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
-// evidenceData carries the evidence query's bounds (seeds/000 section 4) into the form.
+// evidenceData carries the evidence query's bounds (docs/contracts/supply-api.md §4) into the form.
 type evidenceData struct {
 	Endpoint           string
 	MaxQuery           int

@@ -18,16 +18,16 @@ import (
 	"providerdir/store"
 )
 
-// SourceRefreshed is the body of source.refreshed (seeds/001 section 2): one dataset published
-// a new snapshot. delivered_at is added by each attempt. PreviousSnapshot is null the first
-// time the dataset is loaded beside others.
+// SourceRefreshed is the body of source.refreshed (docs/contracts/resolver-api.md §2): one dataset
+// published a new snapshot. delivered_at is added by each attempt. PreviousSnapshot is null the
+// first time the dataset is loaded beside others.
 type SourceRefreshed struct {
 	Event            string  `json:"event"`
 	DatasetID        string  `json:"dataset_id"`
 	Snapshot         string  `json:"snapshot"`
 	PreviousSnapshot *string `json:"previous_snapshot"`
 	// Deprecations announce, at least 90 days ahead, the removal of something the dataset's
-	// consumers rely on (seeds/001 sections 6 and 9); empty while nothing is deprecated.
+	// consumers rely on (docs/contracts/resolver-api.md §6 and §9); empty while nothing is deprecated.
 	Deprecations []Deprecation `json:"deprecations"`
 }
 
@@ -38,9 +38,9 @@ type Deprecation struct {
 	Sunset string `json:"sunset"`
 }
 
-// deprecations are the notices in force, by dataset id. Nothing in v1 is deprecated (seeds/001
-// section 9), so the table is empty; a notice added here rides on every source.refreshed of its
-// dataset until the sunset.
+// deprecations are the notices in force, by dataset id. Nothing in v1 is deprecated
+// (docs/contracts/resolver-api.md §9), so the table is empty; a notice added here rides on every
+// source.refreshed of its dataset until the sunset.
 var deprecations = map[string][]Deprecation{}
 
 // ProviderChanged is the body of provider.changed: something a watched NPI's resolved record

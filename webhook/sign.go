@@ -13,8 +13,8 @@ import (
 
 // Headers of every delivery.
 const (
-	// HeaderSignature carries "t=<unix seconds>,v1=<hex HMAC-SHA256>" (seeds/001 section 5.4),
-	// with a second v1 while a rotated secret's overlap lasts.
+	// HeaderSignature carries "t=<unix seconds>,v1=<hex HMAC-SHA256>" (docs/contracts/resolver-api.md
+	// §5 rule 4), with a second v1 while a rotated secret's overlap lasts.
 	HeaderSignature = "X-Service-Signature"
 	// HeaderEventID carries the event id, the same on every attempt of a delivery, so a
 	// receiver can drop a duplicate.

@@ -24,7 +24,7 @@ const (
 	cursorKind       = "webhook_cursor"       // id: cursorID; body: cursor
 )
 
-// Event types (seeds/001 section 6) and the test ping.
+// Event types (docs/contracts/resolver-api.md §6) and the test ping.
 const (
 	EventSourceRefreshed = "source.refreshed"
 	EventProviderChanged = "provider.changed"
@@ -161,8 +161,8 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Message }
 
-// Error codes of webhook and FHIR subscriptions (additions to seeds/001 section 7, which names
-// none); the registration endpoints (rest/webhooks) answer with them.
+// Error codes of webhook and FHIR subscriptions (additions to docs/contracts/resolver-api.md §7,
+// which names none); the registration endpoints (rest/webhooks) answer with them.
 const (
 	CodeInvalidBody  = "invalid_body"
 	CodeInvalidURL   = "invalid_url"

@@ -14,12 +14,12 @@ import (
 // written out in prose.
 var MethodologyDocument = "docs/" + docs.Methodology("specialty-supply")
 
-// MethodologyVersion is the version of the study method, shape v<YYYY>.<MM>.<n> (seeds/000
-// section 9 rule 2): the year and month the method took effect and a counter within the month.
-// It is read from the title of the methodology document, so that one edit there changes the
-// version of every answer, row attribution and header together. It changes when a rule of this
-// file or of rank.go and tally.go changes meaning (what is counted, how ties rank, where
-// quartiles cut, the underserved threshold), never with the data.
+// MethodologyVersion is the version of the study method, shape v<YYYY>.<MM>.<n>
+// (docs/contracts/supply-api.md §9 rule 2): the year and month the method took effect and a
+// counter within the month. It is read from the title of the methodology document, so that one
+// edit there changes the version of every answer, row attribution and header together. It changes
+// when a rule of this file or of rank.go and tally.go changes meaning (what is counted, how ties
+// rank, where quartiles cut, the underserved threshold), never with the data.
 var MethodologyVersion = DocumentVersion(docs.Methodology("specialty-supply"))
 
 // versionTitle is the methodology document's first line: "# <title>: methodology v<YYYY>.<MM>.<n>".

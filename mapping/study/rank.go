@@ -55,7 +55,7 @@ const (
 
 // Rank computes a study's rows, in state code order, from the providers counted per state and
 // the populations of the 51. filtered marks a subspecialty-filtered study, whose rows are never
-// underserved (seeds/000 section 4 rule 2).
+// underserved (docs/contracts/supply-api.md §4 rule 2).
 //
 //   - rank_density: 1 + the number of states with a strictly higher density (standard
 //     competition ranking, 1-2-2-4): equal densities share the better rank.

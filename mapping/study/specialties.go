@@ -1,10 +1,10 @@
-// Package study computes the specialty supply studies of the supply data API (seeds/000): for
-// each of the twelve registered specialties, and for each of their registered taxonomy codes, the
-// active registry providers per state of the 51, their density per 100,000 residents, the rank
-// and quartile of that density and the underserved flag. It is pure computation over values the
-// caller has read (registry records, Census rows, NUCC display names): the ingest projection
-// feeds it from the store, the REST layer reads what it produced, and nothing here touches the
-// store, so the rules are tested on their own.
+// Package study computes the specialty supply studies of the supply data API
+// (docs/contracts/supply-api.md): for each of the twelve registered specialties, and for each of
+// their registered taxonomy codes, the active registry providers per state of the 51, their
+// density per 100,000 residents, the rank and quartile of that density and the underserved flag.
+// It is pure computation over values the caller has read (registry records, Census rows, NUCC
+// display names): the ingest projection feeds it from the store, the REST layer reads what it
+// produced, and nothing here touches the store, so the rules are tested on their own.
 package study
 
 import (

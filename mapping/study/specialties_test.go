@@ -8,8 +8,8 @@ import (
 	"providerdir/ident"
 )
 
-// The registry is seeds/000 section 2 to the letter: twelve slugs, their code counts, and every
-// code a well-formed NUCC code.
+// The registry is docs/contracts/supply-api.md §2 to the letter: twelve slugs, their code counts,
+// and every code a well-formed NUCC code.
 func TestRegistryMatchesTheContract(t *testing.T) {
 	want := map[string]int{
 		"cardiology": 1, "dermatology": 5, "gastroenterology": 1, "neurology": 1, "obgyn": 3,

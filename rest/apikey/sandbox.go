@@ -10,12 +10,12 @@ import (
 	"providerdir/store"
 )
 
-// The resolver's sandbox key is one key shared by everyone and published (seeds/001 section 5:
-// "shared, read-only, ... usable on every read endpoint without signup"). Its plaintext is not
-// a secret, so besides the hashed key record like any other key, it is kept in plain in one
-// record meant for publishing: published/resolver-sandbox-key. Nothing else is ever stored in
-// plain. Whoever publishes it (make run, the documentation, the tool server's fallback) reads
-// it from there with Sandbox.
+// The resolver's sandbox key is one key shared by everyone and published
+// (docs/contracts/resolver-api.md §5 rule 2: one key, published and shared, read-only, for every
+// read endpoint without signing up). Its plaintext is not a secret, so besides the hashed key
+// record like any other key, it is kept in plain in one record meant for publishing:
+// published/resolver-sandbox-key. Nothing else is ever stored in plain. Whoever publishes it (make
+// run, the documentation, the tool server's fallback) reads it from there with Sandbox.
 const (
 	publishedKind = "published"
 	sandboxID     = "resolver-sandbox-key"

@@ -9,8 +9,8 @@ import (
 // which meters requests; here a tier only decides the API and the prefix of its keys.
 type Tier string
 
-// Tiers: the supply API's pilot tier (seeds/000 section 8) and the resolver's sandbox, starter
-// and pro tiers (seeds/001 section 8).
+// Tiers: the supply API's pilot tier (docs/contracts/supply-api.md §8) and the resolver's sandbox,
+// starter and pro tiers (docs/contracts/resolver-api.md §8).
 const (
 	TierPilot   Tier = "pilot"
 	TierSandbox Tier = "sandbox"

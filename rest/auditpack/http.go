@@ -13,7 +13,8 @@ import (
 	"providerdir/rest"
 )
 
-// Error codes of the audit pack endpoints. seeds/000 names none; these follow the API's others.
+// Error codes of the audit pack endpoints. docs/contracts/supply-api.md names none; these follow
+// the API's others.
 const (
 	CodeAuditPackNotFound = "audit_pack_not_found"
 	CodeDatasetNotLoaded  = "dataset_not_loaded"

@@ -1,11 +1,11 @@
-// Package auditpack owns the audit packs of the supply API (seeds/000 sections 2 and 4): for
-// each of the sixteen studies (twelve specialty supply, four facility quality) one document
-// that lets an auditor check the published figures: the figures themselves, the methodology
-// version, the provenance of every field, reproducibility steps that recompute the figures from
-// the public files, the limitations, the version history and a compliance Q&A. It serves the
-// catalog and the packs on /v1 (bearer keys), the same envelope and a PDF on the service host
-// (/api, no key, limited per client address), and gives the web pages the same packs as Go
-// values (Service.Build, Service.Catalog).
+// Package auditpack owns the audit packs of the supply API (docs/contracts/supply-api.md §2 and
+// §4): for each of the sixteen studies (twelve specialty supply, four facility quality) one
+// document that lets an auditor check the published figures: the figures themselves, the
+// methodology version, the provenance of every field, reproducibility steps that recompute the
+// figures from the public files, the limitations, the version history and a compliance Q&A. It
+// serves the catalog and the packs on /v1 (bearer keys), the same envelope and a PDF on the
+// service host (/api, no key, limited per client address), and gives the web pages the same packs
+// as Go values (Service.Build, Service.Catalog).
 package auditpack
 
 import (
@@ -20,7 +20,7 @@ import (
 	"providerdir/store"
 )
 
-// SchemaVersion is the audit pack envelope's schema_version (seeds/000 section 2).
+// SchemaVersion is the audit pack envelope's schema_version (docs/contracts/supply-api.md §2).
 const SchemaVersion = "1.0"
 
 // ErrNoPack: the slug names no audit pack.
@@ -145,7 +145,7 @@ func New(s store.Store, baseURL string) *Service {
 	return &Service{source: dataset.NewSource(s), baseURL: strings.TrimRight(baseURL, "/")}
 }
 
-// Datasets returns the datasets that have an audit pack, in seeds/000's order.
+// Datasets returns the datasets that have an audit pack, in docs/contracts/supply-api.md's order.
 func Datasets() []dataset.Dataset {
 	var out []dataset.Dataset
 	for _, d := range dataset.All() {

@@ -1,9 +1,10 @@
 // Package dataset owns the published datasets of the supply API's exports and audit packs
-// (seeds/000 section 2, "Registered export dataset slugs"): the seventeen slugs, what each one
-// is, and its per-state figures read from the serving snapshot. The twelve specialty supply
-// studies are read as the ingest computed them; chiropractor supply is counted from the registry
-// by the same rules; the four facility studies are counted from the Care Compare files. Exports,
-// audit packs and the web pages read the same figures through here, so they cannot disagree.
+// (docs/contracts/supply-api.md §2, "Export dataset slugs"): the seventeen slugs, what
+// each one is, and its per-state figures read from the serving snapshot. The twelve specialty
+// supply studies are read as the ingest computed them; chiropractor supply is counted from the
+// registry by the same rules; the four facility studies are counted from the Care Compare files.
+// Exports, audit packs and the web pages read the same figures through here, so they cannot
+// disagree.
 package dataset
 
 import (
@@ -43,7 +44,7 @@ type Dataset struct {
 	// Quality is the Care Compare facility type of a facility dataset.
 	Quality stored.QualityType
 	// AuditPack reports whether the dataset has an audit pack: every dataset but chiropractor
-	// supply, which is not one of the twelve studies (seeds/000: 12 + 4 packs).
+	// supply, which is not one of the twelve studies (docs/contracts/supply-api.md: 12 + 4 packs).
 	AuditPack bool
 	// Unit names what a facility or supply count counts, in the plural.
 	Unit string
@@ -79,7 +80,7 @@ const (
 	familyQuality  = "carecompare"
 )
 
-// registered is seeds/000's list of export dataset slugs, in its order.
+// registered is docs/contracts/supply-api.md's list of export dataset slugs, in its order.
 var registered = buildRegistry()
 
 func buildRegistry() []Dataset {
@@ -137,10 +138,11 @@ func codeList(codes []string) string {
 	return out
 }
 
-// All returns the seventeen registered datasets in seeds/000's order. The slice is the caller's.
+// All returns the seventeen registered datasets in docs/contracts/supply-api.md's order. The slice
+// is the caller's.
 func All() []Dataset { return append([]Dataset(nil), registered...) }
 
-// Slugs returns the seventeen slugs in seeds/000's order.
+// Slugs returns the seventeen slugs in docs/contracts/supply-api.md's order.
 func Slugs() []string {
 	out := make([]string, len(registered))
 	for i, d := range registered {

@@ -8,8 +8,8 @@ import (
 	"providerdir/rest/dataset"
 )
 
-// The registry is seeds/000's list of seventeen export slugs, in its order; sixteen have audit
-// packs (twelve supply studies, four facility studies).
+// The registry is docs/contracts/supply-api.md's list of seventeen export slugs, in its order;
+// sixteen have audit packs (twelve supply studies, four facility studies).
 func TestRegistry(t *testing.T) {
 	want := []string{"dermatology-supply", "psychiatry-supply", "cardiology-supply", "obgyn-supply", "pediatrics-supply",
 		"neurology-supply", "oncology-supply", "orthopedic-supply", "ophthalmology-supply", "gastroenterology-supply",

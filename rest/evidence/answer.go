@@ -13,7 +13,7 @@ import (
 	"providerdir/stored"
 )
 
-// Result is the data of an evidence-query response (seeds/000 section 2).
+// Result is the data of an evidence-query response (docs/contracts/supply-api.md §2).
 type Result struct {
 	Status   string   `json:"status"`
 	Answer   *Answer  `json:"answer"`

@@ -1,6 +1,7 @@
-// Package evidence owns the supply API's natural-language evidence query (seeds/000 section 4):
-// POST /v1/evidence-query behind the bearer-key gate, and its unauthenticated demo
-// POST /api/evidence-query/demo on the service host, limited per client address by the gate.
+// Package evidence owns the supply API's natural-language evidence query
+// (docs/contracts/supply-api.md §4): POST /v1/evidence-query behind the bearer-key gate, and its
+// unauthenticated demo POST /api/evidence-query/demo on the service host, limited per client
+// address by the gate.
 //
 // A question goes through fixed steps, and no step lets text choose what is read:
 //

@@ -17,7 +17,7 @@ import (
 	"providerdir/rest"
 )
 
-// Bounds of a request (seeds/000 section 8).
+// Bounds of a request (docs/contracts/supply-api.md §8).
 const (
 	MaxQueryChars           = 1500
 	MinEvidenceItems        = 1
@@ -25,8 +25,8 @@ const (
 	DefaultMaxEvidenceItems = 10
 )
 
-// Error codes of a request the endpoint cannot read. seeds/000 gives the evidence query's 400
-// without codes; these name each reason.
+// Error codes of a request the endpoint cannot read. docs/contracts/supply-api.md gives the
+// evidence query's 400 without codes; these name each reason.
 const (
 	CodeInvalidJSON      = "invalid_json"
 	CodeMissingQuery     = "missing_query"

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Refusal codes (seeds/000 section 4, evidence query rule 4).
+// Refusal codes (docs/contracts/supply-api.md §4, evidence query rule 4).
 const (
 	RefuseOutOfScope           = "out_of_scope"
 	RefusePredictions          = "predictions"

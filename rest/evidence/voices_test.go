@@ -11,8 +11,8 @@ import (
 )
 
 // voiced is one question of testdata/voices.json: a question as an analyst, a journalist or an
-// agent calling the API would put it, labelled from the contract (seeds/000 section 4) with what
-// the evidence query must make of it.
+// agent calling the API would put it, labelled from the contract (docs/contracts/supply-api.md §4)
+// with what the evidence query must make of it.
 type voiced struct {
 	Q     string `json:"q"`
 	Voice string `json:"voice"`  // analyst, journalist or agent

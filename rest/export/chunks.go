@@ -10,7 +10,7 @@ import (
 	"providerdir/rest/dataset"
 )
 
-// Chunk types (seeds/000 section 2).
+// Chunk types (docs/contracts/supply-api.md §2).
 const (
 	TypeDatasetMeta = "dataset_meta"
 	TypeNational    = "national"

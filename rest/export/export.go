@@ -1,5 +1,5 @@
 // Package export owns the supply API's LLM-ready exports (GET /v1/exports/{dataset}/llm-ready,
-// seeds/000 sections 2 and 4): each of the seventeen registered datasets (package
+// docs/contracts/supply-api.md §2 and §4): each of the seventeen registered datasets (package
 // rest/dataset) as chunks with stable ids, provenance written into every paragraph and an APA
 // citation, in JSON, ndjson or text blocks, with a narrative cached per dataset and methodology
 // version. Responses are written a chunk at a time, so memory does not grow with an export.
@@ -22,15 +22,15 @@ import (
 	"providerdir/store"
 )
 
-// Error codes of the export endpoint. seeds/000 names the status of an unknown dataset (404)
-// and no codes; these follow the API's other codes.
+// Error codes of the export endpoint. docs/contracts/supply-api.md names the status of an unknown
+// dataset (404) and no codes; these follow the API's other codes.
 const (
 	CodeDatasetNotFound  = "dataset_not_found"
 	CodeInvalidFormat    = "invalid_format"
 	CodeDatasetNotLoaded = "dataset_not_loaded"
 )
 
-// Response headers of an export (seeds/000 section 4, Exports).
+// Response headers of an export (docs/contracts/supply-api.md §4, Exports).
 const (
 	HeaderMethodologyVersion = "X-Methodology-Version"
 	HeaderLastRefreshed      = "X-Last-Refreshed"

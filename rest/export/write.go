@@ -12,7 +12,7 @@ import (
 	"providerdir/rest"
 )
 
-// Formats of the export (seeds/000 section 4, Exports).
+// Formats of the export (docs/contracts/supply-api.md §4, Exports).
 const (
 	FormatJSON       = "json"
 	FormatNDJSON     = "ndjson"

@@ -12,12 +12,12 @@ import (
 	"providerdir/rest/quota"
 )
 
-// NPICeilingFactor sets the resolver's per-NPI ceiling on batch resolution (seeds/001 section 8
-// rule 2 leaves its value open): a key may resolve, by POST /batch/npi, ten times as many NPIs
-// per rolling hour as its tier allows requests, so 1,000 for the sandbox (per client address,
-// as its request budget), 50,000 for Starter and 500,000 for Pro. Every ceiling holds at least
-// one full batch of 1,000; an admitted batch counts as one request against the hourly budget too,
-// and a batch the ceiling refuses counts as no request.
+// NPICeilingFactor sets the resolver's per-NPI ceiling on batch resolution
+// (docs/contracts/resolver-api.md §8 rule 2 leaves its value open): a key may resolve, by POST
+// /batch/npi, ten times as many NPIs per rolling hour as its tier allows requests, so 1,000 for
+// the sandbox (per client address, as its request budget), 50,000 for Starter and 500,000 for Pro.
+// Every ceiling holds at least one full batch of 1,000; an admitted batch counts as one request
+// against the hourly budget too, and a batch the ceiling refuses counts as no request.
 const NPICeilingFactor = 10
 
 // Names of the per-NPI ceiling's fields on batch responses, beside the request budget's

@@ -129,7 +129,8 @@ var (
 	limitField  = regexp.MustCompile(`^"[a-z0-9-]+";r=\d+;t=\d+(, "[a-z0-9-]+";r=\d+;t=\d+)*$`)
 )
 
-// checkSupplyHeaders checks the supply API's field set (seeds/000 section 8) and the IETF pair.
+// checkSupplyHeaders checks the supply API's field set (docs/contracts/supply-api.md §8) and the
+// IETF pair.
 func checkSupplyHeaders(t testing.TB, r response, limit, remaining int, window string, now time.Time) {
 	t.Helper()
 	h := r.header
@@ -149,7 +150,7 @@ func checkSupplyHeaders(t testing.TB, r response, limit, remaining int, window s
 	checkIETF(t, h)
 }
 
-// checkResolverHeaders checks the resolver's field set (seeds/001 section 8).
+// checkResolverHeaders checks the resolver's field set (docs/contracts/resolver-api.md §8).
 func checkResolverHeaders(t testing.TB, r response, limit, remaining int, now time.Time) {
 	t.Helper()
 	h := r.header

@@ -50,10 +50,10 @@ func WrongMethod(r *http.Request) bool {
 }
 
 // SupplySurface is the supply API's access rule for a whole subrouter mounted at prefix ("/v1"),
-// chosen per route as seeds/000 section 5 rule 3 states it: /health and /openapi.json public,
-// /npi/{npi} open to anonymous callers, everything else (unknown paths included) keyed; a known
-// path asked with a wrong method is answered 405 as a public endpoint is, with no key asked for
-// and nothing counted. Use it with Guard; a surface that wraps its routes one by one uses the
+// chosen per route as docs/contracts/supply-api.md §5 rule 3 states it: /health and /openapi.json
+// public, /npi/{npi} open to anonymous callers, everything else (unknown paths included) keyed; a
+// known path asked with a wrong method is answered 405 as a public endpoint is, with no key asked
+// for and nothing counted. Use it with Guard; a surface that wraps its routes one by one uses the
 // three middlewares directly.
 func (g *Gate) SupplySurface(prefix string) func(http.Handler) http.Handler {
 	public := map[string]bool{prefix + "/health": true, prefix + "/openapi.json": true}

@@ -7,23 +7,24 @@ import (
 
 // Quota policies, as the contracts state them.
 var (
-	// PilotPolicy: 60 per rolling minute and 1,000 per rolling 24 hours (seeds/000 section 8).
+	// PilotPolicy: 60 per rolling minute and 1,000 per rolling 24 hours (docs/contracts/supply-api.md
+	// §8).
 	PilotPolicy = quota.Policy{Name: "pilot", Windows: []quota.Window{quota.RollingMinute(60), quota.RollingDay(1000)}}
-	// SandboxPolicy: 100 per hour (seeds/001 section 8). The sandbox key is one key shared by
-	// everyone, so its budget is counted per client address: metered per key, one busy user
+	// SandboxPolicy: 100 per hour (docs/contracts/resolver-api.md §8). The sandbox key is one key
+	// shared by everyone, so its budget is counted per client address: metered per key, one busy user
 	// would use up the sandbox for the world.
 	SandboxPolicy = quota.Policy{Name: "sandbox", Windows: []quota.Window{quota.RollingHour(100)}}
-	// StarterPolicy: 5,000 per hour (seeds/001 section 8).
+	// StarterPolicy: 5,000 per hour (docs/contracts/resolver-api.md §8).
 	StarterPolicy = quota.Policy{Name: "starter", Windows: []quota.Window{quota.RollingHour(5000)}}
-	// ProPolicy: 50,000 per hour (seeds/001 section 8).
+	// ProPolicy: 50,000 per hour (docs/contracts/resolver-api.md §8).
 	ProPolicy = quota.Policy{Name: "pro", Windows: []quota.Window{quota.RollingHour(50000)}}
 
 	// AnonymousSupplyPolicy: anonymous GET /v1/npi/{npi}, 100 per hour per client address
-	// (seeds/000 section 4 rule 8). Supply API responses to callers without a valid key describe
-	// this budget.
+	// (docs/contracts/supply-api.md §4 rule 8). Supply API responses to callers without a valid key
+	// describe this budget.
 	AnonymousSupplyPolicy = quota.Policy{Name: "v1-anonymous", Windows: []quota.Window{quota.RollingHour(100)}}
 	// EvidenceDemoPolicy: the unauthenticated evidence-query demo on the service host, 10 per
-	// 24 hours per client address (seeds/000 section 4, evidence query rule 7).
+	// 24 hours per client address (docs/contracts/supply-api.md §4, evidence query rule 7).
 	EvidenceDemoPolicy = quota.Policy{Name: "evidence-demo", Windows: []quota.Window{quota.RollingDay(10)}}
 	// AccessRequestPolicy: pilot access request submissions, valid or not, 10 per hour per
 	// client address: enough for a person correcting a form a few times, too few to flood the

@@ -13,7 +13,7 @@ import (
 	"providerdir/rest/quota"
 )
 
-// Resolver API error codes (seeds/001 section 7).
+// Resolver API error codes (docs/contracts/resolver-api.md §7).
 const (
 	CodeInvalidKey  = "invalid_key"
 	CodeRateLimited = "rate_limited"
@@ -72,9 +72,10 @@ func (g *Gate) RequireResolverKey(next http.Handler) http.Handler {
 }
 
 // ResolverSurface is the resolver's access rule for a whole subrouter mounted at prefix
-// ("/resolver/v1"), chosen per route: prefix/sandbox, the published sandbox key (seeds/001
-// section 5: usable without signup), is public (PublicResolver); everything else, unknown paths
-// and wrong methods included, asks for a key (RequireResolverKey). Use it with Guard.
+// ("/resolver/v1"), chosen per route: prefix/sandbox, the published sandbox key
+// (docs/contracts/resolver-api.md §5: usable without signup), is public (PublicResolver);
+// everything else, unknown paths and wrong methods included, asks for a key (RequireResolverKey).
+// Use it with Guard.
 func (g *Gate) ResolverSurface(prefix string) func(http.Handler) http.Handler {
 	public := map[string]bool{prefix + "/sandbox": true}
 	return func(next http.Handler) http.Handler {

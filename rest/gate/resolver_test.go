@@ -14,7 +14,7 @@ import (
 )
 
 // TestResolverEveryPath checks status, envelope and header set of every resolver path
-// (seeds/001 sections 7 and 8).
+// (docs/contracts/resolver-api.md §7 and §8).
 func TestResolverEveryPath(t *testing.T) {
 	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)

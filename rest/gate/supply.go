@@ -13,7 +13,7 @@ import (
 	"providerdir/rest/quota"
 )
 
-// Supply API error codes (seeds/000 section 7).
+// Supply API error codes (docs/contracts/supply-api.md §7).
 const (
 	CodeMissingAPIKey     = "missing_api_key"
 	CodeInvalidAPIKey     = "invalid_api_key"

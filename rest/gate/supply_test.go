@@ -14,7 +14,7 @@ import (
 const npi = "1234567893"
 
 // TestSupplyEveryPath sends one request down every path a supply API response can take and
-// checks status, envelope and the complete header set (seeds/000 section 8 rule 1).
+// checks status, envelope and the complete header set (docs/contracts/supply-api.md §8 rule 1).
 func TestSupplyEveryPath(t *testing.T) {
 	backends.Each(t, func(t *testing.T, b backends.Backend) {
 		st, _ := b.Open(t)
@@ -42,7 +42,7 @@ func TestSupplyEveryPath(t *testing.T) {
 			remaining int
 			window    string
 		}{
-			// Keyed: the pilot quota, reported for its rolling day (seeds/000 section 8 rule 1).
+			// Keyed: the pilot quota, reported for its rolling day (docs/contracts/supply-api.md §8 rule 1).
 			{"200 with a key", "GET", "/v1/specialties", bearer(key.Reveal()), 200, "", 1000, 999, "rolling-24h"},
 			{"404 from a handler", "GET", "/v1/providers/" + npi, bearer(key.Reveal()), 404, "provider_not_found", 1000, 998, "rolling-24h"},
 			{"404 from the router", "GET", "/v1/no/such/thing", bearer(key.Reveal()), 404, "not_found", 1000, 997, "rolling-24h"},

@@ -39,7 +39,7 @@ func TestPolicies(t *testing.T) {
 	}
 	if AnonymousSupplyPolicy.Windows[0].Limit != 100 || AnonymousSupplyPolicy.Windows[0].Length != time.Hour ||
 		EvidenceDemoPolicy.Windows[0].Limit != 10 || EvidenceDemoPolicy.Windows[0].Length != 24*time.Hour {
-		t.Error("anonymous limits differ from seeds/000")
+		t.Error("anonymous limits differ from docs/contracts/supply-api.md")
 	}
 }
 

@@ -1,7 +1,7 @@
-// Package intake owns the pilot access lifecycle of the supply API (seeds/000 section 1: "a key
-// is requested through a pilot intake form and approved manually"): the form posted to
-// POST /api/access-requests, its validation, the stored requests, and their approval, which
-// issues a pilot key through package apikey.
+// Package intake owns the pilot access lifecycle of the supply API (docs/contracts/supply-api.md
+// §1: keys are pilot keys, granted by the operator after an access request): the form posted to
+// POST /api/access-requests, its validation, the stored requests, and their approval, which issues
+// a pilot key through package apikey.
 //
 // Requests are store records of kind accessrequest with ids that sort by submission time
 // ("ar_20250608T143000_x7Kq9P"), so listing them in id order lists them oldest first.

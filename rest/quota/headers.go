@@ -27,8 +27,8 @@ var (
 )
 
 // SetHeaders writes the rate-limit fields with the reset as Unix seconds, as the resolver's
-// contract states them (seeds/001 section 8 rule 1) and the FHIR surface writes them too:
-// X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the binding window
+// contract states them (docs/contracts/resolver-api.md §8 rule 1) and the FHIR surface writes them
+// too: X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the binding window
 // (Decision.Binding), and the IETF fields of every window (SetIETFHeaders).
 func SetHeaders(h http.Header, d Decision) {
 	b := d.Binding()

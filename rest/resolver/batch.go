@@ -13,7 +13,7 @@ import (
 	"providerdir/rest/gate"
 )
 
-// MaxBatch is the most NPIs one POST /batch/npi resolves (seeds/001 section 8).
+// MaxBatch is the most NPIs one POST /batch/npi resolves (docs/contracts/resolver-api.md §8).
 const MaxBatch = 1000
 
 // MaxBatchBody bounds the request body: a full batch of NPIs written with generous whitespace

@@ -15,9 +15,9 @@ import (
 	"providerdir/stored"
 )
 
-// Facility is the facility record of GET /ccn/{ccn} (seeds/001 section 2): the certification
-// file's identity of the CCN, with the provenance of that record, joined with the Care Compare
-// rows of the same CCN. Every field is present; one no source states is null.
+// Facility is the facility record of GET /ccn/{ccn} (docs/contracts/resolver-api.md §2): the
+// certification file's identity of the CCN, with the provenance of that record, joined with the
+// Care Compare rows of the same CCN. Every field is present; one no source states is null.
 type Facility struct {
 	CCN          string `json:"ccn"`
 	FacilityName string `json:"facility_name"`

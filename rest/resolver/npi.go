@@ -17,8 +17,9 @@ import (
 	"providerdir/stored"
 )
 
-// Provider is the provider record of GET /npi/{npi} and of a batch result (seeds/001 section
-// 2): the registry's identity of the NPI with the registry record's 14 provenance keys.
+// Provider is the provider record of GET /npi/{npi} and of a batch result
+// (docs/contracts/resolver-api.md §2): the registry's identity of the NPI with the registry
+// record's 14 provenance keys.
 type Provider struct {
 	NPI              string             `json:"npi"`
 	EntityType       string             `json:"entity_type"`

@@ -23,8 +23,8 @@ const CodeInvalidProgramYear = "invalid_program_year"
 // familyOpenPayments is the source family of the payments.
 const familyOpenPayments = "openpayments"
 
-// Payments is the payments record of GET /payments/{npi} (seeds/001 section 2): one program
-// year's general payments tied to the NPI. Its provenance is the payment file's, with
+// Payments is the payments record of GET /payments/{npi} (docs/contracts/resolver-api.md §2): one
+// program year's general payments tied to the NPI. Its provenance is the payment file's, with
 // _confidence the weakest match among the year's records (see paymentsConfidence).
 type Payments struct {
 	NPI            string    `json:"npi"`

@@ -15,11 +15,12 @@ import (
 	"providerdir/stored"
 )
 
-// CodeInvalidType is an addition: a quality type other than the six of seeds/001 section 4.
+// CodeInvalidType is an addition: a quality type other than the six of
+// docs/contracts/resolver-api.md §4.
 const CodeInvalidType = "invalid_type"
 
-// Quality is the quality record of GET /quality/{type}/{id} (seeds/001 section 2): the facility's
-// Care Compare row for the type, with the row's provenance.
+// Quality is the quality record of GET /quality/{type}/{id} (docs/contracts/resolver-api.md §2):
+// the facility's Care Compare row for the type, with the row's provenance.
 type Quality struct {
 	Type         string `json:"type"`
 	CCN          string `json:"ccn"`

@@ -1,9 +1,8 @@
-// Package resolver owns the resolver API (/resolver/v1, seeds/001): provider records by NPI with
-// their facts, facility records by CCN, provider search, quality by facility type, payments by
-// NPI, and batch resolution. It reads the serving snapshot
-// through rest/internal/records, the same reader the supply API uses; keys, quotas and the
-// rate-limit headers come from the gate mounted around its routes, the error envelope from
-// package rest.
+// Package resolver owns the resolver API (/resolver/v1, docs/contracts/resolver-api.md): provider
+// records by NPI with their facts, facility records by CCN, provider search, quality by facility
+// type, payments by NPI, and batch resolution. It reads the serving snapshot through
+// rest/internal/records, the same reader the supply API uses; keys, quotas and the rate-limit
+// headers come from the gate mounted around its routes, the error envelope from package rest.
 package resolver
 
 import (
@@ -20,8 +19,8 @@ import (
 	"providerdir/store"
 )
 
-// Error codes of the resolver besides those package rest and the gate define (seeds/001
-// section 7), and the documented additions.
+// Error codes of the resolver besides those package rest and the gate define
+// (docs/contracts/resolver-api.md §7), and the documented additions.
 const (
 	CodeInvalidNPI    = "invalid_npi"
 	CodeBatchTooLarge = "batch_too_large"

@@ -26,8 +26,8 @@ func provenanceKeys(t *testing.T, what string, o map[string]any) {
 	}
 }
 
-// rateLimitHeaders fails unless the response carries the three rate-limit fields of seeds/001
-// section 8 as integers, Reset in Unix epoch seconds not in the past.
+// rateLimitHeaders fails unless the response carries the three rate-limit fields of
+// docs/contracts/resolver-api.md §8 as integers, Reset in Unix epoch seconds not in the past.
 func rateLimitHeaders(t *testing.T, what string, r response) {
 	t.Helper()
 	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {

@@ -12,9 +12,10 @@ import (
 // everyone, its budget counted per client address (gate.SandboxPolicy).
 const MeteredByClientAddress = "client_address"
 
-// Sandbox is the body of GET /sandbox (an addition): the published sandbox key, which seeds/001
-// section 5 makes shared, read-only and usable without signup, so that a client without a key
-// of its own (the agent tool server) can find it, with the limits the resolver applies to it.
+// Sandbox is the body of GET /sandbox (an addition): the published sandbox key, which
+// docs/contracts/resolver-api.md §5 makes shared, read-only and usable without signup, so that a
+// client without a key of its own (the agent tool server) can find it, with the limits the
+// resolver applies to it.
 type Sandbox struct {
 	Key    string        `json:"key"`
 	Tier   apikey.Tier   `json:"tier"`
@@ -23,7 +24,8 @@ type Sandbox struct {
 
 // SandboxLimits are the limits of the sandbox key, read from where they are enforced.
 type SandboxLimits struct {
-	// RequestsPerHour is the hourly request budget (seeds/001 section 8), counted per MeteredBy.
+	// RequestsPerHour is the hourly request budget (docs/contracts/resolver-api.md §8), counted per
+	// MeteredBy.
 	RequestsPerHour int64  `json:"requests_per_hour"`
 	MeteredBy       string `json:"metered_by"`
 	// BatchMaxNPIs is the most NPIs one POST /batch/npi takes; BatchNPIsPerHour the per-NPI

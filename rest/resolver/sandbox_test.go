@@ -9,8 +9,8 @@ import (
 )
 
 // GET /sandbox answers without a key, counts nothing, and gives the published sandbox key, which
-// opens the resolver, with the limits of seeds/001 section 8 and the rate-limit fields of the
-// caller's sandbox budget; after a rotation it gives the new key.
+// opens the resolver, with the limits of docs/contracts/resolver-api.md §8 and the rate-limit
+// fields of the caller's sandbox budget; after a rotation it gives the new key.
 func TestSandbox(t *testing.T) {
 	e := newEnv(t, backends.Embedded(t))
 	want := map[string]any{"requests_per_hour": 100.0, "metered_by": "client_address", "batch_max_npis": 1000.0,

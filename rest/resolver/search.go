@@ -19,8 +19,8 @@ import (
 	"providerdir/stored"
 )
 
-// Search paging: the default page size, the contract's cap (seeds/001 section 8: a larger limit
-// is served as MaxSearchLimit and echoed so), and the deepest page.
+// Search paging: the default page size, the contract's cap (docs/contracts/resolver-api.md §8: a
+// larger limit is served as MaxSearchLimit and echoed so), and the deepest page.
 const (
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 100
@@ -32,8 +32,8 @@ const (
 	SearchCandidates = 1000
 )
 
-// Search error codes, additions to seeds/001 section 7 (which leaves search's parameter errors
-// open): each a 400 naming the parameter.
+// Search error codes, additions to docs/contracts/resolver-api.md §7 (which leaves search's
+// parameter errors open): each a 400 naming the parameter.
 const (
 	CodeInvalidQuery    = "invalid_query"
 	CodeInvalidState    = "invalid_state"
@@ -42,7 +42,7 @@ const (
 	CodeInvalidPage     = "invalid_page"
 )
 
-// SearchResult answers GET /search (seeds/001 section 2).
+// SearchResult answers GET /search (docs/contracts/resolver-api.md §2).
 type SearchResult struct {
 	Query   SearchQuery `json:"query"`
 	Total   int         `json:"total"`

@@ -97,7 +97,8 @@ func TestByStateRowsAndProvenance(t *testing.T) {
 	}
 }
 
-// Rules 2-5 of seeds/000 section 4: recomputed rows, never underserved, the filter in meta.
+// Rules 2-5 of docs/contracts/supply-api.md §4: recomputed rows, never underserved, the filter in
+// meta.
 func TestSubspecialtyFilter(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)

@@ -11,9 +11,9 @@ import (
 	"providerdir/rest/apikey"
 )
 
-// Every path of seeds/000 section 4 built here, with every status and error code of section 7
-// it can answer, against a running server on the demo snapshot with real keys. Each response is
-// also checked against the interface description (client_test.go).
+// Every path of docs/contracts/supply-api.md §4 built here, with every status and error code of
+// section 7 it can answer, against a running server on the demo snapshot with real keys. Each
+// response is also checked against the interface description (client_test.go).
 func TestEndpointStatusesAndErrorCodes(t *testing.T) {
 	e := demoEnv(t)
 	f := demoFixtures(t)

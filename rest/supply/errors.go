@@ -8,8 +8,8 @@ import (
 	"providerdir/rest"
 )
 
-// Error codes of seeds/000 section 7 that the handlers answer with. The key and quota codes
-// (missing_api_key, invalid_api_key, rate_limit_exceeded) are the gate's.
+// Error codes of docs/contracts/supply-api.md §7 that the handlers answer with. The key and quota
+// codes (missing_api_key, invalid_api_key, rate_limit_exceeded) are the gate's.
 const (
 	CodeInvalidNPI          = "invalid_npi"
 	CodeMissingState        = "missing_state"
@@ -21,9 +21,9 @@ const (
 	CodeProviderNotFound    = "provider_not_found"
 	CodeMethodologyNotFound = "methodology_not_found"
 	CodeStateNotFound       = "state_not_found"
-	// CodeNPINotInRegistry is the 404 of GET /npi/{npi} for a well-formed NPI the registry does
-	// not hold. seeds/000 gives that endpoint a status only; the code is the resolver's for the
-	// same condition (seeds/001 section 4 rule 2).
+	// CodeNPINotInRegistry is the 404 of GET /npi/{npi} for a well-formed NPI the registry does not
+	// hold. docs/contracts/supply-api.md gives that endpoint a status only; the code is the
+	// resolver's for the same condition (docs/contracts/resolver-api.md §4 rule 2).
 	CodeNPINotInRegistry = rest.CodeNotFound
 )
 

@@ -14,7 +14,8 @@ import (
 	"providerdir/store"
 )
 
-// UptimeTarget is the uptime the pilot and production tiers are offered (seeds/001 section 8).
+// UptimeTarget is the uptime the pilot and production tiers are offered
+// (docs/contracts/resolver-api.md §8).
 const UptimeTarget = "99.9%"
 
 // Health is the data of GET /v1/health.

@@ -36,8 +36,8 @@ type SourceBlock struct {
 	Provenance BlockProvenance `json:"provenance"`
 }
 
-// Cache-Control of GET /v1/npi/{npi} (seeds/000 section 4 rule 8): anonymous answers may be
-// shared for 60 seconds and served stale for a day while revalidating; keyed ones never.
+// Cache-Control of GET /v1/npi/{npi} (docs/contracts/supply-api.md §4 rule 8): anonymous answers
+// may be shared for 60 seconds and served stale for a day while revalidating; keyed ones never.
 const (
 	CacheAnonymous     = "public, max-age=60, stale-while-revalidate=86400"
 	CacheAuthenticated = "private, no-store"

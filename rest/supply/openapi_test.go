@@ -92,8 +92,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("described as planned, not served: %v", planned)
 	}
 
-	// Every error code of seeds/000 section 7 and seeds/001 section 7 is described, and the
-	// resolver's additions.
+	// Every error code of docs/contracts/supply-api.md §7 and docs/contracts/resolver-api.md §7 is
+	// described, and the resolver's additions.
 	raw := e.get(t, "/v1/openapi.json").Raw
 	for _, code := range []string{"invalid_npi", "missing_state", "missing_county_fips", "state_county_mismatch",
 		"invalid_subspecialty", "missing_api_key", "invalid_api_key", "specialty_not_found", "county_not_found",

@@ -10,9 +10,9 @@ import (
 	"providerdir/rest/apikey"
 )
 
-// Section 8 of seeds/000 on the real endpoints: the pilot quota (60 per rolling minute, 1,000 per
-// rolling 24 hours), the anonymous budget of GET /npi/{npi} (100 per hour per address), the
-// rate-limit fields on every response, Retry-After: 60 on a 429, and a 429 not counted.
+// docs/contracts/supply-api.md §8 on the real endpoints: the pilot quota (60 per rolling minute,
+// 1,000 per rolling 24 hours), the anonymous budget of GET /npi/{npi} (100 per hour per address),
+// the rate-limit fields on every response, Retry-After: 60 on a 429, and a 429 not counted.
 func TestPilotQuotaPerMinute(t *testing.T) {
 	e := demoEnv(t)
 	key := e.Key(t, apikey.TierPilot)

@@ -1,7 +1,7 @@
-// Package supply owns the supply data API (/v1, seeds/000): its routes, handlers and the
-// ResponseMeta each response carries. It reads the serving snapshot of the store: the manifests,
-// the supply studies the ingest computed (mapping/study), and the source records of the
-// registry, exclusion list, enrollment and payment files; the envelopes themselves come from
+// Package supply owns the supply data API (/v1, docs/contracts/supply-api.md): its routes,
+// handlers and the ResponseMeta each response carries. It reads the serving snapshot of the store:
+// the manifests, the supply studies the ingest computed (mapping/study), and the source records of
+// the registry, exclusion list, enrollment and payment files; the envelopes themselves come from
 // package rest, and keys and quotas from the gate mounted around the routes.
 package supply
 

@@ -22,7 +22,8 @@ import (
 	"providerdir/webhook"
 )
 
-// CodeForbidden answers the read-only sandbox key (an addition to seeds/001 section 7).
+// CodeForbidden answers the read-only sandbox key (an addition to docs/contracts/resolver-api.md
+// §7).
 const CodeForbidden = "forbidden"
 
 // API serves the webhook registration endpoints of the resolver, behind the gate's key check.

@@ -6,9 +6,9 @@ import (
 	"providerdir/specialty"
 )
 
-// The taxonomy mix. Real NPPES has about 1% cardiologists; at 2,000 providers that is a dozen,
-// too few to spread over states or to exercise subspecialty filters. The mix therefore
-// over-weights the twelve registered specialties of the supply API (seeds/000 section 2) and
+// The taxonomy mix. Real NPPES has about 1% cardiologists; at 2,000 providers that is a dozen, too
+// few to spread over states or to exercise subspecialty filters. The mix therefore over-weights
+// the twelve registered specialties of the supply API (docs/contracts/supply-api.md §2) and
 // chiropractors, so that each gets tens of providers at demo scale and every registered
 // subspecialty code a handful, and fills the rest with the common professions of the real file.
 

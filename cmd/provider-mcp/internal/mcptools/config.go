@@ -9,7 +9,7 @@ import (
 	"providerdir/resolverclient"
 )
 
-// Environment variables the tool server reads (seeds/001 section 4).
+// Environment variables the tool server reads (docs/contracts/resolver-api.md §4).
 const (
 	// EnvAPIKey is the resolver key sent in X-Service-Key.
 	EnvAPIKey = "SERVICE_API_KEY"

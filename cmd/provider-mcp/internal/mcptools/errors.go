@@ -60,7 +60,8 @@ func toolError(err error) error {
 	return errorText{ToolError{Code: CodeFailed, Message: err.Error(), Guidance: "Do not retry as is."}}
 }
 
-// fromResolver carries the resolver's error over with the guidance of seeds/001 section 7.
+// fromResolver carries the resolver's error over with the guidance of
+// docs/contracts/resolver-api.md §7.
 func fromResolver(e *resolverclient.Error) ToolError {
 	t := ToolError{Code: e.Code, Message: e.Message, RequestID: e.RequestID, Status: e.Status, Retryable: e.Retryable()}
 	if e.RetryAfter > 0 {

@@ -1,11 +1,11 @@
-// Package mcptools is the agent tool server of seeds/001 section 4: the resolver API offered as
-// MCP tools (official Go SDK), each a read-only call of the resolver through the public Go
-// client. Every result is the resolver's body as it sent it, every field and the 14-key
+// Package mcptools is the agent tool server of docs/contracts/resolver-api.md §4: the resolver API
+// offered as MCP tools (official Go SDK), each a read-only call of the resolver through the public
+// Go client. Every result is the resolver's body as it sent it, every field and the 14-key
 // provenance unchanged (check_exclusion's fact is the record's exclusion fact, as sent); every
 // failure is a tool error (IsError) carrying the resolver's code and the contract's retry
-// guidance, never a protocol error or a crash. Arguments that do not fit the tool's input
-// schema (invalid_argument) or of the wrong form (an NPI without its check digit, a CCN of no
-// CMS form) are such tool errors too, given before any request.
+// guidance, never a protocol error or a crash. Arguments that do not fit the tool's input schema
+// (invalid_argument) or of the wrong form (an NPI without its check digit, a CCN of no CMS form)
+// are such tool errors too, given before any request.
 package mcptools
 
 import (
