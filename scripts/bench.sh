@@ -6,8 +6,9 @@
 # public FHIR reads and loopback trusted as a proxy, drives it with providerbench at each of
 # $BENCH_RATES offered rates, prints the table, draws the chart of p99 latency against offered
 # rate (data/bench/<providers>/latency.png) and stops the server. With BENCH_DOCS=FILE it also
-# writes the reference page there, with the chart beside it, keeping the section of the old page
-# that code comments point to.
+# writes the reference page there, with the chart beside it: the figures, one a row with the run's
+# date and machine, the method, and the section of design decisions kept from the old page, which
+# code comments point to.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 providers=${BENCH_PROVIDERS:-100000}
@@ -63,6 +64,48 @@ fhir_phases() { # fhir_phases LOG: the seconds of the FHIR projection and its co
 	awk '/^PHASE +SECONDS +SHARE +CPU +CORES$/ { on = 1; next }
 		on && NF >= 5 { all += $(NF - 3); if (/^building the fhir projection/ || /^committing fhir_/) fhir += $(NF - 3) }
 		END { printf "%.0f %.0f", fhir, (all > 0 ? 100 * fhir / all : 0) }' "$1"
+}
+
+# figure_rows NAME VALUE: the figure table's rows of one measurement, one figure a row: VALUE cut
+# at "; " and ". " outside parentheses and code spans (and a part still over 160 characters at
+# " / "), each row with the run's date and machine.
+figure_rows() {
+	awk -v name="$1" -v value="$2" -v date="$bench_date" -v machine="$bench_machine" '
+	function cut(s, seps, out,    n, i, c, depth, code, start, k, sep, part) {
+		n = 0; depth = 0; code = 0; start = 1
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c == "`") code = !code
+			else if (!code && c == "(") depth++
+			else if (!code && c == ")" && depth > 0) depth--
+			if (depth || code) continue
+			for (k in seps) {
+				sep = seps[k]
+				if (substr(s, i, length(sep)) == sep) {
+					part = substr(s, start, i - start + (sep == ". " ? 1 : 0))
+					if (part != "") out[++n] = part
+					start = i + length(sep)
+					i = start - 1
+					break
+				}
+			}
+		}
+		if (start <= length(s)) out[++n] = substr(s, start)
+		return n
+	}
+	BEGIN {
+		first[1] = "; "; first[2] = ". "; second[1] = " / "
+		n = cut(value, first, parts)
+		for (i = 1; i <= n; i++) {
+			if (length(parts[i]) > 160) {
+				m = cut(parts[i], second, sub_)
+				for (j = 1; j <= m; j++) printf "| %s | %s | %s | %s |\n", name, sub_[j], date, machine
+				delete sub_
+			} else {
+				printf "| %s | %s | %s | %s |\n", name, parts[i], date, machine
+			}
+		}
+	}'
 }
 
 phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log as markdown
@@ -316,35 +359,52 @@ fi
 echo "FHIR search on MongoDB: $mongo_page"
 [[ -z $docs ]] && exit 0
 
-# The reference page: today's figures, the method, and the design-choice figures kept as they are.
+# The reference page: the figures, one a row with the run's date and machine, the method, and the
+# design decisions kept as they are.
 chart=${docs%/*}/benchmarks-latency.png
 cp "$dir/latency.png" "$chart"
-kept=$(awk '/^## Figures behind design choices in the code/ { on = 1 } on && /^## / && !/Figures behind/ { on = 0 } on' docs/BENCHMARKS.md)
+kept=$(awk '/^## Design decisions/ { on = 1 } on && /^## / && !/Design decisions/ { on = 0 } on' docs/BENCHMARKS.md)
 store_size=$(du -sh "$dir/db" | cut -f1)
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+bench_date=$(date -u +%F)
+bench_machine="$cpu, $(nproc) cores, $mem"
+# stamp_table: a Markdown table with the run's date and machine added to every row.
+stamp_table() {
+	awk -v date="$bench_date" -v machine="$bench_machine" '
+		/^\| ---/ { print $0 " --- | --- |"; next }
+		/^\|/ && !header { print $0 " date | machine |"; header = 1; next }
+		/^\|/ { print $0 " " date " | " machine " |"; next }
+		{ print }' "$1"
+}
 cat >"$docs.new" <<DOC
 # Benchmarks
 
-Today's figures, written by \`make bench\` (scripts/bench.sh); \`make bench-quick\` runs the same at
-100,000 providers to check a change. The lab journal that led here is docs/benchmarks-history.md.
+The figures of the last \`make bench\` (scripts/bench.sh writes this page; \`make bench-quick\`
+runs the same at 100,000 providers and prints them only), one a row with the date and machine
+of its run. Figures of two machines compare only as ratios to a ceiling measured in the same run
+(Method). The design decisions at the end are the figures the code's comments cite.
 
-| | |
-|---|---|
-| machine | $cpu, $(nproc) cores, $mem |
-| date | $(date -u +%F) |
-| commit | $commit |
-| snapshot | $providers synthetic providers (seed 7), store $store_size |
-| load average (1, 5, 15 min) | before $load_before, after $load_after (the machine is shared) |
-| ingest | $providers providers, \`providerctl ingest\` into an empty store: $ingest_s s; $bare |
-| whole national drop | ${national_drop:-not run (BENCH_NATIONAL unset)} |
-| national NPPES ingest | ${national:-not run (BENCH_NATIONAL unset)} |
-| webhooks | $webhook_events watched provider.changed events: $webhooks |
-| weekly NPPES delta | \`providerctl ingest\` of a week's files on top of the snapshot: $weekly; ${national_weekly:-national scale not run} |
-| FHIR bulk export | \`GET /fhir/\$export?_type=Practitioner\`, the file downloaded over loopback: $bulk_export |
-| FHIR search on MongoDB | \`PractitionerRole?specialty=...&_include=PractitionerRole:practitioner\` on $mongo_page |
+## Figures
 
-$(cat "$dir/table.md")
+| figure | value | date | machine |
+|---|---|---|---|
+$(figure_rows "commit" "$commit")
+$(figure_rows "snapshot" "$providers synthetic providers (seed 7), store $store_size")
+$(figure_rows "load average (1, 5, 15 min)" "before $load_before; after $load_after (the machine is shared)")
+$(figure_rows "ingest" "$providers providers, \`providerctl ingest\` into an empty store: $ingest_s s; $bare")
+$(figure_rows "whole national drop" "${national_drop:-not run (BENCH_NATIONAL unset)}")
+$(figure_rows "national NPPES ingest" "${national:-not run (BENCH_NATIONAL unset)}")
+$(figure_rows "webhooks" "$webhook_events watched provider.changed events: $webhooks")
+$(figure_rows "weekly NPPES delta" "\`providerctl ingest\` of a week's files on top of the snapshot: $weekly; ${national_weekly:-national scale not run}")
+$(figure_rows "FHIR bulk export" "\`GET /fhir/\$export?_type=Practitioner\`, the file downloaded over loopback: $bulk_export")
+$(figure_rows "FHIR search on MongoDB" "\`PractitionerRole?specialty=...&_include=PractitionerRole:practitioner\` on $mongo_page")
+
+### Latency against offered load
+
+$(stamp_table "$dir/table.md")
+
+### Ingest phases
 
 Where the ingest of $providers providers spent its time (\`providerctl ingest\` prints this table last):
 
@@ -357,6 +417,8 @@ $(if [[ -n ${BENCH_NATIONAL:-} && -f ${ndir:-}/db.bare ]]; then
 	printf '\nWhere the national NPPES ingest spent its time:\n\n'
 	phase_table "$ndir/db.log" "$(cat "$ndir/db.bare")"
 fi)
+
+### Search quality
 
 Search quality on the labelled query set \`providerctl generate\` writes beside the drop:
 

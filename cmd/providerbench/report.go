@@ -152,7 +152,8 @@ func writeTable(out io.Writer, rows []row) error {
 	return tw.Flush()
 }
 
-// writeMarkdown writes the table, and note, when there is one, as a paragraph after it.
+// writeMarkdown writes the table, and note, when there is one, after it: its paragraphs wrapped
+// at noteWidth, so that the page's prose reads in a terminal as it does rendered.
 func writeMarkdown(file string, rows []row, note string) error {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(tableHeader, " | ") + " |\n")
@@ -161,7 +162,36 @@ func writeMarkdown(file string, rows []row, note string) error {
 		b.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
 	}
 	if note != "" {
-		b.WriteString("\n" + note + "\n")
+		b.WriteString("\n" + wrapParagraphs(note, noteWidth) + "\n")
 	}
 	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// noteWidth is the widest line of the notes under the Markdown table.
+const noteWidth = 100
+
+// wrapParagraphs breaks each paragraph of s (paragraphs are separated by a blank line) into lines
+// of at most width characters, between words; a word longer than width has a line of its own.
+func wrapParagraphs(s string, width int) string {
+	paras := strings.Split(s, "\n\n")
+	for i, p := range paras {
+		var lines []string
+		line := ""
+		for _, w := range strings.Fields(p) {
+			switch {
+			case line == "":
+				line = w
+			case len([]rune(line))+1+len([]rune(w)) <= width:
+				line += " " + w
+			default:
+				lines = append(lines, line)
+				line = w
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+		paras[i] = strings.Join(lines, "\n")
+	}
+	return strings.Join(paras, "\n\n")
 }
