@@ -1,7 +1,9 @@
 package resolver_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
+	"providerdir/rest/gate"
 	"providerdir/store"
 	"providerdir/store/embedded"
 )
@@ -119,5 +122,25 @@ func BenchmarkSearchAtScale(b *testing.B) {
 		if _, err := search(ctx, qs[i%len(qs)]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBatchAtScale posts batches of 1,000 of the large drop's labelled NPIs (each repeated
+// in turn when the set has fewer), as make bench's batch scenario does, over loopback.
+func BenchmarkBatchAtScale(b *testing.B) {
+	st, qs := scaleStore(b)
+	e := newEnv(b, st)
+	key := e.Key(b, apikey.TierPro)
+	npis := make([]string, 1000)
+	for i := range npis {
+		npis[i] = qs[i%len(qs)].NPI
+	}
+	body, _ := json.Marshal(map[string]any{"npis": npis})
+	for i := 0; b.Loop(); i++ {
+		e.send(b, i, func() *http.Request {
+			req, _ := http.NewRequest(http.MethodPost, e.URL+"/resolver/v1/batch/npi", bytes.NewReader(body))
+			req.Header.Set(gate.HeaderServiceKey, key)
+			return req
+		})
 	}
 }

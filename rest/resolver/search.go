@@ -487,7 +487,9 @@ func pairConditions(tokens []string, conds map[string]store.Condition) (map[stri
 // condition is the store condition one query token selects by (match.Expand): a prefix of the
 // name tokens for an initial; otherwise the token and its nicknames among the name tokens when
 // some record holds the token as a name word (unless fuzzy), and else also the words of the name
-// lexicon (generation words) within one edit of it. With a state, every key is the state's
+// lexicon (generation words) within one edit of it: the lexicon's deletion keys also reach words
+// two edits away (cdar and care share car), which no query word matches and which, common, would
+// multiply the records read. With a state, every key is the state's
 // (match.InState).
 func (s *searcher) condition(t string, fuzzy bool) (store.Condition, error) {
 	if c, ok := s.conds[condKey{t, fuzzy}]; ok {
@@ -510,7 +512,7 @@ func (s *searcher) condition(t string, fuzzy bool) (store.Condition, error) {
 				return store.Condition{}, err
 			}
 			for _, w := range near {
-				if !slices.Contains(tokens, w) {
+				if match.OneEdit(t, w) && !slices.Contains(tokens, w) {
 					tokens = append(tokens, w)
 				}
 			}
