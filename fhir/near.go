@@ -3,7 +3,6 @@ package fhir
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,15 +84,15 @@ func parseNear(value string) (nearQuery, error) {
 	for len(parts) < 4 {
 		parts = append(parts, "")
 	}
-	lat, errLat := decimal(parts[0])
-	lon, errLon := decimal(parts[1])
+	lat, errLat := geo.Decimal(parts[0])
+	lon, errLon := geo.Decimal(parts[1])
 	at := geo.Point{Lat: lat, Lon: lon}
 	if errLat != nil || errLon != nil || !at.Valid() {
 		return nearQuery{}, fmt.Errorf("%q is not a latitude (-90 to 90) and a longitude (-180 to 180) in decimal degrees", parts[0]+"|"+parts[1])
 	}
 	km := float64(DefaultNearKm)
 	if parts[2] != "" {
-		d, err := decimal(parts[2])
+		d, err := geo.Decimal(parts[2])
 		if err != nil || d <= 0 {
 			return nearQuery{}, fmt.Errorf("distance %q is not a number above 0", parts[2])
 		}
@@ -117,18 +116,6 @@ var nearUnits = map[string]float64{
 	"": 1, "km": 1, "m": 0.001,
 	"[mi_us]": kmPerUSMile, "mi_us": kmPerUSMile,
 	"[mi_i]": geo.KmPerMile, "mi_i": geo.KmPerMile, "mi": geo.KmPerMile,
-}
-
-// decimal parses a plain decimal number: no exponent, infinity or NaN.
-func decimal(s string) (float64, error) {
-	if s == "" || strings.Trim(s, "0123456789.-+") != "" {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
-	}
-	return v, nil
 }
 
 // nearCondition is the condition of a near search: the ZCTAs within its radius, nearest first;

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"providerdir/source/reference"
@@ -144,4 +146,18 @@ func Open(fsys fs.FS) (*Index, error) {
 		return nil, fmt.Errorf("geo: %w", err)
 	}
 	return NewIndex(cs), nil
+}
+
+// Decimal parses a plain decimal number ("40.75", "-73.9", "25"): digits, one point, a leading
+// sign. Exponents, infinities and NaN, which strconv.ParseFloat would take, are refused.
+func Decimal(s string) (float64, error) {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 || digits == "" || digits == "." || strings.Trim(digits, "0123456789.") != "" || strings.Count(digits, ".") > 1 {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return v, nil
 }

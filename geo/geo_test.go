@@ -81,3 +81,32 @@ func zip(n int) string {
 	}
 	return string(b)
 }
+
+// Decimal takes exactly the strings that are a sign, digits and at most one point, with a digit.
+func FuzzDecimal(f *testing.F) {
+	for _, s := range []string{"40.75", "-73.9", "+1", ".5", "5.", "1e3", "NaN", "Inf", "--1", "1.2.3", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, err := geo.Decimal(s)
+		body := s
+		if len(body) > 0 && (body[0] == '+' || body[0] == '-') {
+			body = body[1:]
+		}
+		digits, points := 0, 0
+		plain := true
+		for _, r := range body {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case r == '.':
+				points++
+			default:
+				plain = false
+			}
+		}
+		if want := plain && digits > 0 && points <= 1; (err == nil) != want {
+			t.Fatalf("Decimal(%q): err %v, want accepted %v", s, err, want)
+		}
+	})
+}

@@ -182,7 +182,7 @@ func (c *Client) CCNRaw(ctx context.Context, ccn string) (json.RawMessage, error
 // SearchRaw is Search's answer undecoded.
 func (c *Client) SearchRaw(ctx context.Context, p SearchParams) (json.RawMessage, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"q": p.Q, "state": p.State, "taxonomy": p.Taxonomy} {
+	for k, v := range map[string]string{"q": p.Q, "state": p.State, "taxonomy": p.Taxonomy, "near": p.Near} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -192,6 +192,9 @@ func (c *Client) SearchRaw(ctx context.Context, p SearchParams) (json.RawMessage
 	}
 	if p.Page != 0 {
 		q.Set("page", strconv.Itoa(p.Page))
+	}
+	if p.RadiusMiles != 0 {
+		q.Set("radius", strconv.FormatFloat(p.RadiusMiles, 'f', -1, 64))
 	}
 	return c.get(ctx, q, "search")
 }

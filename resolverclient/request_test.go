@@ -45,10 +45,14 @@ func TestRequestsAndPayloads(t *testing.T) {
 		{"search", func(c *resolverclient.Client) (any, error) {
 			return c.Search(context.Background(), resolverclient.SearchParams{Q: "jose garcia", State: "TX", Taxonomy: "207Q00000X", Limit: 5, Page: 2})
 		}, "GET", "/resolver/v1/search?limit=5&page=2&q=jose+garcia&state=TX&taxonomy=207Q00000X", "",
-			`{"query":{"q":"jose garcia","state":"TX","taxonomy":"207Q00000X","limit":5,"page":2},"total":7,"results":[{"npi":"1234567893","name":"JOSE GARCIA","entity_type":"individual","taxonomy":"207Q00000X","city":"AUSTIN","state":"TX","_match_score":0.93,` + prov + `}]}`},
+			`{"query":{"q":"jose garcia","state":"TX","taxonomy":"207Q00000X","limit":5,"page":2,"near":null,"radius":null},"total":7,"results":[{"npi":"1234567893","name":"JOSE GARCIA","entity_type":"individual","taxonomy":"207Q00000X","city":"AUSTIN","state":"TX","_match_score":0.93,` + prov + `}]}`},
+		{"search near a ZIP", func(c *resolverclient.Client) (any, error) {
+			return c.Search(context.Background(), resolverclient.SearchParams{Taxonomy: "207RC0000X", Near: "10001", RadiusMiles: 25.5})
+		}, "GET", "/resolver/v1/search?near=10001&radius=25.5&taxonomy=207RC0000X", "",
+			`{"query":{"q":"","state":null,"taxonomy":"207RC0000X","limit":20,"page":1,"near":"10001","radius":25.5},"total":1,"results":[{"npi":"1234567893","name":"A B","entity_type":"individual","city":"NEW YORK","state":"NY","_match_score":0,"distance_miles":0.4,` + prov + `}]}`},
 		{"search without filters", func(c *resolverclient.Client) (any, error) {
 			return c.Search(context.Background(), resolverclient.SearchParams{Q: "smith"})
-		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","state":null,"taxonomy":null,"limit":20,"page":1},"total":0,"results":[]}`},
+		}, "GET", "/resolver/v1/search?q=smith", "", `{"query":{"q":"smith","state":null,"taxonomy":null,"limit":20,"page":1,"near":null,"radius":null},"total":0,"results":[]}`},
 		{"quality", func(c *resolverclient.Client) (any, error) {
 			return c.Quality(context.Background(), "nursing-home", "055001")
 		},

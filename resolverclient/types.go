@@ -112,9 +112,14 @@ type FacilityAddress struct {
 
 // SearchParams are the query of GET /search. Zero values are left out of the request.
 type SearchParams struct {
+	// Q is the name; it may be empty when Near is given (a search by place alone).
 	Q        string
 	State    string
 	Taxonomy string
+	// Near is a 5-digit ZIP code or "latitude,longitude"; RadiusMiles the radius around it (the
+	// resolver's default 10 when 0, capped at 100).
+	Near        string
+	RadiusMiles float64
 	// Limit is the page size; the resolver caps it at 100.
 	Limit int
 	// Page is the page number, from 1.
@@ -136,6 +141,9 @@ type SearchQuery struct {
 	Taxonomy *string `json:"taxonomy"`
 	Limit    int     `json:"limit"`
 	Page     int     `json:"page"`
+	// Near and Radius (miles, as served) are nil without near.
+	Near   *string  `json:"near"`
+	Radius *float64 `json:"radius"`
 }
 
 // Candidate is one search result: the registry record in brief with its provenance.
@@ -148,6 +156,8 @@ type Candidate struct {
 	State      string `json:"state,omitempty"`
 	// MatchScore is the entity-resolution confidence for the query, not record provenance.
 	MatchScore float64 `json:"_match_score"`
+	// DistanceMiles is the distance from near of the practice ZIP's ZCTA centroid, with near.
+	DistanceMiles *float64 `json:"distance_miles,omitempty"`
 	Provenance
 }
 

@@ -50,25 +50,36 @@ type SearchResult struct {
 }
 
 // SearchQuery echoes the query as served: limit is the page size used (capped), page the page.
-// State and taxonomy are empty when the request gave none.
+// State and taxonomy are empty when the request gave none. Near is the ZIP code or
+// "latitude,longitude" searched around and Radius the radius in miles used (capped), "" and 0
+// without near.
 type SearchQuery struct {
 	Q        string
 	State    string
 	Taxonomy string
 	Limit    int
 	Page     int
+	Near     string
+	Radius   float64
+	near     *nearSearch
 }
 
-// MarshalJSON writes every field of the echo, state and taxonomy as null when the request gave
-// none, so a client finds the same keys in every answer.
+// MarshalJSON writes every field of the echo, state, taxonomy, near and radius as null when the
+// request gave none, so a client finds the same keys in every answer.
 func (q SearchQuery) MarshalJSON() ([]byte, error) {
+	var radius *float64
+	if q.Near != "" {
+		radius = &q.Radius
+	}
 	return json.Marshal(struct {
-		Q        string  `json:"q"`
-		State    *string `json:"state"`
-		Taxonomy *string `json:"taxonomy"`
-		Limit    int     `json:"limit"`
-		Page     int     `json:"page"`
-	}{q.Q, nullIfEmpty(q.State), nullIfEmpty(q.Taxonomy), q.Limit, q.Page})
+		Q        string   `json:"q"`
+		State    *string  `json:"state"`
+		Taxonomy *string  `json:"taxonomy"`
+		Limit    int      `json:"limit"`
+		Page     int      `json:"page"`
+		Near     *string  `json:"near"`
+		Radius   *float64 `json:"radius"`
+	}{q.Q, nullIfEmpty(q.State), nullIfEmpty(q.Taxonomy), q.Limit, q.Page, nullIfEmpty(q.Near), radius})
 }
 
 func nullIfEmpty(s string) *string {
@@ -88,6 +99,8 @@ type Candidate struct {
 	City       string  `json:"city,omitempty"`
 	State      string  `json:"state,omitempty"`
 	MatchScore float64 `json:"_match_score"`
+	// DistanceMiles is the distance of the practice ZIP's ZCTA centroid from near, with near.
+	DistanceMiles *float64 `json:"distance_miles,omitempty"`
 	stored.Provenance
 }
 
@@ -103,8 +116,9 @@ type searchRecord struct {
 		Code string `json:"code"`
 	} `json:"taxonomies"`
 	PracticeAddress struct {
-		City  string `json:"city"`
-		State string `json:"state"`
+		City       string `json:"city"`
+		State      string `json:"state"`
+		PostalCode string `json:"postal_code"`
 	} `json:"practice_address"`
 }
 
@@ -147,6 +161,19 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		unavailable(w, r, "The provider registry is not loaded; retry later.")
 		return
 	}
+	if sq.near != nil && len(sq.near.zips) == 0 {
+		rest.WriteJSON(w, r, http.StatusOK, SearchResult{Query: sq, Results: []Candidate{}})
+		return
+	}
+	if len(tokens) == 0 {
+		page, total, err := nearest(ctx, a.records.Store(), v, sq)
+		if err != nil {
+			fail(w, r, "search", err)
+			return
+		}
+		rest.WriteJSON(w, r, http.StatusOK, SearchResult{Query: sq, Total: total, Results: page})
+		return
+	}
 	ranked, total, err := rank(ctx, a.records.Store(), v, sq, tokens)
 	if err != nil {
 		fail(w, r, "search", err)
@@ -165,10 +192,15 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 	if len(sq.Q) > MaxQueryLen {
 		return sq, nil, CodeInvalidQuery, "q is at most " + strconv.Itoa(MaxQueryLen) + " bytes."
 	}
+	if code, msg := parseNear(&sq, p.Get("near"), p.Get("radius")); code != "" {
+		return sq, nil, code, msg
+	}
 	tokens := match.QueryTokens(sq.Q)
 	switch {
+	case sq.near != nil && strings.TrimSpace(sq.Q) == "":
+		tokens = nil // a search by place alone
 	case !slices.ContainsFunc(tokens, func(t string) bool { return len([]rune(t)) > 1 }):
-		return sq, nil, CodeInvalidQuery, "q is a provider or organization name with at least one word of two or more letters."
+		return sq, nil, CodeInvalidQuery, "q is a provider or organization name with at least one word of two or more letters (or give near to search by place)."
 	case sq.State != "" && ident.ValidateState(sq.State) != nil:
 		return sq, nil, CodeInvalidState, "state is a two-letter USPS code such as CA."
 	case sq.Taxonomy != "" && ident.ValidateTaxonomy(sq.Taxonomy) != nil:
@@ -251,7 +283,11 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 	}
 	out := make([]Candidate, 0, len(sel.recs))
 	for _, b := range sel.recs {
-		out = append(out, candidate(b.Record, b.Provenance, rs))
+		c := candidate(b.Record, b.Provenance, rs)
+		if sq.near != nil {
+			c.DistanceMiles = sq.near.distance(b.Record.PracticeAddress.PostalCode)
+		}
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b Candidate) int {
 		if a.MatchScore != b.MatchScore {
@@ -535,6 +571,9 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 	for _, t := range match.Selective(tokens) {
 		q.Where = append(q.Where, conds[t])
 	}
+	if sq.near != nil {
+		q.Where = append(q.Where, sq.near.condition())
+	}
 	page, err := st.Find(ctx, q)
 	if err != nil {
 		return nil, 0, err
@@ -546,6 +585,9 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 		}
 		if sq.Taxonomy != "" {
 			q.Where = append(q.Where, store.Condition{Param: stored.KeyTaxonomy, Values: []string{sq.Taxonomy}})
+		}
+		if sq.near != nil {
+			q.Where = append(q.Where, sq.near.condition())
 		}
 		if page, err = st.Find(ctx, q); err != nil {
 			return nil, 0, err

@@ -43,11 +43,13 @@ func New(c *resolverclient.Client, version string) *mcp.Server {
 		schemaFor[resolverclient.ProviderWithFacts]())
 	add(s, &mcp.Tool{Name: "search_providers", Title: "Search providers",
 		Description: "Find providers by name (entity resolution: initials, nicknames, accents, word order and small typos " +
-			"still match), narrowed by state and taxonomy. Returns ranked candidates with _match_score (confidence the " +
+			"still match), narrowed by state and taxonomy, or near a ZIP code or point within a radius in miles (with near, q " +
+			"may be left out: the providers nearest first, each with distance_miles from its practice ZIP's Census centroid). Returns ranked candidates with _match_score (confidence the " +
 			"candidate is the one meant, not record provenance), the registry record's 14-key provenance, and the exact total; " +
 			"resolve a candidate's NPI for its full sourced record."},
 		func(ctx context.Context, in searchInput) (json.RawMessage, error) {
-			return c.SearchRaw(ctx, resolverclient.SearchParams{Q: in.Q, State: in.State, Taxonomy: in.Taxonomy, Limit: in.Limit, Page: in.Page})
+			return c.SearchRaw(ctx, resolverclient.SearchParams{Q: in.Q, State: in.State, Taxonomy: in.Taxonomy,
+				Near: in.Near, RadiusMiles: in.Radius, Limit: in.Limit, Page: in.Page})
 		},
 		schemaFor[resolverclient.SearchResult]())
 	add(s, &mcp.Tool{Name: "get_facility", Title: "Get a facility",
@@ -97,11 +99,13 @@ type (
 		NPI string `json:"npi" jsonschema:"the provider's 10-digit National Provider Identifier, the last digit its check digit"`
 	}
 	searchInput struct {
-		Q        string `json:"q" jsonschema:"the provider's name, as well as it is known"`
-		State    string `json:"state,omitempty" jsonschema:"two-letter state code of the practice address"`
-		Taxonomy string `json:"taxonomy,omitempty" jsonschema:"NUCC taxonomy code, for example 207Q00000X"`
-		Limit    int    `json:"limit,omitempty" jsonschema:"page size, at most 100"`
-		Page     int    `json:"page,omitempty" jsonschema:"page number, from 1"`
+		Q        string  `json:"q,omitempty" jsonschema:"the provider's name, as well as it is known; may be left out with near"`
+		State    string  `json:"state,omitempty" jsonschema:"two-letter state code of the practice address"`
+		Taxonomy string  `json:"taxonomy,omitempty" jsonschema:"NUCC taxonomy code, for example 207Q00000X"`
+		Near     string  `json:"near,omitempty" jsonschema:"a 5-digit ZIP code or latitude,longitude to search around"`
+		Radius   float64 `json:"radius,omitempty" jsonschema:"miles around near, 10 by default, at most 100"`
+		Limit    int     `json:"limit,omitempty" jsonschema:"page size, at most 100"`
+		Page     int     `json:"page,omitempty" jsonschema:"page number, from 1"`
 	}
 	ccnInput struct {
 		CCN string `json:"ccn" jsonschema:"the facility's CMS Certification Number"`

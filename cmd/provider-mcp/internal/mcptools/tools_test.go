@@ -128,7 +128,9 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: annotations %+v, want read-only, idempotent, not destructive, with a description", tool.Name, a)
 		}
 		in := tool.InputSchema.(map[string]any)
-		if in["type"] != "object" || len(in["required"].([]any)) == 0 {
+		required, _ := in["required"].([]any)
+		// search_providers takes a name or a place (q or near), neither required alone
+		if in["type"] != "object" || len(required) == 0 && tool.Name != "search_providers" {
 			t.Errorf("%s: input schema %v", tool.Name, in)
 		}
 		// MCP requires an output schema of type object; clients (the TypeScript SDK's) drop a
@@ -203,6 +205,8 @@ func TestCallTools(t *testing.T) {
 			path: "/batch/npi", body: `{"npis":["` + strings.Join(batch, `","`) + `"]}`},
 		{tool: "search_providers", args: map[string]any{"q": l.f.OrganizationName, "state": l.f.OrganizationState, "limit": 5},
 			method: "GET", path: "/search?" + url.Values{"q": {l.f.OrganizationName}, "state": {l.f.OrganizationState}, "limit": {"5"}}.Encode()},
+		{tool: "search_providers", args: map[string]any{"near": "10001", "radius": 25, "limit": 3},
+			method: "GET", path: "/search?" + url.Values{"near": {"10001"}, "radius": {"25"}, "limit": {"3"}}.Encode()},
 		{tool: "search_providers", args: map[string]any{"q": l.f.OrganizationName},
 			method: "GET", path: "/search?" + url.Values{"q": {l.f.OrganizationName}}.Encode()},
 		{tool: "get_quality", args: map[string]any{"type": l.f.QualityType, "ccn": l.f.QualityCCN}, method: "GET",
