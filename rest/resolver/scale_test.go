@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/catalog"
+	"providerdir/geo"
+	"providerdir/internal/testing/demostore"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/store"
 	"providerdir/store/embedded"
+	"providerdir/stored"
 )
 
 // scaleStore opens the embedded store named by RESOLVER_SCALE_STORE (a directory ingested from
@@ -143,4 +148,87 @@ func BenchmarkBatchAtScale(b *testing.B) {
 			return req
 		})
 	}
+}
+
+// BenchmarkNearVsName compares, in one run over loopback, a search of 25 miles around the ZIP
+// code that holds the most practices (pages of 20, by place alone) with the labelled name
+// searches (pages of 20), alternating them; it reports each one's time and their ratio
+// (near/name). It runs on the large store of RESOLVER_SCALE_STORE when set, else on the demo
+// snapshot.
+func BenchmarkNearVsName(b *testing.B) {
+	var st store.Store
+	var qs []queryset.Query
+	if os.Getenv("RESOLVER_SCALE_STORE") != "" {
+		st, qs = scaleStore(b)
+	} else {
+		d := demostore.Open(b)
+		built, err := queryset.Build(d.Drop, 1000, 7)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, qs = d.Store, built
+	}
+	zip := densestZCTA(b, st)
+	e := newEnv(b, st)
+	key := e.Key(b, apikey.TierPro)
+	get := func(i int, v url.Values) time.Duration {
+		start := time.Now()
+		e.send(b, i, func() *http.Request {
+			req, _ := http.NewRequest(http.MethodGet, e.URL+"/resolver/v1/search?"+v.Encode(), nil)
+			req.Header.Set(gate.HeaderServiceKey, key)
+			return req
+		})
+		return time.Since(start)
+	}
+	var near, name time.Duration
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		q := qs[i%len(qs)]
+		name += get(2*i, url.Values{"q": {q.Q}, "state": {q.State}, "taxonomy": {q.Taxonomy}, "limit": {"20"}})
+		near += get(2*i+1, url.Values{"near": {zip}, "radius": {"25"}, "limit": {"20"}})
+		n++
+	}
+	b.ReportMetric(float64(near.Microseconds())/float64(n), "near-µs/op")
+	b.ReportMetric(float64(name.Microseconds())/float64(n), "name-µs/op")
+	b.ReportMetric(float64(near)/float64(name), "near/name")
+}
+
+// densestZCTA is the 5-digit ZIP code with a ZCTA that the most registry records practise at.
+func densestZCTA(b *testing.B, st store.Store) string {
+	ctx := b.Context()
+	snap, err := store.Serving(ctx, st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := geo.ZCTAs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	count := map[string]int{}
+	q := store.Query{Collection: catalog.RegistryProviders, Generation: snap.Generation(catalog.RegistryProviders),
+		Limit: store.MaxLimit, KeysOf: []string{stored.KeyPostal}}
+	for {
+		page, err := st.Find(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range page.Docs {
+			for _, k := range d.Keys {
+				if _, ok := ix.Lookup(k.Value); ok {
+					count[k.Value]++
+				}
+			}
+		}
+		if q.After = page.Next; q.After == "" {
+			break
+		}
+	}
+	best := ""
+	for z, c := range count {
+		if c > count[best] || c == count[best] && z < best {
+			best = z
+		}
+	}
+	b.Logf("densest ZCTA %s: %d records", best, count[best])
+	return best
 }
