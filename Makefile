@@ -59,7 +59,8 @@ run: demo-data
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
 # on a private PostgreSQL unless MONGODB_URI already names a server.
 test:
-	@bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs mcpinspector test-go
+	@start=$$(date +%s); bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs mcpinspector test-go; status=$$?; \
+		wall=$$(($$(date +%s) - start)); printf 'make test wall time: %dm%02ds\n' $$((wall / 60)) $$((wall % 60)); exit $$status
 
 # The conformance suite also validates every FHIR resource it is served with the npm fhir package
 # (R4 schema and FHIRPath checks written elsewhere), installed once under .cache when npm is there.
@@ -79,10 +80,11 @@ mcpinspector:
 		npm install --prefix $(MCPINSPECTOR) --no-audit --no-fund $(MCPINSPECTOR_PKG) >/dev/null; \
 	fi
 
-# The mongo backend's suite takes minutes on FerretDB, hence the long timeout.
+# The mongo backend's suite takes minutes on FerretDB, hence the long timeout. scripts/gotest.sh
+# ends with the slowest packages and the run's wall time.
 test-go:
 	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) \
-	PROVIDERDIR_MCP_INSPECTOR=$(CURDIR)/$(MCPINSPECTOR) $(GO) test -count=1 -timeout 30m ./...
+	PROVIDERDIR_MCP_INSPECTOR=$(CURDIR)/$(MCPINSPECTOR) GO=$(GO) bash scripts/gotest.sh -count=1 -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

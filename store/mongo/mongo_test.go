@@ -3,6 +3,7 @@ package mongo
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -22,6 +23,20 @@ import (
 // The suite needs a MongoDB-protocol server. scripts/mongotest.sh starts one (FerretDB on a
 // private PostgreSQL); `make test` does that itself.
 const howToStart = `start one with: eval "$(scripts/mongotest.sh start)"`
+
+// TestMain runs the checks of the suite 16 at a time unless -parallel says otherwise: they wait
+// on the server's round trips far more than they compute, each on a database of its own.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", "16"); err != nil {
+			panic(err)
+		}
+	}
+	os.Exit(m.Run())
+}
 
 func TestStore(t *testing.T) {
 	storecontract.Run(t, func(t *testing.T) store.Store { return openTest(t) })

@@ -3,6 +3,7 @@ package storecontract
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"providerdir/store"
@@ -198,22 +199,26 @@ var modelQueries = []store.Query{
 }
 
 // testQueryModel runs every query shape on random data and compares results, order and
-// counts with the model, paging with several page sizes.
+// counts with the model, paging with several page sizes. The shapes only read, so each is a
+// parallel subtest on the one store.
 func testQueryModel(t *testing.T, s store.Store) {
 	docs := modelDocs(7, 400)
 	mustPut(t, s, "g1", "c", docs...)
 	m := newModel(docs...)
-	for _, q := range modelQueries {
+	for i, q := range modelQueries {
 		q.Generation, q.Collection = "g1", "c"
-		want := m.query(q)
-		for _, limit := range []int{1, 2, 7, store.MaxLimit} {
-			if got := ids(findAll(t, s, q, limit)); !equalIDs(got, want) {
-				t.Errorf("Find(%s) with limit %d:\n got %q\nwant %q", describe(q), limit, got, want)
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			want := m.query(q)
+			for _, limit := range []int{1, 2, 7, store.MaxLimit} {
+				if got := ids(findAll(t, s, q, limit)); !equalIDs(got, want) {
+					t.Errorf("Find(%s) with limit %d:\n got %q\nwant %q", describe(q), limit, got, want)
+				}
 			}
-		}
-		if n := mustCount(t, s, q); n != int64(len(want)) {
-			t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
-		}
+			if n := mustCount(t, s, q); n != int64(len(want)) {
+				t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
+			}
+		})
 	}
 }
 

@@ -23,7 +23,8 @@ import (
 // Run runs the whole conformance suite. open must return a new, empty store each time it is
 // called and arrange its cleanup with t.Cleanup. The suite closes some stores itself, so the
 // cleanup must accept that Close may already have been called (a second Close may return
-// store.ErrClosed).
+// store.ErrClosed). Every check runs on a store of its own, so the checks run in parallel (up to
+// go test's -parallel): open is called from several goroutines at once.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	groups := []struct {
 		name  string
@@ -48,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Run(g.name, func(t *testing.T) {
 			for _, tc := range g.tests {
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
 					s := open(t)
 					if s == nil {
 						t.Fatal("open returned a nil store")
