@@ -1,6 +1,6 @@
-// Command providerd serves every HTTP surface of the provider directory from one store. This
-// file only wires: configuration, logger, metrics, store, surfaces, listener. Behaviour lives in
-// the packages it wires, where it is tested.
+// Command providerd serves every HTTP surface of the provider directory from one store. It only
+// runs: configuration, logger, metrics, store, the service package builds, listener. Behaviour
+// lives in the packages service wires, where it is tested.
 package main
 
 import (
@@ -10,17 +10,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
 
-	"github.com/gorilla/mux"
-
-	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/buildinfo"
 	"providerdir/internal/config"
@@ -28,22 +23,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/internal/metrics"
 	"providerdir/internal/storeopen"
-	"providerdir/rest"
-	"providerdir/rest/auditpack"
-	"providerdir/rest/evidence"
-	"providerdir/rest/evidence/chat"
-	"providerdir/rest/export"
-	"providerdir/rest/gate"
-	"providerdir/rest/intake"
-	"providerdir/rest/quota"
-	"providerdir/rest/resolver"
-	"providerdir/rest/supply"
-	"providerdir/rest/webhooks"
-	"providerdir/smart"
-	"providerdir/store"
-	"providerdir/store/remote"
-	"providerdir/web"
-	"providerdir/webhook"
+	"providerdir/service"
 )
 
 func main() {
@@ -87,10 +67,6 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
-// reclaimInterval is how often the server looks for a previous snapshot past its rollback
-// window and for generations nothing references.
-const reclaimInterval = time.Minute
-
 func serve(cfg config.Config, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -109,112 +85,12 @@ func serve(cfg config.Config, log *slog.Logger) error {
 			log.Error("close store", slog.Any("error", err))
 		}
 	}()
-	reclaimed := make(chan struct{})
-	defer func() { <-reclaimed }() // the reclaimer stops with ctx, before the store closes
-	go func() {
-		defer close(reclaimed)
-		store.ReclaimEvery(ctx, st, cfg.RollbackWindow, reclaimInterval, func(dropped []string, err error) {
-			switch {
-			case err != nil:
-				log.Warn("reclaim retired generations", slog.Any("error", err))
-			case len(dropped) > 0:
-				log.Info("retired generations dropped", slog.Any("generations", dropped))
-			}
-		})
-	}()
-
-	hooks := webhook.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}
-	fsrv := fhir.New(fhirConfig(cfg, st, log, hooks))
-
-	limiter := rateLimiter(cfg, st, log)
-	defer func() { // after the server has drained, before the store closes
-		if err := limiter.Close(); err != nil {
-			log.Error("write the rate-limit windows", slog.Any("error", err))
-		}
-	}()
-	g := gate.New(st, gate.Options{TrustedProxies: cfg.TrustedProxies, Limiter: limiter})
-	if err := g.Start(ctx); err != nil { // publishes the resolver sandbox key on first start
-		return fmt.Errorf("publish the resolver sandbox key: %w", err)
-	}
-
-	// Deliveries go only to owners still active: the SMART clients of FHIR subscriptions and the
-	// resolver keys of webhooks.
-	owners := webhook.Owners{Clients: smart.Registry{Store: st}, Keys: g.Keys()}
-	hookCtx, stopHooks := context.WithCancel(ctx)
-	delivered := make(chan struct{})
-	defer func() { stopHooks(); <-delivered }() // the webhook worker stops before the store closes
-	go func() {
-		defer close(delivered)
-		webhook.NewWorker(webhook.WorkerOptions{Store: st, Policy: hooks, Concurrency: cfg.WebhookConcurrency, Log: log,
-			Notifier: fsrv, Owners: owners}).Run(hookCtx)
-	}()
-	access := intake.New(st, g.Keys(), nil)
-	packs := auditpack.New(st, cfg.BaseURL)
-
-	// The sandbox client's private key is written beside an embedded store's directory, so the
-	// demo can print it and a newcomer can sign an assertion with it.
-	sandboxKey := ""
-	if dir := cfg.Store.LocalDir(); dir != "" {
-		sandboxKey = filepath.Join(dir, config.SandboxKeyFile)
-	}
-	auth, err := smart.New(smart.Config{Store: st, BaseURL: cfg.BaseURL, PublicRead: cfg.FHIRPublicRead, SandboxKeyFile: sandboxKey,
-		TrustedProxies: cfg.TrustedProxies, Limiter: limiter, Log: log})
-	if err != nil {
-		return err // says "smart: ..." already
-	}
-	defer auth.Close() // before the store closes
-
-	sup := supply.New(st, cfg.BaseURL)
-	model := languageModel(cfg)
-	ask := evidence.New(evidence.Config{Store: st, Studies: sup, BaseURL: cfg.BaseURL, Model: model})
-	exports := export.Options{BaseURL: cfg.BaseURL}
-	if model != nil {
-		exports.Narrator = export.ChatNarrator{Model: model}
-	}
-
-	h, err := httpserver.New(httpserver.Options{
-		Logger:         log,
-		Metrics:        m,
-		Ready:          httpserver.StoreCheck(raw), // raw: the backend's own Ping, if it has one
-		TrustedProxies: cfg.TrustedProxies,
-		CORSOrigins:    cfg.CORSOrigins,
-		Surfaces: []httpserver.Surface{
-			{Name: "v1", Prefix: "/v1", Error: rest.V1Error, CORS: true, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) {
-				sup.Routes(r)
-				ask.Routes(r)
-				export.New(st, exports).Routes(r)
-				packs.Routes(r)
-			})},
-			{Name: "resolver", Prefix: "/resolver/v1", Error: rest.ResolverError, CORS: true, Routes: gate.Guard(g.ResolverSurface("/resolver/v1"), func(r *mux.Router) {
-				resolver.New(st).Routes(r)
-				webhooks.NewAPI(st, hooks, nil).Routes(r)
-			})},
-			{Name: "fhir", Prefix: "/fhir", Error: fhir.Error, CORS: true, Routes: func(r *mux.Router) {
-				auth.Routes(r)
-				r.Use(auth.Protect)
-				fsrv.Routes(r)
-			}},
-			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
-				access.Register(r, g.LimitIP(gate.AccessRequestPolicy))
-				packs.Register(r, g.LimitIP(auditpack.Policy))
-				ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy))
-			}},
-			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL, AuditPacks: auditPages(packs)}).Routes},
-		},
-	})
+	// raw answers readiness: the backend's own Ping, if it has one.
+	svc, err := service.New(ctx, cfg, service.Options{Store: st, Ready: raw, Metrics: m, Log: log})
 	if err != nil {
 		return err
 	}
-	if cfg.Store.Backend == storeopen.BackendEmbedded {
-		// Operator commands reach the store through this process while it holds it.
-		admin, err := remote.Listen(remote.SocketPath(cfg.Store.Dir))
-		if err != nil {
-			return fmt.Errorf("store socket: %w", err)
-		}
-		adminSrv := &http.Server{Handler: remote.Handler(st), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = adminSrv.Serve(admin) }()
-		defer adminSrv.Close()
-	}
+	defer svc.Close() // after the server has drained, before the store closes
 
 	if cfg.MetricsAddr != "" {
 		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)
@@ -234,38 +110,11 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		slog.String("store", cfg.Store.String()),
 		slog.String("commit", buildinfo.PipelineVersion()),
 		slog.Bool("uncommitted_changes", buildinfo.Modified()))
-	return httpserver.Serve(ctx, ln, h, httpserver.ServerOptions{
+	return httpserver.Serve(ctx, ln, svc.Handler, httpserver.ServerOptions{
 		DrainDelay:      cfg.DrainDelay,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Logger:          log,
 	})
-}
-
-// rateLimiter is the limiter of every budget the service meters. One process owns an embedded
-// store, so it counts in memory and writes the windows behind its decisions; processes sharing
-// a MongoDB store lease slots from the windows in the store, so that they enforce one quota
-// without a round trip on every request.
-func rateLimiter(cfg config.Config, st store.Store, log *slog.Logger) *quota.Limiter {
-	if cfg.Store.Backend == storeopen.BackendEmbedded {
-		return quota.NewLocal(st, nil, quota.WriteBehind, log)
-	}
-	return quota.NewLeased(st, nil, quota.WriteBehind, log)
-}
-
-// fhirConfig configures the FHIR surface behind SMART: the grant of a request is the one
-// SMART's Protect put into its context.
-func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger, hooks webhook.AddressPolicy) fhir.Config {
-	return fhir.Config{Store: st, BaseURL: cfg.BaseURL + "/fhir", PublicRead: cfg.FHIRPublicRead, CORSOrigins: cfg.CORSOrigins,
-		GrantFrom: func(ctx context.Context) (fhir.Grant, bool) { return smart.GrantFrom(ctx) }, Log: log, Subscriptions: &hooks}
-}
-
-// languageModel is the language model the evidence query phrases answers with and the exports
-// word their narratives with; nil without --llm-url.
-func languageModel(cfg config.Config) evidence.Completer {
-	if cfg.LLMURL == "" {
-		return nil
-	}
-	return chat.New(chat.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
 }
 
 // serveMetrics serves the metrics on their own listener at addr until the returned function is

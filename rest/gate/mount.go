@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/rest"
 )
 
 // Guard returns a surface's Routes function (httpserver.Surface.Routes) with mw around every
@@ -111,4 +112,35 @@ func plainTemplate(t string) string {
 		}
 	}
 	return b.String()
+}
+
+// V1Prefix and ResolverPrefix are where the service mounts the supply API and the resolver.
+const (
+	V1Prefix       = "/v1"
+	ResolverPrefix = "/resolver/v1"
+)
+
+// V1 is the supply API's surface as the service mounts it: routes on /v1, every request behind
+// the supply access rule (SupplySurface), errors in the v1 envelope, open to the configured CORS
+// origins.
+func (g *Gate) V1(routes ...func(*mux.Router)) httpserver.Surface {
+	return httpserver.Surface{Name: "v1", Prefix: V1Prefix, Error: rest.V1Error, CORS: true,
+		Routes: Guard(g.SupplySurface(V1Prefix), all(routes))}
+}
+
+// Resolver is the resolver's surface as the service mounts it: routes on /resolver/v1, every
+// request behind the resolver access rule (ResolverSurface), errors in the resolver envelope,
+// open to the configured CORS origins.
+func (g *Gate) Resolver(routes ...func(*mux.Router)) httpserver.Surface {
+	return httpserver.Surface{Name: "resolver", Prefix: ResolverPrefix, Error: rest.ResolverError, CORS: true,
+		Routes: Guard(g.ResolverSurface(ResolverPrefix), all(routes))}
+}
+
+// all registers every routes function on one router, in order.
+func all(routes []func(*mux.Router)) func(*mux.Router) {
+	return func(r *mux.Router) {
+		for _, add := range routes {
+			add(r)
+		}
+	}
 }

@@ -1,5 +1,5 @@
-// Package liveserver runs the service's HTTP surfaces over a store on a loopback listener, wired
-// as providerd wires them, for black-box tests: the real HTTP server and the gate, started over
+// Package liveserver runs the service's HTTP surfaces over a store on a loopback listener, mounted
+// as the service package mounts them, for black-box tests: the real HTTP server and the gate, started over
 // the store, with loopback trusted as a proxy so that X-Forwarded-For plays distinct clients and
 // each test meets its own per-address limits. A test says only what it mounts; the API keys and
 // SMART clients it plays are real registrations in the store. Only tests import it.
@@ -22,7 +22,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/resolver"
@@ -82,25 +81,20 @@ func Start(tb testing.TB, st store.Store, o Options, mount Mount) *Server {
 	return &Server{URL: srv.URL, Gate: g}
 }
 
-// Supply is the /v1 surface as providerd mounts it: behind the gate's supply check, the supply
-// API over st (its links built on base) and whatever more routes on the same surface.
+// Supply is the /v1 surface as the service mounts it (gate.V1): the supply API over st, its
+// links built on base, and whatever more routes on the same surface.
 func Supply(st store.Store, base string, g *gate.Gate, more ...func(*mux.Router)) httpserver.Surface {
-	return httpserver.Surface{Name: "v1", Prefix: "/v1", Error: rest.V1Error, Routes: gate.Guard(g.SupplySurface("/v1"), func(r *mux.Router) {
-		supply.New(st, base).Routes(r)
-		for _, routes := range more {
-			routes(r)
-		}
-	})}
+	return g.V1(append([]func(*mux.Router){supply.New(st, base).Routes}, more...)...)
 }
 
-// Resolver is the /resolver/v1 surface as providerd mounts it: the resolver over st behind the
-// gate's access rule (a key on every route but the public sandbox key's).
+// Resolver is the /resolver/v1 surface as the service mounts it (gate.Resolver): the resolver
+// over st.
 func Resolver(st store.Store, g *gate.Gate) httpserver.Surface {
-	return httpserver.Surface{Name: "resolver", Prefix: ResolverPrefix, Error: rest.ResolverError, Routes: gate.Guard(g.ResolverSurface(ResolverPrefix), resolver.New(st).Routes)}
+	return g.Resolver(resolver.New(st).Routes)
 }
 
-// ResolverPrefix is where providerd mounts the resolver.
-const ResolverPrefix = "/resolver/v1"
+// ResolverPrefix is where the service mounts the resolver.
+const ResolverPrefix = gate.ResolverPrefix
 
 func logger(w io.Writer) *slog.Logger {
 	if w == nil {
