@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,15 +11,7 @@ import (
 // directory with nothing beside it: no --reference, no PROVIDERD_ environment. The reference
 // families come from the files built into the binary.
 func TestFreshCheckout(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command builds the binary under test: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "providerctl")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtProviderctl(t)
 
 	work := t.TempDir()
 	var environ []string

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -162,11 +161,7 @@ func TestPlainBuildKnowsItsCommit(t *testing.T) {
 	if f := strings.Fields(string(dirs)); err != nil || len(f) != 2 || f[0] != f[1] {
 		t.Skip("a linked worktree: the Go toolchain stamps no version-control facts there")
 	}
-	bin := filepath.Join(t.TempDir(), "providerctl")
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(bin, "version").Output()
+	out, err := exec.Command(builtProviderctl(t), "version").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
