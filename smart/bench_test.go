@@ -11,7 +11,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 
 	"providerdir/catalog"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/smart"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // ClientCheckInterval is how long Protect relies on what it last read of a client's record: a

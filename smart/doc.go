@@ -24,7 +24,7 @@
 // every replica. Time claims (exp, iat, nbf) get a leeway of ClockSkew (5 s), in client
 // assertions and in access tokens alike, and must be JSON numbers.
 //
-// FHIR requests are metered in the store (rest/quota), with the resolver API's rate-limit fields
+// FHIR requests are metered in the store (package quota), with the resolver API's rate-limit fields
 // on every metered response and 429 with Retry-After past the budget: each client has the
 // Budget its record sets (requests per rolling minute; 0 unmetered, its responses without
 // rate-limit fields), by default ClientPolicy (6,000), the shared sandbox client SandboxPolicy

@@ -9,10 +9,10 @@ import (
 
 	"providerdir/internal/clientip"
 	"providerdir/internal/logging"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
-// The FHIR surface's budgets, metered by rest/quota (rolling windows shared by every replica on
+// The FHIR surface's budgets, metered by package quota (rolling windows shared by every replica on
 // a shared store, counted in memory and written behind on a store one process owns; a refused
 // request counted nowhere). Every response they meter carries the rate-limit
 // fields the resolver API sends (quota.SetHeaders: X-RateLimit-Limit, X-RateLimit-Remaining,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/smart"
 )
 

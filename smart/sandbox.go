@@ -15,8 +15,8 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
+	"providerdir/internal/fileperm"
 	"providerdir/store"
-	"providerdir/store/embedded"
 )
 
 const (
@@ -122,7 +122,7 @@ func newSandboxKey() ([]byte, error) {
 // users may read is refused rather than quietly fixed: whoever could read it may have copied it,
 // and the operator should know.
 func writeKeyFile(path string, k jwk.Key) error {
-	if err := embedded.CheckPrivate(path); err != nil {
+	if err := fileperm.CheckPrivate(path); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(k, "", "  ")

@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/clientip"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/store"
 )
 

@@ -25,12 +25,12 @@ import (
 	"providerdir/conformance"
 	"providerdir/fhir"
 	"providerdir/internal/config"
+	"providerdir/internal/fileperm"
 	"providerdir/internal/storeopen"
 	"providerdir/mapping/fhirmap"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
-	"providerdir/store/embedded"
 	"providerdir/webhook"
 )
 
@@ -432,7 +432,7 @@ func demoPilotKey(ctx context.Context, keys *apikey.Manager, file string) (strin
 // create, kept in file (mode 0600) for the next run. A file that other users may read is
 // refused, as the server refuses such a store or key file.
 func keptCredential(file string, valid func(string) bool, create func() (string, error)) (string, error) {
-	if err := embedded.CheckPrivate(file); err != nil {
+	if err := fileperm.CheckPrivate(file); err != nil {
 		return "", err
 	}
 	if b, err := os.ReadFile(file); err == nil {

@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"providerdir/internal/config"
 	"providerdir/match/queryset"
 	"providerdir/source/synth"
 )
@@ -25,7 +24,7 @@ func init() {
 			providers := fs.Int64("providers", 2000, "NPPES records of the drop (2000 for the demo, about 9000000 for national scale)")
 			seed := fs.Uint64("seed", 1, "seed; the same seed and flags give byte-identical files")
 			out := fs.String("out", "", "directory to write the drop to (created if missing)")
-			reference := config.ReferenceFlag(fs, e.getenv)
+			reference := referenceFlag(fs, e.getenv)
 			snapshot := fs.String("snapshot", "", "snapshot date of a base drop (default 2025-06-08)")
 			evolveFrom := fs.String("evolve-from", "", "earlier drop to write the next snapshot of; seed and scale come from its manifest")
 			weeklyFrom := fs.String("weekly-from", "", "drop to write the NPPES weekly update files of (the week after its snapshot); seed from its manifest")

@@ -26,7 +26,7 @@ func init() {
 		summary: "load a drop of source files into a new snapshot and switch to it when whole",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
-			reference := config.ReferenceFlag(fs, e.getenv)
+			reference := referenceFlag(fs, e.getenv)
 			dryRun := fs.Bool("dry-run", false, "read and validate every file, write nothing")
 			force := fs.Bool("force", false, "reload families whose files are identical to the serving ones")
 			snapshot := fs.String("snapshot-date", "", "snapshot date to record, overriding the dates in the file names")

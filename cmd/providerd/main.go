@@ -24,6 +24,7 @@ import (
 	"providerdir/internal/metrics"
 	"providerdir/internal/storeopen"
 	"providerdir/service"
+	"providerdir/source/reference"
 )
 
 func main() {
@@ -44,7 +45,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 0
 	}
 	if err == nil {
-		err = cfg.CheckReference()
+		// A reference directory that does not exist is reported at start, not at the first use
+		// of a reference file.
+		_, err = reference.Open(cfg.Reference)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "providerd: %v (run providerd --help)\n", err)

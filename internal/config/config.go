@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -24,7 +23,6 @@ import (
 	"time"
 
 	"providerdir/internal/storeopen"
-	"providerdir/source/reference"
 )
 
 // Defaults of the options that have one.
@@ -435,29 +433,18 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// CheckReference reports a reference directory that does not exist, at start rather than at the
-// first use of a reference file. The built-in files ("") are always there.
-func (c Config) CheckReference() error {
-	_, err := reference.Open(c.Reference)
-	return err
-}
-
 // referenceUsage is the help text of --reference, wherever it is defined.
 const referenceUsage = "directory of newer public reference files, laid out as the built-in set (census/, nucc/, cms/, nppes/); default: the files built into the binary"
 
 // ReferenceFlag defines --reference on fs for providerctl's subcommands, with the same default
 // and PROVIDERD_REFERENCE fallback as providerd. Call the returned function after fs.Parse: it
-// returns the reference files to read.
-func ReferenceFlag(fs *flag.FlagSet, getenv func(string) string) func() (iofs.FS, error) {
+// returns the directory chosen ("" for the built-in files) and where it came from ("--reference",
+// "PROVIDERD_REFERENCE", "default --reference"), for an error to name.
+func ReferenceFlag(fs *flag.FlagSet, getenv func(string) string) func() (dir, from string) {
 	v := fs.String("reference", DefaultReference, referenceUsage+" (env "+EnvName("reference")+")")
-	return func() (iofs.FS, error) {
+	return func() (string, string) {
 		set := false
 		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "reference" })
-		dir, from := resolve("reference", *v, set, getenv)
-		files, err := reference.Open(dir)
-		if err != nil {
-			return nil, fmt.Errorf("invalid %s: %w", from, err)
-		}
-		return files, nil
+		return resolve("reference", *v, set, getenv)
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"flag"
 	"io"
-	iofs "io/fs"
 	"log/slog"
 	"net/netip"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -249,29 +247,6 @@ func TestStoreFlag(t *testing.T) {
 	}
 }
 
-func TestCheckReference(t *testing.T) {
-	dir := t.TempDir()
-	file := dir + "/f"
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		path string
-		ok   bool
-	}{
-		{"", true}, // the built-in files
-		{dir, true},
-		{file, false},
-		{dir + "/missing", false},
-	}
-	for _, tt := range tests {
-		err := Config{Reference: tt.path}.CheckReference()
-		if (err == nil) != tt.ok {
-			t.Errorf("CheckReference(%s) = %v", tt.path, err)
-		}
-	}
-}
-
 func TestFHIRPublicRead(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -326,52 +301,5 @@ func TestWebhookFlags(t *testing.T) {
 		if err != nil || c.WebhookAllowLoopback != tt.loopback || c.WebhookConcurrency != tt.concurrency {
 			t.Errorf("%v %v: got %v %d, %v", tt.args, tt.env, c.WebhookAllowLoopback, c.WebhookConcurrency, err)
 		}
-	}
-}
-
-func TestReferenceFlag(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(dir+"/nucc", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dir+"/nucc/marker", []byte("newer"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		args    []string
-		env     func(string) string
-		want    string // a file the chosen set holds
-		wantErr string
-	}{
-		{"built-in by default", nil, env(), "census/NST-EST2024-ALLDATA.csv", ""},
-		{"directory from the environment", nil, env("PROVIDERD_REFERENCE", dir), "nucc/marker", ""},
-		{"flag over the environment", []string{"--reference", dir}, env("PROVIDERD_REFERENCE", "/nonexistent"), "nucc/marker", ""},
-		{"missing directory", []string{"--reference", dir + "/absent"}, env(), "", "invalid --reference: reference directory"},
-		{"missing directory in the environment", nil, env("PROVIDERD_REFERENCE", dir+"/absent"), "", "invalid PROVIDERD_REFERENCE"},
-		{"a file, not a directory", []string{"--reference", dir + "/nucc/marker"}, env(), "", "is not a directory"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("x", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			get := ReferenceFlag(fs, tt.env)
-			if err := fs.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
-			files, err := get()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := iofs.Stat(files, tt.want); err != nil {
-				t.Errorf("the chosen reference set lacks %s: %v", tt.want, err)
-			}
-		})
 	}
 }

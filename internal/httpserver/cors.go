@@ -31,7 +31,7 @@ var corsAllowHeaders = strings.Join([]string{
 }, ", ")
 
 // corsExposeHeaders are the response headers a cross-origin caller may read beyond the ones CORS
-// always exposes: the rate-limit fields (rest/quota and rest/gate), caching validators, where a
+// always exposes: the rate-limit fields (quota and rest/gate), caching validators, where a
 // created or found resource is, the request id, and the authentication challenge.
 var corsExposeHeaders = strings.Join([]string{
 	"ETag", "Last-Modified", "Location", "Content-Location", requestid.Header, "WWW-Authenticate", "Allow",

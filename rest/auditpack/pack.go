@@ -16,7 +16,7 @@ import (
 	"providerdir/catalog"
 	"providerdir/rest"
 	"providerdir/rest/dataset"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // NPICeilingFactor sets the resolver's per-NPI ceiling on batch resolution

@@ -17,7 +17,7 @@ import (
 	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/gate"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // errorWriter is a surface's error envelope writer (rest.V1Error, rest.ResolverError, ...).

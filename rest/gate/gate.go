@@ -51,7 +51,7 @@ import (
 
 	"providerdir/internal/clientip"
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 	"providerdir/store"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"providerdir/rest"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // HeaderWindow names the window the supply API's X-RateLimit-* fields describe.

@@ -8,7 +8,7 @@ import (
 	"providerdir/internal/logging"
 
 	"providerdir/rest"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // LimitIP meters the requests it wraps by client address under p, for the unauthenticated

@@ -2,7 +2,7 @@ package gate
 
 import (
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // Quota policies, as the contracts state them.

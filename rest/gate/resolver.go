@@ -10,7 +10,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // Resolver API error codes (docs/contracts/resolver-api.md §7).

@@ -10,7 +10,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 // Supply API error codes (docs/contracts/supply-api.md §7).

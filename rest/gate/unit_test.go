@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"providerdir/rest/apikey"
-	"providerdir/rest/quota"
+	"providerdir/quota"
 )
 
 func TestPolicies(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"providerdir/internal/fileperm"
 	"providerdir/store"
 )
 
@@ -64,7 +65,7 @@ func (s *Store) Load(ctx context.Context, gen, coll string) (store.Loading, erro
 	if n != 0 {
 		return nil, fmt.Errorf("%w: collection %s of generation %s already holds documents", store.ErrConflict, coll, gen)
 	}
-	if err := os.MkdirAll(filepath.Join(s.dir, loadsDir), privateDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.dir, loadsDir), fileperm.DirMode); err != nil {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}
 	dir, err := os.MkdirTemp(filepath.Join(s.dir, loadsDir), "load-")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"providerdir/internal/fileperm"
 	"slices"
 
 	"github.com/minio/minlz"
@@ -75,7 +76,7 @@ type runWriter struct {
 }
 
 func createRun(path string, skip int, kind runKind) (*runWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, privateFileMode)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileperm.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: load: %w", err)
 	}

@@ -90,7 +90,7 @@ func WithCacheSize(bytes int64) Option { return func(c *config) { c.cacheSize = 
 func WithMemTableSize(bytes uint64) Option { return func(c *config) { c.memTableSize = bytes } }
 
 // Open opens (creating if needed) the store in directory dir. It refuses a store whose directory
-// other users may enter (CheckPrivate), makes an empty directory 0700, and creates the directory
+// other users may enter (fileperm.CheckPrivate), makes an empty directory 0700, and creates the directory
 // 0700 and every file in it 0600.
 func Open(dir string, opts ...Option) (*Store, error) {
 	if err := makePrivate(dir); err != nil {

@@ -2,59 +2,27 @@ package embedded
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"providerdir/internal/fileperm"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// The store's directory holds the secret that signs FHIR access tokens and the digests of API
-// keys, so everything in it is for the owner alone: directories 0700, files 0600.
-const (
-	privateDirMode  fs.FileMode = 0o700
-	privateFileMode fs.FileMode = 0o600
-)
-
-// CheckPrivate refuses a directory or file that users other than its owner may read, write or
-// (for a directory) search, saying which path and the command that fixes it. A path that does
-// not exist passes: it will be created private. It guards the store's directory and the key
-// files written beside it.
-func CheckPrivate(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	perm := fi.Mode().Perm()
-	if perm&0o077 == 0 {
-		return nil
-	}
-	what, fix := "file", "chmod 600"
-	if fi.IsDir() {
-		what, fix = "directory", "chmod 700"
-	}
-	return fmt.Errorf("%s %s is open to other users (mode %04o) and holds secrets; make it the owner's only with `%s %s`",
-		what, path, perm, fix, path)
-}
-
 // makePrivate prepares dir for Open: an empty directory that other users may enter (one made
 // by hand, or a test's temporary directory) holds nothing yet and is made 0700; a store that
-// already lives in such a directory is refused by CheckPrivate.
+// already lives in such a directory is refused by fileperm.CheckPrivate.
 func makePrivate(dir string) error {
 	if f, err := os.Open(dir); err == nil {
 		_, rerr := f.Readdirnames(1)
 		f.Close()
 		if errors.Is(rerr, io.EOF) {
-			if err := os.Chmod(dir, privateDirMode); err != nil {
+			if err := os.Chmod(dir, fileperm.DirMode); err != nil {
 				return err
 			}
 		}
 	}
-	return CheckPrivate(dir)
+	return fileperm.CheckPrivate(dir)
 }
 
 // privateFS is Pebble's file system with every file it creates or reopens for writing set to
@@ -78,17 +46,17 @@ func (p privateFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategor
 }
 
 func (p privateFS) MkdirAll(dir string, _ os.FileMode) error {
-	return p.FS.MkdirAll(dir, privateDirMode)
+	return p.FS.MkdirAll(dir, fileperm.DirMode)
 }
 
 // Lock creates the lock file the owner's only before Pebble opens it (Pebble's Lock creates it
 // with os.Create, which keeps the mode of a file that exists).
 func (p privateFS) Lock(name string) (io.Closer, error) {
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, privateFileMode)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, fileperm.FileMode)
 	if err != nil {
 		return nil, err
 	}
-	err = f.Chmod(privateFileMode)
+	err = f.Chmod(fileperm.FileMode)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -106,7 +74,7 @@ func private(name string) func(vfs.File, error) (vfs.File, error) {
 		if err != nil {
 			return f, err
 		}
-		if err := os.Chmod(name, privateFileMode); err != nil {
+		if err := os.Chmod(name, fileperm.FileMode); err != nil {
 			_ = f.Close()
 			return nil, err
 		}
