@@ -30,6 +30,9 @@ const (
 	earthKm = 6371.0088
 )
 
+// Vintage is the Gazetteer vintage of the centroids, which a position built from them cites.
+const Vintage = zcta.Vintage
+
 // MaxRadiusMiles caps every near search's radius: 100 miles (160.9 km). A search of a larger
 // area would be a search of a whole state, which the state parameters answer.
 const MaxRadiusMiles = 100

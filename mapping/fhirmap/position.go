@@ -2,7 +2,6 @@ package fhirmap
 
 import (
 	"providerdir/geo"
-	"providerdir/source/zcta"
 )
 
 // A Location's position is the internal point of its ZIP code's ZIP Code Tabulation Area, from
@@ -64,7 +63,7 @@ func position(a *Address) (*Position, string, error) {
 			{URL: "method", ValueCode: PositionMethod},
 			{URL: "zcta", ValueString: zip},
 			{URL: "source", ValueURI: GazetteerURL},
-			{URL: "vintage", ValueString: zcta.Vintage},
+			{URL: "vintage", ValueString: geo.Vintage},
 			{URL: "confidence", ValueDecimal: &conf},
 		}}},
 		Longitude: p.Lon, Latitude: p.Lat,
