@@ -39,6 +39,11 @@ func fhirChecks() []Check {
 		checks = append(checks, Check{f, "read " + typ + ": profile and mandatory elements", readCheck(typ)})
 	}
 	for _, typ := range servedTypes {
+		if planNetProfiles[typ] != "" {
+			checks = append(checks, Check{f, "Plan-Net " + typ + ": who claims the profile meets it; _profile finds them", planNetCheck(typ)})
+		}
+	}
+	for _, typ := range servedTypes {
 		if len(mustSupport[typ]) > 0 {
 			checks = append(checks, Check{f, "must support " + typ + ": each element in served data", mustSupportCheck(typ)})
 		}
@@ -124,8 +129,10 @@ func checkCapabilityStatement(ctx context.Context, e *Env) error {
 				}
 			}
 		}
-		if want, ok := profiles[r.Type]; ok && !slices.Contains(r.SupportedProfile, want) {
-			problems = append(problems, fmt.Sprintf("%s supportedProfile %v lacks %s", r.Type, r.SupportedProfile, want))
+		for _, want := range []string{profiles[r.Type], planNetProfiles[r.Type]} {
+			if want != "" && !slices.Contains(r.SupportedProfile, want) {
+				problems = append(problems, fmt.Sprintf("%s supportedProfile %v lacks %s", r.Type, r.SupportedProfile, want))
+			}
 		}
 		var interactions []string
 		for _, in := range r.Interaction {

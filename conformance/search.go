@@ -49,6 +49,7 @@ var shallSearches = []shallSearch{
 	{"Location", "address-state", of(func(r map[string]any) string { s, _ := path(r, "address", "state").(string); return s })},
 	{"Location", "address-postalcode", of(func(r map[string]any) string { s, _ := path(r, "address", "postalCode").(string); return s })},
 	{"Location", "organization", of(reference("managingOrganization"))},
+	{"Location", "type", of(firstCoding("type"))},
 	{"HealthcareService", "specialty", of(firstCoding("specialty"))},
 	{"HealthcareService", "organization", of(reference("providedBy"))},
 	{"HealthcareService", "location", of(reference("location"))},
@@ -75,7 +76,6 @@ var noDataSearches = []struct{ typ, param, value string }{
 	{"HealthcareService", "coverage-area", "Location/none"},
 	{"HealthcareService", "service-type", "none"},
 	{"Location", "partof", "Location/none"},
-	{"Location", "type", "none"},
 	{"Location", "endpoint", "Endpoint/none"},
 }
 

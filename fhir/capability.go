@@ -161,7 +161,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 			"_lastUpdated, descending with -). _include and _revinclude reach one level, and _include:iterate and " +
 			"_revinclude:iterate go on from the resources included until nothing new is found; together they add at most " + strconv.Itoa(maxIncludes) +
 			" resources per page, with an OperationOutcome warning entry when more were left out. _tag matches the " +
-			"provenance tags as served (system <base>/provenance/<key>), _profile the one profile each type claims. Chained parameters " +
+			"provenance tags as served (system <base>/provenance/<key>), _profile the profiles each type claims (its resources that meet the Plan-Net profile claim it too). Chained parameters " +
 			"(reference.parameter, one level) and _has:Type:reference:parameter reverse chains are supported on every " +
 			"reference parameter. One that matches more than " + strconv.Itoa(maxChain) + " resources of the other type is checked " +
 			"per candidate instead: such a page reads at most " + strconv.Itoa(probeFactor*maxChain) + " candidates and may hold fewer " +
@@ -190,7 +190,7 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 	for _, t := range fhirmap.Types {
 		res := capResource{
 			Type: t, Profile: "http://hl7.org/fhir/StructureDefinition/" + t,
-			SupportedProfile: []string{fhirmap.Profiles[t]},
+			SupportedProfile: supportedProfiles(t),
 			Documentation:    resourceDocs[t],
 			Interaction: []capInteraction{
 				{Code: "read", Documentation: "ETag, Last-Modified, If-None-Match and If-Modified-Since; 410 for resources removed by the latest snapshot"},
@@ -226,6 +226,15 @@ func capabilityStatement(base, tokenURL string, publicRead bool, corsOrigins []s
 	rest.Operation = []capOperation{{Name: "export", Definition: "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export", Documentation: bulkDocumentation}}
 	cs.Rest = []capRest{rest}
 	return cs
+}
+
+// supportedProfiles are the profiles a type's resources claim: the type's own, then its Plan-Net
+// profile, which the resources that meet it claim too.
+func supportedProfiles(typ string) []string {
+	if p := fhirmap.PlanNetProfiles[typ]; p != "" {
+		return []string{fhirmap.Profiles[typ], p}
+	}
+	return []string{fhirmap.Profiles[typ]}
 }
 
 // corsDescription says which browser origins may call the server (CORS), for the security

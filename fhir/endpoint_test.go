@@ -122,7 +122,6 @@ func TestEndpointParameters(t *testing.T) {
 		{"service by coverage area", "HealthcareService", []string{"coverage-area", "Location/" + strings.TrimPrefix(managing, "Organization/")}, none, true},
 		{"service by type", "HealthcareService", []string{"service-type", "hosp"}, none, true},
 		{"location by partof", "Location", []string{"partof", "Location/" + strings.TrimPrefix(managing, "Organization/")}, none, true},
-		{"location by type", "Location", []string{"type", "HOSP"}, none, true},
 		{"endpoints of a chained organization", "Endpoint", []string{"organization.name", text(all["Organization"][strings.TrimPrefix(managing, "Organization/")], "name")},
 			func(r res) bool {
 				org := all["Organization"][strings.TrimPrefix(text(r["managingOrganization"], "reference"), "Organization/")]

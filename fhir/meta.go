@@ -13,23 +13,33 @@ import (
 	"providerdir/store"
 )
 
-// The parameters on meta: _profile and _tag. Neither has search keys of its own. Every resource
-// of a type claims the one profile fhirmap.Profiles names, so _profile matches all of the type
-// or nothing. Tags are the provenance codings of a resource's tag set, which a snapshot holds a
-// handful of: a _tag search finds the sets that hold a matching tag, then the resources that
-// name one of them (fhirmap.KeyTag), one index lookup.
+// The parameters on meta: _profile and _tag. Every resource of a type claims the profile
+// fhirmap.Profiles names, so _profile with it matches all of the type; the resources that meet
+// their type's Plan-Net profile (fhirmap.PlanNetProfiles) claim it too and carry it as a search
+// key (fhirmap.KeyProfile). Tags are the provenance codings of a resource's tag set, which a
+// snapshot holds a handful of: a _tag search finds the sets that hold a matching tag, then the
+// resources that name one of them (fhirmap.KeyTag), one index lookup.
 
-// addProfileParam parses _profile: a uri, matched exactly against the type's profile canonical.
+// addProfileParam parses _profile: uris, each matched exactly against a profile canonical the
+// type's resources claim.
 func addProfileParam(q *query, modifier, name, value string) error {
 	if modifier != "" {
 		return unsupported(name, "modifier :%s is not supported on _profile", modifier)
 	}
+	var planNet bool
 	for _, v := range splitValues(value) {
-		if unescape(v) == fhirmap.Profiles[q.typ] {
+		switch unescape(v) {
+		case fhirmap.Profiles[q.typ]:
 			return nil // every resource of the type claims it
+		case fhirmap.PlanNetProfiles[q.typ]:
+			planNet = true
 		}
 	}
-	q.empty = true
+	if !planNet {
+		q.empty = true
+		return nil
+	}
+	q.where = append(q.where, store.Condition{Param: fhirmap.KeyProfile, Values: []string{fhirmap.PlanNetProfiles[q.typ]}, Match: store.Exact})
 	return nil
 }
 

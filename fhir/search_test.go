@@ -312,6 +312,23 @@ func cases(t *testing.T, all map[string]map[string]res) []searchCase {
 			return text(r, "name") == orgName || anyOf(list(r["alias"]), func(a any) bool { return a == orgName })
 		}, false},
 		{"org type", "Organization", []string{"type", "prov"}, func(r res) bool { return hasCode(r, "type", "", "prov") }, false},
+		// Plan-Net's coded types and profiles.
+		{"org Plan-Net type", "Organization", []string{"type", "prvgrp"}, func(r res) bool { return hasCode(r, "type", fhirmap.SystemPlanNetOrgType, "prvgrp") }, false},
+		{"org Plan-Net type system|code", "Organization", []string{"type", fhirmap.SystemPlanNetOrgType + "|fac"}, func(r res) bool { return hasCode(r, "type", fhirmap.SystemPlanNetOrgType, "fac") }, false},
+		{"location type", "Location", []string{"type", "HOSP,OF"}, func(r res) bool {
+			return hasCode(r, "type", fhirmap.SystemRoleCode, "HOSP") || hasCode(r, "type", fhirmap.SystemRoleCode, "OF")
+		}, false},
+		{"location type system|code", "Location", []string{"type", fhirmap.SystemRoleCode + "|HOSP"}, func(r res) bool { return hasCode(r, "type", fhirmap.SystemRoleCode, "HOSP") }, false},
+		{"role Plan-Net role code", "PractitionerRole", []string{"role", fhirmap.SystemProviderRole + "|ph"}, func(r res) bool { return hasCode(r, "code", fhirmap.SystemProviderRole, "ph") }, false},
+		{"Plan-Net practitioners", "Practitioner", []string{"_profile", fhirmap.PlanNetProfiles["Practitioner"]}, func(r res) bool { return r["active"] == true }, false},
+		{"Plan-Net locations", "Location", []string{"_profile", fhirmap.PlanNetProfiles["Location"] + "," + "http://example.org/other"}, func(r res) bool { return r["status"] == "active" }, false},
+		{"Plan-Net organizations", "Organization", []string{"_profile", fhirmap.PlanNetProfiles["Organization"]}, func(r res) bool { return r["active"] == true && len(list(r["address"])) > 0 }, false},
+		{"Plan-Net roles", "PractitionerRole", []string{"_profile", fhirmap.PlanNetProfiles["PractitionerRole"]}, func(r res) bool {
+			return r["active"] == true && anyOf(list(r["code"]), func(cc any) bool {
+				return anyOf(list(field(cc, "coding")), func(c any) bool { return text(c, "system") == fhirmap.SystemProviderRole })
+			})
+		}, false},
+		{"US Core profile: every organization", "Organization", []string{"_profile", fhirmap.Profiles["Organization"] + "," + fhirmap.PlanNetProfiles["Organization"]}, func(r res) bool { return true }, false},
 		{"org type system|code", "Organization", []string{"type", fhirmap.SystemOrganizationType + "|prov", "active", "true"}, func(r res) bool {
 			return hasCode(r, "type", fhirmap.SystemOrganizationType, "prov") && r["active"] == true
 		}, false},

@@ -237,9 +237,11 @@ func (j *joiner) facilityResources(ctx context.Context, d *store.Document) ([]fh
 		return nil, fmt.Errorf("fhir: facility %s: %w", d.ID, err)
 	}
 	f := &fhirmap.Facility{Record: body.Record, Provenance: body.Provenance}
-	if f.PartOf, err = j.parentOf(ctx, fhirmap.FacilityID(d.ID)); err != nil {
+	parent, err := j.parentOf(ctx, fhirmap.FacilityID(d.ID))
+	if err != nil {
 		return nil, err
 	}
+	f.PartOf = parent.id
 	f.Sandbox = j.sandboxOrgs[fhirmap.FacilityID(d.ID)]
 	return fhirmap.BuildFacility(f)
 }

@@ -39,15 +39,27 @@ type joiner struct {
 	// emp is the PECOS employer join of every individual, built once (see pecosJoin).
 	emp *pecosJoin
 
-	mu   sync.Mutex
-	orgs map[string]orgInfo // registry organizations looked up so far, by NPI
-	facs map[string]facInfo // POS facilities looked up so far, by CCN
+	mu    sync.Mutex
+	orgs  map[string]orgInfo // registry organizations looked up so far, by NPI
+	facs  map[string]facInfo // POS facilities looked up so far, by CCN
+	named map[string]string  // parents looked up by legal name so far (namedParent), by LegalNameKey
 }
 
 type orgInfo struct {
 	ok     bool // the NPI is a registry organization that gets an Organization resource
 	name   string
 	active bool
+	// parentName is the Parent Organization LBN of an organization the registry marks a
+	// subpart, "" for any other.
+	parentName string
+}
+
+// parentLink is the Organization another is part of, and whether the link is a subpart's
+// parent found by its legal name (namedParent), which the resource states with its rule and
+// confidence.
+type parentLink struct {
+	id     string
+	byName bool
 }
 
 type facInfo struct {
@@ -72,7 +84,7 @@ func newJoiner(ctx context.Context, p *Projection) (*joiner, error) {
 func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pecos func(context.Context, *joiner) (*pecosJoin, error)) (*joiner, error) {
 	j := &joiner{st: st, gen: gen, sandbox: map[string]bool{}, sandboxOrgs: map[string]bool{},
 		ccnNPIs: map[string][]string{}, npiCCNs: map[string][]string{}, mergedCCN: map[string]string{}, orgCCN: map[string]string{},
-		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}}
+		orgs: map[string]orgInfo{}, facs: map[string]facInfo{}, named: map[string]string{}}
 	var err error
 	if j.tax, err = taxonomies(ctx, j.st, j.gen[catalog.NUCCTaxonomy]); err != nil {
 		return nil, err
@@ -135,34 +147,82 @@ func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pec
 		if err != nil {
 			return nil, err
 		}
-		if parent != "" {
-			work = append(work, parent)
+		if parent.id != "" {
+			work = append(work, parent.id)
 		}
 	}
 	return j, nil
 }
 
-// parentOf returns the id of the Organization an Organization is part of, "" when none: for an
-// organization NPI, the facility of a CCN it is enrolled under with others; for a facility, the
+// parentOf returns the Organization an Organization is part of, none when no join says so: for
+// an organization NPI, the facility of a CCN it is enrolled under with others, else, for a
+// registry subpart, the parent its record names (namedParent); for a facility, the
 // organization of its related provider.
-func (j *joiner) parentOf(ctx context.Context, orgID string) (string, error) {
+func (j *joiner) parentOf(ctx context.Context, orgID string) (parentLink, error) {
 	if ccn, ok := strings.CutPrefix(orgID, fhirmap.FacilityID("")); ok {
 		f, err := j.facility(ctx, ccn)
 		if err != nil || !f.ok {
-			return "", err
+			return parentLink{}, err
 		}
 		parent, err := j.facilityOrgID(ctx, f.rec.Record.RelatedProvider)
 		if parent == orgID {
 			parent = ""
 		}
-		return parent, err
+		return parentLink{id: parent}, err
 	}
 	for _, ccn := range j.npiCCNs[orgID] {
 		if len(j.ccnNPIs[ccn]) > 1 {
-			return j.facilityOrgID(ctx, ccn)
+			parent, err := j.facilityOrgID(ctx, ccn)
+			return parentLink{id: parent}, err
 		}
 	}
-	return "", nil
+	org, err := j.org(ctx, orgID)
+	if err != nil || org.parentName == "" {
+		return parentLink{}, err
+	}
+	parent, err := j.namedParent(ctx, org.parentName)
+	if parent == orgID {
+		parent = ""
+	}
+	return parentLink{id: parent, byName: parent != ""}, err
+}
+
+// namedParent finds the parent a subpart's record names by its legal business name: the one
+// registry organization not itself marked a subpart whose legal name is that name
+// (stored.LegalNameKey: case, punctuation and spacing aside), and that has an Organization.
+// None when no organization or more than one has the name: names are not identifiers, so an
+// ambiguous name links nothing. The parent's TIN, which the subpart's row also gives, cannot
+// decide: the registry withholds every organization's own EIN.
+func (j *joiner) namedParent(ctx context.Context, lbn string) (string, error) {
+	key := stored.LegalNameKey(lbn)
+	g := j.gen[catalog.RegistryProviders]
+	if key == "" || g == "" {
+		return "", nil
+	}
+	j.mu.Lock()
+	id, ok := j.named[key]
+	j.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	page, err := j.st.Find(ctx, store.Query{Collection: catalog.RegistryProviders, Generation: g, Limit: 2,
+		Where: []store.Condition{{Param: stored.KeyLegalName, Values: []string{key}, Match: store.Exact}}})
+	if err != nil {
+		return "", err
+	}
+	if len(page.Docs) == 1 {
+		org, err := j.org(ctx, page.Docs[0].ID)
+		if err != nil {
+			return "", err
+		}
+		if org.ok {
+			id = strings.Clone(page.Docs[0].ID)
+		}
+	}
+	j.mu.Lock()
+	j.named[key] = id
+	j.mu.Unlock()
+	return id, nil
 }
 
 // each calls fn for every document of a collection, read without its keys: the resources are
@@ -228,10 +288,13 @@ func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Res
 			p.Facility = &fhirmap.Facility{Record: f.rec.Record, Provenance: f.rec.Provenance}
 		}
 	}
-	// An organization NPI enrolled with others under one hospital CCN is part of that hospital.
-	if p.PartOf, err = j.parentOf(ctx, r.NPI); err != nil {
+	// An organization NPI enrolled with others under one hospital CCN is part of that hospital;
+	// a subpart, of the parent its record names, where the name is unique.
+	parent, err := j.parentOf(ctx, r.NPI)
+	if err != nil {
 		return nil, err
 	}
+	p.PartOf, p.PartOfByName = parent.id, parent.byName
 	return fhirmap.BuildOrganization(p, j.tax)
 }
 
@@ -564,6 +627,9 @@ func (j *joiner) org(ctx context.Context, npi string) (orgInfo, error) {
 			// The name alone outlives the record: cloned, it does not keep the record's
 			// decoded bytes in memory (see stored.DecodeJSON).
 			info = orgInfo{ok: fhirmap.HasOrganization(&b.Record), name: strings.Clone(b.Record.OrganizationName), active: b.Record.Active}
+			if b.Record.OrganizationSubpart {
+				info.parentName = strings.Clone(b.Record.ParentOrganization)
+			}
 		}
 	}
 	j.mu.Lock()

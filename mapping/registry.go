@@ -61,6 +61,14 @@ func Registry(p *nppes.Provider) (stored.RegistryRecord, stored.Keys) {
 	if t, ok := p.PrimaryTaxonomy(); ok {
 		rec.PrimaryTaxonomy = t.Code
 	}
+	if rec.EntityType == "organization" {
+		if n := stored.LegalNameKey(rec.OrganizationName); n != "" && !rec.OrganizationSubpart {
+			k.Add(stored.KeyLegalName, n)
+		}
+		if n := stored.LegalNameKey(rec.ParentOrganization); n != "" && rec.OrganizationSubpart {
+			k.Add(stored.KeyParentName, n)
+		}
+	}
 	// Names are searched through the resolver's tokens (addSearch) and matched through the
 	// family, given and match keys; no query reads a whole-name key of a registry record.
 	if rec.Name != nil {

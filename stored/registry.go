@@ -1,6 +1,9 @@
 package stored
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // RegistryRecord is an NPPES registry entry as stored and served: the published fields in a
 // stable JSON shape, blank fields omitted rather than invented.
@@ -91,7 +94,22 @@ const (
 	// (see MatchKey): one per family and given value, in the practice state, and at its ZIP.
 	KeyMatchState = "match_state"
 	KeyMatchZip   = "match_zip"
+	// KeyLegalName is the LegalNameKey of an organization that is not a subpart: the names a
+	// subpart's Parent Organization LBN is looked up among.
+	KeyLegalName = "legal_name"
+	// KeyParentName is the LegalNameKey of a subpart's Parent Organization LBN: the subparts a
+	// change of an organization's legal name concerns.
+	KeyParentName = "parent_name"
 )
+
+// LegalNameKey is a legal business name as the parent lookup compares it: letters and digits,
+// upper case, each run of anything else one space ("Acme Health, Inc." and "ACME HEALTH INC"
+// are one name).
+func LegalNameKey(name string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
 
 // MatchKey is the value of a recipient-matching key: family and given name values (as the
 // family and given keys hold them), state, and, for KeyMatchZip, the 5-digit ZIP. An active

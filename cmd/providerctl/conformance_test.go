@@ -160,7 +160,6 @@ func freeAddr(t *testing.T) string {
 // expectedSkips are the checks that skip against the demo deployment, with why: its data have
 // no such values. Every other check of the suite must run and pass.
 var expectedSkips = map[string]string{
-	"fhir/search Organization?partof": "no demo Organization has a parent",
 	"resolver/GET /ccn/{id} answers the ten-character number /quality/asc/{id} answers": "no demo Organization is an ambulatory surgical center",
 }
 

@@ -1,5 +1,7 @@
 package fhirmap
 
+import "strings"
+
 // Resource types the directory serves, and the collections their documents live in.
 const (
 	TypePractitioner      = "Practitioner"
@@ -25,6 +27,21 @@ var Profiles = map[string]string{
 	TypeEndpoint:          "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-Endpoint",
 }
 
+// PlanNetProfiles are the Da Vinci PDex Plan-Net 1.2.0 profiles of the types whose own profile is
+// US Core's: a resource that meets it claims it in meta.profile after the US Core one. Plan-Net
+// fixes active to true (Practitioner, PractitionerRole, Organization) and Location.status to
+// active, requires an Organization to have an address and a type, and binds PractitionerRole.code
+// to its role codes; a resource the sources describe otherwise (an inactive one, an organization
+// without an address, a role whose taxonomy no role code stands for) claims US Core alone.
+var PlanNetProfiles = map[string]string{
+	TypePractitioner:     planNetSD + "plannet-Practitioner",
+	TypePractitionerRole: planNetSD + "plannet-PractitionerRole",
+	TypeOrganization:     planNetSD + "plannet-Organization",
+	TypeLocation:         planNetSD + "plannet-Location",
+}
+
+const planNetSD = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/"
+
 // Identifier and code systems, as the specifications name them.
 const (
 	// SystemNPI is the US Core NPI identifier system.
@@ -38,6 +55,15 @@ const (
 	SystemIdentifierType = "http://terminology.hl7.org/CodeSystem/v2-0203"
 	// SystemOrganizationType is the FHIR organization-type code system.
 	SystemOrganizationType = "http://terminology.hl7.org/CodeSystem/organization-type"
+	// SystemPlanNetOrgType is Plan-Net's organization types (OrgTypeCS), which
+	// plannet-Organization binds Organization.type to.
+	SystemPlanNetOrgType = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS"
+	// SystemProviderRole is Plan-Net's provider role codes (ProviderRoleCS), which
+	// plannet-PractitionerRole binds PractitionerRole.code to.
+	SystemProviderRole = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/ProviderRoleCS"
+	// SystemRoleCode is HL7 v3 RoleCode, whose ServiceDeliveryLocationRoleType codes R4 binds
+	// Location.type to.
+	SystemRoleCode = "http://terminology.hl7.org/CodeSystem/v3-RoleCode"
 	// SystemServiceCategory is Plan-Net's HealthcareService category code system.
 	SystemServiceCategory = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/HealthcareServiceCategoryCS"
 	// SystemContactEntityType is the purpose of an organization contact.
@@ -110,4 +136,147 @@ func taxonomyCategory(code string) string {
 
 func categoryConcept(code string) CodeableConcept {
 	return CodeableConcept{Coding: []Coding{{System: SystemServiceCategory, Code: code, Display: categoryDisplays[code]}}}
+}
+
+// orgTypes are the Plan-Net organization types used, with their displays.
+var orgTypes = map[string]string{"fac": "Facility", "prvgrp": "Provider Group", "atyprv": "Atypical Provider"}
+
+// orgTypeOfTaxonomy is the Plan-Net organization type of an organization by the NUCC grouping of
+// its primary taxonomy: hospitals, nursing and residential care facilities, ambulatory clinics
+// and centers and laboratories are facilities; transportation services and the other service
+// providers that give no health care are atypical providers; every other organization NPI is a
+// provider entity, a provider group.
+func orgTypeOfTaxonomy(code string) string {
+	if len(code) < 3 {
+		return "prvgrp"
+	}
+	switch code[:3] {
+	case "273", "275", "276", "281", "282", "283", "284", "286", "287", // hospitals and units
+		"310", "311", "313", "314", "315", // nursing and custodial care facilities
+		"320", "322", "323", "324", "385", // residential treatment and respite care facilities
+		"261", "291", "292", "293": // ambulatory health care facilities; laboratories
+		return "fac"
+	case "341", "343", "344", "347", "171", "172", "174", "176": // transportation; other service providers
+		return "atyprv"
+	}
+	return "prvgrp"
+}
+
+func orgTypeConcept(code, text string) CodeableConcept {
+	return CodeableConcept{Coding: []Coding{
+		{System: SystemPlanNetOrgType, Code: code, Display: orgTypes[code]},
+		{System: SystemOrganizationType, Code: "prov", Display: "Healthcare Provider"},
+	}, Text: text}
+}
+
+// locationRole is a v3 RoleCode service delivery location type.
+type locationRole struct{ code, display string }
+
+// facilityLocationTypes maps a Provider of Services category code to the v3 RoleCode of the
+// facility's place. Home health agencies and hospices, whose care is given where the patient
+// lives, have none: their office is no place of care.
+var facilityLocationTypes = map[string]locationRole{
+	"01": {"HOSP", "Hospital"},
+	"02": {"SNF", "Skilled nursing facility"},
+	"03": {"SNF", "Skilled nursing facility"},
+	"04": {"SNF", "Skilled nursing facility"},
+	"06": {"RTF", "Residential treatment facility"},
+	"07": {"MOBL", "Mobile Unit"},
+	"08": {"OF", "Outpatient facility"},
+	"09": {"OF", "Outpatient facility"},
+	"10": {"NCCF", "Nursing or custodial care facility"},
+	"11": {"RTF", "Residential treatment facility"},
+	"12": {"OF", "Outpatient facility"},
+	"14": {"OF", "Outpatient facility"},
+	"15": {"OF", "Outpatient facility"},
+	"19": {"OF", "Outpatient facility"},
+	"21": {"OF", "Outpatient facility"},
+}
+
+// taxonomyLocationType is the v3 RoleCode of an organization's practice location by the NUCC
+// grouping of its primary taxonomy, where the grouping names a kind of place; false otherwise.
+func taxonomyLocationType(code string) (locationRole, bool) {
+	if len(code) < 3 {
+		return locationRole{}, false
+	}
+	switch code[:3] {
+	case "273", "275", "276", "281", "282", "283", "284", "286", "287":
+		return locationRole{"HOSP", "Hospital"}, true
+	case "314":
+		return locationRole{"SNF", "Skilled nursing facility"}, true
+	case "310", "311", "313", "315":
+		return locationRole{"NCCF", "Nursing or custodial care facility"}, true
+	case "320", "322", "323", "324":
+		return locationRole{"RTF", "Residential treatment facility"}, true
+	case "261":
+		return locationRole{"OF", "Outpatient facility"}, true
+	case "333":
+		if strings.HasPrefix(code, "3336") {
+			return locationRole{"PHARM", "Pharmacy"}, true
+		}
+	}
+	return locationRole{}, false
+}
+
+func (l locationRole) concept(text string) CodeableConcept {
+	return CodeableConcept{Coding: []Coding{{System: SystemRoleCode, Code: l.code, Display: l.display}}, Text: text}
+}
+
+// providerRoles maps NUCC individual taxonomy codes, by their longest listed prefix, to
+// Plan-Net's provider role codes: the NUCC groupings and classifications each role code names.
+var providerRoles = []struct{ prefix, code, display string }{
+	{"101Y", "co", "Counselor"},
+	{"103K", "ba", "Board Certified Behavior Analyst"},
+	{"103T", "py", "Psychologist"},
+	{"1041", "sw", "Social Worker"},
+	{"106H", "mt", "Marriage/Family Therapist"},
+	{"10", "bh", "Behavioral Health & Social Service Providers"},
+	{"111N", "ch", "Chiropractor"},
+	{"1223", "de", "Dentist"},
+	{"12", "dp", "Dental Provider"},
+	{"13", "dn", "Dietary and Nutritional Service Provider"},
+	{"14", "em", "Emergency Medical Service Provider"},
+	{"152W", "oo", "Optometrist"},
+	{"156FX1800X", "op", "Optician"},
+	{"15", "te", "Technologists, Technicians and Other Technical Service Providers"},
+	{"163W", "rn", "Registered Nurse"},
+	{"164W", "lpn", "Licensed Practical Nurse"},
+	{"164X", "lpn", "Licensed Practical Nurse"},
+	{"16", "nu", "Nursing Service Related Providers"},
+	{"175F", "na", "Naturopath"},
+	{"175L", "ho", "Homeopath"},
+	{"17", "os", "Other Service Provider"},
+	{"18", "rx", "Pharmacy Service Providers"},
+	{"20", "ph", "Physician"},
+	{"21", "po", "Podiatrist"},
+	{"2251", "pt", "Physical Therapist"},
+	{"225X", "ot", "Occupational Therapist"},
+	{"2255A2300X", "at", "Athletic Trainer"},
+	{"2278", "rt", "Respiratory Therapist"},
+	{"22", "drr", "Developmental, Rehabilitative and Restorative Service Providers"},
+	{"231H", "au", "Audiologist"},
+	{"235Z", "sp", "Speech Language Pathologist"},
+	{"23", "sh", "Speech, Language and Hearing Service Providers"},
+	{"24", "te", "Technologists, Technicians and Other Technical Service Providers"},
+	{"363A", "pa", "Physician Assistant"},
+	{"363L", "crnp", "Certified Registered Nurse Practitioner"},
+	{"367A", "cnw", "Certified Nurse Midwife"},
+	{"36", "apn", "Advanced Practice Nursing Providers"},
+	{"37", "nu", "Nursing Service Related Providers"},
+}
+
+// providerRole is the Plan-Net provider role coding of an individual's taxonomy code, by the
+// longest prefix providerRoles lists; false when none does.
+func providerRole(taxonomy string) (Coding, bool) {
+	best := -1
+	for i, r := range providerRoles {
+		if strings.HasPrefix(taxonomy, r.prefix) && (best < 0 || len(r.prefix) > len(providerRoles[best].prefix)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Coding{}, false
+	}
+	r := providerRoles[best]
+	return Coding{System: SystemProviderRole, Code: r.code, Display: r.display}, true
 }

@@ -104,6 +104,9 @@ func encode(resourceType, id string, content any, meta resourceMeta, keys stored
 	keys.Add(KeyID, id)
 	keys.Add(KeyLastUpdated, dateKey(meta.lastUpdated)) // the date of its instant
 	keys.Add(KeyTag, tags.id)
+	if meta.planNet {
+		keys.Add(KeyProfile, PlanNetProfiles[resourceType])
+	}
 	return Resource{Type: resourceType, ID: id, Doc: store.Document{ID: id, Body: res, Keys: keys}, Tags: tags}, nil
 }
 

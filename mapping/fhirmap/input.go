@@ -25,8 +25,11 @@ type Provider struct {
 	// the POS file holds it.
 	CCN      string
 	Facility *Facility
-	// PartOf is the id of the Organization an organization is a part of, when a real join says so.
-	PartOf string
+	// PartOf is the id of the Organization an organization is a part of, when a real join says so;
+	// PartOfByName says the join is a registry subpart's Parent Organization LBN matched to the
+	// one organization of that legal name, which partOf states with its rule and confidence.
+	PartOf       string
+	PartOfByName bool
 	// Sandbox says the provider's resources are visible to sandbox credentials.
 	Sandbox bool
 }

@@ -56,6 +56,10 @@ const (
 	// KeyTag is the id of a resource's provenance tag set (catalog.FHIRTags): a _tag search finds
 	// the sets that hold the tag, then the resources that name one.
 	KeyTag = "_tag"
+	// KeyProfile is the Plan-Net profile a resource claims besides its type's own
+	// (PlanNetProfiles), on the resources that meet it; every resource of a type claims the
+	// type's own profile (Profiles), which has no key.
+	KeyProfile = "_profile"
 )
 
 // keysPerResource is the capacity a resource's keys start with: most resources have between ten
@@ -71,8 +75,8 @@ const ExactSuffix = ":exact"
 var TokenSystems = map[string][]string{
 	KeyIdentifier:     {SystemNPI, SystemCCN},
 	KeySpecialty:      {SystemNUCC},
-	KeyRole:           {SystemNUCC},
-	KeyType:           {SystemOrganizationType},
+	KeyRole:           {SystemNUCC, SystemProviderRole},
+	KeyType:           {SystemPlanNetOrgType, SystemOrganizationType, SystemRoleCode},
 	KeyCategory:       {SystemServiceCategory},
 	KeyConnectionType: {SystemConnectionType, SystemPlanNetConnectionType, SystemNPPESEndpointType},
 	KeyPayloadType:    {SystemPlanNetPayloadType},

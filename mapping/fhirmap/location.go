@@ -7,14 +7,18 @@ import "providerdir/stored"
 // Organization that manages them, "" for an individual's (the registry names none).
 func providerLocations(p *Provider, display, managingOrg, updated string) ([]Resource, error) {
 	r := &p.Record
+	var types []CodeableConcept
+	if kind, ok := taxonomyLocationType(r.PrimaryTaxonomy); ok && managingOrg != "" {
+		types = []CodeableConcept{kind.concept("")}
+	}
 	var out []Resource
-	if res, ok, err := location(r.NPI, display, r.PracticeAddress, r.Active, managingOrg, p.Sandbox, updated, p.Provenance); err != nil {
+	if res, ok, err := location(r.NPI, display, r.PracticeAddress, types, r.Active, managingOrg, p.Sandbox, updated, p.Provenance); err != nil {
 		return nil, err
 	} else if ok {
 		out = append(out, res)
 	}
 	for _, s := range p.Secondary {
-		res, ok, err := location(s.ID, display, s.Address, r.Active, managingOrg, p.Sandbox, updated, p.Provenance)
+		res, ok, err := location(s.ID, display, s.Address, types, r.Active, managingOrg, p.Sandbox, updated, p.Provenance)
 		if err != nil {
 			return nil, err
 		}
@@ -26,9 +30,10 @@ func providerLocations(p *Provider, display, managingOrg, updated string) ([]Res
 }
 
 // location builds one practice Location. Its name (mandatory in US Core) is the practice's and
-// the address's, since the registry names addresses, not places. ok is false for an address with
-// no usable part.
-func location(id, display string, a stored.Address, active bool, managingOrg string, visible bool, updated string, prov stored.Provenance) (Resource, bool, error) {
+// the address's, since the registry names addresses, not places; types is the place's kind, where
+// the organization's taxonomy names one (an individual's office has none). ok is false for an
+// address with no usable part.
+func location(id, display string, a stored.Address, types []CodeableConcept, active bool, managingOrg string, visible bool, updated string, prov stored.Provenance) (Resource, bool, error) {
 	addr := fhirAddress(a, "work", "physical")
 	if addr == nil {
 		return Resource{}, false, nil
@@ -37,6 +42,7 @@ func location(id, display string, a stored.Address, active bool, managingOrg str
 		ResourceType: TypeLocation, ID: id,
 		Status:  status(active),
 		Name:    display + " - " + addressLabel(a),
+		Type:    types,
 		Telecom: telecom(a),
 		Address: addr,
 	}
@@ -48,7 +54,7 @@ func location(id, display string, a stored.Address, active bool, managingOrg str
 	if managingOrg != "" {
 		loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, managingOrg), Display: display}
 	}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov), locationKeys(&loc, zip, visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, updated, prov).meetsPlanNet(active), locationKeys(&loc, zip, visible))
 	return res, err == nil, err
 }
 
@@ -74,11 +80,13 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		return Resource{}, false, err
 	}
 	loc.Position = pos
-	if t := stored.FacilityCategory(rec.CategoryCode); t != "" {
+	if kind, ok := facilityLocationTypes[rec.CategoryCode]; ok {
+		loc.Type = []CodeableConcept{kind.concept(stored.FacilityCategory(rec.CategoryCode))}
+	} else if t := stored.FacilityCategory(rec.CategoryCode); t != "" {
 		loc.Type = []CodeableConcept{{Text: t}}
 	}
 	loc.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: rec.Name}
-	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance), locationKeys(&loc, zip, visible))
+	res, err := encode(TypeLocation, id, loc, newMeta(TypeLocation, lastUpdated("", f.Provenance), f.Provenance).meetsPlanNet(rec.Active), locationKeys(&loc, zip, visible))
 	return res, err == nil, err
 }
 
@@ -90,6 +98,7 @@ func locationKeys(loc *Location, zcta string, visible bool) stored.Keys {
 	addIdentifiers(&k, loc.Identifier)
 	addString(&k, KeyName, loc.Name)
 	addAddress(&k, loc.Address)
+	addConcepts(&k, KeyType, loc.Type)
 	k.Add(KeyStatus, loc.Status)
 	addReference(&k, KeyOrganization, loc.ManagingOrganization)
 	addTelecom(&k, loc.Telecom)

@@ -75,11 +75,28 @@ type resourceMeta struct {
 	resourceType string
 	lastUpdated  string // a source date; the meta holds it as an instant
 	prov         stored.Provenance
+	// planNet says the resource meets its type's Plan-Net profile (PlanNetProfiles), which
+	// meta.profile then claims after the type's own.
+	planNet bool
+}
+
+// meetsPlanNet is the meta of a resource that meets its type's Plan-Net profile when ok.
+func (m resourceMeta) meetsPlanNet(ok bool) resourceMeta {
+	m.planNet = ok && PlanNetProfiles[m.resourceType] != ""
+	return m
+}
+
+// profiles are the profiles the resource claims.
+func (m *resourceMeta) profiles() []string {
+	if m.planNet {
+		return []string{Profiles[m.resourceType], PlanNetProfiles[m.resourceType]}
+	}
+	return []string{Profiles[m.resourceType]}
 }
 
 // members returns the meta's own members; Tag stays nil, the tags are a TagSet.
 func (m *resourceMeta) members() Meta {
-	meta := Meta{LastUpdated: instant(m.lastUpdated), Profile: []string{Profiles[m.resourceType]}}
+	meta := Meta{LastUpdated: instant(m.lastUpdated), Profile: m.profiles()}
 	if m.prov.SourceURL != "" {
 		meta.Source = m.prov.SourceURL
 		if m.prov.Snapshot != "" {
@@ -94,8 +111,8 @@ func (m *resourceMeta) members() Meta {
 // Meta and a trip through the encoder for every resource; text that JSON would escape goes
 // through the encoder.
 func (m *resourceMeta) appendMembers(dst []byte) ([]byte, error) {
-	profile := Profiles[m.resourceType]
-	if !plainJSON(m.lastUpdated) || !plainJSON(m.prov.SourceURL) || !plainJSON(m.prov.Snapshot) || !plainJSON(profile) {
+	profiles := m.profiles()
+	if !plainJSON(m.lastUpdated) || !plainJSON(m.prov.SourceURL) || !plainJSON(m.prov.Snapshot) || !plainJSON(strings.Join(profiles, "")) {
 		meta := m.members()
 		return stored.AppendJSON(dst, &meta)
 	}
@@ -115,7 +132,12 @@ func (m *resourceMeta) appendMembers(dst []byte) ([]byte, error) {
 		dst = append(dst, `",`...)
 	}
 	dst = append(dst, `"profile":["`...)
-	dst = append(dst, profile...)
+	for i, p := range profiles {
+		if i > 0 {
+			dst = append(dst, `","`...)
+		}
+		dst = append(dst, p...)
+	}
 	return append(dst, `"]}`...), nil
 }
 

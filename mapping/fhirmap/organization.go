@@ -31,7 +31,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		ResourceType: TypeOrganization, ID: r.NPI,
 		Identifier: []Identifier{npiIdentifier(r.NPI)},
 		Active:     boolPtr(r.Active),
-		Type:       []CodeableConcept{providerType("")},
+		Type:       []CodeableConcept{orgTypeConcept(orgTypeOfTaxonomy(r.PrimaryTaxonomy), "")},
 		Name:       r.OrganizationName,
 		Telecom:    telecom(r.PracticeAddress),
 	}
@@ -39,7 +39,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		org.Identifier = append(org.Identifier, ccnIdentifier(p.CCN))
 	}
 	if p.Facility != nil {
-		org.Type = []CodeableConcept{providerType(stored.FacilityCategory(p.Facility.Record.CategoryCode))}
+		org.Type = []CodeableConcept{orgTypeConcept("fac", stored.FacilityCategory(p.Facility.Record.CategoryCode))}
 	}
 	seen := map[string]bool{strings.ToUpper(r.OrganizationName): true}
 	for _, n := range append([]string{r.OtherName}, p.OtherNames...) {
@@ -56,6 +56,10 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	}
 	if p.PartOf != "" {
 		org.PartOf = &Reference{Reference: Ref(TypeOrganization, p.PartOf)}
+		if p.PartOfByName {
+			org.PartOf.Display = r.ParentOrganization
+			org.PartOf.Extension = []Extension{partOfMatch()}
+		}
 	}
 	if o := r.AuthorizedOfficial; o != nil && o.Name.Last != "" {
 		name, _ := personName(&o.Name)
@@ -76,7 +80,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 	}
 	org.Endpoint = endpointRefs(eps)
 	out := make([]Resource, 0, 4+len(p.Secondary)+len(eps))
-	res, err := encode(TypeOrganization, org.ID, org, newMeta(TypeOrganization, updated, p.Provenance), organizationKeys(&org, p.Sandbox))
+	res, err := encode(TypeOrganization, org.ID, org, newMeta(TypeOrganization, updated, p.Provenance).meetsPlanNet(meetsPlanNetOrganization(&org)), organizationKeys(&org, p.Sandbox))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +146,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		ResourceType: TypeOrganization, ID: id,
 		Identifier: []Identifier{ccnIdentifier(rec.CCN)},
 		Active:     boolPtr(rec.Active),
-		Type:       []CodeableConcept{providerType(ftype)},
+		Type:       []CodeableConcept{orgTypeConcept("fac", ftype)},
 		Name:       rec.Name,
 		Telecom:    telecom(rec.Address),
 	}
@@ -154,7 +158,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 	}
 	updated := lastUpdated("", f.Provenance)
 	out := make([]Resource, 0, 3)
-	res, err := encode(TypeOrganization, id, org, newMeta(TypeOrganization, updated, f.Provenance), organizationKeys(&org, f.Sandbox))
+	res, err := encode(TypeOrganization, id, org, newMeta(TypeOrganization, updated, f.Provenance).meetsPlanNet(meetsPlanNetOrganization(&org)), organizationKeys(&org, f.Sandbox))
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +200,31 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 	return append(out, res), nil
 }
 
-// providerType is the organization-type "prov" (healthcare provider), with the kind of facility
-// as text when the certification file says what it is.
-func providerType(text string) CodeableConcept {
-	return CodeableConcept{Coding: []Coding{{System: SystemOrganizationType, Code: "prov", Display: "Healthcare Provider"}}, Text: text}
+// ExtLinkMatch states how a reference was inferred, on the Reference: the rule matched
+// (valueString "rule"), its confidence (valueDecimal "confidence", 0 to 1, as the provenance's
+// _confidence) and the methodology that documents it ("methodology").
+const ExtLinkMatch = "urn:providerdir:extension:link-match"
+
+// PartOfNameConfidence is the confidence of a subpart's parent found by its legal name: a
+// unique exact name among the organizations that are not subparts, but a name, not an
+// identifier.
+const PartOfNameConfidence = 0.9
+
+// partOfMatch states the subpart rule on an Organization.partOf it produced.
+func partOfMatch() Extension {
+	c := PartOfNameConfidence
+	return Extension{URL: ExtLinkMatch, Extension: []Extension{
+		{URL: "rule", ValueString: "NPPES subpart: its Parent Organization LBN is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)"},
+		{URL: "confidence", ValueDecimal: &c},
+		{URL: "methodology", ValueString: "fhir-directory/1.0.0"},
+	}}
+}
+
+// meetsPlanNetOrganization reports whether an Organization meets plannet-Organization: active
+// (the profile fixes it to true), with an address (1..*) and a type (1..*, which every
+// Organization here has).
+func meetsPlanNetOrganization(org *Organization) bool {
+	return org.Active != nil && *org.Active && len(org.Address) > 0 && len(org.Type) > 0
 }
 
 func organizationKeys(org *Organization, visible bool) stored.Keys {

@@ -58,7 +58,7 @@ func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	sandbox(&k, p.Sandbox)
 
 	out := make([]Resource, 0, 3+len(p.Secondary)+len(p.Employers)+len(p.Endpoints))
-	res, err := encode(TypePractitioner, prac.ID, prac, newMeta(TypePractitioner, updated, p.Provenance), k)
+	res, err := encode(TypePractitioner, prac.ID, prac, newMeta(TypePractitioner, updated, p.Provenance).meetsPlanNet(r.Active), k)
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,17 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 		Telecom:      tel,
 		Endpoint:     endpointRefs(eps),
 	}
+	// plannet-PractitionerRole binds code to its role codes: the role's concept holds the NUCC
+	// code (US Core's binding) and the Plan-Net role code it falls under, and a role only meets
+	// the Plan-Net profile with one.
+	planNet := false
 	if r.PrimaryTaxonomy != "" {
-		base.Code = []CodeableConcept{tax.concept(r.PrimaryTaxonomy)}
+		code := tax.concept(r.PrimaryTaxonomy)
+		if c, ok := providerRole(r.PrimaryTaxonomy); ok {
+			code.Coding = append(code.Coding, c)
+			planNet = r.Active
+		}
+		base.Code = []CodeableConcept{code}
 	}
 	var near []string
 	for _, l := range locs {
@@ -42,7 +51,7 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 	if len(p.Employers) == 0 {
 		role := base
 		role.ID = r.NPI
-		res, err := encode(TypePractitionerRole, role.ID, role, newMeta(TypePractitionerRole, updated, p.Provenance), roleKeys(&role, near, p.Sandbox))
+		res, err := encode(TypePractitionerRole, role.ID, role, newMeta(TypePractitionerRole, updated, p.Provenance).meetsPlanNet(planNet), roleKeys(&role, near, p.Sandbox))
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +65,7 @@ func practitionerRoles(p *Provider, tax Taxonomies, display string, locs, eps []
 		if !e.Inactive {
 			role.HealthcareService = []Reference{{Reference: Ref(TypeHealthcareService, e.OrgID), Display: e.Name}}
 		}
-		meta := newMeta(TypePractitionerRole, laterDate(updated, e.Snapshot), e.Provenance)
+		meta := newMeta(TypePractitionerRole, laterDate(updated, e.Snapshot), e.Provenance).meetsPlanNet(planNet)
 		res, err := encode(TypePractitionerRole, role.ID, role, meta, roleKeys(&role, near, p.Sandbox))
 		if err != nil {
 			return nil, err

@@ -89,8 +89,9 @@ type Address struct {
 
 // Reference points at another resource of the directory, always relative ("Type/id").
 type Reference struct {
-	Reference string `json:"reference,omitempty"`
-	Display   string `json:"display,omitempty"`
+	Extension []Extension `json:"extension,omitempty"`
+	Reference string      `json:"reference,omitempty"`
+	Display   string      `json:"display,omitempty"`
 }
 
 // Qualification is Practitioner.qualification.

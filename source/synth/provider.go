@@ -148,6 +148,41 @@ func (w *world) practiceAddress(i int64, s int) address {
 func familyName(r *rng) string { return pick(r, familyStart) + pick(r, familyEnd) }
 
 // orgBaseName is the name of organization i; facilities take it from their city and kind.
+// Parent organizations. The registry marks an organization that is part of another a subpart,
+// naming its parent's legal business name. A subpart names one of parentNames names, by a hash
+// of its index; the last organizations of the base drop that are no certified facility (whose
+// names the certification files give) carry them as their legal names: the first and fourth
+// name once each (the parent is found), the second and fifth twice each (two organizations of
+// one legal name: the parent is ambiguous), the third never (a parent with no NPI of its own).
+const parentNames = 5
+
+// parentCarriers lists, from the last such organization on, the parent name each carries.
+var parentCarriers = []int64{0, 1, 1, 3, 4, 4}
+
+// parentName is the legal business name of parent k.
+func (w *world) parentName(k int64) string {
+	r := newRNG()
+	r.reset(w.seed, streamParentName, k)
+	return familyName(r) + " HEALTH " + pick(r, []string{"SYSTEM", "NETWORK", "PARTNERS"}) + " " + pick(r, orgLegalSuffixes)
+}
+
+// carriedParent is the parent name organization record i carries as its legal name, if any.
+func (w *world) carriedParent(i int64) (int64, bool) {
+	if i >= w.n0 || w.facilityOf(i) >= 0 {
+		return 0, false
+	}
+	j := 0
+	for o := w.n0/orgEvery - 1; o > orgOrdinal(i) && j < len(parentCarriers); o-- {
+		if w.facilityOf(o*orgEvery+orgEvery-1) < 0 {
+			j++
+		}
+	}
+	if j >= len(parentCarriers) {
+		return 0, false
+	}
+	return parentCarriers[j], true
+}
+
 func (w *world) orgBaseName(i int64, city string, kinds []string) string {
 	r := newRNG()
 	r.reset(w.seed, streamOrgName, i)
@@ -367,9 +402,11 @@ func (w *world) fillOrganization(r *rng, p *provider) {
 		}
 	}
 	p.subpart = "N"
-	if r.chance(0.15) {
+	if k, ok := w.carriedParent(p.index); ok {
+		p.orgName = w.parentName(k)
+	} else if r.chance(0.25) {
 		p.subpart = "Y"
-		p.parentLBN = familyName(r) + " HEALTH " + pick(r, []string{"SYSTEM", "NETWORK", "PARTNERS"}) + " " + pick(r, orgLegalSuffixes)
+		p.parentLBN = w.parentName(int64(hash(w.seed, streamParentName, uint64(p.index)) % parentNames))
 		p.parentTIN = r.digits(9)
 	}
 	if r.chance(0.5) {

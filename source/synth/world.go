@@ -20,6 +20,7 @@ const (
 	streamCCN
 	streamRating
 	streamFlags
+	streamParentName
 )
 
 // world is everything fixed for one drop: the scale, the seed, the reference data and the tables
