@@ -78,6 +78,19 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 	if err != nil {
 		return err
 	}
+	// A subpart's parent is found by legal name: an organization of the delta whose name was or
+	// is one a subpart names may make or break that subpart's link.
+	for _, n := range d.npis {
+		for _, j := range []*joiner{oldJ, newJ} {
+			subparts, err := j.subpartsNaming(ctx, n)
+			if err != nil {
+				return err
+			}
+			for _, sp := range subparts {
+				rebuild[sp] = true
+			}
+		}
+	}
 	facilities := map[string]bool{}
 	for id := range symmetricDifference(oldJ.sandboxOrgs, newJ.sandboxOrgs) {
 		if ccn, ok := strings.CutPrefix(id, fhirmap.FacilityID("")); ok {

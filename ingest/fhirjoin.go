@@ -225,6 +225,25 @@ func (j *joiner) namedParent(ctx context.Context, lbn string) (string, error) {
 	return id, nil
 }
 
+// subpartsNaming returns the registry subparts whose Parent Organization LBN is, as
+// stored.LegalNameKey compares it, the legal name of organization npi in this joiner's
+// generation: the organizations whose parent link a change of npi may make or break.
+func (j *joiner) subpartsNaming(ctx context.Context, npi string) ([]string, error) {
+	org, err := j.org(ctx, npi)
+	key := stored.LegalNameKey(org.name)
+	g := j.gen[catalog.RegistryProviders]
+	if err != nil || key == "" || g == "" {
+		return nil, err
+	}
+	var out []string
+	err = store.EachDocument(ctx, j.st, store.Query{Collection: catalog.RegistryProviders, Generation: g,
+		Where: []store.Condition{{Param: stored.KeyParentName, Values: []string{key}, Match: store.Exact}}}, func(d *store.Document) error {
+		out = append(out, strings.Clone(d.ID))
+		return nil
+	})
+	return out, err
+}
+
 // each calls fn for every document of a collection, read without its keys: the resources are
 // built from bodies.
 func (j *joiner) each(ctx context.Context, collection string, fn func(*store.Document) error) error {
