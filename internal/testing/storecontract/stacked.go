@@ -93,31 +93,26 @@ var stackQueries = []store.Query{
 // and of each id in absent, and one GetMany of them all with repeats.
 func checkView(t *testing.T, s store.Store, v view, coll string, absent []string, limits ...int) {
 	t.Helper()
-	// A view is a generation no later write changes, so its query shapes are parallel subtests
-	// that may still run while the caller stacks the next layer.
-	for i, shape := range stackQueries {
+	for _, shape := range stackQueries {
 		q := shape
 		q.Generation, q.Collection = v.gen, coll
-		t.Run(fmt.Sprintf("%s/%d", v.gen, i), func(t *testing.T) {
-			t.Parallel()
-			want := v.want.query(q)
-			for _, limit := range limits {
-				got := findAll(t, s, q, limit)
-				if !equalIDs(ids(got), want) {
-					t.Errorf("%s, limit %d: got %q, want %q", describe(q), limit, ids(got), want)
-					continue
-				}
-				for _, d := range got {
-					if diff := sameDoc(d, v.want[d.ID]); diff != "" {
-						t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
-					}
-				}
-				checkPageVariants(t, s, q, limit)
+		want := v.want.query(q)
+		for _, limit := range limits {
+			got := findAll(t, s, q, limit)
+			if !equalIDs(ids(got), want) {
+				t.Errorf("%s, limit %d: got %q, want %q", describe(q), limit, ids(got), want)
+				continue
 			}
-			if n := mustCount(t, s, q); n != int64(len(want)) {
-				t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
+			for _, d := range got {
+				if diff := sameDoc(d, v.want[d.ID]); diff != "" {
+					t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
+				}
 			}
-		})
+			checkPageVariants(t, s, q, limit)
+		}
+		if n := mustCount(t, s, q); n != int64(len(want)) {
+			t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
+		}
 	}
 	all := slices.Sorted(maps.Keys(v.want))
 	for _, id := range all {
