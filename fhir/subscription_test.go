@@ -651,6 +651,11 @@ func TestSubscriptionTopics(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `"valueUri":"`+practitionerTopic+`"`) {
 		t.Errorf("topic read: %d %s", r.status, r.body)
 	}
+	for _, want := range []string{`"url":"` + topicExt + `name","valueString":"PractitionerChanged"`, `"url":"` + topicExt + `title","valueString":"Practitioner changed"`} {
+		if !strings.Contains(string(r.body), want) {
+			t.Errorf("topic read lacks %s: %s", want, r.body)
+		}
+	}
 
 	var cs struct {
 		ImplementationGuide []string
@@ -805,3 +810,6 @@ func TestNotificationShapes(t *testing.T) {
 		t.Error("a ping rendered as a FHIR notification")
 	}
 }
+
+// topicExt is the R5 SubscriptionTopic cross-version extension's URL prefix.
+const topicExt = "http://hl7.org/fhir/5.0/StructureDefinition/extension-SubscriptionTopic."

@@ -49,6 +49,16 @@ var topics = []topic{
 		description: "What the directory holds of an Organization's NPI changed between two source snapshots: its NPI registry record appeared, changed, was deactivated or was removed, or its enrollment, exclusion, facility quality or payments changed. A removed focus, or a deactivated one no longer served, is notified as a DELETE without the resource. Filter: Organization?identifier=" + fhirmap.SystemNPI + "|<NPI>."},
 }
 
+// name is the topic's computer-friendly name: its title's words, each capitalised, run together
+// ("Practitioner changed" -> "PractitionerChanged").
+func (t topic) name() string {
+	var b strings.Builder
+	for _, w := range strings.Fields(t.title) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
 // topicURL is a topic's canonical URL.
 func (s *Server) topicURL(t topic) string { return s.base + "/SubscriptionTopic/" + t.id }
 
@@ -70,7 +80,7 @@ func (s *Server) topicResource(t topic) map[string]any {
 			{"system": "http://hl7.org/fhir/fhir-types", "code": topicTypeName}}},
 		"extension": []ext{
 			{URL: r5TopicExt + "url", ValueURI: s.topicURL(t)},
-			{URL: r5TopicExt + "name", ValueString: strings.ReplaceAll(t.title, " ", "")},
+			{URL: r5TopicExt + "name", ValueString: t.name()},
 			{URL: r5TopicExt + "title", ValueString: t.title},
 			{URL: r5TopicExt + "status", ValueCode: "active"},
 			{URL: r5TopicExt + "description", ValueMarkdown: t.description},

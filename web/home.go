@@ -38,7 +38,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "home: list the methodology documents", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, tmplHome, layoutData{Title: "Provider directory", Page: homeData{
+	s.render(w, r, http.StatusOK, tmplHome, layoutData{Page: homeData{
 		BaseURL:     s.baseURL,
 		Surfaces:    s.surfaces(),
 		Freshness:   fresh,

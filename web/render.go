@@ -69,7 +69,7 @@ func parsePages() pages {
 
 // layoutData is what the layout reads besides the page's own data.
 type layoutData struct {
-	Title   string
+	Title   string   // the page's own title, before the site's name; "" for the home page
 	Scripts []string // asset names under /static, loaded deferred
 	Page    any
 }

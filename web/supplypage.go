@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -95,7 +97,7 @@ func (s *Site) supplyData(sp study.Specialty, st *study.Study, rows []study.Row,
 		Specialty:      sp,
 		Study:          st,
 		Filter:         code,
-		Rows:           rows,
+		Rows:           byName(rows),
 		Limitations:    study.Limitations,
 		APIURL:         s.baseURL + "/v1/specialties/" + sp.Slug + "/by-state",
 		MethodologyAPI: s.supply.MethodologyURL(st.Dataset),
@@ -123,11 +125,31 @@ func (s *Site) supplyData(sp study.Specialty, st *study.Study, rows []study.Row,
 	return d
 }
 
+// byName orders the rows by state name, the text the table shows, leaving rows as the API
+// orders them.
+func byName(rows []study.Row) []study.Row {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b study.Row) int { return strings.Compare(a.StateName, b.StateName) })
+	return out
+}
+
 // legendBand is one shade of the map: a density quartile and the range of per_100k it covers.
 type legendBand struct {
 	Quartile int
 	Min, Max float64
 	States   int
+}
+
+// Range is the band's densities as the legend says them: "none" for a band of states without
+// a provider, one figure when every state of the band has it, else "low to high".
+func (b legendBand) Range() string {
+	switch {
+	case b.Max == 0:
+		return "none"
+	case b.Min == b.Max:
+		return strconv.FormatFloat(b.Min, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(b.Min, 'f', -1, 64) + " to " + strconv.FormatFloat(b.Max, 'f', -1, 64)
 }
 
 // legend returns one band per quartile present in the rows, from the highest density down.

@@ -101,10 +101,12 @@ func TestPagesHaveNoInlineCode(t *testing.T) {
 }
 
 var (
-	rowPattern   = regexp.MustCompile(`(?s)<tr data-state="([A-Z]{2})"[^>]*>(.*?)</tr>`)
-	cellPattern  = regexp.MustCompile(`data-field="([a-z_0-9]+)" data-value="([^"]*)"`)
-	tilePattern  = regexp.MustCompile(`<g class="tile q([1-4])( underserved)?" data-state="([A-Z]{2})">`)
-	fieldsOnPage = []string{"active_providers", "population_2024", "per_100k", "rank_density", "quartile", "underserved"}
+	rowPattern  = regexp.MustCompile(`(?s)<tr data-state="([A-Z]{2})"[^>]*>(.*?)</tr>`)
+	cellPattern = regexp.MustCompile(`data-field="([a-z_0-9]+)" data-value="([^"]*)"`)
+	// rowNamePattern finds the state name each table row shows.
+	rowNamePattern = regexp.MustCompile(`<th scope="row" data-value="([^"]+)">`)
+	tilePattern    = regexp.MustCompile(`<g class="tile q([1-4])( underserved)?" data-state="([A-Z]{2})">`)
+	fieldsOnPage   = []string{"active_providers", "population_2024", "per_100k", "rank_density", "quartile", "underserved"}
 )
 
 // pageRows reads the table of a supply page: state code -> field -> the value in data-value.
@@ -177,8 +179,15 @@ func TestSupplyPageMatchesAPI(t *testing.T) {
 			}
 			pageCodes, page := pageRows(t, html)
 			apiCodes, api := apiRows(t, e, key, tt.api)
-			if len(apiCodes) != tt.rows || !slices.Equal(pageCodes, apiCodes) {
+			if len(apiCodes) != tt.rows || !slices.Equal(slices.Sorted(slices.Values(pageCodes)), slices.Sorted(slices.Values(apiCodes))) {
 				t.Fatalf("page states %v, API states %v, want %d", pageCodes, apiCodes, tt.rows)
+			}
+			var names []string
+			for _, m := range rowNamePattern.FindAllStringSubmatch(html, -1) {
+				names = append(names, m[1])
+			}
+			if len(names) != tt.rows || !slices.IsSorted(names) {
+				t.Errorf("table rows are not in the order of the state names they show: %v", names)
 			}
 			for _, code := range apiCodes {
 				for _, f := range fieldsOnPage {
@@ -290,6 +299,9 @@ func TestHomePage(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("home page lacks %s", want)
 		}
+	}
+	if title := regexp.MustCompile(`<title>(.*?)</title>`).FindStringSubmatch(page); title == nil || title[1] != "Provider directory" {
+		t.Errorf("home page title %q, want the site's name once", title)
 	}
 	if _, page := demoEnv(t, envOptions{}).get(t, "/"); strings.Contains(page, `href="/audit/`) {
 		t.Error("home page links audit packs without an audit source")
@@ -437,5 +449,18 @@ func TestLegend(t *testing.T) {
 	want := []legendBand{{1, 7.5, 9, 2}, {3, 3, 3, 1}, {4, 0, 0, 1}}
 	if !slices.Equal(got, want) {
 		t.Errorf("legend %v, want %v", got, want)
+	}
+	for _, tt := range []struct {
+		band legendBand
+		want string
+	}{
+		{legendBand{1, 7.5, 9, 2}, "7.5 to 9"},
+		{legendBand{3, 3, 3, 1}, "3"},
+		{legendBand{4, 0, 0, 13}, "none"},
+		{legendBand{4, 0, 0.25, 13}, "0 to 0.25"},
+	} {
+		if got := tt.band.Range(); got != tt.want {
+			t.Errorf("band %v says %q, want %q", tt.band, got, tt.want)
+		}
 	}
 }

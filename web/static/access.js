@@ -1,7 +1,7 @@
 // The pilot access form: checks the fields as the server does, posts them as JSON to the
 // service host, and shows either the server's message for each bad field or the confirmation
 // with the request's reference.
-import { el, lengthProblem, showFieldError, clearFieldErrors, postJSON, errorMessage } from "./form.js";
+import { el, lengthProblem, showFieldError, clearFieldErrors, postJSON, errorMessage, waitText } from "./form.js";
 
 const form = document.getElementById("access-form");
 const summary = document.getElementById("form-errors");
@@ -112,7 +112,7 @@ form.addEventListener("submit", async (event) => {
     let message = errorMessage(resp.data) || "The server could not take the request (HTTP " + resp.status + ").";
     if (resp.status === 429) {
       message = "Too many requests were sent from this address. Please try again later." +
-        (resp.retryAfter ? " Retry after " + resp.retryAfter + " seconds." : "");
+        (waitText(resp.retryAfter) ? " Try again " + waitText(resp.retryAfter) + "." : "");
     }
     showProblems(message, []);
   } catch {

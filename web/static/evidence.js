@@ -1,6 +1,6 @@
 // The evidence demo: posts the question to the service host's demo endpoint and shows the
 // answer with its evidence trail, a refusal in plain words, or why there is no answer.
-import { el, safeHref, chars, showFieldError, clearFieldErrors, postJSON, errorMessage } from "./form.js";
+import { el, safeHref, chars, showFieldError, clearFieldErrors, postJSON, errorMessage, waitText } from "./form.js";
 
 const form = document.getElementById("evidence-form");
 const result = document.getElementById("result");
@@ -130,7 +130,7 @@ function failure(resp) {
       return;
     case 429:
       show("Limit reached", el("p", { class: "notice" }, "The demo answers 10 questions per day from one address, and this address has used them." +
-        (resp.retryAfter ? " Try again in " + resp.retryAfter + " seconds." : " Try again tomorrow.")));
+        (waitText(resp.retryAfter) ? " Try again " + waitText(resp.retryAfter) + "." : " Try again tomorrow.")));
       return;
     case 400:
       show("Question not accepted", el("p", { class: "notice" }, errorMessage(resp.data) || "The question could not be read."));

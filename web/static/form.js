@@ -89,6 +89,24 @@ export async function postJSON(url, body) {
   return { status: resp.status, retryAfter: resp.headers.get("Retry-After"), data };
 }
 
+// waitText says when a Retry-After of seconds runs out, as a person reads it: "in 23 h 52 min
+// (after 00:00 UTC)", "in 4 min", "in 30 seconds"; "" for a value that is not a count of
+// seconds.
+export function waitText(retryAfter, now = Date.now()) {
+  if (!/^[0-9]+$/.test(String(retryAfter ?? ""))) {
+    return "";
+  }
+  const seconds = Number(retryAfter);
+  if (seconds < 60) {
+    return "in " + seconds + (seconds === 1 ? " second" : " seconds");
+  }
+  const minutes = Math.ceil(seconds / 60);
+  const span = minutes < 60 ? minutes + " min" : Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "");
+  const at = new Date(now + seconds * 1000);
+  const clock = String(at.getUTCHours()).padStart(2, "0") + ":" + String(at.getUTCMinutes()).padStart(2, "0");
+  return "in " + span + " (after " + clock + " UTC)";
+}
+
 // errorMessage returns the message of an error answer of the service host, if it has one.
 export function errorMessage(data) {
   if (data && data.error && typeof data.error.message === "string") {
