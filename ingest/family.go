@@ -347,6 +347,9 @@ func readFile[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], ea
 // the reader until it is done.
 func readBatches[T any](ctx context.Context, l *familyLoad, r *source.Reader[T], each func([]T) error) error {
 	defer r.Close()
+	if l.run.opts.Rejects != nil {
+		r.OnReject(l.run.opts.Rejects)
+	}
 	base := l.run.bytesDone
 	// A report at each file's start keeps a drop of many small files visibly moving, and gives
 	// cancellation a chance between files.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"providerdir/catalog"
+	"providerdir/source"
 	"providerdir/store"
 )
 
@@ -34,7 +35,10 @@ type Options struct {
 	Force bool
 	// SnapshotDate overrides the snapshot date read from file names (YYYY-MM-DD).
 	SnapshotDate string
-	Progress     Progress
+	// Rejects, when set, is told of every rejected row of every file, where the manifests keep
+	// the counts and the first few. Files are read concurrently: it must be safe for that.
+	Rejects  func(source.RowError)
+	Progress Progress
 	Log          *slog.Logger
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time

@@ -44,6 +44,8 @@ type Reader[T any] struct {
 	done   error
 	line   int   // line of the last record read, for file-level errors
 	limit  int64 // MaxRecordBytes, for the message when it is exceeded
+	// onReject, when set, is told of every rejected row, the Report keeping only the first.
+	onReject func(RowError)
 }
 
 // Decoder turns one row into a record. It reads fields through the Row's accessors, which
@@ -193,10 +195,10 @@ func (r *Reader[T]) Next() (T, error) {
 			}
 			r.report.Rows++
 			if errors.Is(pe.Err, csv.ErrFieldCount) {
-				r.report.reject(RowError{File: r.file, Line: pe.StartLine, Reason: "wrong column count",
+				r.rowErr(RowError{Line: pe.StartLine, Reason: "wrong column count",
 					Value: fmt.Sprintf("%d columns, header has %d", len(rec), r.header.Len())})
 			} else {
-				r.report.reject(RowError{File: r.file, Line: pe.Line, Reason: "malformed CSV: " + pe.Err.Error(),
+				r.rowErr(RowError{Line: pe.Line, Reason: "malformed CSV: " + pe.Err.Error(),
 					Value: fmt.Sprintf("byte %d of the line", pe.Column)})
 			}
 			continue
@@ -216,9 +218,19 @@ func (r *Reader[T]) Next() (T, error) {
 	}
 }
 
+// OnReject has fn told of every row the reader rejects, as Next meets it (on the goroutine that
+// calls Next), with its value shortened as the Report's; the Report keeps only the first
+// MaxErrors. Set it before the first Next.
+func (r *Reader[T]) OnReject(fn func(RowError)) { r.onReject = fn }
+
+// rowErr rejects a row of this file.
 func (r *Reader[T]) rowErr(e RowError) {
 	e.File = r.file
+	e.Value = shorten(e.Value)
 	r.report.reject(e)
+	if r.onReject != nil {
+		r.onReject(e)
+	}
 }
 
 func (r *Reader[T]) stop(err error) error {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -16,18 +19,20 @@ import (
 	"providerdir/ingest"
 	"providerdir/internal/config"
 	"providerdir/internal/storeopen"
+	"providerdir/source"
 	"providerdir/source/synth"
 )
 
 func init() {
 	register(&command{
 		name:    "ingest",
-		args:    "[--store STORE] [--reference DIR] [--dry-run] [--force] [--snapshot-date YYYY-MM-DD] [--verbose] DIR",
+		args:    "[--store STORE] [--reference DIR] [--dry-run] [--rejects FILE] [--force] [--snapshot-date YYYY-MM-DD] [--verbose] DIR",
 		summary: "load a drop of source files into a new snapshot and switch to it when whole",
 		setup: func(fs *flag.FlagSet, e *env) func(context.Context, []string) error {
 			storeSpec := config.StoreFlag(fs, e.getenv)
 			reference := referenceFlag(fs, e.getenv)
 			dryRun := fs.Bool("dry-run", false, "read and validate every file, write nothing")
+			rejects := fs.String("rejects", "", "write every rejected row to FILE as CSV: file, line, column, reason, value")
 			force := fs.Bool("force", false, "reload families whose files are identical to the serving ones")
 			snapshot := fs.String("snapshot-date", "", "snapshot date to record, overriding the dates in the file names")
 			verbose := fs.Bool("verbose", false, "warn of every file's rejected rows, also of a synthetic drop's deliberately malformed ones")
@@ -52,6 +57,15 @@ func init() {
 					return fmt.Errorf("open store %s: %w", spec, err)
 				}
 				defer s.Close()
+				var report *rejectsFile
+				var onReject func(source.RowError)
+				if *rejects != "" {
+					if report, err = createRejects(*rejects); err != nil {
+						return err
+					}
+					defer report.close()
+					onReject = report.row
+				}
 				log := newLineLogger(e.stderr, "ingest", slog.LevelWarn)
 				var held *heldRejects
 				if m, err := synth.ReadManifest(args[0]); err == nil && !*verbose {
@@ -65,6 +79,7 @@ func init() {
 					DryRun:       *dryRun,
 					Force:        *force,
 					SnapshotDate: *snapshot,
+					Rejects:      onReject,
 					Progress:     ingest.NewProgress(e.stderr, isTerminal(e.stderr), 5*time.Second),
 					Log:          log,
 				})
@@ -77,11 +92,72 @@ func init() {
 				if err != nil {
 					return err
 				}
+				if err := report.close(); err != nil {
+					return err
+				}
 				printIngest(e.stdout, res, *dryRun)
+				if report != nil {
+					fmt.Fprintf(e.stdout, "%d rejected rows listed in %s\n", report.rows, *rejects)
+				}
 				return nil
 			}
 		},
 	})
+}
+
+// rejectsFile is the CSV report of --rejects: a header, then one line per rejected row, as the
+// readers meet them (files read concurrently interleave).
+type rejectsFile struct {
+	mu     sync.Mutex
+	f      *os.File
+	w      *csv.Writer
+	rows   int64
+	closed bool
+	err    error
+}
+
+// rejectsHeader is the report's header row.
+var rejectsHeader = []string{"file", "line", "column", "reason", "value"}
+
+func createRejects(path string) (*rejectsFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--rejects: %w", err)
+	}
+	r := &rejectsFile{f: f, w: csv.NewWriter(f)}
+	r.err = r.w.Write(rejectsHeader)
+	return r, nil
+}
+
+// row writes one rejected row; the readers of several files call it at once.
+func (r *rejectsFile) row(e source.RowError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil || r.closed {
+		return
+	}
+	r.err = r.w.Write([]string{e.File, strconv.Itoa(e.Line), e.Column, e.Reason, e.Value})
+	r.rows++
+}
+
+// close flushes and closes the report once, returning the first error of writing it; a nil
+// report (no --rejects) has nothing to close.
+func (r *rejectsFile) close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return r.err
+	}
+	r.closed = true
+	r.w.Flush()
+	r.err = cmp.Or(r.err, r.w.Error(), r.f.Close())
+	if r.err != nil {
+		return fmt.Errorf("--rejects: %w", r.err)
+	}
+	return nil
 }
 
 // rowsRejected is the message of the ingest's warning about one file's rejected rows.

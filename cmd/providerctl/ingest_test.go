@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +114,65 @@ func cleanFiles(m *synth.Manifest) int {
 		}
 	}
 	return n
+}
+
+// --rejects lists every rejected row with its file, line, column and reason, on a dry run as on
+// a load: exactly the rows the synthetic drop's manifest says it malformed.
+func TestIngestRejectsReport(t *testing.T) {
+	drop := filepath.Join(t.TempDir(), "drop")
+	if _, err := synth.Generate(context.Background(), synth.Config{Providers: 200, Seed: 5, Out: drop, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := synth.ReadManifest(drop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.BadRows) == 0 {
+		t.Fatal("the drop has no malformed row")
+	}
+	want := map[string]bool{}
+	for _, b := range m.BadRows {
+		want[fmt.Sprintf("%s:%d", b.File, b.Line)] = true
+	}
+	for _, args := range [][]string{{"--dry-run"}, {}} {
+		t.Run(strings.Join(append([]string{"args"}, args...), " "), func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "rejects.csv")
+			store := "embedded:" + filepath.Join(t.TempDir(), "db")
+			code, stdout, stderr := invoke(t, nil, append(append([]string{"ingest", "--store", store, "--rejects", report}, args...), drop)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			f, err := os.Open(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 || !slices.Equal(rows[0], []string{"file", "line", "column", "reason", "value"}) {
+				t.Fatalf("header %v", rows[:min(1, len(rows))])
+			}
+			got := map[string]bool{}
+			for _, r := range rows[1:] {
+				if r[0] == "" || r[3] == "" {
+					t.Errorf("row without a file or a reason: %v", r)
+				}
+				if _, err := strconv.Atoi(r[1]); err != nil {
+					t.Errorf("line %q: %v", r[1], err)
+				}
+				got[r[0]+":"+r[1]] = true
+			}
+			if len(rows)-1 != len(m.BadRows) || !maps.Equal(got, want) {
+				t.Errorf("report lists %d rows %v, the manifest %d %v", len(rows)-1, got, len(m.BadRows), want)
+			}
+			if !slices.ContainsFunc(rows[1:], func(r []string) bool { return r[2] != "" }) {
+				t.Error("no row names its column")
+			}
+			if !strings.Contains(stdout, fmt.Sprintf("%d rejected rows listed in %s", len(m.BadRows), report)) {
+				t.Errorf("stdout does not point at the report:\n%s", stdout)
+			}
+		})
+	}
 }
