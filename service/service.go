@@ -163,7 +163,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (svc *Service, err e
 				packs.Register(r, g.LimitIP(auditpack.Policy))
 				ask.RegisterDemo(r, g.LimitIP(gate.EvidenceDemoPolicy))
 			}},
-			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL, AuditPacks: auditPages(packs)}).Routes},
+			{Name: "web", Prefix: "", Error: httpserver.TextError, Routes: web.New(st, web.Options{BaseURL: cfg.BaseURL, AuditPacks: packs}).Routes},
 		},
 	})
 	if err != nil {

@@ -213,13 +213,18 @@ func (b *browser) screenshot(name string) {
 // without a console error, and on the phone no page is wider than the screen.
 func TestBrowserPages(t *testing.T) {
 	b := newBrowser(t)
-	e := demoEnv(t, envOptions{audit: fixedAudit})
+	e := demoEnv(t, envOptions{audit: true})
 	pages := []struct{ name, path, heading string }{
 		{"home", "/", "Provider directory"},
 		{"supply", "/supply/pediatrics", "per 100,000 by state"},
 		{"access", "/access", "Request pilot access"},
 		{"evidence", "/evidence", "Ask the evidence demo"},
 		{"audit", "/audit/dermatology-supply", "Audit pack: Dermatology <supply>"},
+		{"audit-facility", "/audit/nursing-home-quality", "Audit pack: Nursing home"},
+		{"audit-index", "/audit", "Audit packs"},
+		{"limitations", "/docs/limitations", "Limitations of the data"},
+		{"methodology", "/docs/methodology", "Methodology"},
+		{"methodology-supply", "/docs/methodology/specialty-supply", "Specialty supply"},
 		{"not-found", "/supply/nosuch", "Specialty not found"},
 	}
 	for _, viewport := range []struct {
@@ -250,6 +255,105 @@ func TestBrowserPages(t *testing.T) {
 			b.noProblems(func(c consoleProblem) bool { return p.name == "not-found" && failedStatus(404)(c) })
 		}
 	}
+}
+
+// TestBrowserAuditPages: /audit, reached from the home page, lists the sixteen packs; a facility
+// pack's page shows its own table (facilities, rated, stars) and, as its PDF does, a chart whose
+// state labels do not overlap, whose longest bar ends short of the axis and whose threshold line
+// is labelled inside the chart, the version history and the compliance Q&A; at desktop and
+// phone widths.
+func TestBrowserAuditPages(t *testing.T) {
+	b := newBrowser(t)
+	e := demoEnv(t, envOptions{audit: true})
+	for _, viewport := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"desktop", 1280, 1000, false}, {"phone", 390, 844, true}} {
+		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(2)}
+		if viewport.mobile {
+			opts = append(opts, chromedp.EmulateMobile)
+		}
+		b.do(chromedp.EmulateViewport(viewport.width, viewport.height, opts...))
+		b.do(chromedp.Navigate(e.URL + "/"))
+		b.do(chromedp.Click(chromedp.CSS(`main a[href="/audit"]`)))
+		b.waitFor(`location.pathname === "/audit" && document.readyState === "complete"`)
+		if n := eval[int](b, `document.querySelectorAll("main ul.packs a[href^='/audit/']").length`); n != 16 {
+			t.Errorf("/audit links %d packs, want 16", n)
+		}
+		b.screenshot("index-" + viewport.name)
+		b.do(chromedp.Click(chromedp.CSS(`a[href="/audit/dialysis-quality"]`)))
+		b.waitFor(`location.pathname === "/audit/dialysis-quality" && document.readyState === "complete"`)
+		heads := eval[[]string](b, `Array.from(document.querySelectorAll("#audit-rows thead th")).map((th) => th.textContent.trim())`)
+		if !slices.Contains(heads, "Facilities") || !slices.Contains(heads, "Rated") || !slices.Contains(heads, "Stars") || slices.Contains(heads, "Providers") {
+			t.Errorf("facility table headings %v", heads)
+		}
+		chart := eval[map[string]any](b, `(() => {
+			const svg = document.querySelector("#chart svg");
+			const box = svg.getBoundingClientRect();
+			const codes = Array.from(svg.querySelectorAll("g.bar text.code")).map((t) => t.getBoundingClientRect());
+			let overlaps = 0;
+			for (let i = 1; i < codes.length; i++) if (codes[i].top < codes[i - 1].bottom - 0.5) overlaps++;
+			const bars = Array.from(svg.querySelectorAll("g.bar rect")).map((r) => r.getBoundingClientRect().right);
+			const grid = Array.from(svg.querySelectorAll("line.grid")).map((l) => l.getBoundingClientRect().left);
+			const label = document.getElementById("threshold-label").getBoundingClientRect();
+			return {bars: bars.length, overlaps, longest: Math.max(...bars), axisEnd: Math.max(...grid),
+				labelInside: label.left >= box.left - 0.5 && label.right <= box.right + 0.5 && label.width > 0,
+				fontPx: parseFloat(getComputedStyle(svg.querySelector("text.code")).fontSize) * box.width / svg.viewBox.baseVal.width,
+				history: document.querySelectorAll("#history dt").length, qa: document.querySelectorAll("#compliance dt").length};
+		})()`)
+		if chart["bars"] != float64(51) || chart["overlaps"] != float64(0) || chart["labelInside"] != true {
+			t.Errorf("%s chart: %v", viewport.name, chart)
+		}
+		if chart["longest"].(float64) >= chart["axisEnd"].(float64) {
+			t.Errorf("%s chart: the longest bar reaches the axis' end: %v", viewport.name, chart)
+		}
+		if chart["fontPx"].(float64) < 8 {
+			t.Errorf("%s chart: labels %.1f px high", viewport.name, chart["fontPx"])
+		}
+		if chart["history"].(float64) < 1 || chart["qa"].(float64) < 5 {
+			t.Errorf("%s: version history or compliance Q&A missing: %v", viewport.name, chart)
+		}
+		b.screenshot("dialysis-" + viewport.name)
+		b.noProblems(nil)
+	}
+}
+
+// TestBrowserPhoneTables: at 390 pixels the home page's tables stack each row under its labels
+// (no base URL broken over more than two lines, nothing cut), and a table that still scrolls
+// sideways says so.
+func TestBrowserPhoneTables(t *testing.T) {
+	b := newBrowser(t)
+	e := demoEnv(t, envOptions{audit: true})
+	b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	b.do(chromedp.Navigate(e.URL + "/"))
+	b.waitFor(`document.readyState === "complete"`)
+	home := eval[map[string]any](b, `(() => {
+		const lines = (el) => Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight || 20));
+		const codes = Array.from(document.querySelectorAll("#surfaces code"));
+		const cut = Array.from(document.querySelectorAll("#surfaces td, #freshness td")).filter((td) => td.scrollWidth > td.clientWidth + 1 || td.getBoundingClientRect().right > window.innerWidth);
+		return {maxLines: Math.max(...codes.map((c) => c.getClientRects().length)), cut: cut.map((td) => td.textContent.slice(0, 40)),
+			access: document.querySelector("#surfaces td[data-label=Access]").getBoundingClientRect().width};
+	})()`)
+	if home["maxLines"].(float64) > 2 || len(home["cut"].([]any)) > 0 || home["access"].(float64) < 250 {
+		t.Errorf("home page tables at 390 px: %v", home)
+	}
+	b.screenshot("home-phone")
+	for _, path := range []string{"/supply/dermatology", "/audit/dermatology-supply"} {
+		b.do(chromedp.Navigate(e.URL + path))
+		b.waitFor(`document.readyState === "complete"`)
+		scroll := eval[map[string]any](b, `(() => {
+			const box = document.querySelector("table.sortable").closest(".scroll");
+			const hint = document.querySelector(".scroll-hint");
+			return {scrolls: box.scrollWidth > box.clientWidth, hint: hint !== null && hint.offsetParent !== null && hint.textContent.includes("sideways"),
+				shadow: getComputedStyle(box).backgroundImage.includes("gradient")};
+		})()`)
+		if scroll["scrolls"] == true && (scroll["hint"] != true || scroll["shadow"] != true) {
+			t.Errorf("%s: the table scrolls sideways without a cue: %v", path, scroll)
+		}
+		b.screenshot(strings.Trim(strings.ReplaceAll(path, "/", "-"), "-") + "-phone")
+	}
+	b.noProblems(nil)
 }
 
 // lowContrastScript lists the visible text whose contrast with its background is below WCAG

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
+	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
@@ -39,7 +41,8 @@ type env struct {
 
 // envOptions adds what a test needs beside the real surfaces.
 type envOptions struct {
-	audit AuditSource
+	// audit serves the audit pages from the store's real packs (see markedPacks).
+	audit bool
 	// api registers extra handlers on the service host (/api), such as a recorded answer.
 	api func(r *mux.Router)
 	// evidence serves the real evidence demo on the service host.
@@ -51,7 +54,11 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 	e := &env{store: st}
 	e.Server = liveserver.Start(tb, st, liveserver.Options{}, func(base string, g *gate.Gate) []httpserver.Surface {
 		e.intake = intake.New(st, g.Keys(), nil)
-		site := New(st, Options{BaseURL: base, AuditPacks: o.audit})
+		var packs AuditSource
+		if o.audit {
+			packs = markedPacks{auditpack.New(st, base)}
+		}
+		site := New(st, Options{BaseURL: base, AuditPacks: packs})
 		return []httpserver.Surface{
 			liveserver.Supply(st, base, g),
 			{Name: "api", Prefix: "/api", Error: rest.APIError, Routes: func(r *mux.Router) {
@@ -68,6 +75,22 @@ func newEnv(tb testing.TB, st store.Store, o envOptions) *env {
 		}
 	})
 	return e
+}
+
+// markedPacks are the real audit packs with two changes that tests need: the dermatology pack's
+// title holds markup, which a page must show as text, and the slug "broken" fails as a store
+// that is down does.
+type markedPacks struct{ *auditpack.Service }
+
+func (m markedPacks) Build(ctx context.Context, slug string) (auditpack.Pack, error) {
+	if slug == "broken" {
+		return auditpack.Pack{}, errors.New("store down")
+	}
+	p, err := m.Service.Build(ctx, slug)
+	if slug == "dermatology-supply" {
+		p.DisplayName = "Dermatology <supply>"
+	}
+	return p, err
 }
 
 // demoEnv serves the shared demo snapshot.

@@ -22,7 +22,8 @@ type homeData struct {
 	Freshness   []rest.DataFreshness
 	Specialties []study.Specialty
 	Methodology []string
-	Audit       bool
+	// AuditPacks is how many audit packs /audit lists; 0 without an audit source.
+	AuditPacks int
 }
 
 // home serves GET /: what the service is, its surfaces and their base URLs, how fresh each
@@ -38,13 +39,17 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "home: list the methodology documents", err)
 		return
 	}
+	packs := 0
+	if s.audit != nil {
+		packs = len(s.audit.Catalog())
+	}
 	s.render(w, r, http.StatusOK, tmplHome, layoutData{Page: homeData{
 		BaseURL:     s.baseURL,
 		Surfaces:    s.surfaces(),
 		Freshness:   fresh,
 		Specialties: study.Specialties(),
 		Methodology: names,
-		Audit:       s.audit != nil,
+		AuditPacks:  packs,
 	}})
 }
 

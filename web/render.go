@@ -13,6 +13,7 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/internal/requestid"
 	"providerdir/mapping/study"
+	"providerdir/rest/auditpack"
 )
 
 // ContentSecurityPolicy is the policy of the HTML pages and their assets: scripts, styles,
@@ -44,24 +45,26 @@ type pages map[string]*template.Template
 
 // Page template names, the files in templates/ besides layout.html.
 const (
-	tmplHome     = "home.html"
-	tmplSupply   = "supply.html"
-	tmplAudit    = "audit.html"
-	tmplEvidence = "evidence.html"
-	tmplAccess   = "access.html"
-	tmplError    = "error.html"
+	tmplHome       = "home.html"
+	tmplSupply     = "supply.html"
+	tmplAudit      = "audit.html"
+	tmplAuditIndex = "auditindex.html"
+	tmplEvidence   = "evidence.html"
+	tmplAccess     = "access.html"
+	tmplError      = "error.html"
 )
 
 var funcs = template.FuncMap{
-	"count":   study.FormatCount,
-	"decimal": func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
+	"count":    study.FormatCount,
+	"decimal":  func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
+	"segments": auditpack.Segments,
 }
 
 // parsePages parses every page with the layout; a template that does not parse is a build
 // mistake, caught by any test.
 func parsePages() pages {
 	p := pages{}
-	for _, name := range []string{tmplHome, tmplSupply, tmplAudit, tmplEvidence, tmplAccess, tmplError} {
+	for _, name := range []string{tmplHome, tmplSupply, tmplAudit, tmplAuditIndex, tmplEvidence, tmplAccess, tmplError} {
 		p[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name))
 	}
 	return p

@@ -24,8 +24,8 @@ type Options struct {
 	// BaseURL is the public base URL (without a trailing slash) the home page names as the base
 	// of every surface; it comes from configuration, never from the request.
 	BaseURL string
-	// AuditPacks reads the audit pack a /audit/{slug} page shows; nil leaves every audit page
-	// 404.
+	// AuditPacks builds the audit packs /audit lists and /audit/{slug} shows; nil leaves every
+	// audit page 404.
 	AuditPacks AuditSource
 }
 
@@ -63,6 +63,7 @@ func (s *Site) Routes(r *mux.Router) {
 	// The list of supply maps is a section of the home page; /supply leads there.
 	html.Handle(PathSupply, http.RedirectHandler("/#supply-h", http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathSupply+"/{specialty}", s.supplyPage).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(PathAudit, s.auditIndex).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathAudit+"/{slug}", s.auditPage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathEvidence, s.evidencePage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathAccess, s.accessPage).Methods(http.MethodGet, http.MethodHead)

@@ -3,18 +3,19 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"providerdir/internal/testing/demostore"
 	"providerdir/internal/testing/liveserver"
 	"providerdir/mapping/study"
+	"providerdir/rest/auditpack"
 	"providerdir/rest/supply"
 )
 
@@ -42,7 +43,7 @@ func TestDocumentPages(t *testing.T) {
 // TestPageHeaders checks that every page and asset carries the pages' security headers and
 // its content type, and that the documents keep the service's own stricter policy.
 func TestPageHeaders(t *testing.T) {
-	e := demoEnv(t, envOptions{audit: fixedAudit})
+	e := demoEnv(t, envOptions{audit: true})
 	tests := []struct {
 		path        string
 		status      int
@@ -90,7 +91,7 @@ func TestPageHeaders(t *testing.T) {
 // TestPagesHaveNoInlineCode checks that no page relies on what the CSP forbids: inline
 // scripts, event handler attributes or style attributes and elements.
 func TestPagesHaveNoInlineCode(t *testing.T) {
-	e := demoEnv(t, envOptions{audit: fixedAudit})
+	e := demoEnv(t, envOptions{audit: true})
 	inline := regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+=|\sstyle=|<style`)
 	for _, path := range []string{"/", "/supply/pediatrics", "/access", "/evidence", "/audit/dermatology-supply", "/supply/none"} {
 		_, body := e.get(t, path)
@@ -263,7 +264,7 @@ func TestSupplyPageErrors(t *testing.T) {
 
 // TestHomePage checks the freshness table against GET /v1/health and the links and base URLs.
 func TestHomePage(t *testing.T) {
-	e := demoEnv(t, envOptions{audit: fixedAudit})
+	e := demoEnv(t, envOptions{audit: true})
 	resp, page := e.get(t, "/")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("%d", resp.StatusCode)
@@ -285,7 +286,7 @@ func TestHomePage(t *testing.T) {
 	}
 	for _, f := range health.Meta.DataFreshness {
 		want := fmt.Sprintf(`<th scope="row">%s</th>
-<td><time datetime="%s">`, html.EscapeString(f.Source), f.LastRefreshed)
+<td data-label="Last refreshed (UTC)"><time datetime="%s">`, html.EscapeString(f.Source), f.LastRefreshed)
 		if !strings.Contains(page, want) {
 			t.Errorf("freshness of %s (%s) missing", f.Source, f.LastRefreshed)
 		}
@@ -294,7 +295,7 @@ func TestHomePage(t *testing.T) {
 		"<code>" + e.URL + "/fhir</code>", "<code>" + e.URL + "/v1</code>", "<code>" + e.URL + "/resolver/v1</code>",
 		`href="` + e.URL + `/v1/openapi.json"`, `href="` + e.URL + `/fhir/metadata"`,
 		`href="/access"`, `href="/evidence"`, `href="/docs/limitations"`, `href="/docs/methodology/specialty-supply"`,
-		`href="/supply/pediatrics"`, `href="/audit/dermatology-supply"`,
+		`href="/supply/pediatrics"`, `href="/audit">16 audit packs</a>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("home page lacks %s", want)
@@ -303,57 +304,111 @@ func TestHomePage(t *testing.T) {
 	if title := regexp.MustCompile(`<title>(.*?)</title>`).FindStringSubmatch(page); title == nil || title[1] != "Provider directory" {
 		t.Errorf("home page title %q, want the site's name once", title)
 	}
-	if _, page := demoEnv(t, envOptions{}).get(t, "/"); strings.Contains(page, `href="/audit/`) {
+	if _, page := demoEnv(t, envOptions{}).get(t, "/"); strings.Contains(page, `audit packs</a>, one per study`) {
 		t.Error("home page links audit packs without an audit source")
 	}
 }
 
-// fixedAudit is an audit source with one pack, whose title holds markup to prove escaping.
-func fixedAudit(_ context.Context, slug string) (*AuditPack, error) {
-	switch slug {
-	case "dermatology-supply":
-		return &AuditPack{
-			Title: "Dermatology <supply>", Slug: slug, MethodologyVersion: "v2025.06.1",
-			Rows:            []AuditRow{{State: "VT", Count: 1234, Population: 648493, Per100k: 190.2873}, {State: "AK", Count: 5, Population: 740133, Per100k: 0.6756}},
-			Provenance:      map[string]string{"active_providers": "NPPES registry", "population_2024": "Census Vintage 2024"},
-			Limitations:     []string{"Counts are NPIs."},
-			Reproducibility: []string{"Download the registry file.", "Run the study."},
-		}, nil
-	case "broken":
-		return nil, errors.New("store down")
-	}
-	return nil, fmt.Errorf("%w: %s", ErrNoAuditPack, slug)
-}
-
+// TestAuditPage checks each of the sixteen packs' page against the pack the audit-pack API
+// builds: its own table (facility studies count facilities and show the rated count and the
+// stars), its steps one item each with commands set as code, and the chart, limitations,
+// version history and compliance Q&A the PDF also holds.
 func TestAuditPage(t *testing.T) {
-	withSource := demoEnv(t, envOptions{audit: fixedAudit})
+	withSource := demoEnv(t, envOptions{audit: true})
+	packs := auditpack.New(withSource.store, withSource.URL)
+	catalog := packs.Catalog()
+	if len(catalog) != 16 {
+		t.Fatalf("%d packs in the catalog", len(catalog))
+	}
+	_, index := withSource.get(t, "/audit")
+	for _, entry := range catalog {
+		if !strings.Contains(index, `href="/audit/`+entry.DatasetSlug+`"`) {
+			t.Errorf("/audit does not link %s", entry.DatasetSlug)
+		}
+		t.Run(entry.DatasetSlug, func(t *testing.T) {
+			p, err := packs.Build(context.Background(), entry.DatasetSlug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, body := withSource.get(t, "/audit/"+entry.DatasetSlug)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%d", resp.StatusCode)
+			}
+			facility := p.Kind == "facility_quality_study"
+			heads := regexp.MustCompile(`<button type="button">([^<]+)</button>`).FindAllStringSubmatch(body, -1)
+			var titles []string
+			for _, h := range heads {
+				titles = append(titles, h[1])
+			}
+			want := []string{"State", "Name", "Providers", "Population", "Per 100k", "Rank", "Quartile", "Underserved"}
+			if facility {
+				want = []string{"State", "Name", "Facilities", "Population", "Per 100k", "Rank", "Quartile", "Underserved", "Rated", "Stars"}
+			}
+			if !slices.Equal(titles, want) {
+				t.Errorf("table headings %v, want %v", titles, want)
+			}
+			for _, st := range p.Figures.States {
+				row := regexp.MustCompile(`(?s)<tr data-state="` + st.StateCode + `"[^>]*>(.*?)</tr>`).FindStringSubmatch(body)
+				if row == nil {
+					t.Errorf("no row of %s", st.StateCode)
+					continue
+				}
+				cells := []string{fmt.Sprintf(`data-value="%d">%s<`, st.Count, study.FormatCount(st.Count)),
+					fmt.Sprintf(`data-value="%s">`, strconv.FormatFloat(st.Per100k, 'f', -1, 64))}
+				if facility {
+					cells = append(cells, fmt.Sprintf(`data-value="%d">`, *st.Rated))
+					if st.MeanStarRating != nil {
+						cells = append(cells, ">"+strconv.FormatFloat(*st.MeanStarRating, 'f', 2, 64)+"<")
+					}
+				}
+				for _, c := range cells {
+					if !strings.Contains(row[1], c) {
+						t.Errorf("row %s lacks %s: %s", st.StateCode, c, row[1])
+					}
+				}
+			}
+			steps := regexp.MustCompile(`(?s)<ol class="steps" id="steps">(.*?)</ol>`).FindStringSubmatch(body)
+			if steps == nil || strings.Count(steps[1], "<li ") != len(p.Reproducibility.Steps) || strings.Contains(steps[1], "`") {
+				t.Errorf("steps: %d items for %d steps, or a backtick shown", strings.Count(steps[1], "<li "), len(p.Reproducibility.Steps))
+			}
+			if !strings.Contains(body, "<code>"+auditpack.RejectsCommand+"</code>") {
+				t.Error("the command is not set as code")
+			}
+			texts := []string{`id="threshold-label"`, p.Citation}
+			for _, v := range p.VersionHistory {
+				texts = append(texts, v.Version, v.Changes)
+			}
+			for _, qa := range p.Compliance {
+				texts = append(texts, qa.Question, qa.Answer)
+			}
+			texts = append(texts, p.Limitations...)
+			for _, want := range texts {
+				if !strings.Contains(body, html.EscapeString(want)) && !strings.Contains(body, want) {
+					t.Errorf("the page does not say %.80q", want)
+				}
+			}
+			if bars := strings.Count(body, `<g class="bar`); bars != len(p.Figures.States) {
+				t.Errorf("%d bars in the chart, want %d", bars, len(p.Figures.States))
+			}
+		})
+	}
 	without := demoEnv(t, envOptions{})
 	tests := []struct {
 		e      *env
 		path   string
 		status int
-		want   []string
+		want   string
 	}{
-		{withSource, "/audit/dermatology-supply", 200, []string{
-			"Audit pack: Dermatology &lt;supply&gt;", "v2025.06.1",
-			`href="` + withSource.URL + `/api/audit-pack/dermatology-supply/json"`,
-			`href="` + withSource.URL + `/api/audit-pack/dermatology-supply/pdf"`,
-			`<td data-value="1234">1,234</td>`, `<td data-value="190.2873">190.2873</td>`,
-			"<dt>active_providers</dt><dd>NPPES registry</dd>", "<li>Run the study.</li>",
-		}},
-		{withSource, "/audit/no-such-pack", 404, []string{"Page not found"}},
-		{withSource, "/audit/broken", 500, []string{"Quote request id"}},
-		{without, "/audit/dermatology-supply", 404, []string{"Page not found"}},
+		{withSource, "/audit/dermatology-supply", 200, "Audit pack: Dermatology &lt;supply&gt;"},
+		{withSource, "/audit/no-such-pack", 404, "Page not found"},
+		{withSource, "/audit/broken", 500, "Quote request id"},
+		{without, "/audit/dermatology-supply", 404, "Page not found"},
+		{without, "/audit", 404, "Page not found"},
 	}
 	for _, tt := range tests {
 		resp, body := tt.e.get(t, tt.path)
-		if resp.StatusCode != tt.status {
-			t.Errorf("%s: %d, want %d", tt.path, resp.StatusCode, tt.status)
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: lacks %q", tt.path, w)
-			}
+		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: %d, want %d with %q", tt.path, resp.StatusCode, tt.status, tt.want)
 		}
 	}
 }

@@ -2,18 +2,13 @@ package auditpack
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
-	"image/color"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"providerdir/rest/dataset"
 )
@@ -23,6 +18,7 @@ const (
 	pageMargin = 15.0
 	lineHeight = 5.0
 	tableLine  = 4.2
+	stepIndent = 6.0 // the width of a reproducibility step's number
 )
 
 // document is a PDF being written: the fpdf document and its translator of UTF-8 text into the
@@ -38,10 +34,6 @@ type document struct {
 // history and the compliance Q&A. Equal packs give equal bytes: the document's dates are the
 // pack's last refresh.
 func PDF(p Pack) ([]byte, error) {
-	chart, err := densityChart(p)
-	if err != nil {
-		return nil, err
-	}
 	pdf := fpdf.New("P", "mm", "A4", "")
 	// fpdf writes its fonts and images from maps; sorted, equal packs give equal bytes.
 	pdf.SetCatalogSort(true)
@@ -67,9 +59,7 @@ func PDF(p Pack) ([]byte, error) {
 	})
 	pdf.AddPage()
 	d.cover(p)
-	d.heading("Density by state")
-	pdf.RegisterImageOptionsReader("chart", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(chart))
-	pdf.ImageOptions("chart", pageMargin, pdf.GetY(), d.width, 0, true, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	d.chart(p)
 	d.table(p)
 	d.provenance(p)
 	d.steps(p)
@@ -125,81 +115,166 @@ func (d *document) cover(p Pack) {
 	d.field("JSON", p.Links.JSON)
 }
 
-// densityChart draws the states' densities, highest first, as a PNG.
-func densityChart(p Pack) ([]byte, error) {
-	states := slices.Clone(p.Figures.States)
-	slices.SortStableFunc(states, func(a, b StateFigure) int { return cmp.Compare(a.Rank, b.Rank) })
-	values := make(plotter.Values, len(states))
-	names := make([]string, len(states))
-	for i, s := range states {
-		values[i], names[i] = s.Per100k, s.StateCode
+// Geometry of the density chart in the PDF, in millimetres: a column of state names, one of
+// codes, the bars, and room for the longest bar's value.
+const (
+	chartNameW  = 32.0
+	chartCodeW  = 9.0
+	chartValueW = 16.0
+	chartRow    = 3.9
+	chartBar    = 2.7
+)
+
+// Colours of the chart: bars, underserved bars, the threshold line, grid lines.
+var (
+	barColour         = [3]int{38, 97, 156}
+	underservedColour = [3]int{214, 96, 77}
+	thresholdColour   = [3]int{150, 0, 0}
+	gridColour        = [3]int{215, 220, 228}
+)
+
+// chart draws the density chart as vector graphics on a page of its own, sized to the printable
+// width: a row per state with its name, code, bar and value, grid lines at the axis' ticks, and
+// the underserved threshold as a dashed line labelled where it starts.
+func (d *document) chart(p Pack) {
+	c := NewChart(p)
+	pdf := d.pdf
+	pdf.AddPage()
+	d.heading("Density by state")
+	d.text(9, "B", c.Title)
+	x0 := pageMargin
+	barX := x0 + chartNameW + chartCodeW
+	barW := d.width - chartNameW - chartCodeW - chartValueW
+	at := func(v float64) float64 { return barX + c.Fraction(v)*barW }
+	fill := func(rgb [3]int) { pdf.SetFillColor(rgb[0], rgb[1], rgb[2]) }
+	draw := func(rgb [3]int) { pdf.SetDrawColor(rgb[0], rgb[1], rgb[2]) }
+
+	// Legend: the two bar colours and the threshold line.
+	pdf.Ln(1)
+	y := pdf.GetY()
+	pdf.SetFont("Helvetica", "", 7.5)
+	x := x0
+	for _, item := range []struct {
+		colour [3]int
+		text   string
+	}{{barColour, "state at or above the threshold"}, {underservedColour, "underserved state"}} {
+		fill(item.colour)
+		pdf.Rect(x, y+0.8, 4, 2.4, "F")
+		pdf.Text(x+5.5, y+3, d.tr(item.text))
+		x += 7 + pdf.GetStringWidth(d.tr(item.text))
 	}
-	pl := plot.New()
-	pl.Title.Text = p.DisplayName + ": " + p.Figures.Unit + " per 100,000 residents"
-	pl.Y.Label.Text = "per 100,000"
-	pl.Y.Min = 0
-	bars, err := plotter.NewBarChart(values, vg.Points(7))
-	if err != nil {
-		return nil, fmt.Errorf("auditpack: chart: %w", err)
+	draw(thresholdColour)
+	pdf.SetLineWidth(0.4)
+	pdf.SetDashPattern([]float64{1.2, 0.8}, 0)
+	pdf.Line(x, y+2, x+6, y+2)
+	pdf.SetDashPattern(nil, 0)
+	pdf.Text(x+7.5, y+3, d.tr("threshold: "+c.ThresholdLabel))
+
+	// The threshold's label sits above the bars, starting at its line (ending there when the
+	// line is too far right for it to fit).
+	y += 6
+	pdf.SetTextColor(thresholdColour[0], thresholdColour[1], thresholdColour[2])
+	label := d.tr(c.ThresholdLabel)
+	tx := at(c.Threshold) + 1
+	if w := pdf.GetStringWidth(label); tx+w > x0+d.width {
+		tx = at(c.Threshold) - 1 - w
 	}
-	bars.Color = color.RGBA{R: 38, G: 97, B: 156, A: 255}
-	bars.LineStyle.Width = 0
-	pl.Add(bars)
-	pl.Add(plotter.NewGrid())
-	pl.NominalX(names...)
-	pl.X.Tick.Label.Font.Size = vg.Points(6)
-	line := plotter.NewFunction(func(float64) float64 { return p.Figures.National.Threshold })
-	line.Color = color.RGBA{R: 200, G: 60, B: 40, A: 255}
-	line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	pl.Add(line)
-	pl.Legend.Add("underserved threshold", line)
-	pl.Legend.Top = true
-	wt, err := pl.WriterTo(vg.Points(540), vg.Points(220), "png")
-	if err != nil {
-		return nil, fmt.Errorf("auditpack: chart: %w", err)
+	pdf.Text(tx, y+2.5, label)
+	pdf.SetTextColor(0, 0, 0)
+	top := y + 4
+	bottom := top + float64(len(c.Bars))*chartRow
+
+	// Grid lines and the axis' tick labels below the bars.
+	draw(gridColour)
+	pdf.SetLineWidth(0.2)
+	pdf.SetFont("Helvetica", "", 7)
+	for _, t := range c.Ticks {
+		pdf.Line(at(t), top, at(t), bottom)
+		s := c.TickLabel(t)
+		pdf.Text(at(t)-pdf.GetStringWidth(s)/2, bottom+3.5, s)
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("auditpack: chart: %w", err)
+	unit := d.tr(c.Unit + " per 100,000 residents")
+	pdf.Text(barX+barW/2-pdf.GetStringWidth(unit)/2, bottom+7.5, unit)
+
+	for i, b := range c.Bars {
+		ry := top + float64(i)*chartRow
+		pdf.SetFont("Helvetica", "", 7)
+		pdf.Text(x0, ry+chartBar, d.tr(b.Name))
+		pdf.SetFont("Helvetica", "B", 7)
+		pdf.Text(x0+chartNameW, ry+chartBar, b.Code)
+		colour := barColour
+		if b.Underserved {
+			colour = underservedColour
+		}
+		fill(colour)
+		if w := c.Fraction(b.Value) * barW; w > 0 {
+			pdf.Rect(barX, ry+(chartRow-chartBar)/2, w, chartBar, "F")
+		}
+		pdf.SetFont("Helvetica", "", 6.5)
+		pdf.Text(at(b.Value)+1, ry+chartBar, dataset.Decimal(b.Value))
 	}
-	return buf.Bytes(), nil
+	draw(thresholdColour)
+	pdf.SetLineWidth(0.4)
+	pdf.SetDashPattern([]float64{1.2, 0.8}, 0)
+	pdf.Line(at(c.Threshold), top-0.5, at(c.Threshold), bottom)
+	pdf.SetDashPattern(nil, 0)
+	pdf.SetLineWidth(0.2)
+	pdf.SetDrawColor(0, 0, 0)
+	pdf.SetY(bottom + 10)
 }
 
-// column is one column of the density table.
-type column struct {
-	title string
-	width float64
-	align string
-	value func(StateFigure) string
+// Column is one column of a pack's density table, as the PDF and the web page both show it.
+type Column struct {
+	Title string
+	// Numeric columns are right-aligned and sort as numbers.
+	Numeric bool
+	// Text is a state's cell as shown; Value the figure it shows, unformatted, to sort by.
+	Text, Value func(StateFigure) string
+	width       float64 // in the PDF, in millimetres
 }
 
-func (d *document) columns(p Pack) []column {
+// Columns are the density table's columns: the state, its figures and, for a facility study,
+// its rated facilities and mean star rating.
+func Columns(p Pack) []Column {
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
 		}
 		return "no"
 	}
-	cols := []column{
-		{"State", 12, "L", func(s StateFigure) string { return s.StateCode }},
-		{"Name", 42, "L", func(s StateFigure) string { return s.StateName }},
-		{"Count", 18, "R", func(s StateFigure) string { return dataset.Grouped(s.Count) }},
-		{"Population", 24, "R", func(s StateFigure) string { return dataset.Grouped(s.Population) }},
-		{"Per 100k", 18, "R", func(s StateFigure) string { return dataset.Decimal(s.Per100k) }},
-		{"Rank", 12, "R", func(s StateFigure) string { return strconv.Itoa(s.Rank) }},
-		{"Quartile", 15, "R", func(s StateFigure) string { return strconv.Itoa(s.Quartile) }},
-		{"Underserved", 21, "C", func(s StateFigure) string { return yesNo(s.Underserved) }},
+	count := func(n int64) string { return strconv.FormatInt(n, 10) }
+	decimal := func(f float64) string { return dataset.Decimal(f) }
+	unit := p.Figures.Unit
+	if unit != "" {
+		unit = strings.ToUpper(unit[:1]) + unit[1:]
+	}
+	cols := []Column{
+		{Title: "State", Text: func(s StateFigure) string { return s.StateCode }, Value: func(s StateFigure) string { return s.StateCode }, width: 12},
+		{Title: "Name", Text: func(s StateFigure) string { return s.StateName }, Value: func(s StateFigure) string { return s.StateName }, width: 42},
+		{Title: unit, Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(s.Count) }, Value: func(s StateFigure) string { return count(s.Count) }, width: 18},
+		{Title: "Population", Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(s.Population) }, Value: func(s StateFigure) string { return count(s.Population) }, width: 24},
+		{Title: "Per 100k", Numeric: true, Text: func(s StateFigure) string { return decimal(s.Per100k) }, Value: func(s StateFigure) string { return decimal(s.Per100k) }, width: 18},
+		{Title: "Rank", Numeric: true, Text: func(s StateFigure) string { return strconv.Itoa(s.Rank) }, Value: func(s StateFigure) string { return strconv.Itoa(s.Rank) }, width: 12},
+		{Title: "Quartile", Numeric: true, Text: func(s StateFigure) string { return strconv.Itoa(s.Quartile) }, Value: func(s StateFigure) string { return strconv.Itoa(s.Quartile) }, width: 15},
+		{Title: "Underserved", Text: func(s StateFigure) string { return yesNo(s.Underserved) }, Value: func(s StateFigure) string { return yesNo(s.Underserved) }, width: 21},
 	}
 	if p.Kind == string(dataset.FacilityQuality) {
 		cols[1].width = 30
+		stars := func(s StateFigure) string {
+			if s.MeanStarRating == nil {
+				return "-"
+			}
+			return strconv.FormatFloat(*s.MeanStarRating, 'f', 2, 64)
+		}
 		cols = append(cols,
-			column{"Rated", 10, "R", func(s StateFigure) string { return dataset.Grouped(deref(s.Rated)) }},
-			column{"Stars", 10, "R", func(s StateFigure) string {
+			Column{Title: "Rated", Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(deref(s.Rated)) },
+				Value: func(s StateFigure) string { return count(deref(s.Rated)) }, width: 10},
+			Column{Title: "Stars", Numeric: true, Text: stars, Value: func(s StateFigure) string {
 				if s.MeanStarRating == nil {
-					return "-"
+					return "0"
 				}
-				return strconv.FormatFloat(*s.MeanStarRating, 'f', 2, 64)
-			}})
+				return stars(s)
+			}, width: 10})
 	}
 	return cols
 }
@@ -214,12 +289,18 @@ func deref(n *int64) int64 {
 // table writes the density table, its header repeated on each page it runs over.
 func (d *document) table(p Pack) {
 	d.heading("Density table")
-	cols := d.columns(p)
+	cols := Columns(p)
+	align := func(c Column) string {
+		if c.Numeric {
+			return "R"
+		}
+		return "L"
+	}
 	header := func() {
 		d.pdf.SetFont("Helvetica", "B", 8)
 		d.pdf.SetFillColor(225, 232, 240)
 		for _, c := range cols {
-			d.pdf.CellFormat(c.width, tableLine+1, d.tr(c.title), "1", 0, c.align, true, 0, "")
+			d.pdf.CellFormat(c.width, tableLine+1, d.tr(c.Title), "1", 0, align(c), true, 0, "")
 		}
 		d.pdf.Ln(-1)
 	}
@@ -234,7 +315,7 @@ func (d *document) table(p Pack) {
 		fill := i%2 == 1
 		d.pdf.SetFillColor(245, 247, 250)
 		for _, c := range cols {
-			d.pdf.CellFormat(c.width, tableLine, d.tr(c.value(s)), "LR", 0, c.align, fill, 0, "")
+			d.pdf.CellFormat(c.width, tableLine, d.tr(c.Text(s)), "LR", 0, align(c), fill, 0, "")
 		}
 		d.pdf.Ln(-1)
 	}
@@ -279,35 +360,28 @@ func (d *document) steps(p Pack) {
 	}
 	d.pdf.Ln(1)
 	for _, s := range p.Reproducibility.Steps {
-		var detail []string
-		if s.File != "" {
-			detail = append(detail, "file "+s.File)
-		}
-		if s.Keep != nil {
-			values := strings.Join(s.Keep.Values, ", ")
-			if len(s.Keep.Values) > 8 {
-				values = strings.Join(s.Keep.Values[:8], ", ") + ", ... (" + strconv.Itoa(len(s.Keep.Values)) + " values)"
+		detail := s.Details()
+		// Each step is a paragraph of its own, its number hanging, commands set in Courier.
+		d.pdf.SetFont("Helvetica", "B", 8.5)
+		d.pdf.CellFormat(stepIndent, lineHeight, strconv.Itoa(s.Step)+".", "", 0, "R", false, 0, "")
+		d.pdf.SetLeftMargin(pageMargin + stepIndent + 1.5)
+		d.pdf.SetX(pageMargin + stepIndent + 1.5)
+		for _, seg := range Segments(s.Action) {
+			if seg.Code {
+				d.pdf.SetFont("Courier", "", 8.5)
+			} else {
+				d.pdf.SetFont("Helvetica", "", 8.5)
 			}
-			cols := s.Keep.Columns[0]
-			if len(s.Keep.Columns) > 1 {
-				cols = strings.Join(s.Keep.Columns[:min(2, len(s.Keep.Columns))], ", ")
-				if len(s.Keep.Columns) > 2 {
-					cols += ", ... (" + strconv.Itoa(len(s.Keep.Columns)) + " columns)"
-				}
-			}
-			detail = append(detail, "keep "+s.Keep.Rule+" ["+values+"] on "+cols)
+			d.pdf.Write(lineHeight, d.tr(seg.Text))
 		}
-		if s.Column != "" {
-			detail = append(detail, "column "+s.Column+" by "+s.GroupBy)
-		}
-		if s.Formula != "" {
-			detail = append(detail, s.Output+" = "+s.Formula)
-		}
-		line := strconv.Itoa(s.Step) + ". " + s.Action
+		d.pdf.Ln(-1)
 		if len(detail) > 0 {
-			line += " [" + strings.Join(detail, "; ") + "]"
+			d.pdf.SetFont("Helvetica", "", 7.5)
+			d.pdf.SetTextColor(70, 70, 70)
+			d.pdf.MultiCell(0, lineHeight-0.8, d.tr(strings.Join(detail, "; ")), "", "L", false)
+			d.pdf.SetTextColor(0, 0, 0)
 		}
-		d.text(8.5, "", line)
+		d.pdf.SetLeftMargin(pageMargin)
 		d.pdf.Ln(0.8)
 	}
 }

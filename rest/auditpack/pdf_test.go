@@ -108,3 +108,96 @@ func TestPDFDeterministic(t *testing.T) {
 		t.Error("a changed figure gives the same document")
 	}
 }
+
+// pages splits pdftotext's output at its form feeds, one string per page.
+func pages(text string) []string { return strings.Split(text, "\f") }
+
+// The density chart is drawn, not pasted: no image in the document, and its page names every
+// state, by code and name, with the labelled threshold line.
+func TestPDFChartIsVector(t *testing.T) {
+	e := demo(t)
+	for _, slug := range []string{"dermatology-supply", "dialysis-quality"} {
+		t.Run(slug, func(t *testing.T) {
+			p, err := e.Packs.Build(context.Background(), slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := auditpack.PDF(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(doc, []byte("/Subtype /Image")) {
+				t.Error("the PDF holds an image")
+			}
+			var chart string
+			for _, pg := range pages(pdfText(t, doc)) {
+				if strings.Contains(pg, "Density by state") {
+					chart = pg
+				}
+			}
+			if chart == "" {
+				t.Fatal("no page is headed Density by state")
+			}
+			words := map[string]bool{}
+			for _, w := range strings.Fields(chart) {
+				words[w] = true
+			}
+			flat := spaces.ReplaceAllString(chart, " ")
+			for _, s := range p.Figures.States {
+				if !words[s.StateCode] || !strings.Contains(flat, s.StateName) || !strings.Contains(flat, dataset.Decimal(s.Per100k)) {
+					t.Errorf("the chart's page lacks %s (%s, %s)", s.StateCode, s.StateName, dataset.Decimal(s.Per100k))
+				}
+			}
+			label := "underserved below " + dataset.Decimal(p.Figures.National.Threshold)
+			if strings.Count(flat, label) < 2 { // on its line and in the legend
+				t.Errorf("the threshold line is not labelled %q:\n%s", label, chart)
+			}
+		})
+	}
+}
+
+// Each reproducibility step is a paragraph of its own starting with its number, one rule per
+// step, and a command is set in a monospaced font without the backticks that mark it.
+func TestPDFStepsOneItemEach(t *testing.T) {
+	e := demo(t)
+	p, err := e.Packs.Build(context.Background(), "cardiology-supply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := auditpack.PDF(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pdfText(t, doc)
+	starts := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		starts[strings.Join(strings.Fields(l), " ")] = true
+	}
+	lineStarting := func(prefix string) bool {
+		for l := range starts {
+			if strings.HasPrefix(l, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range p.Reproducibility.Steps {
+		var prose []string
+		for _, seg := range auditpack.Segments(s.Action) {
+			prose = append(prose, seg.Text)
+		}
+		first := strings.Join(strings.Fields(strings.Join(prose, ""))[:3], " ")
+		if !lineStarting(strconv.Itoa(s.Step) + ". " + first) {
+			t.Errorf("no line starts step %d: %q", s.Step, strconv.Itoa(s.Step)+". "+first)
+		}
+	}
+	if strings.Contains(text, "`") {
+		t.Error("a backtick is printed")
+	}
+	if !strings.Contains(spaces.ReplaceAllString(text, " "), auditpack.RejectsCommand) {
+		t.Errorf("the command %q is not printed whole", auditpack.RejectsCommand)
+	}
+	if !bytes.Contains(doc, []byte("/BaseFont /Courier")) {
+		t.Error("no command is set in Courier")
+	}
+}

@@ -70,11 +70,78 @@ type Step struct {
 	Formula string `json:"formula,omitempty"`
 }
 
+// Details are a step's structured parts in words, beside its action: the file it reads, its
+// filter (long value and column lists shortened), the column it reads and the formula.
+func (s Step) Details() []string {
+	var detail []string
+	if s.File != "" {
+		detail = append(detail, "file "+s.File)
+	}
+	if s.Keep != nil {
+		values := strings.Join(s.Keep.Values, ", ")
+		if len(s.Keep.Values) > 8 {
+			values = strings.Join(s.Keep.Values[:8], ", ") + ", ... (" + strconv.Itoa(len(s.Keep.Values)) + " values)"
+		}
+		cols := s.Keep.Columns[0]
+		if len(s.Keep.Columns) > 1 {
+			cols = strings.Join(s.Keep.Columns[:min(2, len(s.Keep.Columns))], ", ")
+			if len(s.Keep.Columns) > 2 {
+				cols += ", ... (" + strconv.Itoa(len(s.Keep.Columns)) + " columns)"
+			}
+		}
+		detail = append(detail, "keep "+s.Keep.Rule+" ["+values+"] on "+cols)
+	}
+	if s.Column != "" {
+		detail = append(detail, "column "+s.Column+" by "+s.GroupBy)
+	}
+	if s.Formula != "" {
+		detail = append(detail, s.Output+" = "+s.Formula)
+	}
+	return detail
+}
+
 // Filter is a keep step's condition on the current rows.
 type Filter struct {
 	Columns []string `json:"columns"`
 	Rule    string   `json:"rule"`
 	Values  []string `json:"values,omitempty"`
+}
+
+// RejectsCommand is the command that lists the rows the ingest rejects, which the read steps
+// name; an action sets a command between backticks.
+const RejectsCommand = "providerctl ingest --dry-run --rejects rejects.csv DIR"
+
+// Segment is a run of a step's action: prose, or a command (Code) that the action sets between
+// backticks.
+type Segment struct {
+	Text string
+	Code bool
+}
+
+// Segments splits an action at its backticks into prose and commands, in order, leaving out
+// the backticks and empty runs; an unpaired backtick is kept as prose.
+func Segments(action string) []Segment {
+	var out []Segment
+	add := func(text string, code bool) {
+		if text != "" {
+			out = append(out, Segment{Text: text, Code: code})
+		}
+	}
+	for rest := action; ; {
+		open := strings.IndexByte(rest, '`')
+		if open < 0 {
+			add(rest, false)
+			return out
+		}
+		closing := strings.IndexByte(rest[open+1:], '`')
+		if closing < 0 {
+			add(rest, false)
+			return out
+		}
+		add(rest[:open], false)
+		add(rest[open+1:open+1+closing], true)
+		rest = rest[open+2+closing:]
+	}
 }
 
 // Per100kFormula is the density formula of every study, in the compute step's notation.
@@ -126,7 +193,7 @@ func reproducibility(f *dataset.Figures, ms []catalog.Manifest) Reproducibility 
 	if d.Kind == dataset.FacilityQuality {
 		file := fileOf(fam["carecompare"], d.Quality.Dataset, qualityFilePrefix[d.Quality.Slug])
 		files = append(files, file)
-		add(Step{Op: OpRead, File: file.Name, Action: "Read the Care Compare file. Leave out the rows the ingest rejects as malformed (an invalid CCN or value); `providerctl ingest --dry-run` lists them with file, line, column and reason."})
+		add(Step{Op: OpRead, File: file.Name, Action: "Read the Care Compare file. Leave out the rows the ingest rejects as malformed (an invalid CCN or value): `" + RejectsCommand + "` lists each with its file, line, column and reason."})
 		add(Step{Op: OpKeep, Keep: &Filter{Columns: []string{colState}, Rule: RuleIn, Values: the51(f)}, Action: "Keep the facilities whose State is one of the 50 states and DC."})
 		add(Step{Op: OpCountDistinct, Column: colCCN, GroupBy: colState, Output: "count", Action: "Count the distinct CCNs per state: the facilities."})
 	} else {
@@ -136,7 +203,7 @@ func reproducibility(f *dataset.Figures, ms []catalog.Manifest) Reproducibility 
 		for i := 1; i <= 15; i++ {
 			cols = append(cols, colTaxonomy+strconv.Itoa(i))
 		}
-		add(Step{Op: OpRead, File: file.Name, Action: "Read the NPPES full replacement file. Leave out the rows the ingest rejects as malformed (a wrong NPI check digit, a date that does not exist, an invalid taxonomy code); `providerctl ingest --dry-run` lists them with file, line, column and reason."})
+		add(Step{Op: OpRead, File: file.Name, Action: "Read the NPPES full replacement file. Leave out the rows the ingest rejects as malformed (a wrong NPI check digit, a date that does not exist, an invalid taxonomy code): `" + RejectsCommand + "` lists each with its file, line, column and reason."})
 		add(Step{Op: OpKeep, Keep: &Filter{Columns: []string{colDeactivation, colReactivation}, Rule: RuleActiveNPI}, Action: "Keep the active NPIs: no deactivation date, or a reactivation date not before it."})
 		add(Step{Op: OpKeep, Keep: &Filter{Columns: []string{colEntity}, Rule: RuleIn, Values: []string{"1"}}, Action: "Keep individuals (entity type 1); organizations are left out."})
 		add(Step{Op: OpKeep, Keep: &Filter{Columns: cols, Rule: RuleIn, Values: d.Specialty.Codes}, Action: "Keep the providers any of whose 15 taxonomy slots holds one of the dataset's codes."})
@@ -149,7 +216,9 @@ func reproducibility(f *dataset.Figures, ms []catalog.Manifest) Reproducibility 
 	add(Step{Op: OpKeep, Keep: &Filter{Columns: []string{colStateFIPS}, Rule: RuleNotIn, Values: []string{fipsPuertoRico}}, Action: "Leave out Puerto Rico (FIPS 72): the studies cover the 50 states and DC."})
 	add(Step{Op: OpValue, Column: colPopulation, GroupBy: colName, Output: "population_2024", Action: "Read each state's July 1, 2024 estimate; the state name matches figures.states[].state_name."})
 	add(Step{Op: OpCompute, Output: "per_100k", Formula: Per100kFormula, Action: "Divide each state's count by its population, times 100,000, rounded half away from zero to 4 decimals."})
-	add(Step{Op: OpNote, Output: "rank_density, quartile, underserved", Action: study.Rules["rank_density"] + " " + study.Rules["quartile"] + " " + study.Rules["underserved"]})
+	for _, field := range []string{study.FieldRank, study.FieldQuartile, study.FieldUnderserved} {
+		add(Step{Op: OpNote, Output: field, Action: study.Rules[field]})
+	}
 	if d.Kind == dataset.FacilityQuality {
 		add(Step{Op: OpNote, Output: "mean_star_rating", Action: "Average the published overall star ratings of each state's facilities, suppressed ratings left out, rounded to 2 decimals."})
 	}
