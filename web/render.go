@@ -49,6 +49,7 @@ const (
 	tmplSupply     = "supply.html"
 	tmplAudit      = "audit.html"
 	tmplAuditIndex = "auditindex.html"
+	tmplDocument   = "document.html"
 	tmplEvidence   = "evidence.html"
 	tmplAccess     = "access.html"
 	tmplError      = "error.html"
@@ -64,7 +65,7 @@ var funcs = template.FuncMap{
 // mistake, caught by any test.
 func parsePages() pages {
 	p := pages{}
-	for _, name := range []string{tmplHome, tmplSupply, tmplAudit, tmplAuditIndex, tmplEvidence, tmplAccess, tmplError} {
+	for _, name := range []string{tmplHome, tmplSupply, tmplAudit, tmplAuditIndex, tmplDocument, tmplEvidence, tmplAccess, tmplError} {
 		p[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name))
 	}
 	return p

@@ -1,8 +1,9 @@
 // Package web owns the human-facing pages of the service: the home page, the supply map of
-// each specialty, the audit-pack view, the evidence demo and the pilot access form, rendered on
-// the server with html/template, and the documents the JSON APIs link to from every response
-// (limitations_url, methodology_url). Templates, styles and scripts are embedded in the binary,
-// so the pages work with nothing beside it and no third-party host.
+// each specialty, the audit packs, the evidence demo and the pilot access form, rendered on the
+// server with html/template, and the documents the JSON APIs link to from every response
+// (limitations_url, methodology_url), rendered from their Markdown. Templates, styles and
+// scripts are embedded in the binary, so the pages work with nothing beside it and no
+// third-party host.
 package web
 
 import (
@@ -17,6 +18,7 @@ import (
 	"providerdir/rest"
 	"providerdir/rest/supply"
 	"providerdir/store"
+	"providerdir/web/markdown"
 )
 
 // Options configures the pages.
@@ -46,17 +48,6 @@ func New(st store.Store, o Options) *Site {
 
 // Routes registers the pages, their assets and the documents on the web surface's router.
 func (s *Site) Routes(r *mux.Router) {
-	r.HandleFunc(rest.PathLimitationsPage, page(docs.Limitations)).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc(rest.PathMethodologyPage, methodologyIndex).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc(rest.PathMethodologyPage+"/{name}", func(w http.ResponseWriter, req *http.Request) {
-		name := mux.Vars(req)["name"]
-		if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
-			http.NotFound(w, req)
-			return
-		}
-		page(docs.Methodology(strings.TrimSuffix(name, ".md")))(w, req)
-	}).Methods(http.MethodGet, http.MethodHead)
-
 	html := r.NewRoute().Subrouter()
 	html.Use(pageHeaders)
 	html.HandleFunc("/", s.home).Methods(http.MethodGet, http.MethodHead)
@@ -67,6 +58,16 @@ func (s *Site) Routes(r *mux.Router) {
 	html.HandleFunc(PathAudit+"/{slug}", s.auditPage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathEvidence, s.evidencePage).Methods(http.MethodGet, http.MethodHead)
 	html.HandleFunc(PathAccess, s.accessPage).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(rest.PathLimitationsPage, s.document(docs.Limitations)).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(rest.PathMethodologyPage, s.methodologyIndex).Methods(http.MethodGet, http.MethodHead)
+	html.HandleFunc(rest.PathMethodologyPage+"/{name}", func(w http.ResponseWriter, req *http.Request) {
+		name := mux.Vars(req)["name"]
+		if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+			s.notFound(w, req)
+			return
+		}
+		s.document(docs.Methodology(strings.TrimSuffix(name, ".md")))(w, req)
+	}).Methods(http.MethodGet, http.MethodHead)
 	html.PathPrefix(PathStatic+"/").Handler(staticFiles()).Methods(http.MethodGet, http.MethodHead)
 }
 
@@ -79,35 +80,42 @@ const (
 	PathStatic   = "/static"
 )
 
-// page serves one embedded markdown document as plain text, which every browser and terminal
-// shows as written.
-func page(file string) http.HandlerFunc {
+// docData is a document page's content: the rendered document and the links it lists.
+type docData struct {
+	markdown.Document
+	Links []link
+}
+
+// document serves one embedded Markdown document as a page in the site's style.
+func (s *Site) document(file string) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		b, err := fs.ReadFile(docs.Files, file)
+		src, err := fs.ReadFile(docs.Files, file)
 		if err != nil {
-			http.NotFound(w, req)
+			s.notFound(w, req)
 			return
 		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		_, _ = w.Write(b)
+		doc := markdown.Render(string(src))
+		s.render(w, req, http.StatusOK, tmplDocument, layoutData{Title: doc.Title, Page: docData{Document: doc}})
 	}
 }
 
-// methodologyIndex lists the methodology documents and links each one.
-func methodologyIndex(w http.ResponseWriter, req *http.Request) {
+// methodologyIndex lists the methodology documents by title and links each one.
+func (s *Site) methodologyIndex(w http.ResponseWriter, req *http.Request) {
 	names, err := methodologyNames()
 	if err != nil {
-		http.Error(w, "no methodology documents", http.StatusInternalServerError)
+		s.fail(w, req, "methodology: list the documents", err)
 		return
 	}
-	var b strings.Builder
-	b.WriteString("# Methodology\n\nEach study's methodology, as served per dataset at /v1/methodology/{dataset}:\n\n")
+	d := docData{Document: markdown.Render("# Methodology\n\nEach study's method in prose; `/v1/methodology/{dataset}` serves the same rules with the figures of the serving snapshot.\n")}
 	for _, name := range names {
-		b.WriteString("- " + rest.PathMethodologyPage + "/" + name + "\n")
+		src, err := fs.ReadFile(docs.Files, docs.Methodology(name))
+		if err != nil {
+			s.fail(w, req, "methodology: read "+name, err)
+			return
+		}
+		d.Links = append(d.Links, link{rest.PathMethodologyPage + "/" + name, markdown.Render(string(src)).Title})
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte(b.String()))
+	s.render(w, req, http.StatusOK, tmplDocument, layoutData{Title: d.Title, Page: d})
 }
 
 // methodologyNames lists the embedded methodology documents by name, without extension.

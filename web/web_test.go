@@ -26,9 +26,12 @@ func TestDocumentPages(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"/docs/limitations", 200, "# Limitations of the data"},
-		{"/docs/methodology", 200, "/docs/methodology/specialty-supply"},
-		{"/docs/methodology/specialty-supply", 200, "v20"},
+		{"/docs/limitations", 200, `<h1 id="limitations-of-the-data">Limitations of the data</h1>`},
+		{"/docs/limitations", 200, "<li>Every value comes from a published federal file"},
+		{"/docs/methodology", 200, `<a href="/docs/methodology/specialty-supply">Specialty supply studies: methodology v20`},
+		{"/docs/methodology/specialty-supply", 200, `<th scope="col">field</th>`},
+		{"/docs/methodology/specialty-supply", 200, "<code>per_100k</code>"},
+		{"/docs/methodology/specialty-supply.md", 200, "<title>Specialty supply studies: methodology v20"},
 		{"/docs/methodology/no-such-study", 404, ""},
 		{"/docs/methodology/..%2fARCHITECTURE", 404, ""},
 	}
@@ -40,8 +43,8 @@ func TestDocumentPages(t *testing.T) {
 	}
 }
 
-// TestPageHeaders checks that every page and asset carries the pages' security headers and
-// its content type, and that the documents keep the service's own stricter policy.
+// TestPageHeaders checks that every page (the documents too, rendered from their Markdown) and
+// asset carries the pages' security headers and its content type.
 func TestPageHeaders(t *testing.T) {
 	e := demoEnv(t, envOptions{audit: true})
 	tests := []struct {
@@ -65,7 +68,9 @@ func TestPageHeaders(t *testing.T) {
 		{"/static/form.js", 200, "text/javascript; charset=utf-8", ContentSecurityPolicy},
 		{"/static/favicon.svg", 200, "image/svg+xml", ContentSecurityPolicy},
 		{"/static/", 404, "text/plain; charset=utf-8", ContentSecurityPolicy},
-		{"/docs/limitations", 200, "text/plain; charset=utf-8", "default-src 'none'; frame-ancestors 'none'"},
+		{"/docs/limitations", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
+		{"/docs/methodology", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
+		{"/docs/methodology/facility-quality", 200, "text/html; charset=utf-8", ContentSecurityPolicy},
 	}
 	for _, tt := range tests {
 		resp, _ := e.get(t, tt.path)
@@ -93,7 +98,7 @@ func TestPageHeaders(t *testing.T) {
 func TestPagesHaveNoInlineCode(t *testing.T) {
 	e := demoEnv(t, envOptions{audit: true})
 	inline := regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+=|\sstyle=|<style`)
-	for _, path := range []string{"/", "/supply/pediatrics", "/access", "/evidence", "/audit/dermatology-supply", "/supply/none"} {
+	for _, path := range []string{"/", "/supply/pediatrics", "/access", "/evidence", "/audit/dermatology-supply", "/supply/none", "/audit", "/docs/limitations", "/docs/methodology"} {
 		_, body := e.get(t, path)
 		if m := inline.FindString(body); m != "" {
 			t.Errorf("%s: inline code %q", path, m)
