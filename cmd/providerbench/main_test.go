@@ -1,6 +1,8 @@
 package main
 
 import (
+	"gonum.org/v1/plot/vg/vgimg"
+
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -621,17 +623,19 @@ func TestWriteMarkdownWrapsNotes(t *testing.T) {
 	}
 }
 
-// TestWriteChart: the chart is a PNG of the size asked for, with a line per scenario; a run with
-// no answers (p99 of 0) still draws.
+// TestWriteChart: the chart is a PNG with a panel per scenario, three across, each sized to be
+// read on a page; a run with no answers (p99 of 0) still draws; the legend is above the panels,
+// in a band the plots do not reach.
 func TestWriteChart(t *testing.T) {
 	lat := func(d time.Duration) rounds { return rounds{{latencies: []time.Duration{d}, elapsed: time.Second}} }
-	rows := []row{
-		{scenario: "read", rate: 500, server: lat(time.Millisecond)},
-		{scenario: "read", rate: 1000, server: lat(3 * time.Millisecond)},
-		{scenario: "token", rate: 500, server: lat(2 * time.Millisecond)},
-		{scenario: "token", rate: 1000, server: rounds{}},
+	var rows []row
+	for _, sc := range []string{"read", "token", "batch", "search"} {
+		for i, rate := range []int{250, 500, 1000, 2000} {
+			rows = append(rows, row{scenario: sc, rate: rate, server: lat(time.Duration(i+1) * time.Millisecond), ceiling: lat(time.Millisecond)})
+		}
 	}
-	if got := scenarioOrder(rows); !slices.Equal(got, []string{"read", "token"}) {
+	rows = append(rows, row{scenario: "empty", rate: 500, server: rounds{}, ceiling: rounds{}})
+	if got := scenarioOrder(rows); !slices.Equal(got, []string{"read", "token", "batch", "search", "empty"}) {
 		t.Errorf("scenarioOrder = %v", got)
 	}
 	file := filepath.Join(t.TempDir(), "chart.png")
@@ -643,12 +647,31 @@ func TestWriteChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
+	img, err := png.Decode(f)
 	if err != nil {
 		t.Fatalf("not a PNG: %v", err)
 	}
-	if cfg.Width < 500 || cfg.Height < 300 {
-		t.Errorf("chart is %dx%d", cfg.Width, cfg.Height)
+	b := img.Bounds()
+	wantW, wantH := int(3*panelWidth.Dots(vgimg.DefaultDPI)), int((2*panelHeight + legendBand).Dots(vgimg.DefaultDPI))
+	if b.Dx() < wantW-2 || b.Dx() > wantW+2 || b.Dy() < wantH-2 || b.Dy() > wantH+2 {
+		t.Errorf("chart is %dx%d, want %dx%d: three panels across, two rows and the legend's band", b.Dx(), b.Dy(), wantW, wantH)
+	}
+	// The legend's band holds the legend (dark pixels) and nothing of a plot's blue line beyond it.
+	band := int(legendBand.Dots(vgimg.DefaultDPI))
+	dark, blue := 0, 0
+	for y := b.Min.Y; y < b.Min.Y+band; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0x4000 && g < 0x4000 && bl < 0x4000 {
+				dark++
+			}
+			if r>>8 == 31 && g>>8 == 97 && bl>>8 == 160 {
+				blue++
+			}
+		}
+	}
+	if dark == 0 || blue == 0 || blue > 2000 {
+		t.Errorf("legend band: %d dark pixels, %d of the line's colour (the legend's sample only)", dark, blue)
 	}
 }
 
