@@ -39,7 +39,7 @@ type Options struct {
 	// the counts and the first few. Files are read concurrently: it must be safe for that.
 	Rejects  func(source.RowError)
 	Progress Progress
-	Log          *slog.Logger
+	Log      *slog.Logger
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
 }
