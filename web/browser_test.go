@@ -589,8 +589,36 @@ func TestBrowserAccessForm(t *testing.T) {
 	if hidden := eval[bool](b, `document.getElementById("access-form").hidden`); !hidden {
 		t.Error("the form stays after the confirmation")
 	}
+	if n := eval[int](b, `document.getElementById("confirmation").innerText.split("Request received").length - 1`); n > 1 {
+		t.Errorf("the confirmation says %q %d times", "Request received", n)
+	}
 	b.screenshot("confirmation")
 	b.noProblems(nil)
+}
+
+// The pages say a Retry-After as a span and the UTC time it ends, never as a count of seconds.
+func TestBrowserWaitText(t *testing.T) {
+	b := newBrowser(t)
+	e := demoEnv(t, envOptions{})
+	b.do(chromedp.Navigate(e.URL + "/access"))
+	now := time.Date(2026, 12, 7, 0, 8, 34, 0, time.UTC).UnixMilli()
+	for _, tt := range []struct{ retryAfter, want string }{
+		{"85886", "in 23 h 52 min (after 00:00 UTC)"},
+		{"3600", "in 1 h (after 01:08 UTC)"},
+		{"240", "in 4 min (after 00:12 UTC)"},
+		{"30", "in 30 seconds"},
+		{"1", "in 1 second"},
+		{"soon", ""},
+		{"-5", ""},
+	} {
+		t.Run(tt.retryAfter, func(t *testing.T) {
+			eval[bool](b, fmt.Sprintf(`(window.waitResult = undefined, import("/static/form.js").then(m => { window.waitResult = m.waitText(%q, %d); }), true)`, tt.retryAfter, now))
+			b.waitFor(`window.waitResult !== undefined`)
+			if got := eval[string](b, `window.waitResult`); got != tt.want {
+				t.Errorf("waitText(%q) = %q, want %q", tt.retryAfter, got, tt.want)
+			}
+		})
+	}
 }
 
 // recordedEvidence serves recorded answers of the evidence demo endpoint, in the shape of the
