@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"providerdir/catalog"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/dataset"
-	"providerdir/quota"
 	"providerdir/store"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"providerdir/internal/logging"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/quota"
 )
 
 // NPICeilingFactor sets the resolver's per-NPI ceiling on batch resolution

@@ -15,9 +15,9 @@ import (
 	"providerdir/internal/httpserver"
 	"providerdir/internal/testing/backends"
 	"providerdir/internal/testing/handclock"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/gate"
-	"providerdir/quota"
 	"providerdir/store"
 )
 

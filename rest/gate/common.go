@@ -9,9 +9,9 @@ import (
 
 	"providerdir/internal/clientip"
 	"providerdir/internal/logging"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/quota"
 )
 
 // errorWriter is a surface's error envelope writer (rest.V1Error, rest.ResolverError, ...).

@@ -50,8 +50,8 @@ import (
 	"time"
 
 	"providerdir/internal/clientip"
-	"providerdir/rest/apikey"
 	"providerdir/quota"
+	"providerdir/rest/apikey"
 	"providerdir/store"
 )
 

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"providerdir/rest"
 	"providerdir/quota"
+	"providerdir/rest"
 )
 
 // HeaderWindow names the window the supply API's X-RateLimit-* fields describe.

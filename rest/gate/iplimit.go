@@ -7,8 +7,8 @@ import (
 
 	"providerdir/internal/logging"
 
-	"providerdir/rest"
 	"providerdir/quota"
+	"providerdir/rest"
 )
 
 // LimitIP meters the requests it wraps by client address under p, for the unauthenticated

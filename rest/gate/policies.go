@@ -1,8 +1,8 @@
 package gate
 
 import (
-	"providerdir/rest/apikey"
 	"providerdir/quota"
+	"providerdir/rest/apikey"
 )
 
 // Quota policies, as the contracts state them.

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"providerdir/internal/logging"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/quota"
 )
 
 // Resolver API error codes (docs/contracts/resolver-api.md §7).

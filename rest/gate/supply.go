@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"providerdir/internal/logging"
+	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
-	"providerdir/quota"
 )
 
 // Supply API error codes (docs/contracts/supply-api.md §7).

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/rest/apikey"
 	"providerdir/quota"
+	"providerdir/rest/apikey"
 )
 
 func TestPolicies(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/geo"
-	"providerdir/stored"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // Near search: near is a 5-digit ZIP code (its Census ZCTA centroid) or "latitude,longitude";

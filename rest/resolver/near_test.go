@@ -10,12 +10,12 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/testing/demostore"
-	"providerdir/stored"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/source/reference"
 	"providerdir/source/zcta"
 	"providerdir/store"
+	"providerdir/stored"
 )
 
 // milesBetween is the haversine distance in miles, written here so that the expectations do not
