@@ -170,6 +170,14 @@ func describe(q store.Query) string {
 // that has a Next cursor is full, and a Next cursor never leads to an empty page.
 func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Document {
 	t.Helper()
+	return findPaged(t, s, q, limit, 0)
+}
+
+// findPaged is findAll reading the first switchAfter pages at limit and the rest at
+// store.MaxLimit from the cursor reached (0: every page at limit). A cursor is a position, not a page
+// number (testCursorReuse), so the whole result is still read, in order.
+func findPaged(t testing.TB, s store.Store, q store.Query, limit, switchAfter int) []store.Document {
+	t.Helper()
 	q.Limit = limit
 	q.After = ""
 	var out []store.Document
@@ -195,6 +203,9 @@ func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Docu
 			return out
 		}
 		q.After = p.Next
+		if pages+1 == switchAfter {
+			limit, q.Limit = store.MaxLimit, store.MaxLimit
+		}
 	}
 }
 
