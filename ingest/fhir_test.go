@@ -253,19 +253,10 @@ func TestFHIRPartOf(t *testing.T) {
 	snap, _ := store.Serving(ctx, s)
 	read := func(typ, id string) map[string]any {
 		t.Helper()
-		d, err := s.Get(ctx, snap.Generation(catalog.FHIRCollection(typ)), catalog.FHIRCollection(typ), id)
+		m, err := readFHIR(t, s, snap, typ, id)
 		if err != nil {
 			t.Fatalf("%s/%s: %v", typ, id, err)
 		}
-		resource, err := fhirvalidate.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fhirvalidate.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
-			t.Error(err)
-		}
-		var m map[string]any
-		_ = json.Unmarshal(resource, &m)
 		return m
 	}
 	partOf := func(m map[string]any) string {
@@ -315,4 +306,26 @@ func rewriteCSV(t *testing.T, dir, prefix string, edit func(header []string, row
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readFHIR reads the resource typ/id of snap as served: its stored document with the tags
+// added back, checked by the FHIR validator, decoded. The error is the store's, when snap
+// holds no such resource.
+func readFHIR(t *testing.T, s store.Store, snap store.Snapshot, typ, id string) (map[string]any, error) {
+	t.Helper()
+	coll := catalog.FHIRCollection(typ)
+	d, err := s.Get(t.Context(), snap.Generation(coll), coll, id)
+	if err != nil {
+		return nil, err
+	}
+	resource, err := fhirvalidate.Stored(t.Context(), s, snap.Generation(catalog.FHIRTags), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fhirvalidate.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
+		t.Error(err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(resource, &m)
+	return m, nil
 }

@@ -11,10 +11,8 @@ import (
 	"testing"
 	"unicode"
 
-	"providerdir/catalog"
 	"providerdir/ingest"
 	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
@@ -48,21 +46,8 @@ func TestFHIRSubpartParents(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, _ := store.Serving(ctx, s)
-	coll := catalog.FHIRCollection(fhirmap.TypeOrganization)
 	read := func(id string) map[string]any {
-		d, err := s.Get(ctx, snap.Generation(coll), coll, id)
-		if err != nil {
-			return nil
-		}
-		resource, err := fhirvalidate.Stored(ctx, s, snap.Generation(catalog.FHIRTags), d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fhirvalidate.Validate(resource, fhirmap.TagSystemPrefix); err != nil {
-			t.Error(err)
-		}
-		var m map[string]any
-		_ = json.Unmarshal(resource, &m)
+		m, _ := readFHIR(t, s, snap, fhirmap.TypeOrganization, id)
 		return m
 	}
 
