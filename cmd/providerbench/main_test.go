@@ -1,8 +1,6 @@
 package main
 
 import (
-	"gonum.org/v1/plot/vg/vgimg"
-
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -29,6 +27,8 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/lestrrat-go/jwx/v3/jwt"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 func TestNamePrefix(t *testing.T) {
@@ -672,6 +672,81 @@ func TestWriteChart(t *testing.T) {
 	}
 	if dark == 0 || blue == 0 || blue > 2000 {
 		t.Errorf("legend band: %d dark pixels, %d of the line's colour (the legend's sample only)", dark, blue)
+	}
+}
+
+// TestChartPanel: each scenario's panel plots ours against the ceiling with a point and a labelled
+// tick at every rate measured, and the service's p99 target, where the scenario has one, as a
+// line inside the axis's range, even when every p99 is far under it.
+func TestChartPanel(t *testing.T) {
+	lat := func(d time.Duration) rounds { return rounds{{latencies: []time.Duration{d}, elapsed: time.Second}} }
+	rates := []int{500, 1000, 1500, 2000}
+	rowsOf := func(name string, p99 time.Duration, tg *target) []row {
+		var rows []row
+		for _, rate := range rates {
+			r := row{scenario: name, rate: rate, server: lat(p99), ceiling: lat(p99 / 2)}
+			if tg != nil && tg.rate == rate {
+				r.target = tg
+			}
+			rows = append(rows, r)
+		}
+		return rows
+	}
+	for _, tc := range []struct {
+		name     string
+		p99      time.Duration
+		target   *target
+		targetMs float64 // 0: no target line
+	}{
+		{"fast under its target", 300 * time.Microsecond, latencyTarget(2000, 2*time.Millisecond, 0.6), 2},
+		{"over its target", 9 * time.Millisecond, latencyTarget(2000, 5*time.Millisecond, 0.3), 5},
+		{"no target", 3 * time.Millisecond, nil, 0},
+		{"a rate target only", 3 * time.Millisecond, &target{rate: 2000}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := append(rowsOf("other", time.Second, nil), rowsOf(tc.name, tc.p99, tc.target)...)
+			p, lines, err := panel(tc.name, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines.ours == nil || lines.ceiling == nil {
+				t.Fatal("a panel without ours or the ceiling")
+			}
+			var labels []string
+			for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+				if tk.Label != "" {
+					labels = append(labels, tk.Label)
+				}
+			}
+			if want := []string{"0", "500", "1000", "1500", "2000"}; !slices.Equal(labels, want) {
+				t.Errorf("x ticks %v, want %v", labels, want)
+			}
+			if p.X.Max < 2000 {
+				t.Errorf("x axis ends at %v, before the last rate", p.X.Max)
+			}
+			for _, l := range []*plotter.Line{lines.ours, lines.ceiling} {
+				if len(l.XYs) != len(rates) {
+					t.Errorf("%d points, want one per rate (%d)", len(l.XYs), len(rates))
+				}
+			}
+			top := ms(tc.p99)
+			switch {
+			case tc.targetMs == 0 && lines.target != nil:
+				t.Error("a target line for a scenario with no p99 target")
+			case tc.targetMs > 0 && lines.target == nil:
+				t.Error("no target line")
+			case tc.targetMs > 0:
+				for _, pt := range lines.target.XYs {
+					if pt.Y != tc.targetMs {
+						t.Errorf("target line at %v ms, want %v", pt.Y, tc.targetMs)
+					}
+				}
+				top = max(top, tc.targetMs)
+			}
+			if p.Y.Min != 0 || p.Y.Max <= top {
+				t.Errorf("y axis %v..%v does not hold every line (top %v ms)", p.Y.Min, p.Y.Max, top)
+			}
+		})
 	}
 }
 
