@@ -7,10 +7,12 @@
 # $BENCH_RATES offered rates, prints the table, draws the chart of p99 latency against offered
 # rate (data/bench/<providers>/latency.png) and stops the server. With BENCH_DOCS=FILE it also
 # writes the reference page there, with the chart beside it: the figures, one a row with the run's
-# date and machine, the method, and the section of design decisions kept from the old page, which
-# code comments point to.
+# date and machine (a figure the run was not asked for, national or MongoDB, kept from the old
+# page with its own date: scripts/benchpage.sh), the method, and the section of design decisions
+# kept from the old page, which code comments point to.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/benchpage.sh
 providers=${BENCH_PROVIDERS:-100000}
 rates=${BENCH_RATES:-250,1000}
 duration=${BENCH_DURATION:-4s}
@@ -64,56 +66,6 @@ fhir_phases() { # fhir_phases LOG: the seconds of the FHIR projection and its co
 	awk '/^PHASE +SECONDS +SHARE +CPU +CORES$/ { on = 1; next }
 		on && NF >= 5 { all += $(NF - 3); if (/^building the fhir projection/ || /^committing fhir_/) fhir += $(NF - 3) }
 		END { printf "%.0f %.0f", fhir, (all > 0 ? 100 * fhir / all : 0) }' "$1"
-}
-
-# figure_rows NAME VALUE: the figure table's rows of one measurement, one figure a row: VALUE cut
-# at "; " and ". " outside parentheses and code spans (and a part still over 160 characters at
-# " / "), each row with the run's date and machine.
-figure_rows() {
-	awk -v name="$1" -v value="$2" -v date="$bench_date" -v machine="$bench_machine" '
-	function cut(s, seps, out,    n, i, c, depth, code, start, k, sep, part) {
-		n = 0; depth = 0; code = 0; start = 1
-		for (i = 1; i <= length(s); i++) {
-			c = substr(s, i, 1)
-			if (c == "`") code = !code
-			else if (!code && c == "(") depth++
-			else if (!code && c == ")" && depth > 0) depth--
-			if (depth || code) continue
-			for (k in seps) {
-				sep = seps[k]
-				if (substr(s, i, length(sep)) == sep) {
-					part = substr(s, start, i - start + (sep == ". " ? 1 : 0))
-					if (part != "") out[++n] = part
-					start = i + length(sep)
-					i = start - 1
-					break
-				}
-			}
-		}
-		if (start <= length(s)) out[++n] = substr(s, start)
-		return n
-	}
-	BEGIN {
-		first[1] = "; "; first[2] = ". "; second[1] = " / "
-		n = cut(value, first, parts)
-		for (i = 1; i <= n; i++) {
-			if (length(parts[i]) > 160) {
-				m = cut(parts[i], second, sub_)
-				for (j = 1; j <= m; j++) printf "| %s | %s | %s | %s |\n", name, sub_[j], date, machine
-				delete sub_
-			} else {
-				printf "| %s | %s | %s | %s |\n", name, parts[i], date, machine
-			}
-		}
-	}'
-}
-
-phase_table() { # phase_table LOG BARE_SECONDS: the PHASE table of an ingest log as markdown
-	awk -v bare="$2" '/^PHASE +SECONDS +SHARE +CPU +CORES$/ { on = 1
-			print "| phase | seconds | share | CPU seconds | cores busy | phase / bare CSV read |"; print "| --- | ---: | ---: | ---: | ---: | ---: |"; next }
-		on && NF >= 5 { cores = $NF; cpu = $(NF - 1); share = $(NF - 2); secs = $(NF - 3)
-			for (i = NF - 3; i <= NF; i++) $i = ""; sub(/ +$/, "")
-			printf "| %s | %s | %s | %s | %s | %.1f |\n", $0, secs, share, cpu, cores, (bare > 0 ? secs / bare : 0) }' "$1"
 }
 
 cores_projection() { # cores_projection LOG: the ingest's time on 4 and 8 cores, projected from its PHASE table
@@ -344,8 +296,9 @@ mongo_server="FerretDB 1.24 on PostgreSQL (scripts/mongotest.sh)"
 if [[ -n ${MONGODB_URI:-} ]]; then
 	mongo_server="the server at \$MONGODB_URI"
 fi
+mongo_page=""
 if [[ ${BENCH_MONGO:-1} == 0 ]]; then
-	mongo_page="not run (BENCH_MONGO=0)"
+	echo "FHIR search on MongoDB: not run (BENCH_MONGO=0)"
 elif PAGE_BENCH_PROVIDERS=$mongo_providers bash scripts/with-mongotest.sh ${GO:-go} test -run '^$' -bench BenchmarkSpecialtyPage -benchtime 1x -timeout 10m ./store/mongo/ >"$dir/mongo-page.out" 2>&1; then
 	mongo_page=$(awk -v server="$mongo_server" '/^BenchmarkSpecialtyPage/ { for (i = 1; i < NF; i++) m[$(i + 1)] = $i
 		printf "%s, %d providers, %d clients, a page of %d entries in %d round trips: ours p50 %.0f ms, p99 %.0f ms, %.2f pages/s (%d answered 503) / bare driver (the same commands) p50 %.0f ms, p99 %.0f ms, %.2f pages/s; the page'"'"'s query alone through the bare driver %.2f pages/s. One client: ours %.0f ms / bare driver %.0f ms (the dependency'"'"'s share of a page %.0f%%); the includes as one $in query instead %.0f ms. Target p50 <= 100 ms at >= 300 pages/s: ours reaches %.2f of the bare driver'"'"'s rate, whose ceiling is %.0f times short of the target, the query alone %.0f times",
@@ -356,11 +309,13 @@ elif PAGE_BENCH_PROVIDERS=$mongo_providers bash scripts/with-mongotest.sh ${GO:-
 else
 	mongo_page="not run: store/mongo's BenchmarkSpecialtyPage failed ($dir/mongo-page.out)"
 fi
-echo "FHIR search on MongoDB: $mongo_page"
+[[ -n $mongo_page ]] && echo "FHIR search on MongoDB: $mongo_page"
 [[ -z $docs ]] && exit 0
 
-# The reference page: the figures, one a row with the run's date and machine, the method, and the
+# The reference page: the figures, one a row with the run's date and machine (those of a
+# measurement not run kept from the page it replaces, scripts/benchpage.sh), the method, and the
 # design decisions kept as they are.
+previous=$docs
 chart=${docs%/*}/benchmarks-latency.png
 cp "$dir/latency.png" "$chart"
 kept=$(awk '/^## Design decisions/ { on = 1 } on && /^## / && !/Design decisions/ { on = 0 } on' docs/BENCHMARKS.md)
@@ -369,21 +324,15 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
 bench_date=$(date -u +%F)
 bench_machine="$cpu, $(nproc) cores, $mem"
-# stamp_table: a Markdown table with the run's date and machine added to every row.
-stamp_table() {
-	awk -v date="$bench_date" -v machine="$bench_machine" '
-		/^\| ---/ { print $0 " --- | --- |"; next }
-		/^\|/ && !header { print $0 " date | machine |"; header = 1; next }
-		/^\|/ { print $0 " " date " | " machine " |"; next }
-		{ print }' "$1"
-}
 cat >"$docs.new" <<DOC
 # Benchmarks
 
 The figures of the last \`make bench\` (scripts/bench.sh writes this page; \`make bench-quick\`
 runs the same at 100,000 providers and prints them only), one a row with the date and machine
-of its run. Figures of two machines compare only as ratios to a ceiling measured in the same run
-(Method). The design decisions at the end are the figures the code's comments cite.
+of its run. \`make bench-1m\` refreshes the 1,000,000-provider figures alone: the national and
+MongoDB rows and phase tables stay as their last run left them, with its date. Figures of two
+machines compare only as ratios to a ceiling measured in the same run (Method). The design
+decisions at the end are the figures the code's comments cite.
 
 ## Figures
 
@@ -393,12 +342,13 @@ $(figure_rows "commit" "$commit")
 $(figure_rows "snapshot" "$providers synthetic providers (seed 7), store $store_size")
 $(figure_rows "load average (1, 5, 15 min)" "before $load_before; after $load_after (the machine is shared)")
 $(figure_rows "ingest" "$providers providers, \`providerctl ingest\` into an empty store: $ingest_s s; $bare")
-$(figure_rows "whole national drop" "${national_drop:-not run (BENCH_NATIONAL unset)}")
-$(figure_rows "national NPPES ingest" "${national:-not run (BENCH_NATIONAL unset)}")
+$(figure_or_kept "whole national drop" "$national_drop" "BENCH_NATIONAL unset")
+$(figure_or_kept "national NPPES ingest" "$national" "BENCH_NATIONAL unset")
 $(figure_rows "webhooks" "$webhook_events watched provider.changed events: $webhooks")
-$(figure_rows "weekly NPPES delta" "\`providerctl ingest\` of a week's files on top of the snapshot: $weekly; ${national_weekly:-national scale not run}")
+$(figure_rows "weekly NPPES delta" "\`providerctl ingest\` of a week's files on top of the snapshot: $weekly")
+$(figure_or_kept "national weekly NPPES delta" "${national_weekly:-}" "BENCH_NATIONAL unset")
 $(figure_rows "FHIR bulk export" "\`GET /fhir/\$export?_type=Practitioner\`, the file downloaded over loopback: $bulk_export")
-$(figure_rows "FHIR search on MongoDB" "\`PractitionerRole?specialty=...&_include=PractitionerRole:practitioner\` on $mongo_page")
+$(figure_or_kept "FHIR search on MongoDB" "${mongo_page:+\`PractitionerRole?specialty=...&_include=PractitionerRole:practitioner\` on $mongo_page}" "BENCH_MONGO=0")
 
 ### Latency against offered load
 
@@ -406,16 +356,17 @@ $(stamp_table "$dir/table.md")
 
 ### Ingest phases
 
-Where the ingest of $providers providers spent its time (\`providerctl ingest\` prints this table last):
-
-$(phase_table "$dir/ingest.log" "$bare_s")
-$(if [[ -n ${BENCH_NATIONAL:-} && -f ${ndir:-}/db-drop.bare ]]; then
-	printf '\nWhere the whole national drop'"'"'s ingest spent its time:\n\n'
-	phase_table "$ndir/db-drop.log" "$(cat "$ndir/db-drop.bare")"
+Where each ingest spent its time (\`providerctl ingest\` prints this table last):
+$(phase_section "The ingest of $providers providers" "$dir/ingest.log" "$bare_s")
+$(if [[ -f ${ndir:-}/db-drop.bare ]]; then
+	phase_section "The whole national drop" "$ndir/db-drop.log" "$(cat "$ndir/db-drop.bare")"
+else
+	phase_section "The whole national drop"
 fi)
-$(if [[ -n ${BENCH_NATIONAL:-} && -f ${ndir:-}/db.bare ]]; then
-	printf '\nWhere the national NPPES ingest spent its time:\n\n'
-	phase_table "$ndir/db.log" "$(cat "$ndir/db.bare")"
+$(if [[ -f ${ndir:-}/db.bare ]]; then
+	phase_section "The national NPPES ingest" "$ndir/db.log" "$(cat "$ndir/db.bare")"
+else
+	phase_section "The national NPPES ingest"
 fi)
 
 ### Search quality
