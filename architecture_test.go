@@ -4,10 +4,12 @@ package providerdir
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -25,8 +27,9 @@ type rule struct {
 	forbidden []string // patterns; nil with oneAnother or docComment
 	except    []string // patterns, or "a -> b" for one import
 	// oneAnother forbids each package of the row the others; docComment asks each for a doc
-	// comment instead of checking imports.
-	oneAnother, docComment bool
+	// comment instead of checking imports; roomCycle forbids an import between top-level folders
+	// that the folders' imports lead back from.
+	oneAnother, docComment, roomCycle bool
 }
 
 // pkg is a package of the module as go list describes it, its path relative to the module.
@@ -69,6 +72,10 @@ func checkRules(rules []rule, pkgs map[string]pkg) []string {
 			}
 		}
 		subjects := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !r.holds(p) })
+		if r.roomCycle {
+			out = append(out, r.roomCycles(subjects, pkgs)...)
+			continue
+		}
 		for _, p := range subjects {
 			if r.docComment {
 				if strings.TrimSpace(pkgs[p].doc) == "" {
@@ -127,6 +134,68 @@ func (r rule) walk(from string, forbidden []string, pkgs map[string]pkg) []strin
 		}
 	}
 	visit(from, []string{from})
+	return out
+}
+
+// room is the top-level folder of a package's path.
+func room(path string) string {
+	first, _, _ := strings.Cut(path, "/")
+	return first
+}
+
+// roomCycles returns one line per import of a subject into another top-level folder from which
+// the folders' imports, those of the subjects the rule does not except, lead back: the import
+// and the folders of the way back.
+func (r rule) roomCycles(subjects []string, pkgs map[string]pkg) []string {
+	type edge struct{ from, to string }
+	imports := map[edge][]string{} // room to room: "a -> b" of each package import
+	next := map[string][]string{}
+	for _, p := range subjects {
+		for _, imp := range pkgs[p].imports {
+			e := edge{room(p), room(imp)}
+			if e.from == e.to || !r.holds(imp) || r.excepts(p, imp) {
+				continue
+			}
+			if imports[e] == nil {
+				next[e.from] = append(next[e.from], e.to)
+			}
+			imports[e] = append(imports[e], p+" imports "+imp)
+		}
+	}
+	// back returns the rooms of a shortest way from a to b, a first, or nil when none.
+	back := func(a, b string) []string {
+		from := map[string]string{a: ""}
+		queue := []string{a}
+		for len(queue) > 0 {
+			at := queue[0]
+			queue = queue[1:]
+			for _, n := range next[at] {
+				if _, seen := from[n]; seen {
+					continue
+				}
+				from[n] = at
+				if n == b {
+					way := []string{n}
+					for at := at; at != ""; at = from[at] {
+						way = append(way, at)
+					}
+					slices.Reverse(way)
+					return way
+				}
+				queue = append(queue, n)
+			}
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range slices.SortedFunc(maps.Keys(imports), func(x, y edge) int {
+		return cmp.Or(strings.Compare(x.from, y.from), strings.Compare(x.to, y.to))
+	}) {
+		if way := back(e.to, e.from); way != nil {
+			first := slices.Min(imports[e])
+			out = append(out, fmt.Sprintf("%s, and %s leads back (%s): rule '%s'", first, e.to, strings.Join(way, " -> "), r.name))
+		}
+	}
 	return out
 }
 
@@ -196,10 +265,12 @@ func parseRules(doc []byte) ([]rule, error) {
 			r.oneAnother = true
 		case "a missing doc comment":
 			r.docComment = true
+		case "a folder that imports it back":
+			r.roomCycle = true
 		default:
 			r.forbidden = spans(cells[2])
 		}
-		if len(r.packages) == 0 || !r.oneAnother && !r.docComment && len(r.forbidden) == 0 {
+		if len(r.packages) == 0 || !r.oneAnother && !r.docComment && !r.roomCycle && len(r.forbidden) == 0 {
 			return nil, fmt.Errorf("rules table row %q names no packages or no import", line)
 		}
 		rules = append(rules, r)
@@ -297,6 +368,58 @@ func TestCheckRules(t *testing.T) {
 	for _, tt := range tests {
 		if got := checkRules([]rule{tt.rule}, pkgs); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRoomCycles holds the folder check to small graphs: a loop of two folders reported from
+// both sides, one of three with its way back, an excepted import that breaks a loop, a
+// stack of folders with none.
+func TestRoomCycles(t *testing.T) {
+	graph := func(edges ...string) map[string]pkg {
+		pkgs := map[string]pkg{}
+		for _, e := range edges {
+			a, b, _ := strings.Cut(e, " -> ")
+			pa := pkgs[a]
+			pa.path = a
+			pa.imports = append(pa.imports, b)
+			pkgs[a] = pa
+			if _, ok := pkgs[b]; !ok {
+				pkgs[b] = pkg{path: b}
+			}
+		}
+		return pkgs
+	}
+	all := rule{name: "r", packages: []string{"*"}, roomCycle: true}
+	tests := []struct {
+		name string
+		rule rule
+		pkgs map[string]pkg
+		want []string
+	}{
+		{"two folders", all, graph("store/embedded -> internal/fileperm", "internal/metrics -> store", "rest -> internal/metrics"),
+			[]string{
+				"store/embedded imports internal/fileperm, and internal leads back (internal -> store): rule 'r'",
+				"internal/metrics imports store, and store leads back (store -> internal): rule 'r'",
+			}},
+		{"three folders", all, graph("a/x -> b", "b -> c/y", "c/y -> a/z", "d -> a/x"),
+			[]string{
+				"a/x imports b, and b leads back (b -> c -> a): rule 'r'",
+				"b imports c/y, and c leads back (c -> a -> b): rule 'r'",
+				"c/y imports a/z, and a leads back (a -> b -> c): rule 'r'",
+			}},
+		{"excepted", rule{name: "r", packages: []string{"*"}, roomCycle: true, except: []string{"store/embedded -> internal/fileperm"}},
+			graph("store/embedded -> internal/fileperm", "internal/metrics -> store"), nil},
+		{"left out", rule{name: "r", packages: []string{"*", "!testing/..."}, roomCycle: true},
+			graph("testing/live -> rest", "rest -> testing/live"), nil},
+		{"stacked", all, graph("cmd/a -> rest", "rest -> internal/log", "rest/x -> store", "internal/metrics -> store", "store/embedded -> store"), nil},
+	}
+	for _, tt := range tests {
+		got := checkRules([]rule{tt.rule}, tt.pkgs)
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tt.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, want)
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // manifestDoc stores m as ingest does: one document per family, the family as its id.

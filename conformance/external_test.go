@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/externaltools"
+	"providerdir/testing/externaltools"
 )
 
 // The external validator reads what the run was served and fails the check on a resource R4

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/rest/resolver"
+	"providerdir/testing/demostore"
+	"providerdir/testing/liveserver"
 )
 
 // The sandbox check passes against the resolver as providerd mounts it, and fails against one

@@ -11,10 +11,10 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
 	"providerdir/webhook"
 )
 

@@ -9,11 +9,11 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/webhooks"
+	"providerdir/testing/backends"
 	"providerdir/webhook"
 )
 

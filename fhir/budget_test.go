@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
+	"providerdir/testing/liveserver"
 )
 
 // TestClientBudgetOnFHIR: behind SMART's real Protect and token endpoint, a client registered

@@ -18,8 +18,8 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/ingest"
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
+	"providerdir/testing/fhirvalidate"
 )
 
 // manifest is a complete export status's body.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // Totals are cached per generation and query: a second count is served without the store, and

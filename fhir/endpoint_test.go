@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
+	"providerdir/testing/fhirvalidate"
 )
 
 // The Endpoint resource, the Plan-Net parameters that name it or that no source fills, the

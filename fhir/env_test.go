@@ -24,14 +24,14 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/fhirvalidate"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/mapping/fhirmap"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
+	"providerdir/testing/fhirvalidate"
+	"providerdir/testing/liveserver"
 )
 
 // The tests run a real server on loopback (httptest) over a synthetic drop ingested into an

@@ -13,8 +13,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/fhir"
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // readOnly is a grant of another issuer than SMART: it allows reads of the types it lists and no

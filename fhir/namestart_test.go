@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"testing"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // TestNarrowNames checks the conditions a name search is given on a generation whose documents

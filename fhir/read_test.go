@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
+	"providerdir/testing/fhirvalidate"
 )
 
 func TestMetadata(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"providerdir/fhir"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/storecontract"
+	"providerdir/testing/storecontract"
 )
 
 // TestIncludeRoundTrips: a search page costs a bounded number of store calls, whatever the

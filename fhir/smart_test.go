@@ -14,11 +14,11 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
 )
 
 // smartEnv is the surface wired the way providerd wires it, behind SMART's real Protect and token

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/webhookreceiver"
+	"providerdir/testing/webhookreceiver"
 	"providerdir/webhook"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // A tag set is read from the store once and then served by id, whatever generation asks; a

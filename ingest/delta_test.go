@@ -22,11 +22,11 @@ import (
 	"providerdir/catalog"
 	"providerdir/fhir"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
 	"providerdir/match"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // weekly writes a week of n changes for the shared base drop, and the drop with it applied.

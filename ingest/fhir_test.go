@@ -13,12 +13,12 @@ import (
 	"providerdir/catalog"
 	"providerdir/ident"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
+	"providerdir/testing/fhirvalidate"
 )
 
 // TestFHIRSnapshot validates every FHIR resource of the demo snapshot with google/fhir/go and

@@ -16,14 +16,14 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/synthdrops"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/nppes"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
+	"providerdir/testing/synthdrops"
 )
 
 // drops are one small base drop and its evolved successor, shared by the tests.

@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/synthdrops"
 	"providerdir/source"
 	"providerdir/source/openpayments"
 	"providerdir/source/reference"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
+	"providerdir/testing/synthdrops"
 )
 
 // TestMatcherPrepared checks that matching payments a batch at a time, after prepare has made

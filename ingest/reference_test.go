@@ -16,8 +16,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
 	"providerdir/source/reference"
+	"providerdir/testing/backends"
 )
 
 // referenceCopy writes the built-in reference files into a directory, every file stamped with a

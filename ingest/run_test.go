@@ -9,9 +9,9 @@ import (
 	"testing/fstest"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // TestTables holds the family and projection tables to what the run relies on: a name per

@@ -7,11 +7,11 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
 	"providerdir/source/reference"
 	"providerdir/source/sam"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
 )
 
 // TestIngestSAMAndQPP loads a drop and checks the SAM.gov and QPP families: dated by the extract's

@@ -12,10 +12,10 @@ import (
 	"unicode"
 
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // TestFHIRSubpartParents: an organization the registry file marks a subpart is part of the one

@@ -8,11 +8,11 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
 	"providerdir/mapping/study"
 	"providerdir/source/reference"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
 )
 
 // The supply projection writes one study per specialty and per registered code, and its counts

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // recordCounting is a real store that counts the record reads and writes made through it.

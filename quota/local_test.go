@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 var minute5 = Policy{Name: "m5", Windows: []Window{{Name: NameMinute, Length: time.Minute, Step: time.Second, Limit: 5}}}

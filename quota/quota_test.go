@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 var pilot = Policy{Name: "pilot", Windows: []Window{RollingMinute(60), RollingDay(1000)}}

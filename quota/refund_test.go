@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // Refund takes an admitted request's units back out of every window, so that exactly they are

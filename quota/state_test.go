@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 func TestEncodingRoundTrip(t *testing.T) {

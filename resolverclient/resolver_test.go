@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/resolverserver"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
+	"providerdir/testing/resolverserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"providerdir/internal/config"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/apikey"
 	"providerdir/service"
 	"providerdir/store/embedded"
 	"providerdir/store/remote"
+	"providerdir/testing/liveserver"
 )
 
 // The service built from a configuration serves every surface on one handler, each in its own

@@ -27,10 +27,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/smart"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
 )
 
 // fakeClock is the injectable clock: tests move it instead of sleeping.

@@ -20,7 +20,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/lestrrat-go/jwx/v3/jws"
 
-	"providerdir/internal/testing/backends"
+	"providerdir/testing/backends"
 )
 
 // An inline JWKS of any shape is refused, or accepted as a canonical set that validates again

@@ -15,7 +15,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/internal/fileperm"
+	"providerdir/fileperm"
 	"providerdir/store"
 )
 

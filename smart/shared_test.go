@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/smart"
+	"providerdir/testing/backends"
 )
 
 // TestReplicasShareState runs two Services on one store, as two providerd replicas behind one

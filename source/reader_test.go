@@ -12,8 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 // A toy file kind exercising every shared accessor.

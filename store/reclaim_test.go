@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // The reclaimer a server runs releases a previous snapshot past its window and drops its

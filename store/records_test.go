@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 // EachRecord visits every record of a kind across pages, in id order, and stops at the

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/storecontract"
 )
 
 // BenchmarkStacked reads a two-layer stack (a base of benchBase documents, a top replacing one

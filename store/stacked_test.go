@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/storecontract"
 )
 
 func TestStackGenerationLayers(t *testing.T) {

@@ -37,7 +37,7 @@
 //     so all backends reject the same calls.
 //
 // Backends live in sub-packages named after their technology (store/embedded, store/mongo) and
-// prove themselves against one conformance suite, internal/testing/storecontract. store/remote carries the
+// prove themselves against one conformance suite, testing/storecontract. store/remote carries the
 // contract over a private unix socket, so operator commands reach a running server's embedded
 // store, and store/breaker fails calls at once while a backend cannot be reached.
 package store

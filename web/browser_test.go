@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/externaltools"
-	"providerdir/internal/testing/liveserver"
+	"providerdir/testing/externaltools"
+	"providerdir/testing/liveserver"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"

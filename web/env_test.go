@@ -14,9 +14,6 @@ import (
 
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
@@ -27,6 +24,9 @@ import (
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/demostore"
+	"providerdir/testing/liveserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

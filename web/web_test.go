@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/mapping/study"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/supply"
+	"providerdir/testing/demostore"
+	"providerdir/testing/liveserver"
 )
 
 func TestDocumentPages(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/webhookreceiver"
 )
 
 // Scale of one round of BenchmarkDelivery: subscriptions each watching benchWatched NPIs, all

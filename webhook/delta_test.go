@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/webhookreceiver"
 )
 
 // A weekly NPPES delta, served as stacked generations, fires provider.changed for a watched NPI

@@ -11,12 +11,12 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/synthdrops"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/supply"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/synthdrops"
+	"providerdir/testing/webhookreceiver"
 )
 
 // drops are a small synthetic drop and its next snapshot in the real file formats.

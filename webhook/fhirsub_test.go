@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
+	"providerdir/testing/backends"
 )
 
 func TestChannelHeader(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
+	"providerdir/testing/webhookreceiver"
 )
 
 // signed is how the worker names and signs a delivery, as a subscriber checks it.

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/apikey"
 	"providerdir/smart"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
+	"providerdir/testing/webhookreceiver"
 )
 
 // ownerEnv is a store holding real owners, a live resolver key and an enabled SMART client,

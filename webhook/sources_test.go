@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/mapping"
 	"providerdir/source/carecompare"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
+	"providerdir/testing/webhookreceiver"
 )
 
 // copyFile copies src to dst with the modification time mtime (files without a date in their

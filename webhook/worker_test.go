@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/webhookreceiver"
 )
 
 // enqueueTest stores delivery n of a ping to sub and returns its id.

@@ -20,11 +20,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/externaltools"
-	"providerdir/internal/testing/resolverserver"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
+	"providerdir/testing/externaltools"
+	"providerdir/testing/resolverserver"
 )
 
 // runMain makes the test binary run the command itself, so that the tests drive the real

@@ -14,8 +14,8 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/smart"
+	"providerdir/testing/backends"
 )
 
 // writeJWKS writes a fresh P-384 key's public JWKS (or, with private, the private key itself) to

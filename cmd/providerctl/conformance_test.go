@@ -27,12 +27,12 @@ import (
 	"providerdir/catalog"
 	"providerdir/conformance"
 	"providerdir/ingest"
-	"providerdir/internal/testing/externaltools"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/store/embedded"
+	"providerdir/testing/externaltools"
 )
 
 // demoServer builds a demo store (a synthetic drop ingested into an embedded store, then its next

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/apikey"
 	"providerdir/store/embedded"
+	"providerdir/testing/liveserver"
 	"providerdir/webhook"
 )
 

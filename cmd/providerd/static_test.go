@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/externaltools"
+	"providerdir/testing/externaltools"
 )
 
 // TestMakeBuildIsStatic: the binaries `make build` writes are static executables built without

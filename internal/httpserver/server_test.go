@@ -23,9 +23,9 @@ import (
 	"providerdir/internal/logging"
 	"providerdir/internal/metrics"
 	"providerdir/internal/requestid"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
 )
 
 // logLines returns the JSON log lines written to logs so far.

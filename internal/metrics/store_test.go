@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 func TestStoreTimesEveryOperation(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/fhirvalidate"
 )
 
 var (

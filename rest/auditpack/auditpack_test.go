@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/packserver"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/export"
+	"providerdir/testing/backends"
+	"providerdir/testing/demostore"
+	"providerdir/testing/packserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

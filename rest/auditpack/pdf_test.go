@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/externaltools"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/dataset"
+	"providerdir/testing/externaltools"
 )
 
 // pdfText extracts a PDF's text with pdftotext (Debian poppler-utils), keeping the layout so a

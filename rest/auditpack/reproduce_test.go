@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/auditpack"
 	"providerdir/source/reference"
+	"providerdir/testing/demostore"
 )
 
 // table is the rows of one file being followed through the steps, by column name.

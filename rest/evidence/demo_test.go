@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
 	"providerdir/rest/evidence"
+	"providerdir/testing/backends"
 )
 
 // The demo answers without a key as the keyed endpoint does, ten times per rolling 24 hours per

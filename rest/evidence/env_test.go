@@ -8,16 +8,16 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/handclock"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
 	"providerdir/rest/gate"
 	"providerdir/rest/supply"
 	"providerdir/store"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/demostore"
+	"providerdir/testing/handclock"
+	"providerdir/testing/liveserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/packserver"
 	"providerdir/rest/dataset"
 	"providerdir/rest/export"
 	"providerdir/store"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/backends"
+	"providerdir/testing/demostore"
+	"providerdir/testing/packserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

@@ -13,12 +13,12 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // TestBatchRefusedCountsNoRequest: a batch the per-NPI ceiling refuses is a 429 that counts as

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // BenchmarkGate measures what the gate adds to each request on the embedded store: the key

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // TestStoreFailure: when the store fails, the gate answers 500 internal_error in the surface's

@@ -16,10 +16,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/testing/handclock"
 )
 
 // server is one replica of the service under test: the real router and middleware, with

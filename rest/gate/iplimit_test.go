@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // TestEvidenceDemoLimit checks the service host's 10-a-day limit per address.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 // TestResolverEveryPath checks status, envelope and header set of every resolver path

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest/apikey"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 const npi = "1234567893"

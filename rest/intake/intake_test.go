@@ -16,13 +16,13 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/handclock"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/handclock"
 )
 
 func serve(t *testing.T, st store.Store, clock *handclock.Clock) (*httptest.Server, *intake.Service, *gate.Gate) {

@@ -8,12 +8,12 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/storecontract"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
+	"providerdir/testing/storecontract"
 )
 
 // registryNPIs are the first n NPIs of the registry, read off the store.

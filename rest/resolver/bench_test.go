@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // benchNPIs are the first n NPIs of the demo registry.

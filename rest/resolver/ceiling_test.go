@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
+	"providerdir/testing/demostore"
 )
 
 // POST /batch/npi is metered NPI by NPI on the per-NPI ceiling besides the one request it

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/match"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
+	"providerdir/testing/demostore"
 )
 
 // A typo's condition selects by the lexicon's words within one edit of it, not by those its

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // facilityFields are the fields of the contract's facility record, each present on every

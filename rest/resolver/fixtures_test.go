@@ -9,9 +9,9 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ident"
-	"providerdir/internal/testing/resolverserver"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/resolverserver"
 )
 
 // fixtures are identifiers of the demo snapshot with the properties the tests need, found by

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"testing"
 
-	"providerdir/internal/testing/demostore"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
+	"providerdir/testing/demostore"
 )
 
 // Targets of the labelled query set.

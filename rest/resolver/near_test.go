@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/source/reference"
 	"providerdir/source/zcta"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // milesBetween is the haversine distance in miles, written here so that the expectations do not

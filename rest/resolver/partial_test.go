@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/demostore"
 )
 
 // partialSnapshot serves a snapshot holding only registry documents: the demo's record of npi,

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // paymentsByNPI reads every payment of the demo snapshot that is tied to an NPI.

@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // qualityRows reads every Care Compare row of the demo snapshot, by type.

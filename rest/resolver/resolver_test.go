@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/stored"
+	"providerdir/testing/backends"
+	"providerdir/testing/demostore"
 )
 
 // provenanceKeys fails unless o carries each of the 14 provenance keys.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"providerdir/internal/testing/backends"
+	"providerdir/testing/backends"
 )
 
 // GET /sandbox answers without a key, counts nothing, and gives the published sandbox key, which

@@ -15,13 +15,13 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/geo"
-	"providerdir/internal/testing/demostore"
 	"providerdir/match/queryset"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/store"
 	"providerdir/store/embedded"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // scaleStore opens the embedded store named by RESOLVER_SCALE_STORE (a directory ingested from

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"providerdir/catalog"
-	"providerdir/internal/testing/demostore"
 	"providerdir/rest/apikey"
 	"providerdir/rest/resolver"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
 )
 
 // anIndividual is a registry record of the demo snapshot with a first, middle and last name.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/apiclient"
 )
 
 // A by-state answer: the 51 rows in state code order, every field a ProvenanceField naming its

@@ -7,8 +7,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/openapicheck"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/openapicheck"
 )
 
 // response is what a test looks at.

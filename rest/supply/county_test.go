@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
+	"providerdir/testing/apiclient"
 )
 
 // Rule 6: by-county carries the state's row as state_level_supply, the county in

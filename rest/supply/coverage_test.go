@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
+	"providerdir/testing/apiclient"
 )
 
 // The coverage of a state is each specialty's row of that state, as by-state serves it.

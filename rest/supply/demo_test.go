@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/handclock"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/gate"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/demostore"
+	"providerdir/testing/handclock"
+	"providerdir/testing/liveserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
+	"providerdir/testing/apiclient"
 )
 
 // Every path of docs/contracts/supply-api.md §4 built here, with every status and error code of

@@ -13,10 +13,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
 	"providerdir/rest"
 	"providerdir/rest/supply"
 	"providerdir/store"
+	"providerdir/testing/backends"
 )
 
 const base = "https://directory.example.org"

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
+	"providerdir/testing/apiclient"
 )
 
 // The independent check: the by-state figures of two specialties (and one subspecialty filter)

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/mapping/study"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/apiclient"
 )
 
 var versionShape = regexp.MustCompile(`^v\d{4}\.(0[1-9]|1[0-2])\.[1-9]\d*$`)

@@ -10,13 +10,13 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/backends"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/backends"
 )
 
 var sourceKeys = []string{"nppes", "oig_leie", "pecos", "qpp_mips", "open_payments", "sam_gov"}

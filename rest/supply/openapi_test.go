@@ -13,8 +13,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gorilla/mux"
 
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/backends"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
@@ -23,6 +21,8 @@ import (
 	"providerdir/rest/resolver"
 	"providerdir/rest/supply"
 	"providerdir/rest/webhooks"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/backends"
 	"providerdir/webhook"
 )
 

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/apiclient"
 )
 
 // A ProviderRecord holds the registry's values as the NPPES file publishes them, each with the

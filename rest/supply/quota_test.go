@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/apiclient"
 	"providerdir/rest/apikey"
+	"providerdir/testing/apiclient"
 )
 
 // docs/contracts/supply-api.md §8 on the real endpoints: the pilot quota (60 per rolling minute,

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"providerdir/ingest"
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/backends"
 	"providerdir/rest/apikey"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/backends"
 )
 
 // Rule 3: a registered code that no provider holds gives zero rows. The drop is rewritten so

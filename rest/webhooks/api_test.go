@@ -18,14 +18,14 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/liveserver"
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/gate"
 	"providerdir/rest/supply"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/liveserver"
+	"providerdir/testing/webhookreceiver"
 	"providerdir/webhook"
 )
 

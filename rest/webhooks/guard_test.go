@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/webhookreceiver"
 	"providerdir/rest/apikey"
+	"providerdir/testing/webhookreceiver"
 	"providerdir/webhook"
 )
 

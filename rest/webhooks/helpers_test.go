@@ -3,7 +3,7 @@ package webhooks
 import (
 	"time"
 
-	"providerdir/internal/testing/webhookreceiver"
+	"providerdir/testing/webhookreceiver"
 	"providerdir/webhook"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 func read(t *testing.T, kind Kind, file string) ([]Facility, *source.Report) {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 // Each kind's period columns, in each style Care Compare prints them, with the blanks and

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
 	"providerdir/source/reference"
+	"providerdir/testing/readercheck"
 )
 
 func TestRealTable(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
 	"providerdir/source/reference"
+	"providerdir/testing/readercheck"
 )
 
 func TestRealStates(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
 	"providerdir/source/reference"
+	"providerdir/testing/readercheck"
 )
 
 func date(y, m, d int) source.Date { return source.Date{Year: y, Month: time.Month(m), Day: d} }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 const (

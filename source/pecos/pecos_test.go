@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 func TestEnrollments(t *testing.T) {

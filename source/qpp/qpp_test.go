@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"providerdir/ident"
-	"providerdir/internal/testing/readercheck"
 	"providerdir/source"
+	"providerdir/testing/readercheck"
 )
 
 func pt(v float64) *float64 { return &v }

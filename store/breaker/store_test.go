@@ -3,10 +3,10 @@ package breaker_test
 import (
 	"testing"
 
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
 	"providerdir/store/breaker"
+	"providerdir/testing/backends"
+	"providerdir/testing/storecontract"
 )
 
 // The circuit in front of a store changes nothing about the contract while the store answers.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"providerdir/internal/fileperm"
+	"providerdir/fileperm"
 	"providerdir/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"providerdir/internal/fileperm"
+	"providerdir/fileperm"
 	"slices"
 
 	"github.com/minio/minlz"

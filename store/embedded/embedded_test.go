@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
+	"providerdir/testing/storecontract"
 )
 
 func open(t testing.TB, opts ...Option) *Store {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"providerdir/internal/fileperm"
+	"providerdir/fileperm"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"providerdir/internal/fileperm"
+	"providerdir/fileperm"
 	"providerdir/store"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
+	"providerdir/testing/storecontract"
 )
 
 // A dropped generation's files are freed while the store stays open, but not from under a

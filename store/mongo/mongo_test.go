@@ -16,8 +16,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
+	"providerdir/testing/storecontract"
 )
 
 // The suite needs a MongoDB-protocol server. scripts/mongotest.sh starts one (FerretDB on a

@@ -27,12 +27,12 @@ import (
 	"providerdir/fhir"
 	"providerdir/ingest"
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/backends"
 	"providerdir/smart"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
 	mongostore "providerdir/store/mongo"
+	"providerdir/testing/backends"
 )
 
 // specialtyPage is the search of providerbench's specialty scenario: a page of cardiology roles

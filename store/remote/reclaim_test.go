@@ -10,10 +10,10 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/storecontract"
 	"providerdir/source/reference"
 	"providerdir/source/synth"
 	"providerdir/store"
+	"providerdir/testing/storecontract"
 )
 
 // Repeated ingests into a running server's store, through its socket as `providerctl ingest`

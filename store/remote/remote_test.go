@@ -9,10 +9,10 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/internal/testing/storecontract"
 	"providerdir/store"
 	"providerdir/store/embedded"
 	"providerdir/store/remote"
+	"providerdir/testing/storecontract"
 )
 
 // serve opens an embedded store and serves it on a socket; it returns a client of it.

@@ -8,9 +8,9 @@ import (
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
 	"providerdir/internal/config"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/resolverserver"
 	"providerdir/rest/apikey"
+	"providerdir/testing/demostore"
+	"providerdir/testing/resolverserver"
 )
 
 func TestResolverURL(t *testing.T) {

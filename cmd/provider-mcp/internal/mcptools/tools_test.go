@@ -17,11 +17,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"providerdir/cmd/provider-mcp/internal/mcptools"
-	"providerdir/internal/testing/demostore"
-	"providerdir/internal/testing/resolverserver"
 	"providerdir/resolverclient"
 	"providerdir/rest/apikey"
 	"providerdir/stored"
+	"providerdir/testing/demostore"
+	"providerdir/testing/resolverserver"
 )
 
 func TestMain(m *testing.M) { demostore.Main(m) }

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"testing"
 
-	"providerdir/internal/testing/liveserver"
-	"providerdir/internal/testing/openapicheck"
+	"providerdir/testing/liveserver"
+	"providerdir/testing/openapicheck"
 )
 
 // Client is one client address playing against a running server.

@@ -12,14 +12,14 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/apiclient"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/export"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/testing/apiclient"
+	"providerdir/testing/liveserver"
 )
 
 func init() {

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"providerdir/internal/httpserver"
-	"providerdir/internal/testing/liveserver"
 	"providerdir/rest/gate"
 	"providerdir/store"
+	"providerdir/testing/liveserver"
 )
 
 // Server is one running resolver; its Key issues resolver keys.
