@@ -7,13 +7,15 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
 
 // evidenceChecks hold POST /v1/evidence-query to docs/contracts/supply-api.md §4 (evidence query):
 // an answer with its evidence trail and the by-state figure, a county answer widened to its state,
-// each 400 of the body rules, and refusals with HTTP 200.
+// each 400 of the body rules, and refusals with HTTP 200, among them a question about a place that
+// is none of the 50 states and DC, which no figure of the service answers (rule 1).
 func evidenceChecks() []Check {
 	const s = "evidence"
 	bad := func(name, body string) Check {
@@ -28,14 +30,15 @@ func evidenceChecks() []Check {
 			return nil
 		}}
 	}
-	refused := func(question, code string) Check {
-		return Check{s, "refusal " + code + ": HTTP 200, status refusal", func(ctx context.Context, e *Env) error {
+	refused := func(question string, codes ...string) Check {
+		want := strings.Join(codes, " or ")
+		return Check{s, "refusal " + want + ": HTTP 200, status refusal", func(ctx context.Context, e *Env) error {
 			res, err := e.evidenceResult(ctx, question)
 			if err != nil {
 				return err
 			}
-			if res.Status != "refusal" || res.Answer != nil || res.Refusal == nil || res.Refusal.Code != code || res.Refusal.Message == "" || len(res.Evidence) != 0 {
-				return fmt.Errorf("%q: status %s, refusal %+v, want a refusal %s without answer or evidence", question, res.Status, res.Refusal, code)
+			if res.Status != "refusal" || res.Answer != nil || res.Refusal == nil || !slices.Contains(codes, res.Refusal.Code) || res.Refusal.Message == "" || len(res.Evidence) != 0 {
+				return fmt.Errorf("%q: status %s, refusal %+v, want a refusal %s without answer or evidence", question, res.Status, res.Refusal, want)
 			}
 			return nil
 		}}
@@ -56,6 +59,7 @@ func evidenceChecks() []Check {
 		refused("What is the phone number of Dr. John Smith, cardiologist in Austin?", "individual_provider_lookup"),
 		refused("How many dentists are in California?", "out_of_scope"),
 		refused("How many doctors are in Texas?", "classification_failed"),
+		refused("How many urologists does Narnia have?", "classification_failed", "out_of_scope"),
 	}
 }
 

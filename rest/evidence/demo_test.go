@@ -121,8 +121,10 @@ func TestNoStudyLoaded(t *testing.T) {
 	}
 }
 
-// A place none of the 51 is refused with classification_failed, its message quoting the words
-// it could not place; the national figure answers only a question that asks for it.
+// A place the classifier cannot resolve, wherever the question names it, is refused with
+// classification_failed, its message quoting the words it could not place; a place it knows to
+// be outside the 51 is out_of_scope; the national figure answers only a question that asks for
+// it or names no place at all.
 func TestUnknownPlaceRefused(t *testing.T) {
 	e := demoEnv(t, nil)
 	key := e.key(t)
@@ -132,8 +134,21 @@ func TestUnknownPlaceRefused(t *testing.T) {
 		{"How many urologists are in the state of Narnia?", evidence.RefuseClassificationFailed, `"Narnia"`},
 		{"How many dermatologists are in Ohio and Atlantis?", evidence.RefuseClassificationFailed, `"Atlantis"`},
 		{"count active_providers specialty=urology state=ZZ", evidence.RefuseClassificationFailed, `"ZZ"`},
+		{"Narnia urologist count", evidence.RefuseClassificationFailed, `"Narnia"`},
+		{"urologists Narnia", evidence.RefuseClassificationFailed, `"Narnia"`},
+		{"How many urologists does Narnia have?", evidence.RefuseClassificationFailed, `"Narnia"`},
+		{"Narnia's urologists", evidence.RefuseClassificationFailed, `"Narnia"`},
+		{"how many urologists does new narnia have", evidence.RefuseClassificationFailed, `"new narnia"`},
+		{"Compare Ohio with Atlantis on urologist density", evidence.RefuseClassificationFailed, `"Atlantis"`},
+		{"NARNIA UROLOGIST COUNT", evidence.RefuseClassificationFailed, `"NARNIA"`},
+		{"What is the urologist density in Europe?", evidence.RefuseOutOfScope, ""},
+		{"How many cardiologists are there in Canada?", evidence.RefuseOutOfScope, ""},
+		{"How many pediatricians does Mexico have?", evidence.RefuseOutOfScope, ""},
 		{"How many urologists are there nationwide?", "", ""},
 		{"How many urologists are in the US?", "", ""},
+		{"How many urologists are there?", "", ""},
+		{"Urologist count, nationally", "", ""},
+		{"Roughly how many urologists are there in the US?", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {

@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"providerdir/stored"
 )
 
 // corpusQuestions seeds the fuzzers with the labelled questions of both corpora.
@@ -82,10 +85,14 @@ func FuzzReadRequest(f *testing.F) {
 }
 
 // Whatever the question, the screening and the classifier end in a refusal code of the contract
-// or in an intent that passes the whitelist; they never panic.
+// or in an intent that passes the whitelist; they never panic; a refusal quotes nothing but
+// words of the question.
 func FuzzClassify(f *testing.F) {
 	for _, q := range corpusQuestions(f) {
 		f.Add(q)
+	}
+	for _, s := range []string{"Narnia's urologists", "does  have urologists", "Ab's", "x s", "urologists \u00c9", "A.B:C;D!E?F\nG urologists", "New Mexico's Narnia"} {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		q := newQuestion(text)
@@ -103,6 +110,15 @@ func FuzzClassify(f *testing.F) {
 			if no.Message == "" || utf8.RuneCountInString(no.Message) > maxRefusalMessage || strings.ContainsFunc(no.Message, unicode.IsControl) {
 				t.Fatalf("%q: refusal message %q is empty, too long or has a control character", text, no.Message)
 			}
+			folded := strings.Fields(stored.NormalizeText(text))
+			quoting, _, _ := strings.Cut(no.Message, ". Name")
+			for _, m := range quotedWords.FindAllStringSubmatch(quoting, -1) {
+				for _, w := range strings.Fields(stored.NormalizeText(m[1])) {
+					if !slices.ContainsFunc(folded, func(f string) bool { return strings.Contains(f, w) }) {
+						t.Fatalf("%q: the refusal quotes %q, no word of the question", text, m[1])
+					}
+				}
+			}
 			return
 		}
 		if _, err := in.validate(); err != nil {
@@ -110,6 +126,9 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// quotedWords finds what a refusal's message quotes.
+var quotedWords = regexp.MustCompile(`"([^"]*)"`)
 
 // maxRefusalMessage bounds a refusal's message: the longest fixed one and a few quoted places.
 const maxRefusalMessage = 600

@@ -75,12 +75,12 @@ func (in Intent) validate() (study.Specialty, error) {
 // vocabulary and state names matched word by word, misspellings within a few edits of a
 // registered name. A question it cannot read is a refusal: out_of_scope when it is not about the
 // studies' subject or asks what they do not hold, classification_failed when it is but names no
-// registered specialty, or two, or a place none of the 51 (the message then quotes that place),
+// registered specialty, or two, or a place it cannot resolve (the message then quotes its words),
 // or neither a state nor the nation.
 func classify(q question) (Intent, *Refusal) {
 	words := slices.Clone(q.words)
 	county := takeCounty(words)
-	if hasAny(words, territories) {
+	if namesTerritory(words) {
 		return Intent{}, refusal(RefuseOutOfScope)
 	}
 	sp, found := findSpecialties(words)
@@ -114,8 +114,20 @@ func classify(q question) (Intent, *Refusal) {
 	return in, nil
 }
 
+// namesTerritory reports a place of territories in the words, not after "new".
+func namesTerritory(words []string) bool {
+	for _, t := range territories {
+		for _, at := range phraseAt(words, strings.Fields(t)) {
+			if at == 0 || words[at-1] != "new" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var (
-	countWords       = []string{"how many", "number of", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number", "active providers"}
+	countWords       = []string{"how many", "number of", "number", "count", "counts", "total", "totals", "most", "fewest", "more", "fewer", "largest number", "smallest number", "active providers"}
 	densityWords     = []string{"density", "densities", "per capita", "per 100 000", "per 100000", "per 100k", "per resident", "per residents", "per person", "per population", "concentration", "concentrated", "densest", "ratio", "rate", "per 100 thousand", "relative to population", "adjusted for population"}
 	rankWords        = []string{"rank", "ranks", "ranked", "ranking", "rankings", "position", "highest", "lowest", "most", "fewest", "top", "bottom", "best", "worst", "least", "quartile", "first", "last", "leads", "lead", "largest", "biggest", "greatest", "smallest", "number one", "number 1", "no 1", "is 1", "1st"}
 	lowestWords      = []string{"lowest", "fewest", "least", "bottom", "worst", "last", "smallest", "lower"}
@@ -181,22 +193,8 @@ func findSpecialties(words []string) (study.Specialty, []string) {
 		}
 	}
 	if len(found) == 0 {
-		var single []string
-		owner := map[string]string{}
-		for slug, t := range terms {
-			for _, w := range t.words {
-				if !strings.Contains(w, " ") && len(w) >= 6 {
-					single = append(single, w)
-					owner[w] = slug
-				}
-			}
-		}
-		sort.Strings(single)
 		for _, w := range words {
-			if known(w) {
-				continue
-			}
-			if slug, ok := nearestOwner(w, single, owner); ok && !slices.Contains(found, slug) {
+			if slug, ok := misspelledSpecialty(w); ok && !slices.Contains(found, slug) {
 				found = append(found, slug)
 			}
 		}
@@ -207,6 +205,31 @@ func findSpecialties(words []string) (study.Specialty, []string) {
 	}
 	sp, _ := study.Lookup(found[0])
 	return sp, found
+}
+
+// singleTerms are the specialty terms of one word long enough to be matched within a few edits,
+// sorted, and termOwner the specialty of each.
+var singleTerms, termOwner = func() ([]string, map[string]string) {
+	var single []string
+	owner := map[string]string{}
+	for slug, t := range terms {
+		for _, w := range t.words {
+			if !strings.Contains(w, " ") && len(w) >= 6 {
+				single = append(single, w)
+				owner[w] = slug
+			}
+		}
+	}
+	sort.Strings(single)
+	return single, owner
+}()
+
+// misspelledSpecialty returns the specialty a word not in the vocabulary is a misspelling of.
+func misspelledSpecialty(w string) (string, bool) {
+	if known(w) {
+		return "", false
+	}
+	return nearestOwner(w, singleTerms, termOwner)
 }
 
 // nearestOwner returns the specialty whose terms are nearest to w within specialtyTolerance,

@@ -120,15 +120,15 @@ var refusalMessages = map[string]string{
 		"Name one of: " + strings.Join(specialtyNames(), ", ") + ".",
 }
 
-// unplacedRefusal is classification_failed for a question that names places none of the 51.
-// Its message quotes those places, and only them: words of the question, letters and digits
-// only, a few words each.
+// unplacedRefusal is classification_failed for a question that names places the classifier
+// cannot resolve. Its message quotes those places, and only them: words of the question, letters
+// and digits only, a few words each.
 func unplacedRefusal(places []string) *Refusal {
 	quoted := make([]string, len(places))
 	for i, p := range places {
 		quoted[i] = `"` + p + `"`
 	}
-	return &Refusal{Code: RefuseClassificationFailed, Message: "The question names a place that is not one of the 50 states and DC: " +
+	return &Refusal{Code: RefuseClassificationFailed, Message: "These words of the question could not be placed among the 50 states and DC: " +
 		strings.Join(quoted, ", ") + ". Name a state (or its two-letter code), or ask for the national figure (\"nationwide\")."}
 }
 

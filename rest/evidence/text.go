@@ -22,6 +22,9 @@ type question struct {
 	// cased are the words with their letters' case as written, one for each of words (nil in the
 	// rare text whose folding splits words differently): "IN" the code and "in" the word.
 	cased []string
+	// opens marks, one for each of cased, the words that begin a sentence (the first word, and a
+	// word after . ! ? : ; or a line break), whose capital says nothing of a proper noun.
+	opens []bool
 	// compact is lower with look-alike digits read as letters and everything but letters dropped,
 	// so that "I g n o r e   p r e v i o u s" and "1gn0re_prev1ous" read as "ignoreprevious".
 	compact string
@@ -38,20 +41,23 @@ func newQuestion(text string) question {
 	// "ohio s"); NormalizeText alone would join them ("ohios").
 	q := question{raw: raw, lower: strings.ToLower(raw), norm: stored.NormalizeText(apostrophes.Replace(raw))}
 	q.words = strings.Fields(q.norm)
-	q.cased = casedWords(apostrophes.Replace(raw), len(q.words))
+	q.cased, q.opens = casedWords(apostrophes.Replace(raw), len(q.words))
 	q.compact = compactLetters(q.norm)
 	return q
 }
 
 // casedWords splits text into words as stored.NormalizeText does (letters and digits, accents
-// dropped), keeping each letter's case; nil when that does not give n words.
-func casedWords(text string, n int) []string {
-	out := make([]string, 0, n)
+// dropped), keeping each letter's case, and marks the words that open a sentence; nil when that
+// does not give n words.
+func casedWords(text string, n int) ([]string, []bool) {
+	out, opens := make([]string, 0, n), make([]bool, 0, n)
 	var b strings.Builder
+	open := true
 	flush := func() {
 		if b.Len() > 0 {
-			out = append(out, b.String())
+			out, opens = append(out, b.String()), append(opens, open)
 			b.Reset()
+			open = false
 		}
 	}
 	for _, r := range unorm.NFD.String(strings.ToValidUTF8(text, " ")) {
@@ -61,14 +67,20 @@ func casedWords(text string, n int) []string {
 			b.WriteRune(r)
 		default:
 			flush()
+			if strings.ContainsRune(sentenceEnds, r) {
+				open = true
+			}
 		}
 	}
 	flush()
 	if len(out) != n {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, opens
 }
+
+// sentenceEnds are the characters after which a word opens a sentence.
+const sentenceEnds = ".!?:;\n"
 
 var apostrophes = strings.NewReplacer("'", " ", "’", " ", "ʼ", " ")
 

@@ -85,10 +85,16 @@ var adviceWords = []string{"should i", "should my", "my child", "my son", "my da
 	"prescribe", "is it serious", "what causes", "how do i", "how can i", "become a", "career", "careers", "residency",
 	"medical school", "training to be"}
 
-// territories are places outside the 51 the studies cover.
+// territories are places the classifier knows to be outside the 51: the territories, and the
+// countries, continents and provinces questions name. A question about one of them is out of
+// scope; a place the classifier does not know is classification_failed, quoting it. A name
+// after "new" is another place ("New Mexico", "New England").
 var territories = []string{"puerto rico", "guam", "virgin islands", "american samoa", "northern mariana islands",
-	"northern marianas", "marshall islands", "micronesia", "palau", "canada", "mexico city", "europe", "uk",
-	"united kingdom", "england", "india", "australia"}
+	"northern marianas", "marshall islands", "micronesia", "palau", "canada", "canadian", "mexico", "mexico city", "europe",
+	"european", "asia", "africa", "south america", "latin america", "oceania", "uk", "united kingdom", "britain",
+	"england", "scotland", "wales", "ireland", "france", "germany", "italy", "spain", "netherlands", "sweden", "norway",
+	"india", "china", "japan", "korea", "brazil", "australia", "new zealand", "ontario", "quebec", "british columbia",
+	"alberta", "manitoba", "saskatchewan", "nova scotia"}
 
 // supplyWords mark a question about provider supply even when it names no specialty: such a
 // question is misunderstood (classification_failed), not out of scope.
