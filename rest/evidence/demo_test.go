@@ -141,6 +141,7 @@ func TestUnknownPlaceRefused(t *testing.T) {
 		{"how many urologists does new narnia have", evidence.RefuseClassificationFailed, `"new narnia"`},
 		{"Compare Ohio with Atlantis on urologist density", evidence.RefuseClassificationFailed, `"Atlantis"`},
 		{"NARNIA UROLOGIST COUNT", evidence.RefuseClassificationFailed, `"NARNIA"`},
+		{"Urologists per 100k: Narnia", evidence.RefuseClassificationFailed, `"Narnia"`},
 		{"What is the urologist density in Europe?", evidence.RefuseOutOfScope, ""},
 		{"How many cardiologists are there in Canada?", evidence.RefuseOutOfScope, ""},
 		{"How many pediatricians does Mexico have?", evidence.RefuseOutOfScope, ""},
@@ -149,6 +150,7 @@ func TestUnknownPlaceRefused(t *testing.T) {
 		{"How many urologists are there?", "", ""},
 		{"Urologist count, nationally", "", ""},
 		{"Roughly how many urologists are there in the US?", "", ""},
+		{"Hi Sam, how many licensed urologists are there nationwide?", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {

@@ -57,10 +57,10 @@ var notPlaces = func() map[string]bool {
 // reads: verbs and greetings that open a question, words of degree, the months, and the bodies
 // whose figures a question may cite.
 var ordinaryWords = []string{"tell", "give", "show", "get", "put", "return", "need", "want", "know", "like", "ask", "see",
-	"look", "looks", "hi", "hello", "hey", "oh", "ok", "okay", "let", "here", "just", "sorry", "work", "works", "working",
+	"look", "looks", "hi", "hello", "hey", "dear", "oh", "ok", "okay", "let", "here", "just", "sorry", "work", "works", "working",
 	"exist", "hold", "holds", "stand", "stands", "fall", "falls", "come", "comes", "fare", "fares", "roughly",
 	"approximately", "approx", "exactly", "precisely", "altogether", "combined", "alone", "anymore",
-	"headcount", "dense", "higher", "well", "supplied", "considered", "flagged", "access", "side", "line", "value",
+	"headcount", "licensed", "adult", "practising", "dense", "higher", "well", "supplied", "considered", "flagged", "access", "side", "line", "value",
 	"metric", "query", "geography", "request", "call", "tool", "story", "reporter", "readers", "writing", "january",
 	"february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
 	"cms", "hrsa", "hhs", "aamc", "ama", "acs", "bls", "npi"}
@@ -171,13 +171,15 @@ func standsAsName(q question, words []string, k int, unread func(int) bool) bool
 		opens = q.opens[k]
 	}
 	switch {
+	case k > 0 && slices.Contains(greetings, words[k-1]):
+		return false // "Hi Sam, how many urologists"
 	case q.cased != nil && !opens && caseMeansSomething(q) && unicode.IsUpper([]rune(q.cased[k])[0]):
 		return true
 	case k+1 < len(words) && words[k+1] == "s":
 		return true
 	case opens && k+1 < len(words) && isTermWord(words[k+1]):
 		return true
-	case k == len(words)-1 && k > 0 && (isTermWord(words[k-1]) || slices.Contains(figureWords, words[k-1])):
+	case k == len(words)-1 && k > 0 && (isTermWord(words[k-1]) || figureWordSet[words[k-1]]):
 		return true
 	}
 	// "does Narnia have": unread words only between the two.
@@ -191,6 +193,20 @@ func standsAsName(q question, words []string, k int, unread func(int) bool) bool
 	}
 	return j > 0 && e < len(words) && slices.Contains(asksOf, words[j-1]) && slices.Contains(hasWords, words[e])
 }
+
+// figureWordSet are the words of figureWords' phrases ("per", "100k", "capita").
+var figureWordSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range figureWords {
+		for _, w := range strings.Fields(p) {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// greetings are the words after which a name is the one the question is addressed to.
+var greetings = []string{"hi", "hello", "hey", "dear", "thanks", "thank"}
 
 // asksOf and hasWords frame the subject of "does X have", "do X have", "has X got".
 var (

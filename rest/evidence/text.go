@@ -23,7 +23,9 @@ type question struct {
 	// rare text whose folding splits words differently): "IN" the code and "in" the word.
 	cased []string
 	// opens marks, one for each of cased, the words that begin a sentence (the first word, and a
-	// word after . ! ? : ; or a line break), whose capital says nothing of a proper noun.
+	// word after . ! ? or a line break), whose capital says nothing of a proper noun. A colon
+	// opens none: what follows it is a name ("per 100k: Narnia") or a question word the
+	// classifier reads ("Quick question: How many").
 	opens []bool
 	// compact is lower with look-alike digits read as letters and everything but letters dropped,
 	// so that "I g n o r e   p r e v i o u s" and "1gn0re_prev1ous" read as "ignoreprevious".
@@ -80,7 +82,7 @@ func casedWords(text string, n int) ([]string, []bool) {
 }
 
 // sentenceEnds are the characters after which a word opens a sentence.
-const sentenceEnds = ".!?:;\n"
+const sentenceEnds = ".!?\n"
 
 var apostrophes = strings.NewReplacer("'", " ", "’", " ", "ʼ", " ")
 
