@@ -15,7 +15,8 @@ import (
 // about ("in X", "the state of X", "state=X"), and anywhere else a word the classifier does not
 // read stands as a name does: capitalised inside a sentence ("urologists Narnia"), possessive
 // ("Narnia's urologists"), the subject of "does X have", before a specialty at the start of a
-// sentence ("Narnia urologist count") or after one at the end of the question.
+// sentence ("Narnia urologist count") or last in the question after a specialty or a figure
+// ("urologist count narnia").
 
 // placeLeads are the words after which a question names where it asks about.
 var placeLeads = []string{"in", "within", "across", "throughout", "inside", "around"}
@@ -164,7 +165,7 @@ func unplaced(q question, words []string, used []bool) []string {
 // standsAsName reports whether the word at k, one the classifier does not read, stands where a
 // name does: written with a capital inside a sentence of a question whose case means something,
 // possessive, between "does" and "have", before a specialty at the start of a sentence, or
-// last in the question after a specialty or a figure.
+// last in the question after a specialty or a figure; never a name right after a greeting.
 func standsAsName(q question, words []string, k int, unread func(int) bool) bool {
 	opens := k == 0
 	if q.opens != nil {
