@@ -411,11 +411,12 @@ const narrowFactor = 32
 
 // candidates narrows the ids of the driver by the other conditions' index entries: each is read
 // on, up to narrowFactor entries per id (at most the probe's cap), and one that runs out keeps
-// only the ids it yielded too and needs no check on the documents. A candidate that fails such
-// a condition is dropped without loading its document.
+// only the ids it yielded too and needs no check on the documents. The conditions that did not
+// run out check the ids left on their posting lists (onIndex). A candidate that fails such a
+// condition is dropped without loading its document.
 func (p *prober) candidates(driver int, ids []string) (candidates, error) {
 	limit := min(narrowFactor*len(ids), p.q.cap)
-	var verify []store.Condition
+	var verify []int
 	for j, sc := range p.scanners {
 		if j == driver {
 			continue
@@ -435,7 +436,7 @@ func (p *prober) candidates(driver int, ids []string) (candidates, error) {
 			}
 		}
 		if !ran {
-			verify = append(verify, p.q.where[j])
+			verify = append(verify, j)
 			continue
 		}
 		yielded := make(map[string]bool, len(p.collected[j]))
@@ -444,7 +445,11 @@ func (p *prober) candidates(driver int, ids []string) (candidates, error) {
 		}
 		ids = slices.DeleteFunc(ids, func(id string) bool { return !yielded[id] })
 	}
-	return candidates{ids: ids, verify: verify}, nil
+	ids, verify, err := p.q.onIndex(ids, verify)
+	if err != nil {
+		return candidates{}, err
+	}
+	return candidates{ids: ids, verify: p.q.conditions(verify)}, nil
 }
 
 // singles returns the single-valued Exact conditions.
@@ -710,14 +715,6 @@ func (q *query) matching(id string, verify []store.Condition, keys keySet) (stor
 		return store.Document{}, false, err
 	}
 	return d, store.Matches(d.Keys, verify), nil
-}
-
-// whereExcept is the query's conditions less the one at index skip (-1 for none).
-func (q *query) whereExcept(skip int) []store.Condition {
-	if skip < 0 {
-		return q.where
-	}
-	return slices.Concat(q.where[:skip], q.where[skip+1:])
 }
 
 // hit is a document on its way to a page, with the value it is ordered by.
@@ -1036,10 +1033,20 @@ func (s *Store) Count(ctx context.Context, sq store.Query) (int64, error) {
 			return 0, err
 		}
 	}
-	isDriver := func(j int) bool { return j == driver }
-	others := q.whereExcept(driver)
+	var others []int
+	for j := range q.conds {
+		if j != driver {
+			others = append(others, j)
+		}
+	}
+	ids, rest, err := q.onIndex(ids, others)
+	if err != nil {
+		return 0, err
+	}
+	checked := func(j int) bool { return !slices.Contains(rest, j) }
+	where := q.conditions(rest)
 	for _, id := range ids {
-		if _, err := count(id, isDriver, others); err != nil {
+		if _, err := count(id, checked, where); err != nil {
 			return 0, err
 		}
 	}

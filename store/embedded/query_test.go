@@ -191,10 +191,11 @@ func TestProbeDrivesBySmallest(t *testing.T) {
 }
 
 // TestCandidatesNarrowByIndex: once a condition drives, the others are read on through their
-// index entries, and one that runs out within the bound keeps only the candidates it yields too,
-// so that the documents of the rest are never loaded; one too large to run out is left to be
-// checked on the documents. On raceDocs, "rare" is 31 documents, a state 1,000, the filler
-// value every one of the 3,000.
+// index entries, and one that runs out within the bound keeps only the candidates it yields too;
+// one too large to run out checks the candidates on its posting lists, so that the documents of
+// the rest are never loaded. Only a Prefix condition, or one of more lists than both
+// narrowFactor and the candidates, is left to be checked on the documents. On raceDocs, "rare"
+// is 31 documents, a state 1,000, a filler value every one of the 3,000.
 func TestCandidatesNarrowByIndex(t *testing.T) {
 	docs := raceDocs(3000)
 	s := open(t)
@@ -202,6 +203,11 @@ func TestCandidatesNarrowByIndex(t *testing.T) {
 	rare := store.Condition{Param: "tag", Values: []string{"rare", "none"}}
 	state := store.Condition{Param: "state", Values: []string{"CA", "XX"}}
 	filler := store.Condition{Param: "filler", Values: []string{"0", "none"}}
+	fillerPrefix := store.Condition{Param: "filler", Values: []string{"1"}, Match: store.Prefix}
+	manyLists := store.Condition{Param: "filler", Values: []string{"3"}}
+	for i := range 2 * narrowFactor {
+		manyLists.Values = append(manyLists.Values, fmt.Sprintf("none-%d", i))
+	}
 	tests := []struct {
 		name   string
 		where  []store.Condition
@@ -209,8 +215,11 @@ func TestCandidatesNarrowByIndex(t *testing.T) {
 	}{
 		{"both small", []store.Condition{rare, state}, nil},
 		{"small after large", []store.Condition{state, rare}, nil},
-		{"the other too large", []store.Condition{rare, filler}, []store.Condition{filler}},
-		{"one of each", []store.Condition{filler, rare, state}, []store.Condition{filler}},
+		{"the other too large to run out", []store.Condition{rare, filler}, nil},
+		{"one of each", []store.Condition{filler, rare, state}, nil},
+		{"a prefix", []store.Condition{rare, fillerPrefix}, []store.Condition{fillerPrefix}},
+		{"more lists than candidates", []store.Condition{rare, manyLists}, []store.Condition{manyLists}},
+		{"more lists, after another narrowed", []store.Condition{manyLists, filler, rare, fillerPrefix}, []store.Condition{manyLists, fillerPrefix}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,7 +242,9 @@ func TestCandidatesNarrowByIndex(t *testing.T) {
 			if want := bruteForce(docs, narrowed, false); !slices.Equal(c.ids, want) {
 				t.Errorf("%d candidates, want %d", len(c.ids), len(want))
 			}
-			if len(c.verify) != len(tt.verify) || len(c.verify) > 0 && c.verify[0].Param != tt.verify[0].Param {
+			if !slices.EqualFunc(c.verify, tt.verify, func(a, b store.Condition) bool {
+				return a.Param == b.Param && a.Match == b.Match && len(a.Values) == len(b.Values)
+			}) {
 				t.Errorf("left to check %v, want %v", c.verify, tt.verify)
 			}
 			checkFindAll(t, s, docs, tt.where)
@@ -285,6 +296,45 @@ func BenchmarkFindSmallAfterLarge(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Find(b.Context(), q); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFindCandidatesOnIndex measures a query whose driving condition selects 663 of
+// 100,000 documents of a kilobyte each and whose two other conditions, of a third and a half of
+// the collection, are too large to run out: the shape of a resolver search by a rare name and
+// two common words. The candidates are checked on the large conditions' posting lists, and only
+// the 110 that meet both are loaded.
+func BenchmarkFindCandidatesOnIndex(b *testing.B) {
+	const n = 100_000
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	filler := strings.Repeat("x", 1000)
+	batch := make([]store.Document, 0, 1000)
+	for i := range n {
+		id := fmt.Sprintf("%010d", i*7919%n)
+		batch = append(batch, store.Document{ID: id, Body: []byte(`{"id":"` + id + `","pad":"` + filler + `"}`),
+			Keys: []store.Key{{Param: "rare", Value: fmt.Sprint(i % 151)}, {Param: "third", Value: fmt.Sprint(i % 3)}, {Param: "half", Value: fmt.Sprint(i % 2)}}})
+		if len(batch) == cap(batch) {
+			if err := s.Put(b.Context(), "g1", "c", batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	// Settled into the lower levels, as an ingested store is, with no compaction running on.
+	if err := s.db.Compact(b.Context(), []byte{0}, []byte{0xff}, false); err != nil {
+		b.Fatal(err)
+	}
+	q := store.Query{Generation: "g1", Collection: "c", Limit: 1000, Where: []store.Condition{
+		{Param: "rare", Values: []string{"7", "none"}}, {Param: "third", Values: []string{"1", "none"}}, {Param: "half", Values: []string{"0"}}}}
+	for b.Loop() {
+		p, err := s.Find(b.Context(), q)
+		if err != nil || len(p.Docs) != 110 {
+			b.Fatalf("Find: %d docs, %v", len(p.Docs), err)
 		}
 	}
 }
