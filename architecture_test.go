@@ -36,6 +36,8 @@ type rule struct {
 type pkg struct {
 	path    string
 	doc     string
+	dir     string
+	files   []string // the non-test Go files, names in dir
 	imports []string // the module's packages only
 }
 
@@ -289,14 +291,14 @@ func spans(cell string) []string {
 	return out
 }
 
-// listPackages runs go list over the module: its packages, their doc comments and their
+// listPackages runs go list over the module: its packages, their doc comments, files and
 // imports within the module (test files aside). Folders of tests alone are not packages here.
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not on PATH")
 	}
-	cmd := exec.Command("go", "list", "-json=ImportPath,Doc,GoFiles,Imports", "./...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,Doc,GoFiles,Imports", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -307,8 +309,8 @@ func listPackages(t *testing.T) map[string]pkg {
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p struct {
-			ImportPath, Doc  string
-			GoFiles, Imports []string
+			ImportPath, Dir, Doc string
+			GoFiles, Imports     []string
 		}
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
@@ -319,7 +321,7 @@ func listPackages(t *testing.T) map[string]pkg {
 		if !ok || len(p.GoFiles) == 0 { // a folder of tests only, as the root is
 			continue
 		}
-		q := pkg{path: path, doc: p.Doc}
+		q := pkg{path: path, doc: p.Doc, dir: p.Dir, files: p.GoFiles}
 		for _, imp := range p.Imports {
 			if rel, ok := relative(imp); ok {
 				q.imports = append(q.imports, rel)

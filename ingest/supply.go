@@ -174,12 +174,12 @@ func emitStudies(ctx context.Context, p *Projection, tally *study.Tally, in stud
 }
 
 // readThe51 reads the state populations of the 51 and the Census provenance.
-func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePopulation, stored.Provenance, error) {
+func readThe51(ctx context.Context, st store.Store, gen string) ([]study.Row, stored.Provenance, error) {
 	page, err := st.Find(ctx, store.Query{Collection: catalog.CensusStates, Generation: gen, Limit: 1000})
 	if err != nil {
 		return nil, stored.Provenance{}, err
 	}
-	var out []study.StatePopulation
+	var out []study.Row
 	var prov stored.Provenance
 	for _, d := range page.Docs {
 		b, err := stored.DecodeBody[stored.CensusStateRecord](d)
@@ -189,7 +189,7 @@ func readThe51(ctx context.Context, st store.Store, gen string) ([]study.StatePo
 		if !b.Record.InThe51 {
 			continue
 		}
-		out = append(out, study.StatePopulation{Code: b.Record.Code, Name: b.Record.Name, Population: b.Record.Population})
+		out = append(out, study.Row{StateCode: b.Record.Code, StateName: b.Record.Name, Population: b.Record.Population})
 		prov = b.Provenance
 	}
 	if len(out) != 51 {

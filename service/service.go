@@ -19,11 +19,11 @@ import (
 	"providerdir/internal/httpserver"
 	"providerdir/internal/metrics"
 	"providerdir/internal/storeopen"
+	"providerdir/llm"
 	"providerdir/quota"
 	"providerdir/rest"
 	"providerdir/rest/auditpack"
 	"providerdir/rest/evidence"
-	"providerdir/rest/evidence/chat"
 	"providerdir/rest/export"
 	"providerdir/rest/gate"
 	"providerdir/rest/intake"
@@ -214,9 +214,9 @@ func fhirConfig(cfg config.Config, st store.Store, log *slog.Logger, hooks webho
 
 // languageModel is the language model the evidence query phrases answers with and the exports
 // word their narratives with; nil without --llm-url.
-func languageModel(cfg config.Config) evidence.Completer {
+func languageModel(cfg config.Config) llm.Completer {
 	if cfg.LLMURL == "" {
 		return nil
 	}
-	return chat.New(chat.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
+	return llm.New(llm.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout})
 }

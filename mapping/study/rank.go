@@ -6,17 +6,12 @@ import (
 	"slices"
 )
 
-// StatePopulation is one of the 51 with its Census population.
-type StatePopulation struct {
-	Code       string `json:"code"`
-	Name       string `json:"name"` // as the Census file publishes it
-	Population int64  `json:"population"`
-}
-
-// Row is one state's figures in a study, before they are wrapped with provenance.
+// Row is one state's figures in a study, before they are wrapped with provenance: the one
+// shape of a state's figures, which the JSON APIs wrap where their documents publish other
+// keys or provenance per field.
 type Row struct {
 	StateCode       string  `json:"state_code"`
-	StateName       string  `json:"state_name"`
+	StateName       string  `json:"state_name"` // as the Census file publishes it
 	ActiveProviders int64   `json:"active_providers"`
 	Population      int64   `json:"population_2024"`
 	Per100k         float64 `json:"per_100k"`
@@ -54,7 +49,8 @@ const (
 )
 
 // Rank computes a study's rows, in state code order, from the providers counted per state and
-// the populations of the 51. filtered marks a subspecialty-filtered study, whose rows are never
+// the 51 states: of each, Rank reads the code, name and Census population and computes the
+// rest. filtered marks a subspecialty-filtered study, whose rows are never
 // underserved (docs/contracts/supply-api.md §4 rule 2).
 //
 //   - rank_density: 1 + the number of states with a strictly higher density (standard
@@ -67,10 +63,10 @@ const (
 //
 // Densities compare as exact fractions (a/p > b/q iff a*q > b*p), so rounding never decides
 // a rank or a flag.
-func Rank(counts map[string]int64, states []StatePopulation, filtered bool) ([]Row, National) {
+func Rank(counts map[string]int64, states []Row, filtered bool) ([]Row, National) {
 	var nat National
 	for _, s := range states {
-		nat.ActiveProviders += counts[s.Code]
+		nat.ActiveProviders += counts[s.StateCode]
 		nat.Population += s.Population
 	}
 	nat.Per100k = Per100k(nat.ActiveProviders, nat.Population)
@@ -78,10 +74,10 @@ func Rank(counts map[string]int64, states []StatePopulation, filtered bool) ([]R
 	n := len(states)
 	rows := make([]Row, n)
 	for i, s := range states {
-		a, p := counts[s.Code], s.Population
+		a, p := counts[s.StateCode], s.Population
 		higher, atLeast := 0, 0
 		for _, o := range states {
-			b, q := counts[o.Code], o.Population
+			b, q := counts[o.StateCode], o.Population
 			switch d := b*p - a*q; {
 			case d > 0:
 				higher++
@@ -91,8 +87,8 @@ func Rank(counts map[string]int64, states []StatePopulation, filtered bool) ([]R
 			}
 		}
 		rows[i] = Row{
-			StateCode:       s.Code,
-			StateName:       s.Name,
+			StateCode:       s.StateCode,
+			StateName:       s.StateName,
 			ActiveProviders: a,
 			Population:      p,
 			Per100k:         Per100k(a, p),

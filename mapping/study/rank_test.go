@@ -7,10 +7,10 @@ import (
 
 // four states of equal population make the arithmetic readable; the quartile rule is stated for
 // any number of states.
-func equalStates(n int, pop int64) []StatePopulation {
-	out := make([]StatePopulation, n)
+func equalStates(n int, pop int64) []Row {
+	out := make([]Row, n)
 	for i := range out {
-		out[i] = StatePopulation{Code: fmt.Sprintf("S%02d", i), Name: fmt.Sprintf("State %d", i), Population: pop}
+		out[i] = Row{StateCode: fmt.Sprintf("S%02d", i), StateName: fmt.Sprintf("State %d", i), Population: pop}
 	}
 	return out
 }
@@ -47,7 +47,7 @@ func TestRankTiesQuartilesUnderserved(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			counts := map[string]int64{}
 			for i, c := range tt.counts {
-				counts[states[i].Code] = c
+				counts[states[i].StateCode] = c
 			}
 			rows, nat := Rank(counts, states, tt.filtered)
 			if nat.Per100k != tt.natPer100 {
@@ -71,7 +71,7 @@ func TestQuartileCutOver51(t *testing.T) {
 	states := equalStates(51, 1000000)
 	counts := map[string]int64{}
 	for i, s := range states {
-		counts[s.Code] = int64(100 - i)
+		counts[s.StateCode] = int64(100 - i)
 	}
 	rows, _ := Rank(counts, states, false)
 	sizes := map[int]int{}
@@ -90,7 +90,7 @@ func TestQuartileCutOver51(t *testing.T) {
 // Ranks compare exact fractions: 1/3 and 2/6 tie although their decimal forms are rounded, and
 // 1/300001 ranks below 1/300000 although both print as 0.3333.
 func TestRankComparesExactRatios(t *testing.T) {
-	states := []StatePopulation{{"AA", "A", 300000}, {"BB", "B", 600000}, {"CC", "C", 300001}}
+	states := []Row{{StateCode: "AA", StateName: "A", Population: 300000}, {StateCode: "BB", StateName: "B", Population: 600000}, {StateCode: "CC", StateName: "C", Population: 300001}}
 	rows, _ := Rank(map[string]int64{"AA": 1, "BB": 2, "CC": 1}, states, false)
 	got := []int{rows[0].Rank, rows[1].Rank, rows[2].Rank}
 	if got[0] != 1 || got[1] != 1 || got[2] != 3 {

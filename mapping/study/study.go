@@ -61,8 +61,8 @@ func ID(slug, code string) string {
 
 // Inputs are the source figures the studies are computed from, besides the registry tally.
 type Inputs struct {
-	// States are the 51 with their Census Vintage 2024 populations.
-	States []StatePopulation
+	// States are the 51: code, name and Census Vintage 2024 population.
+	States []Row
 	// Names maps a taxonomy code to its NUCC display name; a code without one shows the code.
 	Names    map[string]string
 	Registry stored.Provenance
@@ -107,7 +107,7 @@ func Build(t *Tally, in Inputs) []Study {
 	return out
 }
 
-func (s *Study) fill(c Counts, states []StatePopulation, filtered bool) {
+func (s *Study) fill(c Counts, states []Row, filtered bool) {
 	s.Rows, s.National = Rank(c.States, states, filtered)
 	s.Deactivated, s.Organizations, s.OutsideThe51 = c.Deactivated, c.Organizations, c.OutsideThe51
 }

@@ -68,7 +68,7 @@ func TestTally(t *testing.T) {
 func TestBuildStudies(t *testing.T) {
 	tl := NewTally()
 	tl.Add(Provider{NPI: "1", Active: true, State: "CA", Codes: []string{"207ND0900X"}})
-	states := []StatePopulation{{"CA", "California", 1000000}, {"NY", "New York", 1000000}}
+	states := []Row{{StateCode: "CA", StateName: "California", Population: 1000000}, {StateCode: "NY", StateName: "New York", Population: 1000000}}
 	studies := Build(tl, Inputs{States: states, Names: map[string]string{"207N00000X": "Dermatology Physician"}})
 	// 12 whole studies plus one per registered code
 	want := 12
@@ -144,10 +144,10 @@ func TestCountsAdd(t *testing.T) {
 // studies, with changed records removed as they were and added as they are, builds the studies
 // of the changed registry.
 func TestTallyOfAndRemove(t *testing.T) {
-	var states []StatePopulation
+	var states []Row
 	for _, s := range ident.States() {
 		if s.InThe51() {
-			states = append(states, StatePopulation{Code: s.Code, Name: s.Name, Population: 100000})
+			states = append(states, Row{StateCode: s.Code, StateName: s.Name, Population: 100000})
 		}
 	}
 	before := []Provider{

@@ -38,7 +38,7 @@ type ChartBar struct {
 // NewChart lays out the density chart of a pack.
 func NewChart(p Pack) Chart {
 	states := slices.Clone(p.Figures.States)
-	slices.SortStableFunc(states, func(a, b StateFigure) int {
+	slices.SortStableFunc(states, func(a, b dataset.StateFigures) int {
 		return cmp.Or(cmp.Compare(a.Rank, b.Rank), strings.Compare(a.StateName, b.StateName))
 	})
 	c := Chart{

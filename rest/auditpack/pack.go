@@ -53,37 +53,9 @@ type Pack struct {
 
 // Figures are the published figures the pack documents.
 type Figures struct {
-	Unit     string        `json:"unit"`
-	National National      `json:"national"`
-	States   []StateFigure `json:"states"`
-}
-
-// National is the figure over the 51 and the records left out.
-type National struct {
-	Count          int64    `json:"count"`
-	Population     int64    `json:"population_2024"`
-	Per100k        float64  `json:"per_100k"`
-	Threshold      float64  `json:"underserved_threshold_per_100k"`
-	Underserved    int      `json:"underserved_states"`
-	OutsideThe51   int64    `json:"outside_the_51"`
-	Deactivated    int64    `json:"deactivated"`
-	Organizations  int64    `json:"organizations"`
-	Rated          *int64   `json:"rated_facilities,omitempty"`
-	MeanStarRating *float64 `json:"mean_star_rating,omitempty"`
-}
-
-// StateFigure is one state's published figures.
-type StateFigure struct {
-	StateCode      string   `json:"state_code"`
-	StateName      string   `json:"state_name"`
-	Count          int64    `json:"count"`
-	Population     int64    `json:"population_2024"`
-	Per100k        float64  `json:"per_100k"`
-	Rank           int      `json:"rank_density"`
-	Quartile       int      `json:"quartile"`
-	Underserved    bool     `json:"underserved"`
-	Rated          *int64   `json:"rated_facilities,omitempty"`
-	MeanStarRating *float64 `json:"mean_star_rating,omitempty"`
+	Unit     string                  `json:"unit"`
+	National dataset.NationalFigures `json:"national"`
+	States   []dataset.StateFigures  `json:"states"`
 }
 
 // FieldProvenance says where one field of the state figures comes from.
@@ -216,22 +188,9 @@ func (s *Service) Build(ctx context.Context, slug string) (Pack, error) {
 }
 
 func figures(f *dataset.Figures) Figures {
-	out := Figures{Unit: f.Dataset.Unit, National: National{Count: f.National.ActiveProviders, Population: f.National.Population,
-		Per100k: f.National.Per100k, Threshold: f.Threshold(), Underserved: len(f.Underserved()), OutsideThe51: f.OutsideThe51,
-		Deactivated: f.Deactivated, Organizations: f.Organizations}}
-	quality := f.Dataset.Kind == dataset.FacilityQuality
-	if quality {
-		rated := f.Rated
-		out.National.Rated, out.National.MeanStarRating = &rated, f.MeanStar
-	}
+	out := Figures{Unit: f.Dataset.Unit, National: f.PublishedNational()}
 	for _, r := range f.Rows {
-		sf := StateFigure{StateCode: r.StateCode, StateName: r.StateName, Count: r.ActiveProviders, Population: r.Population,
-			Per100k: r.Per100k, Rank: r.Rank, Quartile: r.Quartile, Underserved: r.Underserved}
-		if quality {
-			rated := r.Rated
-			sf.Rated, sf.MeanStarRating = &rated, r.MeanStar
-		}
-		out.States = append(out.States, sf)
+		out.States = append(out.States, f.Published(r))
 	}
 	return out
 }

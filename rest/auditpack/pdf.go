@@ -229,7 +229,7 @@ type Column struct {
 	// Numeric columns are right-aligned and sort as numbers.
 	Numeric bool
 	// Text is a state's cell as shown; Value the figure it shows, unformatted, to sort by.
-	Text, Value func(StateFigure) string
+	Text, Value func(dataset.StateFigures) string
 	width       float64 // in the PDF, in millimetres
 }
 
@@ -249,27 +249,27 @@ func Columns(p Pack) []Column {
 		unit = strings.ToUpper(unit[:1]) + unit[1:]
 	}
 	cols := []Column{
-		{Title: "State", Text: func(s StateFigure) string { return s.StateCode }, Value: func(s StateFigure) string { return s.StateCode }, width: 12},
-		{Title: "Name", Text: func(s StateFigure) string { return s.StateName }, Value: func(s StateFigure) string { return s.StateName }, width: 42},
-		{Title: unit, Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(s.Count) }, Value: func(s StateFigure) string { return count(s.Count) }, width: 18},
-		{Title: "Population", Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(s.Population) }, Value: func(s StateFigure) string { return count(s.Population) }, width: 24},
-		{Title: "Per 100k", Numeric: true, Text: func(s StateFigure) string { return decimal(s.Per100k) }, Value: func(s StateFigure) string { return decimal(s.Per100k) }, width: 18},
-		{Title: "Rank", Numeric: true, Text: func(s StateFigure) string { return strconv.Itoa(s.Rank) }, Value: func(s StateFigure) string { return strconv.Itoa(s.Rank) }, width: 12},
-		{Title: "Quartile", Numeric: true, Text: func(s StateFigure) string { return strconv.Itoa(s.Quartile) }, Value: func(s StateFigure) string { return strconv.Itoa(s.Quartile) }, width: 15},
-		{Title: "Underserved", Text: func(s StateFigure) string { return yesNo(s.Underserved) }, Value: func(s StateFigure) string { return yesNo(s.Underserved) }, width: 21},
+		{Title: "State", Text: func(s dataset.StateFigures) string { return s.StateCode }, Value: func(s dataset.StateFigures) string { return s.StateCode }, width: 12},
+		{Title: "Name", Text: func(s dataset.StateFigures) string { return s.StateName }, Value: func(s dataset.StateFigures) string { return s.StateName }, width: 42},
+		{Title: unit, Numeric: true, Text: func(s dataset.StateFigures) string { return dataset.Grouped(s.Count) }, Value: func(s dataset.StateFigures) string { return count(s.Count) }, width: 18},
+		{Title: "Population", Numeric: true, Text: func(s dataset.StateFigures) string { return dataset.Grouped(s.Population) }, Value: func(s dataset.StateFigures) string { return count(s.Population) }, width: 24},
+		{Title: "Per 100k", Numeric: true, Text: func(s dataset.StateFigures) string { return decimal(s.Per100k) }, Value: func(s dataset.StateFigures) string { return decimal(s.Per100k) }, width: 18},
+		{Title: "Rank", Numeric: true, Text: func(s dataset.StateFigures) string { return strconv.Itoa(s.Rank) }, Value: func(s dataset.StateFigures) string { return strconv.Itoa(s.Rank) }, width: 12},
+		{Title: "Quartile", Numeric: true, Text: func(s dataset.StateFigures) string { return strconv.Itoa(s.Quartile) }, Value: func(s dataset.StateFigures) string { return strconv.Itoa(s.Quartile) }, width: 15},
+		{Title: "Underserved", Text: func(s dataset.StateFigures) string { return yesNo(s.Underserved) }, Value: func(s dataset.StateFigures) string { return yesNo(s.Underserved) }, width: 21},
 	}
 	if p.Kind == string(dataset.FacilityQuality) {
 		cols[1].width = 30
-		stars := func(s StateFigure) string {
+		stars := func(s dataset.StateFigures) string {
 			if s.MeanStarRating == nil {
 				return "-"
 			}
 			return strconv.FormatFloat(*s.MeanStarRating, 'f', 2, 64)
 		}
 		cols = append(cols,
-			Column{Title: "Rated", Numeric: true, Text: func(s StateFigure) string { return dataset.Grouped(deref(s.Rated)) },
-				Value: func(s StateFigure) string { return count(deref(s.Rated)) }, width: 10},
-			Column{Title: "Stars", Numeric: true, Text: stars, Value: func(s StateFigure) string {
+			Column{Title: "Rated", Numeric: true, Text: func(s dataset.StateFigures) string { return dataset.Grouped(deref(s.Rated)) },
+				Value: func(s dataset.StateFigures) string { return count(deref(s.Rated)) }, width: 10},
+			Column{Title: "Stars", Numeric: true, Text: stars, Value: func(s dataset.StateFigures) string {
 				if s.MeanStarRating == nil {
 					return "0"
 				}

@@ -183,15 +183,6 @@ func fromStudy(d Dataset, st *study.Study) *Figures {
 	return f
 }
 
-// populations are the 51 of a study's rows.
-func populations(st *study.Study) []study.StatePopulation {
-	out := make([]study.StatePopulation, len(st.Rows))
-	for i, r := range st.Rows {
-		out[i] = study.StatePopulation{Code: r.StateCode, Name: r.StateName, Population: r.Population}
-	}
-	return out
-}
-
 // scan calls fn with every document of a collection matching one search key, a page at a time,
 // so memory holds one page whatever the collection's size.
 func (s *Source) scan(ctx context.Context, gen, collection, param, value string, fn func(store.Document) error) error {
@@ -240,7 +231,7 @@ func (s *Source) registryCount(ctx context.Context, v records.View, d Dataset, b
 			return nil, err
 		}
 	}
-	rows, nat := study.Rank(counts.States, populations(base), false)
+	rows, nat := study.Rank(counts.States, base.Rows, false)
 	f := &Figures{Dataset: d, SnapshotDate: base.ReleaseDate, National: nat, Primary: base.Registry, Census: base.Census,
 		OutsideThe51: counts.OutsideThe51, Deactivated: counts.Deactivated, Organizations: counts.Organizations}
 	for _, r := range rows {
@@ -276,10 +267,9 @@ func (s *Source) quality(ctx context.Context, v records.View, d Dataset, base *s
 	if gen == "" {
 		return nil, ErrNotLoaded
 	}
-	pops := populations(base)
 	in51 := map[string]bool{}
-	for _, p := range pops {
-		in51[p.Code] = true
+	for _, r := range base.Rows {
+		in51[r.StateCode] = true
 	}
 	counts := map[string]int64{}
 	stars := map[string]*starSum{}
@@ -313,7 +303,7 @@ func (s *Source) quality(ctx context.Context, v records.View, d Dataset, base *s
 	if prov == nil {
 		return nil, ErrNotLoaded // the files of this facility type were not in the drop
 	}
-	rows, nat := study.Rank(counts, pops, false)
+	rows, nat := study.Rank(counts, base.Rows, false)
 	f := &Figures{Dataset: d, SnapshotDate: prov.Snapshot, National: nat, Primary: *prov, Census: base.Census,
 		OutsideThe51: outside, MeanStar: national.mean(), Rated: national.n}
 	for _, r := range rows {

@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/httpserver"
+	"providerdir/llm"
 	"providerdir/rest"
 	"providerdir/rest/apikey"
 	"providerdir/rest/evidence"
@@ -32,7 +33,7 @@ type env struct {
 }
 
 // newEnv serves over st; model, when not nil, is the language model the evidence query uses.
-func newEnv(tb testing.TB, st store.Store, model evidence.Completer) *env {
+func newEnv(tb testing.TB, st store.Store, model llm.Completer) *env {
 	tb.Helper()
 	e := &env{clock: handclock.New(), log: &liveserver.SyncBuffer{}}
 	srv := liveserver.Start(tb, st, liveserver.Options{Now: e.clock.Now, Log: e.log}, func(base string, g *gate.Gate) []httpserver.Surface {
@@ -47,7 +48,7 @@ func newEnv(tb testing.TB, st store.Store, model evidence.Completer) *env {
 }
 
 // demoEnv serves the shared demo snapshot.
-func demoEnv(tb testing.TB, model evidence.Completer) *env {
+func demoEnv(tb testing.TB, model llm.Completer) *env {
 	return newEnv(tb, demostore.Open(tb).Store, model)
 }
 

@@ -33,9 +33,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"providerdir/internal/logging"
+	"providerdir/llm"
 	"providerdir/mapping/study"
 	"providerdir/rest"
-	"providerdir/rest/evidence/chat"
 	"providerdir/rest/gate"
 	"providerdir/rest/internal/records"
 	"providerdir/rest/supply"
@@ -61,11 +61,6 @@ type Studies interface {
 	MethodologyURL(dataset string) string
 }
 
-// Completer is a chat completions endpoint (package chat).
-type Completer interface {
-	Complete(ctx context.Context, messages []chat.Message) (string, error)
-}
-
 // Config configures a Service.
 type Config struct {
 	Store   store.Store
@@ -74,7 +69,7 @@ type Config struct {
 	BaseURL string
 	// Model, when not nil, proposes intents for questions the local classifier cannot read and
 	// phrases answers; nil answers from the classifier and the templates alone.
-	Model Completer
+	Model llm.Completer
 }
 
 // Service answers evidence queries.
@@ -82,7 +77,7 @@ type Service struct {
 	records *records.Reader
 	studies Studies
 	baseURL string
-	model   Completer
+	model   llm.Completer
 }
 
 // New returns the service cfg describes.

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"providerdir/internal/logging"
+	"providerdir/llm"
 	"providerdir/mapping/study"
-	"providerdir/rest/evidence/chat"
 )
 
 // The model's two tasks. It is told the whitelist, but nothing it answers is trusted: a proposed
@@ -39,7 +39,7 @@ const phrasePrompt = "You rewrite facts about U.S. healthcare provider supply as
 // proposeIntent asks the model for an intent and keeps it only if it passes the whitelist and
 // names no county the question does not.
 func (s *Service) proposeIntent(ctx context.Context, q question) (Intent, bool) {
-	out, err := s.model.Complete(ctx, []chat.Message{{Role: "system", Content: intentPrompt()}, {Role: "user", Content: q.raw}})
+	out, err := s.model.Complete(ctx, []llm.Message{{Role: "system", Content: intentPrompt()}, {Role: "user", Content: q.raw}})
 	if err != nil {
 		logging.Logger(ctx).Warn("evidence: the model proposed no intent", slog.Any("error", err))
 		return Intent{}, false
@@ -91,7 +91,7 @@ func (s *Service) phrase(ctx context.Context, q question, template string, items
 	for _, it := range items {
 		facts.WriteString("- " + it.Claim + "\n")
 	}
-	out, err := s.model.Complete(ctx, []chat.Message{{Role: "system", Content: phrasePrompt}, {Role: "user", Content: facts.String()}})
+	out, err := s.model.Complete(ctx, []llm.Message{{Role: "system", Content: phrasePrompt}, {Role: "user", Content: facts.String()}})
 	if err != nil {
 		logging.Logger(ctx).Warn("evidence: the model did not phrase the answer", slog.Any("error", err))
 		return "", false
@@ -117,7 +117,7 @@ var (
 )
 
 // checkPhrasing holds a model's text to what an answer may be: one or two sentences of plain
-// text grounded in the evidence (chat.CheckGrounded: every sentence states the evidence's
+// text grounded in the evidence (llm.CheckGrounded: every sentence states the evidence's
 // figures as it writes them, no other number, no address, link, instruction or hidden
 // character), passing the question screening, with no number in words and naming no state the
 // answer does not. It returns why the text is rejected, or "".
@@ -128,7 +128,7 @@ func checkPhrasing(text, template string, items []Item) string {
 	if markup.MatchString(text) {
 		return "markup"
 	}
-	if n := len(chat.Sentences(text)); n == 0 || n > 2 {
+	if n := len(llm.Sentences(text)); n == 0 || n > 2 {
 		return "not one or two sentences"
 	}
 	var evidence strings.Builder
@@ -136,7 +136,7 @@ func checkPhrasing(text, template string, items []Item) string {
 	for _, it := range items {
 		evidence.WriteString("\n" + it.Claim)
 	}
-	if err := chat.CheckGrounded(text, evidence.String()); err != nil {
+	if err := llm.CheckGrounded(text, evidence.String()); err != nil {
 		return "not grounded in the evidence: " + err.Error()
 	}
 	q := newQuestion(text)

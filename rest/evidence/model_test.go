@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/llm"
 	"providerdir/rest/evidence"
-	"providerdir/rest/evidence/chat"
 )
 
 // fakeModel is an OpenAI-compatible chat completions server (POST /v1/chat/completions, as
@@ -35,8 +35,8 @@ func newFakeModel(t *testing.T) *fakeModel {
 		m.calls.Add(1)
 		m.auth.Store(r.Header.Get("Authorization"))
 		var req struct {
-			Model    string         `json:"model"`
-			Messages []chat.Message `json:"messages"`
+			Model    string        `json:"model"`
+			Messages []llm.Message `json:"messages"`
 		}
 		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) != 2 || req.Model != "test-model" {
 			http.Error(w, "bad request", http.StatusBadRequest)
@@ -63,8 +63,8 @@ func newFakeModel(t *testing.T) *fakeModel {
 }
 
 // client is the real chat client of the fake server.
-func (m *fakeModel) client() *chat.Client {
-	return chat.New(chat.Config{BaseURL: m.srv.URL + "/v1", Model: "test-model", APIKey: modelKey, Timeout: 300 * time.Millisecond})
+func (m *fakeModel) client() *llm.Client {
+	return llm.New(llm.Config{BaseURL: m.srv.URL + "/v1", Model: "test-model", APIKey: modelKey, Timeout: 300 * time.Millisecond})
 }
 
 // completion is a chat completion whose first choice says content.

@@ -5,15 +5,9 @@ import (
 	"errors"
 	"strings"
 
+	"providerdir/llm"
 	"providerdir/rest/dataset"
-	"providerdir/rest/evidence/chat"
 )
-
-// Completer is a chat completions endpoint (package chat speaks the OpenAI-compatible API of a
-// llama.cpp server, Ollama or vLLM).
-type Completer interface {
-	Complete(ctx context.Context, messages []chat.Message) (string, error)
-}
 
 // ChatNarrator words narratives with a language model. The model sees only the template's draft
 // and is asked to rephrase it; what it returns is checked like any other narrator's text
@@ -21,7 +15,7 @@ type Completer interface {
 // draft's length is refused here, so a model can change the wording of a narrative but not
 // its facts.
 type ChatNarrator struct {
-	Model Completer
+	Model llm.Completer
 }
 
 // narratorInstructions is the system message: rephrase, keep every number as written and one
@@ -35,7 +29,7 @@ var errNarrationRefused = errors.New("export: the model's narrative carries mark
 
 // Narrate asks the model to rephrase draft.
 func (n ChatNarrator) Narrate(ctx context.Context, _ *dataset.Figures, draft string) (string, error) {
-	text, err := n.Model.Complete(ctx, []chat.Message{
+	text, err := n.Model.Complete(ctx, []llm.Message{
 		{Role: "system", Content: narratorInstructions},
 		{Role: "user", Content: draft},
 	})

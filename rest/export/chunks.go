@@ -42,37 +42,22 @@ type Methodology struct {
 	Limitations []string `json:"limitations"`
 }
 
-// StateData is the data of a state or underserved chunk.
+// StateData is the data of a state or underserved chunk: the state's published figures, with
+// the count's unit and the underserved threshold, so that a chunk read alone says what its
+// numbers measure.
 type StateData struct {
-	StateCode       string   `json:"state_code"`
-	StateName       string   `json:"state_name"`
-	Count           int64    `json:"count"`
-	CountUnit       string   `json:"count_unit"`
-	Population      int64    `json:"population_2024"`
-	Per100k         float64  `json:"per_100k"`
-	Rank            int      `json:"rank_density"`
-	Quartile        int      `json:"quartile"`
-	Underserved     bool     `json:"underserved"`
-	ThresholdPer100 float64  `json:"underserved_threshold_per_100k"`
-	RatedFacilities *int64   `json:"rated_facilities,omitempty"`
-	MeanStarRating  *float64 `json:"mean_star_rating,omitempty"`
+	dataset.StateFigures
+	CountUnit       string  `json:"count_unit"`
+	ThresholdPer100 float64 `json:"underserved_threshold_per_100k"`
 }
 
-// NationalData is the data of the national chunk.
+// NationalData is the data of the national chunk: the published national figures, with the
+// chunk's scope as its state code, the count's unit and the number of states they cover.
 type NationalData struct {
-	StateCode         string   `json:"state_code"`
-	Count             int64    `json:"count"`
-	CountUnit         string   `json:"count_unit"`
-	Population        int64    `json:"population_2024"`
-	Per100k           float64  `json:"per_100k"`
-	States            int      `json:"states"`
-	UnderservedStates int      `json:"underserved_states"`
-	ThresholdPer100   float64  `json:"underserved_threshold_per_100k"`
-	OutsideThe51      int64    `json:"outside_the_51"`
-	Deactivated       int64    `json:"deactivated"`
-	Organizations     int64    `json:"organizations"`
-	RatedFacilities   *int64   `json:"rated_facilities,omitempty"`
-	MeanStarRating    *float64 `json:"mean_star_rating,omitempty"`
+	StateCode string `json:"state_code"`
+	dataset.NationalFigures
+	CountUnit string `json:"count_unit"`
+	States    int    `json:"states"`
 }
 
 // MetaData is the data of the dataset_meta chunk.
@@ -153,18 +138,13 @@ func (c chunker) meta() Chunk {
 
 func (c chunker) national() Chunk {
 	f, d := c.f, c.f.Dataset
-	under := len(f.Underserved())
-	data := NationalData{StateCode: NationalScope, Count: f.National.ActiveProviders, CountUnit: d.Unit,
-		Population: f.National.Population, Per100k: f.National.Per100k, States: len(f.Rows), UnderservedStates: under,
-		ThresholdPer100: f.Threshold(), OutsideThe51: f.OutsideThe51, Deactivated: f.Deactivated, Organizations: f.Organizations}
+	data := NationalData{StateCode: NationalScope, NationalFigures: f.PublishedNational(), CountUnit: d.Unit, States: len(f.Rows)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Across the 50 states and DC, %s counts %s %s for a population of %s: %s per 100,000 residents. %d of the 51 are underserved (below %s per 100,000, 3/4 of the national density).",
 		d.DisplayName, dataset.Grouped(data.Count), d.Unit, dataset.Grouped(data.Population), dataset.Decimal(data.Per100k),
-		under, dataset.Decimal(data.ThresholdPer100))
+		data.Underserved, dataset.Decimal(data.Threshold))
 	if d.Kind == dataset.FacilityQuality {
-		rated := f.Rated
-		data.RatedFacilities, data.MeanStarRating = &rated, f.MeanStar
-		fmt.Fprintf(&b, " %s of the facilities have a published overall star rating%s.", dataset.Grouped(rated), meanStar(f.MeanStar))
+		fmt.Fprintf(&b, " %s of the facilities have a published overall star rating%s.", dataset.Grouped(f.Rated), meanStar(f.MeanStar))
 	}
 	fmt.Fprintf(&b, " %s", c.provenance())
 	return c.chunk(TypeNational, NationalScope, b.String(), data)
@@ -172,9 +152,7 @@ func (c chunker) national() Chunk {
 
 func (c chunker) state(r dataset.Row, scope string) Chunk {
 	f, d := c.f, c.f.Dataset
-	data := StateData{StateCode: r.StateCode, StateName: r.StateName, Count: r.ActiveProviders, CountUnit: d.Unit,
-		Population: r.Population, Per100k: r.Per100k, Rank: r.Rank, Quartile: r.Quartile, Underserved: r.Underserved,
-		ThresholdPer100: f.Threshold()}
+	data := StateData{StateFigures: f.Published(r), CountUnit: d.Unit, ThresholdPer100: f.Threshold()}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s): %s %s for a population of %s, %s per 100,000 residents; rank %d of 51 by density, quartile %d.",
 		r.StateName, r.StateCode, dataset.Grouped(r.ActiveProviders), d.Unit, dataset.Grouped(r.Population),
@@ -185,9 +163,7 @@ func (c chunker) state(r dataset.Row, scope string) Chunk {
 		fmt.Fprintf(&b, " Not underserved (threshold %s per 100,000).", dataset.Decimal(data.ThresholdPer100))
 	}
 	if d.Kind == dataset.FacilityQuality {
-		rated := r.Rated
-		data.RatedFacilities, data.MeanStarRating = &rated, r.MeanStar
-		fmt.Fprintf(&b, " %s rated%s.", dataset.Grouped(rated), meanStar(r.MeanStar))
+		fmt.Fprintf(&b, " %s rated%s.", dataset.Grouped(r.Rated), meanStar(r.MeanStar))
 	}
 	fmt.Fprintf(&b, " %s", c.provenance())
 	return c.chunk(scope, r.StateCode, b.String(), data)

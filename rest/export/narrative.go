@@ -8,15 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"providerdir/llm"
 	"providerdir/rest/dataset"
-	"providerdir/rest/evidence/chat"
 	"providerdir/store"
 )
 
 // Narrator words a dataset's narrative. The template (Template) is the default and the
 // fallback; a deployment may plug a language model in here. draft is the template's narrative,
 // which states every figure a narrative may use: a narrator's text is discarded for the draft
-// unless it is grounded in it (chat.CheckGrounded: every sentence states the draft's figures as
+// unless it is grounded in it (llm.CheckGrounded: every sentence states the draft's figures as
 // the draft writes them, no other number, no address, link, instruction or hidden character),
 // so a narrator can rephrase but never invent nor address the reader.
 type Narrator interface {
@@ -78,7 +78,7 @@ func (a *API) generate(ctx context.Context, f *dataset.Figures) (string, string)
 	}
 	text, err := a.narrator.Narrate(ctx, f, draft)
 	text = strings.TrimSpace(text)
-	if err != nil || text == "" || chat.CheckGrounded(text, draft) != nil {
+	if err != nil || text == "" || llm.CheckGrounded(text, draft) != nil {
 		return draft, "template"
 	}
 	return text, "narrator"

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"providerdir/llm"
 	"providerdir/rest/dataset"
-	"providerdir/rest/evidence/chat"
 	"providerdir/rest/export"
 )
 
@@ -124,7 +124,7 @@ func TestChatNarrator(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				var req struct {
-					Messages []chat.Message `json:"messages"`
+					Messages []llm.Message `json:"messages"`
 				}
 				if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) != 2 {
 					http.Error(w, "unexpected request", http.StatusBadRequest)
@@ -136,7 +136,7 @@ func TestChatNarrator(t *testing.T) {
 				_, _ = io.WriteString(w, body)
 			}))
 			defer model.Close()
-			client := chat.New(chat.Config{BaseURL: model.URL + "/v1", Model: "test", Timeout: 5 * time.Second})
+			client := llm.New(llm.Config{BaseURL: model.URL + "/v1", Model: "test", Timeout: 5 * time.Second})
 			e := demo(t, export.Options{Narrator: export.ChatNarrator{Model: client}})
 			key := e.Key(t)
 			_ = e.Store.DeleteRecord(context.Background(), "export_narrative", "otolaryngology-supply:"+mustLookup(t, "otolaryngology-supply").MethodologyVersion(), 0)
@@ -177,7 +177,7 @@ func TestDraftsAreGrounded(t *testing.T) {
 		t.Fatalf("%d drafts narrated for %d datasets", len(drafts), len(dataset.Slugs()))
 	}
 	for _, d := range drafts {
-		if err := chat.CheckGrounded(reworded(d), d); err != nil {
+		if err := llm.CheckGrounded(reworded(d), d); err != nil {
 			t.Errorf("the draft reworded is refused (%v): %q", err, d)
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"providerdir/mapping/study"
 )
 
-// StateRow is the contract's SpecialtyStateRow: every field a ProvenanceField.
+// StateRow is the contract's SpecialtyStateRow: a study.Row whose every field the contract
+// publishes as a ProvenanceField (the value with its source, link and limitation), so it wraps
+// the row field by field rather than embedding it.
 type StateRow struct {
 	StateCode       Field `json:"state_code"`
 	StateName       Field `json:"state_name"`

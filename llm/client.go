@@ -1,10 +1,11 @@
-// Package chat is a client of the OpenAI-compatible chat completions API
-// (POST <base>/chat/completions), the interface served by the llama.cpp server
-// (llama-server, base http://HOST:8080/v1), Ollama (base http://HOST:11434/v1) and vLLM
-// (base http://HOST:8000/v1). It sends one non-streaming request and returns the first choice's
+// Package llm is the optional language model the JSON APIs word text with: a client of the
+// OpenAI-compatible chat completions API (POST <base>/chat/completions), the interface served
+// by the llama.cpp server (llama-server, base http://HOST:8080/v1), Ollama (base
+// http://HOST:11434/v1) and vLLM (base http://HOST:8000/v1), and the Completer interface its
+// users hold it by. The client sends one non-streaming request and returns the first choice's
 // text; it knows nothing of what the text is for, and trusts none of it. CheckGrounded holds a
 // text that was to reword figures to the source it was given.
-package chat
+package llm
 
 import (
 	"bytes"
@@ -32,6 +33,11 @@ type Config struct {
 	Timeout time.Duration
 	// HTTP is the client requests go through; nil is a client of its own.
 	HTTP *http.Client
+}
+
+// Completer is a chat completions endpoint: *Client, or a stand-in a test serves.
+type Completer interface {
+	Complete(ctx context.Context, messages []Message) (string, error)
 }
 
 // Client asks one endpoint for completions.
@@ -82,7 +88,7 @@ const maxTokens = 300
 const maxResponse = 64 << 10
 
 // ErrBadAnswer: the server answered, but not with a completion.
-var ErrBadAnswer = errors.New("chat: no completion in the answer")
+var ErrBadAnswer = errors.New("llm: no completion in the answer")
 
 // Complete sends messages and returns the text of the first choice. Any failure (timeout,
 // refused connection, a status other than 200, a body that is not a completion) is an error; the
@@ -99,7 +105,7 @@ func (c *Client) Complete(ctx context.Context, messages []Message) (string, erro
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
-		return "", fmt.Errorf("chat: %w", err)
+		return "", fmt.Errorf("llm: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -108,15 +114,15 @@ func (c *Client) Complete(ctx context.Context, messages []Message) (string, erro
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("chat: %w", err)
+		return "", fmt.Errorf("llm: %w", err)
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("chat: read the answer: %w", err)
+		return "", fmt.Errorf("llm: read the answer: %w", err)
 	case res.StatusCode != http.StatusOK:
-		return "", fmt.Errorf("chat: the server answered %d", res.StatusCode)
+		return "", fmt.Errorf("llm: the server answered %d", res.StatusCode)
 	case len(raw) > maxResponse:
 		return "", fmt.Errorf("%w: over %d bytes", ErrBadAnswer, maxResponse)
 	}
