@@ -14,7 +14,8 @@
 // with --trusted-proxies), the read by id with an access token of that client, and the
 // resolver's (--service-key-file, a file of resolver keys, with --queries). --export-type adds
 // the download of a FHIR bulk export file of that type, timed against the same bytes served
-// by net/http from a file. Keys come in files, not on the command line, where any process of
+// by net/http from a file. --near-zip adds the resolver's search near that ZIP code, whose p99
+// a line under the table sets against the name search's at each rate (target: twice it at most). Keys come in files, not on the command line, where any process of
 // the machine could read them. With --smart-key the run also reports the token endpoint's own
 // ceiling, the signature check alone, in process; and the read with a token against the same
 // read without one as throughput, --token-clients closed-loop clients each, in alternating
@@ -74,6 +75,8 @@ type options struct {
 	// resolver scenarios and the search-quality run.
 	serviceKeys []string
 	queries     string
+	// nearZIP, with serviceKeys, adds the resolver's search near that ZIP code.
+	nearZIP string
 	// exportType, when set, adds the bulk export measurement of that type; its file is kept in
 	// exportDir while the ceiling is measured.
 	exportType string
@@ -151,6 +154,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.chart, "chart", "", "also draw each scenario's p99 latency against the offered rate to this PNG file")
 	serviceKeys := fs.String("service-key-file", "", "file of resolver keys (X-Service-Key), one a line, for the resolver scenarios (empty skips them)")
 	fs.StringVar(&o.queries, "queries", "", "labelled search query set (providerctl generate writes one) for the resolver scenarios and the search-quality run")
+	fs.StringVar(&o.nearZIP, "near-zip", "", "ZIP code, one dense with providers, the resolver's search near a ZIP runs around, with --queries (empty skips it)")
 	fs.StringVar(&o.exportType, "export-type", "", "FHIR type whose bulk export file to download and time against its ceiling (empty skips it)")
 	fs.StringVar(&o.exportDir, "export-dir", os.TempDir(), "directory the export file is kept in while its ceiling is measured")
 	if err := fs.Parse(args); err != nil {
@@ -174,6 +178,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if (len(o.serviceKeys) > 0) != (o.queries != "") {
 		return o, errors.New("--service-key-file and --queries go together")
+	}
+	if o.nearZIP != "" && o.queries == "" {
+		return o, errors.New("--near-zip goes with --service-key-file and --queries")
 	}
 	return o, nil
 }

@@ -32,9 +32,11 @@ func report(out io.Writer, rows []row, o options, tokenLine string) error {
 		note = fmt.Sprintf("The token endpoint's own ceiling, the signature check of an assertion alone (in process, %d cores): %.0f per second.", runtime.GOMAXPROCS(0), rate)
 		fmt.Fprintln(out, "\n"+note)
 	}
-	if tokenLine != "" {
-		fmt.Fprintln(out, "\n"+tokenLine)
-		note = strings.TrimSpace(note + "\n\n" + tokenLine)
+	for _, line := range []string{tokenLine, nearAgainstName(rows)} {
+		if line != "" {
+			fmt.Fprintln(out, "\n"+line)
+			note = strings.TrimSpace(note + "\n\n" + line)
+		}
 	}
 	if o.markdown != "" {
 		if err := writeMarkdown(o.markdown, rows, note); err != nil {

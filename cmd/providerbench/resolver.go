@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
+	"strings"
 
 	"providerdir/match/queryset"
 )
@@ -17,9 +19,10 @@ import (
 const resolverBase = "/resolver/v1"
 
 // resolverScenarios are the resolver's NPI read and search, for the first query of a labelled
-// query set (its search parameters, and the NPI it is labelled with), with each resolver key in
-// turn: a key's hourly budget is metered, so the run spreads over as many keys as it is given.
-func resolverScenarios(keys []string, qs []queryset.Query) ([]scenario, error) {
+// query set (its search parameters, and the NPI it is labelled with), and its search near
+// nearZIP when one is given, with each resolver key in turn: a key's hourly budget is metered,
+// so the run spreads over as many keys as it is given.
+func resolverScenarios(keys []string, qs []queryset.Query, nearZIP string) ([]scenario, error) {
 	if len(qs) == 0 {
 		return nil, errors.New("--queries holds no query")
 	}
@@ -38,10 +41,61 @@ func resolverScenarios(keys []string, qs []queryset.Query) ([]scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, sc := range []*scenario{&npi, &search} {
-		sc.header, sc.metered = header, true
+	scs := []scenario{npi, search, batch}
+	if nearZIP != "" {
+		v := url.Values{"near": {nearZIP}, "radius": {strconv.Itoa(nearRadiusMiles)}, "limit": {strconv.Itoa(nearPage)}}
+		scs = append(scs, get(nearScenario, resolverBase+"/search?"+v.Encode()))
 	}
-	return []scenario{npi, search, batch}, nil
+	for i := range scs {
+		if scs[i].header == nil {
+			scs[i].header, scs[i].metered = header, true
+		}
+	}
+	return scs, nil
+}
+
+// The near scenario: the resolver's search by place alone, nearRadiusMiles around a ZIP code
+// dense with providers, nearPage results a page. The service's target for it is a p99 no more
+// than nearOverName times the name search's at the same offered rate, in the same run.
+const (
+	nearScenario    = "resolver search near a ZIP"
+	nameScenario    = "resolver search"
+	nearRadiusMiles = 25
+	nearPage        = 20
+	nearOverName    = 2.0
+)
+
+// nearAgainstName is the line under the table that sets the near scenario's p99 against the name
+// search's at each rate both ran at, and says whether each met the target; "" when the run has
+// not both.
+func nearAgainstName(rows []row) string {
+	name := map[int]row{}
+	for _, r := range rows {
+		if r.scenario == nameScenario {
+			name[r.rate] = r
+		}
+	}
+	var parts, over []string
+	for _, r := range rows {
+		n, ok := name[r.rate]
+		if r.scenario != nearScenario || !ok {
+			continue
+		}
+		q := ratio(ms(r.server.quantile(0.99)), ms(n.server.quantile(0.99)))
+		parts = append(parts, fmt.Sprintf("%s at %d req/s", f2(q), r.rate))
+		if q > nearOverName {
+			over = append(over, fmt.Sprintf("%d req/s", r.rate))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	verdict := "met at every rate"
+	if len(over) > 0 {
+		verdict = "short at " + strings.Join(over, ", ")
+	}
+	return fmt.Sprintf("The resolver's search near a ZIP (%d miles, pages of %d) against its name search, p99 over p99 in the same run: %s (target %s or less: %s).",
+		nearRadiusMiles, nearPage, strings.Join(parts, ", "), trim(nearOverName), verdict)
 }
 
 // batchSize is the NPIs of one batch request: the contract's largest batch.

@@ -46,7 +46,7 @@ func buildScenarios(client *http.Client, base string, o options) ([]scenario, []
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := resolverScenarios(o.serviceKeys, labelled)
+	sc, err := resolverScenarios(o.serviceKeys, labelled, o.nearZIP)
 	if err != nil {
 		return nil, nil, err
 	}
