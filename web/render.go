@@ -58,6 +58,7 @@ const (
 var funcs = template.FuncMap{
 	"count":    study.FormatCount,
 	"decimal":  func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
+	"tenths":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"segments": auditpack.Segments,
 }
 

@@ -34,6 +34,8 @@ type supplyData struct {
 	APIURL         string
 	MethodologyAPI string
 	Specialties    []study.Specialty
+	// Near is the form and list of the specialty's providers near a ZIP code.
+	Near nearData
 }
 
 // fieldNote is the caveat of one column, as each value's limitations carries it in the API.
@@ -85,10 +87,26 @@ func (s *Site) supplyPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "supply page: read the study", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, tmplSupply, layoutData{
+	d, status := s.supplyData(sp, st, rows, code), http.StatusOK
+	near, nq, searched := parseNear(r.URL.Query())
+	switch {
+	case near.Error != "":
+		status = http.StatusBadRequest
+	case searched:
+		codes := sp.Codes
+		if code != "" {
+			codes = []string{code}
+		}
+		if err := s.nearby(r.Context(), &near, nq, codes, *r.URL); err != nil {
+			s.fail(w, r, "supply page: find the providers near a ZIP code", err)
+			return
+		}
+	}
+	d.Near = near
+	s.render(w, r, status, tmplSupply, layoutData{
 		Title:   st.DisplayName + " supply by state",
 		Scripts: []string{"sort.js"},
-		Page:    s.supplyData(sp, st, rows, code),
+		Page:    d,
 	})
 }
 

@@ -1,5 +1,5 @@
 // Package web owns the human-facing pages of the service: the home page, the supply map of
-// each specialty, the audit packs, the evidence demo and the pilot access form, rendered on the
+// each specialty with its providers near a ZIP code, the audit packs, the evidence demo and the pilot access form, rendered on the
 // server with html/template, and the documents the JSON APIs link to from every response
 // (limitations_url, methodology_url), rendered from their Markdown. Templates, styles and
 // scripts are embedded in the binary, so the pages work with nothing beside it and no

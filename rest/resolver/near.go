@@ -2,11 +2,9 @@ package resolver
 
 import (
 	"context"
-	"math"
 	"strconv"
 	"strings"
 
-	"providerdir/catalog"
 	"providerdir/geo"
 	"providerdir/rest/internal/records"
 	"providerdir/store"
@@ -24,13 +22,6 @@ const (
 	CodeInvalidNear   = "invalid_near"
 	CodeInvalidRadius = "invalid_radius"
 )
-
-// nearSearch is a parsed near and radius: the ZIP codes within the radius, nearest first, and
-// each one's distance in miles.
-type nearSearch struct {
-	zips  []string
-	miles map[string]float64
-}
 
 // parseNear reads near and radius into the echo and the search; a non-empty code is the error.
 func parseNear(sq *SearchQuery, near, radius string) (code, msg string) {
@@ -71,27 +62,13 @@ func parseNear(sq *SearchQuery, near, radius string) (code, msg string) {
 		}
 		sq.Radius = min(r, MaxRadiusMiles)
 	}
-	hits := ix.Within(at, sq.Radius*geo.KmPerMile)
-	n := &nearSearch{zips: make([]string, len(hits)), miles: make(map[string]float64, len(hits))}
-	for i, h := range hits {
-		n.zips[i] = h.ZCTA
-		n.miles[h.ZCTA] = math.Round(h.Km/geo.KmPerMile*10) / 10
-	}
-	sq.near = n
+	sq.near = records.NewNear(ix, at, sq.Radius)
 	return "", ""
 }
 
-// condition selects the records whose practice ZIP is within the radius.
-func (n *nearSearch) condition() store.Condition {
-	return store.Condition{Param: stored.KeyPostal, Values: n.zips}
-}
-
 // distance is a record's distance in miles, nil when its practice ZIP is not within the radius.
-func (n *nearSearch) distance(postal string) *float64 {
-	if len(postal) < 5 {
-		return nil
-	}
-	if d, ok := n.miles[postal[:5]]; ok {
+func distance(n *records.Near, postal string) *float64 {
+	if d, ok := n.Miles(postal); ok {
 		return &d
 	}
 	return nil
@@ -99,9 +76,7 @@ func (n *nearSearch) distance(postal string) *float64 {
 
 // nearest answers a search by place alone: the records within the radius (in the state, with the
 // taxonomy, when given), nearest first (by ZIP), ties by NPI; the page asked for and the total.
-// Each ZIP's records are read in turn, by NPI, until the page is full.
-func nearest(ctx context.Context, st store.Store, v records.View, sq SearchQuery) ([]Candidate, int, error) {
-	n := sq.near
+func nearest(ctx context.Context, v records.View, sq SearchQuery) ([]Candidate, int, error) {
 	var where []store.Condition
 	if sq.State != "" {
 		where = append(where, store.Condition{Param: stored.KeyState, Values: []string{sq.State}})
@@ -109,35 +84,18 @@ func nearest(ctx context.Context, st store.Store, v records.View, sq SearchQuery
 	if sq.Taxonomy != "" {
 		where = append(where, store.Condition{Param: stored.KeyTaxonomy, Values: []string{sq.Taxonomy}})
 	}
-	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders)}
-	skip, need := (sq.Page-1)*sq.Limit, sq.Page*sq.Limit
-	out := []Candidate{}
-	for i := 0; i < len(n.zips) && len(out) < sq.Limit; {
-		q.Where = append(where[:len(where):len(where)], store.Condition{Param: stored.KeyPostal, Values: n.zips[i : i+1]})
-		q.Limit = need
-		page, err := st.Find(ctx, q)
+	found, total, err := v.Nearest(ctx, sq.near, where, sq.Page, sq.Limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Candidate, len(found))
+	for i, d := range found {
+		b, err := stored.DecodeBody[searchRecord](d.Document)
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, d := range page.Docs {
-			if skip > 0 {
-				skip, need = skip-1, need-1
-				continue
-			}
-			b, err := stored.DecodeBody[searchRecord](d)
-			if err != nil {
-				return nil, 0, err
-			}
-			c := candidate(b.Record, b.Provenance, nil)
-			d := n.miles[n.zips[i]]
-			c.DistanceMiles = &d
-			out = append(out, c)
-			need--
-		}
-		if q.After = page.Next; page.Next == "" {
-			i++
-		}
+		out[i] = candidate(b.Record, b.Provenance, nil)
+		out[i].DistanceMiles = &d.Miles
 	}
-	total, err := st.Count(ctx, store.Query{Collection: q.Collection, Generation: q.Generation, Where: append(where, n.condition())})
-	return out, int(total), err
+	return out, total, nil
 }

@@ -61,7 +61,7 @@ type SearchQuery struct {
 	Page     int
 	Near     string
 	Radius   float64
-	near     *nearSearch
+	near     *records.Near
 }
 
 // MarshalJSON writes every field of the echo, state, taxonomy, near and radius as null when the
@@ -161,12 +161,12 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		unavailable(w, r, "The provider registry is not loaded; retry later.")
 		return
 	}
-	if sq.near != nil && len(sq.near.zips) == 0 {
+	if sq.near != nil && len(sq.near.ZIPs) == 0 {
 		rest.WriteJSON(w, r, http.StatusOK, SearchResult{Query: sq, Results: []Candidate{}})
 		return
 	}
 	if len(tokens) == 0 {
-		page, total, err := nearest(ctx, a.records.Store(), v, sq)
+		page, total, err := nearest(ctx, v, sq)
 		if err != nil {
 			fail(w, r, "search", err)
 			return
@@ -285,7 +285,7 @@ func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, t
 	for _, b := range sel.recs {
 		c := candidate(b.Record, b.Provenance, rs)
 		if sq.near != nil {
-			c.DistanceMiles = sq.near.distance(b.Record.PracticeAddress.PostalCode)
+			c.DistanceMiles = distance(sq.near, b.Record.PracticeAddress.PostalCode)
 		}
 		out = append(out, c)
 	}
@@ -572,7 +572,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 		q.Where = append(q.Where, conds[t])
 	}
 	if sq.near != nil {
-		q.Where = append(q.Where, sq.near.condition())
+		q.Where = append(q.Where, sq.near.Condition())
 	}
 	page, err := st.Find(ctx, q)
 	if err != nil {
@@ -587,7 +587,7 @@ func selectCandidates(ctx context.Context, st store.Store, v records.View, sq Se
 			q.Where = append(q.Where, store.Condition{Param: stored.KeyTaxonomy, Values: []string{sq.Taxonomy}})
 		}
 		if sq.near != nil {
-			q.Where = append(q.Where, sq.near.condition())
+			q.Where = append(q.Where, sq.near.Condition())
 		}
 		if page, err = st.Find(ctx, q); err != nil {
 			return nil, 0, err

@@ -1,7 +1,8 @@
 // Package records reads source records of the serving snapshot for the JSON APIs: the
-// manifests, a registry record by NPI, and every document of a source collection keyed by an
-// NPI or a CCN. The supply API and the resolver both read through it, so the two answer from the
-// same records in the same way.
+// manifests, a registry record by NPI, every document of a source collection keyed by an NPI or
+// a CCN, and the registry records near a place (the resolver's near search, the supply pages'
+// providers near a ZIP code). The supply API and the resolver both read through it, so the two
+// answer from the same records in the same way.
 package records
 
 import (
