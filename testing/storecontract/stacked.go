@@ -89,31 +89,61 @@ var stackQueries = []store.Query{
 }
 
 // checkView reads v through s every way a reader can and compares each answer with the model:
-// every query shape paged to its end with each page size, Count, Get of every id of the model
-// and of each id in absent, and one GetMany of them all with repeats.
+// every query shape paged to its end with each page size (checkShape), then every read by id
+// (checkReadsByID).
 func checkView(t *testing.T, s store.Store, v view, coll string, absent []string, limits ...int) {
 	t.Helper()
 	for _, shape := range stackQueries {
-		q := shape
-		q.Generation, q.Collection = v.gen, coll
-		want := v.want.query(q)
-		for _, limit := range limits {
-			got := findAll(t, s, q, limit)
-			if !equalIDs(ids(got), want) {
-				t.Errorf("%s, limit %d: got %q, want %q", describe(q), limit, ids(got), want)
-				continue
-			}
-			for _, d := range got {
-				if diff := sameDoc(d, v.want[d.ID]); diff != "" {
-					t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
-				}
-			}
-			checkPageVariants(t, s, q, limit)
+		checkShape(t, s, v, coll, shape, limits)
+	}
+	checkReadsByID(t, s, v, coll, absent)
+}
+
+// checkViewInParallel is checkView with each query shape, and the reads by id, a parallel
+// subtest. It is for a view no later write changes: the subtests run once the caller returns.
+func checkViewInParallel(t *testing.T, s store.Store, v view, coll string, absent []string, limits ...int) {
+	t.Helper()
+	absent = slices.Clone(absent)
+	for i, shape := range stackQueries {
+		t.Run(fmt.Sprintf("%s/shape%d", v.gen, i), func(t *testing.T) {
+			t.Parallel()
+			checkShape(t, s, v, coll, shape, limits)
+		})
+	}
+	t.Run(v.gen+"/by-id", func(t *testing.T) {
+		t.Parallel()
+		checkReadsByID(t, s, v, coll, absent)
+	})
+}
+
+// checkShape pages the query shape on v to its end with each page size, plainly and in every
+// variant (checkPageVariants), and counts it, against the model.
+func checkShape(t *testing.T, s store.Store, v view, coll string, shape store.Query, limits []int) {
+	t.Helper()
+	q := shape
+	q.Generation, q.Collection = v.gen, coll
+	want := v.want.query(q)
+	for _, limit := range limits {
+		got := checkPageVariants(t, s, q, limit)
+		if !equalIDs(ids(got), want) {
+			t.Errorf("%s, limit %d: got %q, want %q", describe(q), limit, ids(got), want)
+			continue
 		}
-		if n := mustCount(t, s, q); n != int64(len(want)) {
-			t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
+		for _, d := range got {
+			if diff := sameDoc(d, v.want[d.ID]); diff != "" {
+				t.Errorf("%s, limit %d: %s", describe(q), limit, diff)
+			}
 		}
 	}
+	if n := mustCount(t, s, q); n != int64(len(want)) {
+		t.Errorf("Count(%s) = %d, want %d", describe(q), n, len(want))
+	}
+}
+
+// checkReadsByID gets every id of v's model and each id in absent one by one, then all of them
+// at once with GetMany and GetBodies.
+func checkReadsByID(t *testing.T, s store.Store, v view, coll string, absent []string) {
+	t.Helper()
 	all := slices.Sorted(maps.Keys(v.want))
 	for _, id := range all {
 		if diff := sameDoc(mustGet(t, s, v.gen, coll, id), v.want[id]); diff != "" {
@@ -318,7 +348,7 @@ func testStackedThreeLayers(t *testing.T, s store.Store) {
 	})
 	absent := []string{"p2", "p3", "p9"}
 	for _, v := range []view{base, mid, top} {
-		checkView(t, s, v, "c", absent, 1, 2, 3, 1000)
+		checkViewInParallel(t, s, v, "c", absent, 1, 2, 3, 1000)
 	}
 }
 
@@ -330,7 +360,8 @@ func testStackedRandom(t *testing.T, s store.Store) {
 
 // checkRandomStack writes n random documents as a base and layers random layers of edits
 // changes each over it, and pages every level of the stack through every query shape with the
-// given page sizes, against its model. seed picks the documents and the edits.
+// given page sizes, against its model. seed picks the documents and the edits. Each level is a
+// generation the layers laid over it later leave as it is, so all are checked in parallel.
 func checkRandomStack(t *testing.T, s store.Store, seed uint64, n, layers, edits int, pages ...int) {
 	s = store.Stacked(s)
 	g := &stackDocs{r: rand.New(rand.NewPCG(26, seed))}
@@ -342,7 +373,7 @@ func checkRandomStack(t *testing.T, s store.Store, seed uint64, n, layers, edits
 	fresh, gone := 0, []string{}
 	for i := 2; i < 2+layers; i++ {
 		v = layOver(t, s, v, fmt.Sprintf("g%d", i), "c", g.edit(v.want, edits, &fresh, &gone))
-		checkView(t, s, v, "c", gone, pages...)
+		checkViewInParallel(t, s, v, "c", gone, pages...)
 	}
 }
 

@@ -165,9 +165,8 @@ func describe(q store.Query) string {
 	return b.String()
 }
 
-// findAll pages through a query with the given page size and returns every id in the order
-// served. It checks the paging contract on the way: no page is larger than the limit, a page
-// that has a Next cursor is full, and a Next cursor never leads to an empty page.
+// findAll pages through a query with the given page size and returns every document in the order
+// served, each page held to the paging contract (findPage).
 func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Document {
 	t.Helper()
 	return findPaged(t, s, q, limit, 0)
@@ -178,44 +177,52 @@ func findAll(t testing.TB, s store.Store, q store.Query, limit int) []store.Docu
 // number (testCursorReuse), so the whole result is still read, in order.
 func findPaged(t testing.TB, s store.Store, q store.Query, limit, switchAfter int) []store.Document {
 	t.Helper()
-	q.Limit = limit
-	q.After = ""
+	q.Limit, q.After = limit, ""
 	var out []store.Document
 	for pages := 0; ; pages++ {
 		if pages > 100000 {
 			t.Fatalf("%s: paging does not end", describe(q))
 		}
-		p, err := s.Find(t.Context(), q)
-		if err != nil {
-			t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
-		}
-		if len(p.Docs) > limit {
-			t.Fatalf("%s: page of %d documents with limit %d", describe(q), len(p.Docs), limit)
-		}
-		if p.Next != "" && len(p.Docs) < limit {
-			t.Fatalf("%s: page of %d documents (limit %d) has a Next cursor", describe(q), len(p.Docs), limit)
-		}
-		if pages > 0 && len(p.Docs) == 0 {
-			t.Fatalf("%s: a Next cursor led to an empty page", describe(q))
-		}
+		p := findPage(t, s, q, pages)
 		out = append(out, p.Docs...)
 		if p.Next == "" {
 			return out
 		}
 		q.After = p.Next
 		if pages+1 == switchAfter {
-			limit, q.Limit = store.MaxLimit, store.MaxLimit
+			q.Limit = store.MaxLimit
 		}
 	}
 }
 
-// checkPageVariants pages through q as asked, with BodiesOnly, with KeysOf, and with an Arena,
-// side by side: every page must hold the same documents and lead on with the same cursor; with
-// BodiesOnly each document has its body and no keys, with KeysOf its body and its keys of those
-// params in their order, and with an Arena its body and keys. The arena is never reset, so the
-// bodies of earlier pages must outlast the reads of later ones: they are compared again once
-// paging ends.
-func checkPageVariants(t testing.TB, s store.Store, q store.Query, limit int) {
+// findPage reads page number pages (from 0) of q, which carries its limit and the cursor
+// reached, and holds it to the paging contract: no page is larger than the limit, a page that
+// has a Next cursor is full, and a Next cursor never leads to an empty page.
+func findPage(t testing.TB, s store.Store, q store.Query, pages int) store.Page {
+	t.Helper()
+	p, err := s.Find(t.Context(), q)
+	if err != nil {
+		t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
+	}
+	if len(p.Docs) > q.Limit {
+		t.Fatalf("%s: page of %d documents with limit %d", describe(q), len(p.Docs), q.Limit)
+	}
+	if p.Next != "" && len(p.Docs) < q.Limit {
+		t.Fatalf("%s: page of %d documents (limit %d) has a Next cursor", describe(q), len(p.Docs), q.Limit)
+	}
+	if pages > 0 && len(p.Docs) == 0 {
+		t.Fatalf("%s: a Next cursor led to an empty page", describe(q))
+	}
+	return p
+}
+
+// checkPageVariants pages through q as findAll does, and with BodiesOnly, with KeysOf, and with
+// an Arena, side by side: every page must hold the same documents and lead on with the same
+// cursor; with BodiesOnly each document has its body and no keys, with KeysOf its body and its
+// keys of those params in their order, and with an Arena its body and keys. The arena is never
+// reset, so the bodies of earlier pages must outlast the reads of later ones: they are compared
+// again once paging ends. It returns the documents served without a variant, in order.
+func checkPageVariants(t testing.TB, s store.Store, q store.Query, limit int) []store.Document {
 	t.Helper()
 	q.Limit, q.After = limit, ""
 	bq := q
@@ -225,10 +232,7 @@ func checkPageVariants(t testing.TB, s store.Store, q store.Query, limit int) {
 	kq := q
 	var want, inArena []store.Document
 	for pages := 0; pages <= 100000; pages++ {
-		p, err := s.Find(t.Context(), q)
-		if err != nil {
-			t.Fatalf("Find(%s) page %d: %v", describe(q), pages, err)
-		}
+		p := findPage(t, s, q, pages)
 		if kq.KeysOf == nil {
 			kq.KeysOf = someParams(p.Docs, q.OrderBy)
 		}
@@ -272,11 +276,12 @@ func checkPageVariants(t testing.TB, s store.Store, q store.Query, limit int) {
 					t.Errorf("%s, read with an arena: %s", describe(q), diff)
 				}
 			}
-			return
+			return want
 		}
 		q.After, bq.After, aq.After, kq.After = p.Next, bp.Next, ap.Next, kp.Next
 	}
 	t.Fatalf("%s: paging does not end", describe(q))
+	return nil
 }
 
 // someParams picks the params a KeysOf check asks for: one no document has, and the first and
