@@ -369,7 +369,7 @@ func (s *searcher) isWord(t string) (bool, error) {
 		return known, nil
 	}
 	page, err := s.st.Find(s.ctx, store.Query{Collection: catalog.RegistryProviders, Generation: s.v.Snap.Generation(catalog.RegistryProviders),
-		Limit: 1, Where: []store.Condition{{Param: s.param(), Values: s.qualify([]string{t})}}})
+		Limit: 1, BodiesOnly: true, Where: []store.Condition{{Param: s.param(), Values: s.qualify([]string{t})}}})
 	if err != nil {
 		return false, err
 	}
@@ -565,9 +565,10 @@ func (s *searcher) condition(t string, fuzzy bool) (store.Condition, error) {
 // checked for its initials and the taxonomy: a condition on a taxonomy would have the store
 // walk its whole posting list. Only when that selects more than SearchCandidates records does
 // the store apply every condition. conds holds each token's condition (searcher.condition).
+// The records are read without their search keys, which the ranking never looks at.
 func selectCandidates(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string, conds map[string]store.Condition) ([]found, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders),
-		Limit: SearchCandidates}
+		Limit: SearchCandidates, BodiesOnly: true}
 	for _, t := range match.Selective(tokens) {
 		q.Where = append(q.Where, conds[t])
 	}
@@ -634,7 +635,7 @@ func wordsNear(ctx context.Context, st store.Store, generation string, deletions
 	if generation == "" {
 		return nil, nil
 	}
-	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryNameWords, Generation: generation, Limit: maxWordsNear,
+	page, err := st.Find(ctx, store.Query{Collection: catalog.RegistryNameWords, Generation: generation, Limit: maxWordsNear, BodiesOnly: true,
 		Where: []store.Condition{{Param: match.ParamDeletion, Values: deletions}}})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"providerdir/catalog"
@@ -215,6 +216,54 @@ func TestSearchDeformations(t *testing.T) {
 			if r.Status != 200 || len(results) == 0 || results[0].(map[string]any)["npi"] != rec.NPI {
 				t.Errorf("q=%q%s: %d, first of %d results is not %s: %.300s", q, narrow, r.Status, len(results), rec.NPI, r.Raw)
 			}
+		}
+	}
+}
+
+// queryLog is a store that keeps the queries of every Find it answers.
+type queryLog struct {
+	store.Store
+	mu      sync.Mutex
+	queries []store.Query
+}
+
+func (l *queryLog) Find(ctx context.Context, q store.Query) (store.Page, error) {
+	l.mu.Lock()
+	l.queries = append(l.queries, q)
+	l.mu.Unlock()
+	return l.Store.Find(ctx, q)
+}
+
+// A search by name reads the registry records and the name lexicon's words without their search
+// keys, which the ranking never looks at: the store returns bodies alone (store.Query.BodiesOnly).
+func TestSearchReadsBodies(t *testing.T) {
+	d := demostore.Open(t)
+	st := &queryLog{Store: d.Store}
+	e := newEnv(t, st)
+	key := e.Key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	typo := rec.Name.Last[:1] + rec.Name.Last[2:] // a letter left out: the lexicon is read
+	for _, q := range []string{rec.Name.First + " " + rec.Name.Last, rec.Name.First + " " + typo, "family medicine"} {
+		st.mu.Lock()
+		st.queries = nil
+		st.mu.Unlock()
+		if r := e.get(t, "/resolver/v1/search?q="+url.QueryEscape(q), key); r.Status != 200 {
+			t.Fatalf("%q: status %d", q, r.Status)
+		}
+		st.mu.Lock()
+		read := 0
+		for _, sq := range st.queries {
+			if sq.Collection != catalog.RegistryProviders && sq.Collection != catalog.RegistryNameWords {
+				continue
+			}
+			read++
+			if !sq.BodiesOnly {
+				t.Errorf("%q: %s read with its keys (%d conditions)", q, sq.Collection, len(sq.Where))
+			}
+		}
+		st.mu.Unlock()
+		if read == 0 {
+			t.Errorf("%q: no registry read", q)
 		}
 	}
 }

@@ -106,14 +106,15 @@ func (v View) Bodies(ctx context.Context, collection string, ids []string) ([]st
 	return v.r.store.GetBodies(ctx, gen, collection, ids, nil)
 }
 
-// Keyed reads every document of a collection whose search key param has one of values. It is
-// nil when the collection is not in the serving snapshot.
+// Keyed reads every document of a collection whose search key param has one of values, each
+// with its ID and Body (Keys nil: the readers serve and decode bodies). It is nil when the
+// collection is not in the serving snapshot.
 func (v View) Keyed(ctx context.Context, collection, param string, values ...string) ([]store.Document, error) {
 	gen := v.Snap.Generation(collection)
 	if gen == "" {
 		return nil, nil
 	}
-	q := store.Query{Collection: collection, Generation: gen, Limit: 1000,
+	q := store.Query{Collection: collection, Generation: gen, Limit: 1000, BodiesOnly: true,
 		Where: []store.Condition{{Param: param, Values: values}}}
 	var docs []store.Document
 	for {
