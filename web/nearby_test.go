@@ -282,7 +282,8 @@ func TestSupplyPageNearErrors(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			p := getNearPage(t, e, "/supply/pediatrics?"+tt.query)
 			if p.status != http.StatusBadRequest || !strings.Contains(p.body, tt.want) || !strings.Contains(p.body, `id="near-error" role="alert"`) {
-				t.Errorf("%d, want 400 with %q: %.400s", p.status, tt.want, p.body[strings.Index(p.body, `id="near"`):])
+				_, section, _ := strings.Cut(p.body, `<section aria-labelledby="near-h"`)
+				t.Errorf("%d, want 400 with %q; the section: %.400s", p.status, tt.want, section)
 			}
 			if len(p.npis) != 0 || strings.Contains(p.body, "<b>") || !strings.Contains(p.body, `aria-invalid="true"`) {
 				t.Errorf("a list, unescaped input or no invalid field beside the error")
