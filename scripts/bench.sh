@@ -390,6 +390,10 @@ $(awk '/^search quality/ { on = 1 } on' "$dir/providerbench.out")
 
 ![p99 latency against offered load per scenario](${chart##*/})
 
+The chart has a panel per scenario: its p99 (blue) and the ceiling's (grey, dashed) at each
+offered rate, on an axis from 0 fitted to the panel, and the scenario's p99 target (red, dotted)
+where it has one.
+
 ## Method
 
 - The drop is generated once with \`providerctl generate --seed 7\` and kept under data/bench; the
