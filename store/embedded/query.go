@@ -771,7 +771,7 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 		if cur != nil {
 			w.after, w.set = cur.ID, true
 		}
-		err = q.findByID(w, add)
+		err = q.findByID(w, add, func() bool { return len(docs) >= limit })
 	} else {
 		err = q.findOrdered(sq.OrderBy, cur, sq.Descending, add)
 	}
@@ -786,8 +786,10 @@ func (s *Store) Find(ctx context.Context, sq store.Query) (store.Page, error) {
 	return page, nil
 }
 
-// findByID finds documents in id order.
-func (q *query) findByID(w window, add func(store.Document, string) bool) error {
+// findByID finds documents in id order. full reports whether the page holds all its documents:
+// a match after that only says that a next page exists, and when the index alone has shown it
+// to match, its document is not loaded.
+func (q *query) findByID(w window, add func(store.Document, string) bool, full func() bool) error {
 	if len(q.conds) == 0 {
 		ds, err := q.newDocScan(w)
 		if err != nil {
@@ -798,6 +800,9 @@ func (q *query) findByID(w window, add func(store.Document, string) bool) error 
 		return err
 	}
 	visit := func(id string, verify []store.Condition) (bool, error) {
+		if len(verify) == 0 && full() {
+			return add(store.Document{ID: id}, ""), nil
+		}
 		d, ok, err := q.matching(id, verify, q.keys)
 		if err != nil || !ok {
 			return err == nil, err

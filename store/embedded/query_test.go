@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -248,6 +249,48 @@ func TestCandidatesNarrowByIndex(t *testing.T) {
 				t.Errorf("left to check %v, want %v", c.verify, tt.verify)
 			}
 			checkFindAll(t, s, docs, tt.where)
+		})
+	}
+}
+
+// TestFullPageLoadsNoMore: a page's one match more, which only says that a next page exists, is
+// not loaded when the index has shown that it matches: the documents after the first are
+// unreadable here, and the first page is still answered (the next one is not).
+func TestFullPageLoadsNoMore(t *testing.T) {
+	s := open(t)
+	var docs []store.Document
+	for i := range 3 {
+		id := fmt.Sprintf("d%d", i)
+		docs = append(docs, store.Document{ID: id, Body: []byte(`{}`), Keys: []store.Key{{Param: "tag", Value: "x"}, {Param: "state", Value: "CA"}}})
+	}
+	putChunks(t, s, docs)
+	for _, d := range docs[1:] {
+		if err := s.db.Set(docKey("g1", "c", d.ID), []byte{0xff}, pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tag := store.Condition{Param: "tag", Values: []string{"x"}}
+	state := store.Condition{Param: "state", Values: []string{"CA"}}
+	tagOrNone := store.Condition{Param: "tag", Values: []string{"x", "none"}}
+	tests := []struct {
+		name  string
+		where []store.Condition
+	}{
+		{"one posting list", []store.Condition{tag}},
+		{"posting lists leapfrogged", []store.Condition{tag, state}},
+		{"candidates checked on the index", []store.Condition{tagOrNone, state}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := store.Query{Generation: "g1", Collection: "c", Where: tt.where, Limit: 1}
+			page, err := s.Find(t.Context(), q)
+			if err != nil || len(page.Docs) != 1 || page.Docs[0].ID != "d0" || page.Next == "" {
+				t.Fatalf("Find: %d documents, next %q, %v", len(page.Docs), page.Next, err)
+			}
+			q.After = page.Next
+			if _, err := s.Find(t.Context(), q); !errors.Is(err, errCorrupt) {
+				t.Errorf("next page: %v, want the unreadable document's error", err)
+			}
 		})
 	}
 }
