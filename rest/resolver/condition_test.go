@@ -33,7 +33,7 @@ func TestConditionOneEditWords(t *testing.T) {
 		}
 		// Two edits from w: a letter inserted after the first, the last dropped.
 		q := w[:1] + "q" + w[1:len(w)-1]
-		s := newSearcher(ctx, d.Store, v, "")
+		s := newSearcher(ctx, d.Store, v, "", &records.Cache[bool]{})
 		if known, err := s.isWord(q); err != nil || known {
 			continue
 		}

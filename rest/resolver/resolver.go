@@ -36,10 +36,19 @@ const (
 type API struct {
 	records *records.Reader
 	keys    *apikey.Manager
+	// words caches, per generation, whether records hold a name token (searcher.isWord).
+	words records.Cache[bool]
 }
 
+// wordsCached bounds API.words: the tokens of some thousands of searches, a few megabytes.
+const wordsCached = 100_000
+
 // New returns the resolver reading from s.
-func New(s store.Store) *API { return &API{records: records.New(s), keys: apikey.NewManager(s, nil)} }
+func New(s store.Store) *API {
+	a := &API{records: records.New(s), keys: apikey.NewManager(s, nil)}
+	a.words.Bound = wordsCached
+	return a
+}
 
 // Routes registers the handlers on the /resolver/v1 subrouter. Path variables take any value, so
 // that the handlers, not the router, answer a malformed one with the contract's error code.

@@ -174,7 +174,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, r, http.StatusOK, SearchResult{Query: sq, Total: total, Results: page})
 		return
 	}
-	ranked, total, err := rank(ctx, a.records.Store(), v, sq, tokens)
+	ranked, total, err := rank(ctx, a.records.Store(), v, sq, tokens, &a.words)
 	if err != nil {
 		fail(w, r, "search", err)
 		return
@@ -235,8 +235,8 @@ func parseSearch(r *http.Request) (SearchQuery, []string, string, string) {
 // are ranked together: the word left out still counts in the score. total is the number of
 // records selected, each once (a reading's beyond its first SearchCandidates counted by the
 // store).
-func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string) ([]Candidate, int, error) {
-	s := newSearcher(ctx, st, v, sq.State)
+func rank(ctx context.Context, st store.Store, v records.View, sq SearchQuery, tokens []string, words *records.Cache[bool]) ([]Candidate, int, error) {
+	s := newSearcher(ctx, st, v, sq.State, words)
 	rs, typed, err := s.readings(tokens)
 	if err != nil {
 		return nil, 0, err
@@ -334,7 +334,7 @@ type searcher struct {
 	st    store.Store
 	v     records.View
 	state string
-	words map[string]bool
+	words *records.Cache[bool]
 	conds map[condKey]store.Condition
 }
 
@@ -344,8 +344,10 @@ type condKey struct {
 	fuzzy bool
 }
 
-func newSearcher(ctx context.Context, st store.Store, v records.View, state string) *searcher {
-	return &searcher{ctx: ctx, st: st, v: v, state: state, words: map[string]bool{}, conds: map[condKey]store.Condition{}}
+// newSearcher returns the searcher of one search. words caches which tokens records hold, per
+// generation, from one search to the next (API.words).
+func newSearcher(ctx context.Context, st store.Store, v records.View, state string, words *records.Cache[bool]) *searcher {
+	return &searcher{ctx: ctx, st: st, v: v, state: state, words: words, conds: map[condKey]store.Condition{}}
 }
 
 // param is the token key the search reads: the state's with a state (match.InState).
@@ -363,18 +365,23 @@ func (s *searcher) qualify(vs []string) []string {
 	return vs
 }
 
-// isWord reports whether some record (in the state, with one) holds t as a name token.
+// isWord reports whether some record (in the state, with one) holds t as a name token. The
+// answer is the same for every search of a generation, and the readings of most queries ask
+// about words others asked about (common name words, their joins and splits): it is cached.
 func (s *searcher) isWord(t string) (bool, error) {
-	if known, ok := s.words[t]; ok {
+	gen, value := s.v.Snap.Generation(catalog.RegistryProviders), s.qualify([]string{t})[0]
+	key := gen + "\x00" + s.param() + "\x00" + value
+	if known, ok := s.words.Get(key); ok {
 		return known, nil
 	}
-	page, err := s.st.Find(s.ctx, store.Query{Collection: catalog.RegistryProviders, Generation: s.v.Snap.Generation(catalog.RegistryProviders),
-		Limit: 1, BodiesOnly: true, Where: []store.Condition{{Param: s.param(), Values: s.qualify([]string{t})}}})
+	page, err := s.st.Find(s.ctx, store.Query{Collection: catalog.RegistryProviders, Generation: gen,
+		Limit: 1, BodiesOnly: true, Where: []store.Condition{{Param: s.param(), Values: []string{value}}}})
 	if err != nil {
 		return false, err
 	}
-	s.words[t] = len(page.Docs) > 0
-	return s.words[t], nil
+	known := len(page.Docs) > 0
+	s.words.Put(key, known)
+	return known, nil
 }
 
 // maxJoined is the most adjacent query words a reading joins into one ("van der berg" is

@@ -2,6 +2,8 @@ package resolver_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -265,5 +267,42 @@ func TestSearchReadsBodies(t *testing.T) {
 		if read == 0 {
 			t.Errorf("%q: no registry read", q)
 		}
+	}
+}
+
+// Whether records hold a query's words is read once per generation: the same search again asks
+// the store about none of them, and answers the same.
+func TestSearchWordsCached(t *testing.T) {
+	d := demostore.Open(t)
+	st := &queryLog{Store: d.Store}
+	e := newEnv(t, st)
+	key := e.Key(t, apikey.TierPro)
+	rec := anIndividual(t, d.Store)
+	path := "/resolver/v1/search?q=" + url.QueryEscape(rec.Name.First+rec.Name.Last[:1]+" "+rec.Name.Last[1:]) // a split and a join to try
+	lookups := func() (n int) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		for _, q := range st.queries {
+			if q.Collection == catalog.RegistryProviders && q.Limit == 1 {
+				n++
+			}
+		}
+		st.queries = nil
+		return n
+	}
+	first := e.get(t, path, key)
+	if n := lookups(); first.Status != 200 || n == 0 {
+		t.Fatalf("first search: status %d, %d word lookups", first.Status, n)
+	}
+	again := e.get(t, path, key)
+	if n := lookups(); again.Status != 200 || n != 0 {
+		t.Errorf("the same search again: status %d, %d word lookups", again.Status, n)
+	}
+	var a, b resolver.SearchResult
+	if err := errors.Join(json.Unmarshal(first.Raw, &a), json.Unmarshal(again.Raw, &b)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(a.Results, b.Results, func(x, y resolver.Candidate) bool { return x.NPI == y.NPI && x.MatchScore == y.MatchScore }) {
+		t.Errorf("the same search answered %d results, then %d others", len(a.Results), len(b.Results))
 	}
 }

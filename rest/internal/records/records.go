@@ -6,6 +6,7 @@
 package records
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -146,8 +147,10 @@ func Searched(m catalog.Manifest, sourceName string) stored.Provenance {
 // its bound: old generations stop being asked for after a switch, and the working set of one
 // generation (49 studies, one manifest list) is far below the bound.
 type Cache[T any] struct {
-	mu sync.RWMutex
-	m  map[string]T
+	// Bound is the most values held; 0 is cacheBound.
+	Bound int
+	mu    sync.RWMutex
+	m     map[string]T
 }
 
 const cacheBound = 512
@@ -164,7 +167,7 @@ func (c *Cache[T]) Get(key string) (T, bool) {
 func (c *Cache[T]) Put(key string, v T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= cacheBound {
+	if c.m == nil || len(c.m) >= cmp.Or(c.Bound, cacheBound) {
 		c.m = map[string]T{}
 	}
 	c.m[key] = v
