@@ -25,6 +25,8 @@ import (
 //     enrollments, the reassignments received by those, the reassigning enrollments' NPIs;
 //   - the NPIs that entered or left the sandbox subset, and the organizations that entered or
 //     left the sandbox through their practitioners' roles;
+//   - the subparts and the NPIs with endpoints affiliated elsewhere that name, by legal name,
+//     an organization among them, before or after;
 //   - the Provider of Services facilities whose merge with an organization NPI (a CCN bridged to
 //     exactly one registry organization) the delta made or undid, and those part of them.
 //
@@ -78,16 +80,19 @@ func updateFHIR(ctx context.Context, p *Projection) error {
 	if err != nil {
 		return err
 	}
-	// A subpart's parent is found by legal name: an organization of the delta whose name was or
-	// is one a subpart names may make or break that subpart's link.
+	// A subpart's parent and an affiliated endpoint's managing organization are found by legal
+	// name: an organization of the delta whose name was or is one a subpart or an endpoint names
+	// may make or break that link.
 	for _, n := range d.npis {
 		for _, j := range []*joiner{oldJ, newJ} {
-			subparts, err := j.subpartsNaming(ctx, n)
-			if err != nil {
-				return err
-			}
-			for _, sp := range subparts {
-				rebuild[sp] = true
+			for _, naming := range []func(context.Context, string) ([]string, error){j.subpartsNaming, j.endpointOwnersNaming} {
+				npis, err := naming(ctx, n)
+				if err != nil {
+					return err
+				}
+				for _, x := range npis {
+					rebuild[x] = true
+				}
 			}
 		}
 	}

@@ -42,7 +42,7 @@ type joiner struct {
 	mu    sync.Mutex
 	orgs  map[string]orgInfo // registry organizations looked up so far, by NPI
 	facs  map[string]facInfo // POS facilities looked up so far, by CCN
-	named map[string]string  // parents looked up by legal name so far (namedParent), by LegalNameKey
+	named map[string]string  // organizations looked up by legal name so far (namedOrganization), by LegalNameKey
 }
 
 type orgInfo struct {
@@ -55,7 +55,7 @@ type orgInfo struct {
 }
 
 // parentLink is the Organization another is part of, and whether the link is a subpart's
-// parent found by its legal name (namedParent), which the resource states with its rule and
+// parent found by its legal name (namedOrganization), which the resource states with its rule and
 // confidence.
 type parentLink struct {
 	id     string
@@ -135,7 +135,15 @@ func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pec
 			work = append(work, e.OrgID)
 		}
 	}
-	// ... and the organizations those are part of, so that partOf resolves too.
+	// ... the organizations their endpoints belong to, so that managingOrganization resolves ...
+	for npi := range j.sandbox {
+		affs, err := j.affiliates(ctx, npi)
+		if err != nil {
+			return nil, err
+		}
+		work = append(work, affs...)
+	}
+	// ... and, for each organization, those it is part of and those its endpoints belong to.
 	for len(work) > 0 {
 		id := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -150,13 +158,41 @@ func newJoinerAt(ctx context.Context, st store.Store, gen map[string]string, pec
 		if parent.id != "" {
 			work = append(work, parent.id)
 		}
+		affs, err := j.affiliates(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		work = append(work, affs...)
 	}
 	return j, nil
 }
 
+// affiliates returns the Organizations the endpoints of an NPI affiliated elsewhere belong to
+// (namedOrganization of each Affiliation Legal Business Name).
+func (j *joiner) affiliates(ctx context.Context, npi string) ([]string, error) {
+	g := j.gen[catalog.RegistryEndpoints]
+	if g == "" {
+		return nil, nil
+	}
+	var out []string
+	err := store.EachDocument(ctx, j.st, store.Query{Collection: catalog.RegistryEndpoints, Generation: g, BodiesOnly: true,
+		Where: []store.Condition{{Param: stored.KeyNPI, Values: []string{npi}, Match: store.Exact}}}, func(d *store.Document) error {
+		b, err := stored.DecodeBody[stored.EndpointRecord](*d)
+		if err != nil || !b.Record.AffiliatedElsewhere() {
+			return err
+		}
+		id, err := j.namedOrganization(ctx, b.Record.AffiliationName)
+		if id != "" {
+			out = append(out, id)
+		}
+		return err
+	})
+	return out, err
+}
+
 // parentOf returns the Organization an Organization is part of, none when no join says so: for
 // an organization NPI, the facility of a CCN it is enrolled under with others, else, for a
-// registry subpart, the parent its record names (namedParent); for a facility, the
+// registry subpart, the parent its record names (namedOrganization); for a facility, the
 // organization of its related provider.
 func (j *joiner) parentOf(ctx context.Context, orgID string) (parentLink, error) {
 	if ccn, ok := strings.CutPrefix(orgID, fhirmap.FacilityID("")); ok {
@@ -180,20 +216,22 @@ func (j *joiner) parentOf(ctx context.Context, orgID string) (parentLink, error)
 	if err != nil || org.parentName == "" {
 		return parentLink{}, err
 	}
-	parent, err := j.namedParent(ctx, org.parentName)
+	parent, err := j.namedOrganization(ctx, org.parentName)
 	if parent == orgID {
 		parent = ""
 	}
 	return parentLink{id: parent, byName: parent != ""}, err
 }
 
-// namedParent finds the parent a subpart's record names by its legal business name: the one
+// namedOrganization finds the organization a record names by its legal business name (a
+// subpart's Parent Organization LBN, an endpoint's Affiliation Legal Business Name): the one
 // registry organization not itself marked a subpart whose legal name is that name
 // (stored.LegalNameKey: case, punctuation and spacing aside), and that has an Organization.
 // None when no organization or more than one has the name: names are not identifiers, so an
-// ambiguous name links nothing. The parent's TIN, which the subpart's row also gives, cannot
-// decide: the registry withholds every organization's own EIN.
-func (j *joiner) namedParent(ctx context.Context, lbn string) (string, error) {
+// ambiguous name links nothing. Subparts usually carry their parent's legal name, so they are
+// not candidates. A subpart's row also gives its parent's TIN, which cannot decide: the
+// registry withholds every organization's own EIN.
+func (j *joiner) namedOrganization(ctx context.Context, lbn string) (string, error) {
 	key := stored.LegalNameKey(lbn)
 	g := j.gen[catalog.RegistryProviders]
 	if key == "" || g == "" {
@@ -229,16 +267,32 @@ func (j *joiner) namedParent(ctx context.Context, lbn string) (string, error) {
 // stored.LegalNameKey compares it, the legal name of organization npi in this joiner's
 // generation: the organizations whose parent link a change of npi may make or break.
 func (j *joiner) subpartsNaming(ctx context.Context, npi string) ([]string, error) {
+	return j.naming(ctx, npi, catalog.RegistryProviders, stored.KeyParentName)
+}
+
+// endpointOwnersNaming returns the NPIs with an endpoint affiliated elsewhere whose Affiliation
+// Legal Business Name is, as stored.LegalNameKey compares it, the legal name of organization npi
+// in this joiner's generation: the NPIs whose Endpoints' managing organization a change of npi
+// may make or break.
+func (j *joiner) endpointOwnersNaming(ctx context.Context, npi string) ([]string, error) {
+	return j.naming(ctx, npi, catalog.RegistryEndpoints, stored.KeyAffiliationName)
+}
+
+// naming returns the NPIs of the documents of collection (ids that start with an NPI) whose
+// param key is the legal name of organization npi, each once.
+func (j *joiner) naming(ctx context.Context, npi, collection, param string) ([]string, error) {
 	org, err := j.org(ctx, npi)
 	key := stored.LegalNameKey(org.name)
-	g := j.gen[catalog.RegistryProviders]
+	g := j.gen[collection]
 	if err != nil || key == "" || g == "" {
 		return nil, err
 	}
 	var out []string
-	err = store.EachDocument(ctx, j.st, store.Query{Collection: catalog.RegistryProviders, Generation: g,
-		Where: []store.Condition{{Param: stored.KeyParentName, Values: []string{key}, Match: store.Exact}}}, func(d *store.Document) error {
-		out = append(out, strings.Clone(d.ID))
+	err = store.EachDocument(ctx, j.st, store.Query{Collection: collection, Generation: g,
+		Where: []store.Condition{{Param: param, Values: []string{key}, Match: store.Exact}}}, func(d *store.Document) error {
+		if n := npiOf(d.ID); !slices.Contains(out, n) {
+			out = append(out, strings.Clone(n))
+		}
 		return nil
 	})
 	return out, err
@@ -280,7 +334,13 @@ func (j *joiner) provider(ctx context.Context, in *providerInput) ([]fhirmap.Res
 		if err != nil {
 			return nil, err
 		}
-		p.Endpoints = append(p.Endpoints, fhirmap.EndpointInput{ID: in.endpoints[i].ID, Record: b.Record})
+		ep := fhirmap.EndpointInput{ID: in.endpoints[i].ID, Record: b.Record}
+		if b.Record.AffiliatedElsewhere() {
+			if ep.Affiliate, err = j.namedOrganization(ctx, b.Record.AffiliationName); err != nil {
+				return nil, err
+			}
+		}
+		p.Endpoints = append(p.Endpoints, ep)
 	}
 	if individual {
 		p.Sandbox = j.sandbox[r.NPI]

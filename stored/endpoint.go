@@ -26,3 +26,7 @@ const AffiliatedYes = "yes"
 // AffiliatedElsewhere reports whether the record says the endpoint belongs to another
 // organization than the NPI's own.
 func (r *EndpointRecord) AffiliatedElsewhere() bool { return r.Affiliated == AffiliatedYes }
+
+// KeyAffiliationName is the LegalNameKey of the Affiliation Legal Business Name of an endpoint
+// affiliated elsewhere: the endpoints a change of an organization's legal name concerns.
+const KeyAffiliationName = "affiliation_name"

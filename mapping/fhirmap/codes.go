@@ -16,28 +16,30 @@ const (
 var Types = []string{TypePractitioner, TypePractitionerRole, TypeOrganization, TypeLocation, TypeHealthcareService, TypeEndpoint}
 
 // Profiles claimed in meta.profile, one per type: the US Core 6.1.0 profiles for the four types
-// US Core defines, Plan-Net 1.2.0 for HealthcareService and Endpoint, which US Core does not
-// profile.
+// US Core defines, Plan-Net 1.2.0 for HealthcareService, which US Core does not profile, and the
+// R4 base profile for Endpoint, which neither profiles but Plan-Net (PlanNetProfiles).
 var Profiles = map[string]string{
 	TypePractitioner:      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitioner",
 	TypePractitionerRole:  "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitionerrole",
 	TypeOrganization:      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization",
 	TypeLocation:          "http://hl7.org/fhir/us/core/StructureDefinition/us-core-location",
-	TypeHealthcareService: "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-HealthcareService",
-	TypeEndpoint:          "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-Endpoint",
+	TypeHealthcareService: planNetSD + "plannet-HealthcareService",
+	TypeEndpoint:          "http://hl7.org/fhir/StructureDefinition/Endpoint",
 }
 
 // PlanNetProfiles are the Da Vinci PDex Plan-Net 1.2.0 profiles of the types whose own profile is
-// US Core's: a resource that meets it claims it in meta.profile after the US Core one. Plan-Net
-// fixes active to true (Practitioner, PractitionerRole, Organization) and Location.status to
-// active, requires an Organization to have an address and a type, and binds PractitionerRole.code
-// to its role codes; a resource the sources describe otherwise (an inactive one, an organization
-// without an address, a role whose taxonomy no role code stands for) claims US Core alone.
+// not Plan-Net's: a resource that meets it claims it in meta.profile after its own. Plan-Net
+// fixes active to true (Practitioner, PractitionerRole, Organization) and the status of Location
+// and Endpoint to active, requires an Organization to have an address and a type, and binds
+// PractitionerRole.code to its role codes; a resource the sources describe otherwise (an
+// inactive one, an organization without an address, a role whose taxonomy no role code stands
+// for, a deactivated NPI's endpoint) claims its own profile alone.
 var PlanNetProfiles = map[string]string{
 	TypePractitioner:     planNetSD + "plannet-Practitioner",
 	TypePractitionerRole: planNetSD + "plannet-PractitionerRole",
 	TypeOrganization:     planNetSD + "plannet-Organization",
 	TypeLocation:         planNetSD + "plannet-Location",
+	TypeEndpoint:         planNetSD + "plannet-Endpoint",
 }
 
 const planNetSD = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/"

@@ -9,6 +9,10 @@ import (
 type EndpointInput struct {
 	ID     string
 	Record stored.EndpointRecord
+	// Affiliate is the id of the Organization an endpoint affiliated elsewhere belongs to: the
+	// one organization whose legal business name is the record's Affiliation Legal Business
+	// Name, found by the projection; "" when no organization or several have the name.
+	Affiliate string
 }
 
 // Endpoint is the Plan-Net Endpoint resource.
@@ -70,8 +74,12 @@ func HasEndpoint(rec *stored.EndpointRecord) bool {
 
 // providerEndpoints builds a provider's Endpoints: active when the NPI is, managed by the
 // provider's own Organization (orgID, "" for an individual) unless the registry says the
-// endpoint belongs to another organization, which is then named by its legal business name
-// (the file gives no NPI for it). Records without a usable address are skipped.
+// endpoint belongs to another organization. That one is the Organization its legal name names
+// (EndpointInput.Affiliate), the reference stating the rule and its confidence, else a
+// reference by display only to the name. Records without a usable address are skipped.
+//
+// Plan-Net fixes Endpoint.status to active: a deactivated NPI's endpoints, off, claim the base
+// R4 profile alone.
 func providerEndpoints(p *Provider, orgID, updated string) ([]Resource, error) {
 	var out []Resource
 	for i := range p.Endpoints {
@@ -92,18 +100,37 @@ func providerEndpoints(p *Provider, orgID, updated string) ([]Resource, error) {
 			ep.PayloadMimeType = []string{m}
 		}
 		switch {
+		case rec.AffiliatedElsewhere() && in.Affiliate != "":
+			ep.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, in.Affiliate), Display: rec.AffiliationName,
+				Extension: []Extension{affiliationMatch()}}
 		case rec.AffiliatedElsewhere() && rec.AffiliationName != "":
 			ep.ManagingOrganization = &Reference{Display: rec.AffiliationName}
 		case !rec.AffiliatedElsewhere() && orgID != "":
 			ep.ManagingOrganization = &Reference{Reference: Ref(TypeOrganization, orgID), Display: p.Record.OrganizationName}
 		}
-		res, err := encode(TypeEndpoint, ep.ID, ep, newMeta(TypeEndpoint, updated, p.Provenance), endpointKeys(&ep, p.Sandbox))
+		meta := newMeta(TypeEndpoint, updated, p.Provenance).meetsPlanNet(ep.Status == "active")
+		res, err := encode(TypeEndpoint, ep.ID, ep, meta, endpointKeys(&ep, p.Sandbox))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// AffiliationNameConfidence is the confidence of an endpoint's managing organization found by
+// the affiliation's legal name: a unique exact name among the organizations that are not
+// subparts, but a name typed by the registrant, not an identifier.
+const AffiliationNameConfidence = 0.9
+
+// affiliationMatch states the affiliation rule on an Endpoint.managingOrganization it produced.
+func affiliationMatch() Extension {
+	c := AffiliationNameConfidence
+	return Extension{URL: ExtLinkMatch, Extension: []Extension{
+		{URL: "rule", ValueString: "NPPES endpoint affiliated elsewhere: its Affiliation Legal Business Name is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)"},
+		{URL: "confidence", ValueDecimal: &c},
+		{URL: "methodology", ValueString: "fhir-directory/1.0.0"},
+	}}
 }
 
 func endpointStatus(active bool) string {

@@ -4,7 +4,8 @@ import "providerdir/stored"
 
 // providerLocations builds a provider's practice Locations: the primary practice address (id =
 // the NPI) and each secondary one (id = its pl_pfile document id). managingOrg is the id of the
-// Organization that manages them, "" for an individual's (the registry names none).
+// Organization that manages them, "" for an individual's (the registry names none). Each names
+// the provider's Endpoints whose endpoint file row gives its address (endpointsAt).
 func providerLocations(p *Provider, display, managingOrg, updated string) ([]Resource, error) {
 	r := &p.Record
 	var types []CodeableConcept
@@ -12,13 +13,13 @@ func providerLocations(p *Provider, display, managingOrg, updated string) ([]Res
 		types = []CodeableConcept{kind.concept("")}
 	}
 	var out []Resource
-	if res, ok, err := location(r.NPI, display, r.PracticeAddress, types, r.Active, managingOrg, p.Sandbox, updated, p.Provenance); err != nil {
+	if res, ok, err := location(r.NPI, display, r.PracticeAddress, types, r.Active, managingOrg, endpointsAt(p, r.PracticeAddress), p.Sandbox, updated, p.Provenance); err != nil {
 		return nil, err
 	} else if ok {
 		out = append(out, res)
 	}
 	for _, s := range p.Secondary {
-		res, ok, err := location(s.ID, display, s.Address, types, r.Active, managingOrg, p.Sandbox, updated, p.Provenance)
+		res, ok, err := location(s.ID, display, s.Address, types, r.Active, managingOrg, endpointsAt(p, s.Address), p.Sandbox, updated, p.Provenance)
 		if err != nil {
 			return nil, err
 		}
@@ -33,7 +34,7 @@ func providerLocations(p *Provider, display, managingOrg, updated string) ([]Res
 // the address's, since the registry names addresses, not places; types is the place's kind, where
 // the organization's taxonomy names one (an individual's office has none). ok is false for an
 // address with no usable part.
-func location(id, display string, a stored.Address, types []CodeableConcept, active bool, managingOrg string, visible bool, updated string, prov stored.Provenance) (Resource, bool, error) {
+func location(id, display string, a stored.Address, types []CodeableConcept, active bool, managingOrg string, endpoints []Reference, visible bool, updated string, prov stored.Provenance) (Resource, bool, error) {
 	addr := fhirAddress(a, "work", "physical")
 	if addr == nil {
 		return Resource{}, false, nil
@@ -43,8 +44,9 @@ func location(id, display string, a stored.Address, types []CodeableConcept, act
 		Status:  status(active),
 		Name:    display + " - " + addressLabel(a),
 		Type:    types,
-		Telecom: telecom(a),
-		Address: addr,
+		Telecom:  telecom(a),
+		Address:  addr,
+		Endpoint: endpoints,
 	}
 	pos, zip, err := position(addr)
 	if err != nil {
@@ -59,8 +61,8 @@ func location(id, display string, a stored.Address, types []CodeableConcept, act
 }
 
 // facilityLocation builds the Location of a Provider of Services facility (id "ccn-<CCN>"),
-// managed by the Organization orgID.
-func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, error) {
+// managed by the Organization orgID, naming endpoints.
+func facilityLocation(f *Facility, orgID string, endpoints []Reference, visible bool) (Resource, bool, error) {
 	rec := &f.Record
 	addr := fhirAddress(rec.Address, "work", "physical")
 	if addr == nil || rec.Name == "" {
@@ -74,6 +76,7 @@ func facilityLocation(f *Facility, orgID string, visible bool) (Resource, bool, 
 		Name:       rec.Name,
 		Telecom:    telecom(rec.Address),
 		Address:    addr,
+		Endpoint:   endpoints,
 	}
 	pos, zip, err := position(addr)
 	if err != nil {
@@ -102,6 +105,7 @@ func locationKeys(loc *Location, zcta string, visible bool) stored.Keys {
 	k.Add(KeyStatus, loc.Status)
 	addReference(&k, KeyOrganization, loc.ManagingOrganization)
 	addTelecom(&k, loc.Telecom)
+	addReferences(&k, KeyEndpoint, loc.Endpoint)
 	if zcta != "" {
 		k.Add(KeyNear, zcta)
 	}

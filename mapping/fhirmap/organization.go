@@ -90,7 +90,7 @@ func BuildOrganization(p *Provider, tax Taxonomies) ([]Resource, error) {
 		return nil, err
 	}
 	if p.Facility != nil {
-		l, ok, err := facilityLocation(p.Facility, org.ID, p.Sandbox)
+		l, ok, err := facilityLocation(p.Facility, org.ID, endpointsAt(p, p.Facility.Record.Address), p.Sandbox)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +163,7 @@ func BuildFacility(f *Facility) ([]Resource, error) {
 		return nil, err
 	}
 	out = append(out, res)
-	loc, hasLoc, err := facilityLocation(f, id, f.Sandbox)
+	loc, hasLoc, err := facilityLocation(f, id, nil, f.Sandbox)
 	if err != nil {
 		return nil, err
 	}

@@ -153,6 +153,7 @@ type Location struct {
 	Address              *Address          `json:"address,omitempty"`
 	Position             *Position         `json:"position,omitempty"`
 	ManagingOrganization *Reference        `json:"managingOrganization,omitempty"`
+	Endpoint             []Reference       `json:"endpoint,omitempty"`
 }
 
 // Position is a Location's position: decimal degrees (WGS84 in FHIR; the Census points are

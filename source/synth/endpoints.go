@@ -46,7 +46,9 @@ const (
 
 // endpointRows derives the endpoint rows of an active provider (none for most). Values are as
 // the real file has them: every value quoted, many columns blank, descriptions only where a code
-// is given, names with commas, the affiliation's address as entered (blank parts included).
+// is given, names with commas, the affiliation's address as entered (blank parts included). An
+// endpoint of the provider's own is at its practice address, now and then written another way
+// (messyAddress); one affiliated elsewhere is at another address, named as affiliationName says.
 // NPPES's placeholder <UNAVAIL> appears now and then in the free-text columns: the Readme does
 // not say whether this file carries it, and the reader must read it as blank wherever it does.
 func (w *world) endpointRows(r *rng, p *provider) [][]string {
@@ -73,8 +75,10 @@ func (w *world) endpointRows(r *rng, p *provider) [][]string {
 		loc := p.practice
 		if r.chance(0.35) {
 			row[4] = "Y"
-			row[6] = familyName(r) + " HEALTH NETWORK, " + pick(r, orgLegalSuffixes)
+			row[6] = w.affiliationName(r)
 			loc = w.randomAddress(r, p.state)
+		} else if r.chance(0.3) {
+			loc = messyAddress(r, loc)
 		}
 		if r.chance(0.3) {
 			row[5] = pick(r, endpointDescriptions)
@@ -100,6 +104,54 @@ func (w *world) endpointRows(r *rng, p *provider) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// affiliationName is the legal business name an endpoint affiliated elsewhere gives. Four in ten
+// name one of the parent organizations (parentName), whose names one organization carries, two
+// carry, or none does: the affiliation resolves to one organization, is ambiguous, or names no
+// NPI; half of those are written as a registrant might type them (messyName). The others name
+// a health network no organization of the drop is called.
+func (w *world) affiliationName(r *rng) string {
+	if r.chance(0.4) {
+		name := w.parentName(int64(r.IntN(parentNames)))
+		if r.chance(0.5) {
+			name = messyName(name)
+		}
+		return name
+	}
+	return familyName(r) + " HEALTH NETWORK, " + pick(r, orgLegalSuffixes)
+}
+
+// messyName writes a legal name in lower case with a comma before its last word and a full stop
+// after it: the same name with case, punctuation and spacing aside.
+func messyName(name string) string {
+	words := strings.Fields(strings.ToLower(name))
+	if len(words) > 1 {
+		words[len(words)-2] += ","
+	}
+	return strings.Join(words, "  ") + "."
+}
+
+// messyAddress writes an address as a registrant might type it again: in mixed case with a full
+// stop after the street line, the suite moved onto the street line, the ZIP+4 cut to five
+// digits, or the city and state in lower case. It is the same place with case, punctuation,
+// spacing and line breaks aside, and the ZIP's first five digits.
+func messyAddress(r *rng, a address) address {
+	switch r.IntN(4) {
+	case 0:
+		a.line1 = strings.ToLower(a.line1) + "."
+	case 1:
+		if a.line2 != "" {
+			a.line1, a.line2 = a.line1+", "+a.line2, ""
+		} else {
+			a.line1 = "  " + a.line1
+		}
+	case 2:
+		a.zip = a.zip[:min(5, len(a.zip))]
+	default:
+		a.city, a.state = strings.ToLower(a.city), strings.ToLower(a.state)
+	}
+	return a
 }
 
 func pickEndpointKind(r *rng) endpointKind {
