@@ -41,9 +41,9 @@ func location(id, display string, a stored.Address, types []CodeableConcept, act
 	}
 	loc := Location{
 		ResourceType: TypeLocation, ID: id,
-		Status:  status(active),
-		Name:    display + " - " + addressLabel(a),
-		Type:    types,
+		Status:   status(active),
+		Name:     display + " - " + addressLabel(a),
+		Type:     types,
 		Telecom:  telecom(a),
 		Address:  addr,
 		Endpoint: endpoints,
