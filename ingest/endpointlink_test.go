@@ -12,8 +12,8 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/internal/testing/backends"
-	"providerdir/internal/testing/fhirvalidate"
+	"providerdir/testing/backends"
+	"providerdir/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
