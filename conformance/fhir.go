@@ -11,14 +11,15 @@ import (
 	"time"
 )
 
-// The profiles each served type claims (US Core 6.1.0, Plan-Net 1.2.0).
+// The profiles each served type claims (US Core 6.1.0, Plan-Net 1.2.0, the R4 base profile of
+// Endpoint, whose Plan-Net profile only active Endpoints claim).
 var profiles = map[string]string{
 	"Practitioner":      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitioner",
 	"PractitionerRole":  "http://hl7.org/fhir/us/core/StructureDefinition/us-core-practitionerrole",
 	"Organization":      "http://hl7.org/fhir/us/core/StructureDefinition/us-core-organization",
 	"Location":          "http://hl7.org/fhir/us/core/StructureDefinition/us-core-location",
 	"HealthcareService": "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-HealthcareService",
-	"Endpoint":          "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-Endpoint",
+	"Endpoint":          "http://hl7.org/fhir/StructureDefinition/Endpoint",
 }
 
 var servedTypes = []string{"Practitioner", "PractitionerRole", "Organization", "Location", "HealthcareService", "Endpoint"}
@@ -59,6 +60,8 @@ func fhirChecks() []Check {
 	}
 	checks = append(checks, nearChecks()...)
 	return append(checks,
+		Check{f, "Plan-Net Endpoint.managingOrganization found by the affiliation's name: the rule stated, the Organization of that name", checkEndpointAffiliation},
+		Check{f, "Plan-Net Location.endpoint: _revinclude=Location:endpoint, each named Endpoint served", checkLocationEndpoints},
 		Check{f, "Plan-Net parameters without data answer, under handling=strict", checkNoDataSearches},
 		Check{f, "_has:PractitionerRole:practitioner:specialty", checkHas},
 		Check{f, "GET and POST _search agree", checkPostSearch},

@@ -8,25 +8,28 @@ import (
 )
 
 // planNetProfiles are the Da Vinci PDex Plan-Net 1.2.0 profiles of the types whose own profile
-// is US Core's: the CapabilityStatement lists them beside US Core's, and the resources that meet
-// them claim them in meta.profile.
+// is not Plan-Net's: the CapabilityStatement lists them beside their own, and the resources that
+// meet them claim them in meta.profile.
 var planNetProfiles = map[string]string{
 	"Practitioner":     planNetSD + "plannet-Practitioner",
 	"PractitionerRole": planNetSD + "plannet-PractitionerRole",
 	"Organization":     planNetSD + "plannet-Organization",
 	"Location":         planNetSD + "plannet-Location",
+	"Endpoint":         planNetSD + "plannet-Endpoint",
 }
 
 const planNetSD = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/"
 
-// planNetRules are what each Plan-Net profile fixes or requires beyond US Core: active true, a
-// Location's status active, an Organization's address and type (Plan-Net's OrgTypeCS), a role
-// code of Plan-Net's role codes (ProviderRoleCS or HL7's practitioner-role).
+// planNetRules are what each Plan-Net profile fixes or requires beyond the type's own: active
+// true, a Location's and an Endpoint's status active, an Organization's address and type
+// (Plan-Net's OrgTypeCS), a role code of Plan-Net's role codes (ProviderRoleCS or HL7's
+// practitioner-role).
 var planNetRules = map[string][]func(map[string]any) error{
 	"Practitioner":     {equals("active", true)},
 	"PractitionerRole": {equals("active", true), codedFrom("code", planNetCS+"ProviderRoleCS", "http://terminology.hl7.org/CodeSystem/practitioner-role")},
 	"Organization":     {equals("active", true), present("address"), codedFrom("type", planNetCS+"OrgTypeCS")},
 	"Location":         {equals("status", "active")},
+	"Endpoint":         {equals("status", "active")},
 }
 
 const planNetCS = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/"

@@ -50,6 +50,7 @@ var shallSearches = []shallSearch{
 	{"Location", "address-postalcode", of(func(r map[string]any) string { s, _ := path(r, "address", "postalCode").(string); return s })},
 	{"Location", "organization", of(reference("managingOrganization"))},
 	{"Location", "type", of(firstCoding("type"))},
+	{"Location", "endpoint", of(reference("endpoint"))},
 	{"HealthcareService", "specialty", of(firstCoding("specialty"))},
 	{"HealthcareService", "organization", of(reference("providedBy"))},
 	{"HealthcareService", "location", of(reference("location"))},
@@ -76,7 +77,6 @@ var noDataSearches = []struct{ typ, param, value string }{
 	{"HealthcareService", "coverage-area", "Location/none"},
 	{"HealthcareService", "service-type", "none"},
 	{"Location", "partof", "Location/none"},
-	{"Location", "endpoint", "Endpoint/none"},
 }
 
 func of(f func(map[string]any) string) valueOf {

@@ -127,7 +127,8 @@ type capSearchParam struct {
 
 const capDescription = "Read-only FHIR R4 provider directory built from public US provider data (NPPES, PECOS, " +
 	"the CMS Provider of Services file, NUCC taxonomy). It serves Practitioner, PractitionerRole, Organization and " +
-	"Location conforming to their US Core 6.1.0 profiles, and HealthcareService and Endpoint in the Da Vinci Plan-Net 1.2.0 shape. " +
+	"Location conforming to their US Core 6.1.0 profiles, HealthcareService to Da Vinci Plan-Net 1.2.0's, and Endpoint; " +
+	"the resources that meet their type's Plan-Net 1.2.0 profile (every active Endpoint among them) claim it too. " +
 	"It is a directory facade: it does not serve Patient or any clinical resource, so it does not claim conformance " +
 	"to the US Core Server CapabilityStatement as a whole, only to the profiles listed per resource. Every resource " +
 	"carries its source provenance (14 keys) in meta.tag, with tag systems <base>/provenance/<key>."
@@ -261,13 +262,16 @@ var resourceDocs = map[string]string{
 		"where the PECOS hospital enrollment file bridges the NPI to exactly one facility; Provider of Services " +
 		"facilities no organization NPI stands for (id = ccn-<CCN>), partOf their related provider.",
 	fhirmap.TypeLocation: "Practice addresses: each NPI's primary practice location (id = NPI) and secondary ones from " +
-		"the registry's practice location file, and Provider of Services facility addresses (id = ccn-<CCN>).",
+		"the registry's practice location file, and Provider of Services facility addresses (id = ccn-<CCN>); endpoint, " +
+		"the NPI's Endpoints whose endpoint file row gives the same address (lines, city, state, ZIP5; case and punctuation aside).",
 	fhirmap.TypeHealthcareService: "The services of each organization (id = the organization's id): Plan-Net category, " +
 		"NUCC specialties, locations, providedBy, the organization's endpoints.",
 	fhirmap.TypeEndpoint: "The electronic endpoints of the NPPES endpoint reference file (endpoint_pfile; id = <NPI>.<digest>): " +
-		"Plan-Net Endpoint with the address as registered, status from the NPI's, connection type coded from the NPPES type, " +
-		"payload type NA, managingOrganization the NPI's own Organization or, for an endpoint affiliated elsewhere, the " +
-		"affiliation's legal name. PractitionerRoles, Organizations and their HealthcareServices name them.",
+		"the address as registered, status from the NPI's (a deactivated NPI's, off, claims the base profile, not Plan-Net's), " +
+		"connection type coded from the NPPES type, payload type NA, managingOrganization the NPI's own Organization or, " +
+		"for an endpoint affiliated elsewhere, the one organization of the affiliation's legal name (the rule and its " +
+		"confidence on the reference), else that name as display. PractitionerRoles, Organizations, their HealthcareServices " +
+		"and the Locations at their address name them.",
 }
 
 // metadata serves GET [base]/metadata. It needs no token.

@@ -60,8 +60,12 @@ func TestEndpointRead(t *testing.T) {
 			t.Errorf("Endpoint/%s served %s", id, r.body)
 		}
 		profile := list(field(got["meta"], "profile"))
-		if len(profile) != 1 || profile[0] != fhirmap.Profiles[fhirmap.TypeEndpoint] {
-			t.Errorf("Endpoint/%s profile %v", id, profile)
+		want := []any{fhirmap.Profiles[fhirmap.TypeEndpoint]}
+		if got["status"] == "active" {
+			want = append(want, fhirmap.PlanNetProfiles[fhirmap.TypeEndpoint])
+		}
+		if !slices.Equal(profile, want) {
+			t.Errorf("Endpoint/%s (%v) profile %v, want %v", id, got["status"], profile, want)
 		}
 	}
 	if r := get(t, e.url("/Endpoint/1234567893.0000000000000000")); r.status != http.StatusNotFound {
@@ -89,6 +93,10 @@ func TestEndpointParameters(t *testing.T) {
 		return r != nil
 	})
 	_, named := pickEP(func(r res) bool { return text(r, "name") != "" })
+	locEP, _ := pick(eps, func(id string, _ res) bool {
+		_, r := pick(all["Location"], func(_ string, r res) bool { return slices.Contains(endpointRefs(r), "Endpoint/"+id) })
+		return r != nil
+	})
 	hasEndpoint := func(ref string) func(r res) bool {
 		return func(r res) bool { return slices.Contains(endpointRefs(r), ref) }
 	}
@@ -116,7 +124,7 @@ func TestEndpointParameters(t *testing.T) {
 		{"role by endpoint", "PractitionerRole", []string{"endpoint", "Endpoint/" + roleEP}, hasEndpoint("Endpoint/" + roleEP), false},
 		{"organization by endpoint", "Organization", []string{"endpoint", orgEP}, hasEndpoint("Endpoint/" + orgEP), false},
 		{"service by endpoint", "HealthcareService", []string{"endpoint", "Endpoint/" + orgEP}, hasEndpoint("Endpoint/" + orgEP), false},
-		{"location by endpoint", "Location", []string{"endpoint", "Endpoint/" + orgEP}, none, true},
+		{"location by endpoint", "Location", []string{"endpoint", "Endpoint/" + locEP}, hasEndpoint("Endpoint/" + locEP), false},
 		{"role by network", "PractitionerRole", []string{"network", managing}, none, true},
 		{"organization by coverage area", "Organization", []string{"coverage-area", "Location/" + strings.TrimPrefix(managing, "Organization/")}, none, true},
 		{"service by coverage area", "HealthcareService", []string{"coverage-area", "Location/" + strings.TrimPrefix(managing, "Organization/")}, none, true},
@@ -386,7 +394,7 @@ func TestCapabilityPlanNet(t *testing.T) {
 				t.Errorf("%s: searchParam %s missing or without a definition", res.Type, name)
 			}
 		}
-		if res.Type == "Endpoint" && (len(res.SupportedProfile) != 1 || res.SupportedProfile[0] != fhirmap.Profiles[fhirmap.TypeEndpoint]) {
+		if res.Type == "Endpoint" && !slices.Equal(res.SupportedProfile, []string{fhirmap.Profiles[fhirmap.TypeEndpoint], fhirmap.PlanNetProfiles[fhirmap.TypeEndpoint]}) {
 			t.Errorf("Endpoint supportedProfile %v", res.SupportedProfile)
 		}
 		if res.Type == "PractitionerRole" && !slices.Contains(res.SearchInclude, "PractitionerRole:endpoint") {

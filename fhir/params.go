@@ -140,7 +140,7 @@ var searchParams = map[string][]param{
 		ref("organization", fhirmap.KeyOrganization, fhirmap.TypeOrganization),
 		{name: "status", kind: kindToken, key: fhirmap.KeyStatus, bare: true, doc: "active or inactive"},
 		pPhone,
-		withDef(withDoc(pEndpoint, "an Endpoint of the location"+noData), planNetSearchParams+"location-endpoint"),
+		withDef(withDoc(pEndpoint, "an Endpoint whose NPPES endpoint file row gives the location's address"), planNetSearchParams+"location-endpoint"),
 		withDef(withDoc(ref("partof", fhirmap.KeyPartOf, fhirmap.TypeLocation), "the Location this one is part of"+noData), planNetSearchParams+"location-partof"),
 		withDef(param{name: "type", kind: kindToken, key: fhirmap.KeyType, doc: "HL7 v3 RoleCode location type (HOSP, SNF, NCCF, RTF, OF, MOBL, PHARM) of facility and organization Locations"}, planNetSearchParams+"location-type"),
 		pNear,

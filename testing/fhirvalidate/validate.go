@@ -97,6 +97,7 @@ func Validate(body []byte, tagPrefix string) error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	checkMeta(&r, want, tagPrefix, fail)
+	checkPlanNetClaim(&r, fail)
 	checkIdentifiers(&r, fail)
 	if check := typeChecks[r.ResourceType]; check != nil {
 		check(&r, fail)
@@ -132,6 +133,26 @@ func checkMeta(r *resource, profile, tagPrefix string, fail failFunc) {
 	}
 	if !slices.Equal(keys, stored.ProvenanceKeys) {
 		fail("provenance tags %v, want the 14 keys %v", keys, stored.ProvenanceKeys)
+	}
+}
+
+// checkPlanNetClaim checks that a resource claiming its type's Plan-Net profile holds what the
+// profile fixes: active true (Practitioner, PractitionerRole, Organization), status active
+// (Location, Endpoint).
+func checkPlanNetClaim(r *resource, fail failFunc) {
+	profile := fhirmap.PlanNetProfiles[r.ResourceType]
+	if profile == "" || !slices.Contains(r.Meta.Profile, profile) {
+		return
+	}
+	switch r.ResourceType {
+	case fhirmap.TypeLocation, fhirmap.TypeEndpoint:
+		if r.Status != "active" {
+			fail("status %q claiming %s, which fixes it to active", r.Status, profile)
+		}
+	default:
+		if r.Active == nil || !*r.Active {
+			fail("not active claiming %s, which fixes active to true", profile)
+		}
 	}
 }
 
