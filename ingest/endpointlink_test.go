@@ -12,11 +12,11 @@ import (
 
 	"providerdir/catalog"
 	"providerdir/ingest"
-	"providerdir/testing/backends"
-	"providerdir/testing/fhirvalidate"
 	"providerdir/mapping/fhirmap"
 	"providerdir/source/reference"
 	"providerdir/store"
+	"providerdir/testing/backends"
+	"providerdir/testing/fhirvalidate"
 )
 
 // TestFHIREndpointLinks: an Endpoint whose endpoint file row says it is affiliated elsewhere is
