@@ -125,12 +125,8 @@ const AffiliationNameConfidence = 0.9
 
 // affiliationMatch states the affiliation rule on an Endpoint.managingOrganization it produced.
 func affiliationMatch() Extension {
-	c := AffiliationNameConfidence
-	return Extension{URL: ExtLinkMatch, Extension: []Extension{
-		{URL: "rule", ValueString: "NPPES endpoint affiliated elsewhere: its Affiliation Legal Business Name is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)"},
-		{URL: "confidence", ValueDecimal: &c},
-		{URL: "methodology", ValueString: "fhir-directory/1.0.0"},
-	}}
+	return linkMatch("NPPES endpoint affiliated elsewhere: its Affiliation Legal Business Name is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)",
+		AffiliationNameConfidence)
 }
 
 func endpointStatus(active bool) string {

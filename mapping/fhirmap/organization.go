@@ -15,7 +15,7 @@ func HasOrganization(r *stored.RegistryRecord) bool {
 // its practice Locations, the Location of the facility the hospital enrollment file bridges it
 // to, its Endpoints, and, while it is active, its HealthcareService (id = NPI). The Organization
 // and its service name the Endpoints: the organization's endpoints are how its services are
-// reached.
+// reached; each Location names those whose endpoint file row gives its address.
 //
 // The HealthcareService is served on Plan-Net's profile, which fixes active to true: a service in
 // a Plan-Net directory is one a member can use. A deactivated organization or a terminated
@@ -212,10 +212,15 @@ const PartOfNameConfidence = 0.9
 
 // partOfMatch states the subpart rule on an Organization.partOf it produced.
 func partOfMatch() Extension {
-	c := PartOfNameConfidence
+	return linkMatch("NPPES subpart: its Parent Organization LBN is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)",
+		PartOfNameConfidence)
+}
+
+// linkMatch is the ExtLinkMatch extension of a reference inferred by rule with a confidence.
+func linkMatch(rule string, confidence float64) Extension {
 	return Extension{URL: ExtLinkMatch, Extension: []Extension{
-		{URL: "rule", ValueString: "NPPES subpart: its Parent Organization LBN is the legal business name of exactly one organization NPI not itself a subpart (case, punctuation and spacing aside)"},
-		{URL: "confidence", ValueDecimal: &c},
+		{URL: "rule", ValueString: rule},
+		{URL: "confidence", ValueDecimal: &confidence},
 		{URL: "methodology", ValueString: "fhir-directory/1.0.0"},
 	}}
 }

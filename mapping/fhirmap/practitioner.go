@@ -19,7 +19,8 @@ func HasPractitioner(r *stored.RegistryRecord) bool {
 // BuildIndividual builds an individual provider's resources: the Practitioner, a Location per
 // practice address (the primary one, id = NPI, and each secondary one), an Endpoint per
 // endpoint_pfile record, and the PractitionerRoles (one per employer, else one of the
-// practitioner alone), which name the Endpoints: R4 gives Practitioner no endpoint element.
+// practitioner alone), which name the Endpoints: R4 gives Practitioner no endpoint element. Each
+// Location names the Endpoints whose endpoint file row gives its address.
 func BuildIndividual(p *Provider, tax Taxonomies) ([]Resource, error) {
 	r := &p.Record
 	if !HasPractitioner(r) {
