@@ -65,6 +65,10 @@ func (w *world) endpointRows(r *rng, p *provider) [][]string {
 		n = 2
 	}
 	domain := endpointDomain(p)
+	// The affiliations named after parents and the rows written another way are drawn from a
+	// stream of their own, so that every other value stays what the endpoint stream made it.
+	v := newRNG()
+	v.reset(w.seed, streamEndpointVariants, p.index)
 	rows := make([][]string, 0, n)
 	for k := 0; k < n; k++ {
 		kind := pickEndpointKind(r)
@@ -75,10 +79,10 @@ func (w *world) endpointRows(r *rng, p *provider) [][]string {
 		loc := p.practice
 		if r.chance(0.35) {
 			row[4] = "Y"
-			row[6] = w.affiliationName(r)
+			row[6] = w.affiliationName(v, familyName(r)+" HEALTH NETWORK, "+pick(r, orgLegalSuffixes))
 			loc = w.randomAddress(r, p.state)
-		} else if r.chance(0.3) {
-			loc = messyAddress(r, loc)
+		} else if v.chance(0.3) {
+			loc = messyAddress(v, loc)
 		}
 		if r.chance(0.3) {
 			row[5] = pick(r, endpointDescriptions)
@@ -106,20 +110,20 @@ func (w *world) endpointRows(r *rng, p *provider) [][]string {
 	return rows
 }
 
-// affiliationName is the legal business name an endpoint affiliated elsewhere gives. Four in ten
+// affiliationName is the legal business name an endpoint affiliated elsewhere gives. Six in ten
 // name one of the parent organizations (parentName), whose names one organization carries, two
 // carry, or none does: the affiliation resolves to one organization, is ambiguous, or names no
-// NPI; half of those are written as a registrant might type them (messyName). The others name
-// a health network no organization of the drop is called.
-func (w *world) affiliationName(r *rng) string {
-	if r.chance(0.4) {
+// NPI; half of those are written as a registrant might type them (messyName). The others give
+// network, a health network no organization of the drop is called.
+func (w *world) affiliationName(r *rng, network string) string {
+	if r.chance(0.6) {
 		name := w.parentName(int64(r.IntN(parentNames)))
 		if r.chance(0.5) {
 			name = messyName(name)
 		}
 		return name
 	}
-	return familyName(r) + " HEALTH NETWORK, " + pick(r, orgLegalSuffixes)
+	return network
 }
 
 // messyName writes a legal name in lower case with a comma before its last word and a full stop

@@ -21,6 +21,7 @@ const (
 	streamRating
 	streamFlags
 	streamParentName
+	streamEndpointVariants
 )
 
 // world is everything fixed for one drop: the scale, the seed, the reference data and the tables
