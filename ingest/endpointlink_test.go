@@ -233,3 +233,113 @@ func endpointRows(t *testing.T, dir string) []map[string]string {
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
+
+// TestFHIRSandboxAffiliate: the sandbox stays closed under references when a sandbox
+// practitioner's endpoint is affiliated with an organization outside it: that organization,
+// found by its legal name, joins the sandbox with its resources.
+func TestFHIRSandboxAffiliate(t *testing.T) {
+	base := drops(t).Base
+	ctx := context.Background()
+	first := backends.Embedded(t)
+	if _, err := ingest.Run(ctx, ingest.Options{Store: first, Dir: base, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := store.Serving(ctx, first)
+	inSandbox := func(s store.Store, snap store.Snapshot, typ, id string) bool {
+		coll := catalog.FHIRCollection(typ)
+		d, err := s.Get(ctx, snap.Generation(coll), coll, id)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", typ, id, err)
+		}
+		return slices.Contains(d.Keys, store.Key{Param: fhirmap.KeySandbox, Value: "1"})
+	}
+	legal := map[string][]string{} // organizations not subparts, by legal name key
+	var names []string
+	for _, r := range npidataRows(t, base) {
+		if r["Entity Type Code"] == "2" && r["Is Organization Subpart"] != "Y" {
+			n := r["Provider Organization Name (Legal Business Name)"]
+			if legal[nameKey(n)] = append(legal[nameKey(n)], r["NPI"]); len(legal[nameKey(n)]) == 1 {
+				names = append(names, n)
+			}
+		}
+	}
+	var sandboxNPI, org, orgName string
+	err := store.EachDocument(ctx, first, store.Query{Collection: catalog.SandboxNPIs, Generation: snap.Generation(catalog.SandboxNPIs)}, func(d *store.Document) error {
+		if sandboxNPI == "" {
+			if _, err := readFHIR(t, first, snap, fhirmap.TypePractitioner, d.ID); err == nil {
+				sandboxNPI = strings.Clone(d.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil || sandboxNPI == "" {
+		t.Fatalf("no sandbox practitioner: %v", err)
+	}
+	for _, n := range names {
+		if npis := legal[nameKey(n)]; len(npis) == 1 {
+			if m, err := readFHIR(t, first, snap, fhirmap.TypeOrganization, npis[0]); err == nil && m != nil && !inSandbox(first, snap, fhirmap.TypeOrganization, npis[0]) {
+				org, orgName = npis[0], n
+				break
+			}
+		}
+	}
+	if org == "" {
+		t.Fatal("no organization of a unique legal name outside the sandbox")
+	}
+
+	dir := t.TempDir()
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(base, e.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const address = "https://hie.affiliate.example.org/fhir"
+	rewriteCSV(t, dir, "endpoint_pfile_", func(header []string, rows [][]string) [][]string {
+		row := make([]string, len(header))
+		for i, h := range header {
+			switch h {
+			case "NPI":
+				row[i] = sandboxNPI
+			case "Endpoint Type":
+				row[i] = "FHIR"
+			case "Endpoint":
+				row[i] = address
+			case "Affiliation":
+				row[i] = "Y"
+			case "Affiliation Legal Business Name":
+				row[i] = strings.ToLower(orgName)
+			}
+		}
+		return append(rows, row)
+	})
+	s := backends.Embedded(t)
+	if _, err := ingest.Run(ctx, ingest.Options{Store: s, Dir: dir, Reference: reference.Embedded()}); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ = store.Serving(ctx, s)
+	eps := servedAll(t, s, snap, fhirmap.TypeEndpoint)
+	var managed string
+	for id, ep := range eps {
+		if strings.HasPrefix(id, sandboxNPI+".") && ep["address"] == address {
+			m, _ := ep["managingOrganization"].(map[string]any)
+			managed, _ = m["reference"].(string)
+			if !inSandbox(s, snap, fhirmap.TypeEndpoint, id) {
+				t.Errorf("Endpoint/%s of sandbox practitioner %s is outside the sandbox", id, sandboxNPI)
+			}
+		}
+	}
+	if managed != "Organization/"+org {
+		t.Fatalf("the affiliated endpoint of %s is managed by %q, want Organization/%s (%q)", sandboxNPI, managed, org, orgName)
+	}
+	if !inSandbox(s, snap, fhirmap.TypeOrganization, org) {
+		t.Errorf("Organization/%s, which a sandbox Endpoint names, is outside the sandbox", org)
+	}
+}
