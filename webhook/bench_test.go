@@ -75,7 +75,7 @@ func BenchmarkDelivery(b *testing.B) {
 }
 
 // benchChangeSet stores two serving generations of benchEvents registry records that differ
-// in one field, the second serving, and returns the NPIs.
+// in one field, each with the registry's manifest, the second serving, and returns the NPIs.
 func benchChangeSet(b *testing.B, st store.Store) []string {
 	ctx := context.Background()
 	npis := make([]string, benchEvents)
@@ -96,28 +96,39 @@ func benchChangeSet(b *testing.B, st store.Store) []string {
 		if err := st.Put(ctx, gen, catalog.RegistryProviders, docs); err != nil {
 			b.Fatal(err)
 		}
-		if snap, err = store.Switch(ctx, st, snap, map[string]string{catalog.RegistryProviders: gen}, "bench"); err != nil {
+		m, _ := json.Marshal(catalog.Manifest{Family: "nppes", DatasetID: "nppes", Snapshot: fmt.Sprintf("2026-01-0%d", len(city)%9), Generation: gen})
+		if err := st.Put(ctx, gen, catalog.ManifestCollection, []store.Document{{ID: "nppes", Body: m}}); err != nil {
+			b.Fatal(err)
+		}
+		gens := map[string]string{catalog.RegistryProviders: gen, catalog.ManifestCollection: gen}
+		if snap, err = store.Switch(ctx, st, snap, gens, "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
 	return npis
 }
 
-// benchChangeRecords writes the change set between the two generations as ingest does, in
-// chunks of 5,000 ids.
+// benchChangeRecords writes the change sets between the two generations as ingest does: the
+// registry's in chunks of 5,000 ids, and the manifests', which names both collections'
+// generations before and after the switch.
 func benchChangeRecords(b *testing.B, st store.Store, npis []string) {
 	snap, err := store.Serving(context.Background(), st)
 	if err != nil {
 		b.Fatal(err)
 	}
 	cur, prev := snap.Generation(catalog.RegistryProviders), snap.Previous[catalog.RegistryProviders]
-	for c := 0; c*5000 < len(npis); c++ {
-		ids := npis[c*5000 : min((c+1)*5000, len(npis))]
-		body, _ := json.Marshal(catalog.ChangeSet{Generation: cur, Previous: prev, Collection: catalog.RegistryProviders, Changed: ids})
-		if _, err := st.PutRecord(context.Background(), store.Record{Kind: catalog.ChangeKind, ID: fmt.Sprintf("%s.%s.%06d", cur, catalog.RegistryProviders, c), Body: body}); err != nil {
+	put := func(cs catalog.ChangeSet, chunk int) {
+		body, _ := json.Marshal(cs)
+		if _, err := st.PutRecord(context.Background(), store.Record{Kind: catalog.ChangeKind, ID: catalog.ChangeRecordID(cur, cs.Collection, chunk), Body: body}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	for c := 0; c*5000 < len(npis); c++ {
+		put(catalog.ChangeSet{Generation: cur, Previous: prev, Collection: catalog.RegistryProviders, Changed: npis[c*5000 : min((c+1)*5000, len(npis))]}, c)
+	}
+	pair := catalog.GenerationPair{Previous: prev, Generation: cur}
+	put(catalog.ChangeSet{Generation: cur, Previous: prev, Collection: catalog.ManifestCollection, Changed: []string{"nppes"},
+		Generations: map[string]catalog.GenerationPair{catalog.RegistryProviders: pair, catalog.ManifestCollection: pair}}, 0)
 }
 
 // receiverCeiling POSTs benchEvents bodies to url from n clients at once and returns the rate
