@@ -134,24 +134,31 @@ func BenchmarkSearchAtScale(b *testing.B) {
 	}
 }
 
+// batchKeys is how many keys BenchmarkBatchAtScale sends its batches with.
+const batchKeys = 25
+
 // BenchmarkBatchAtScale posts batches of 1,000 of the large drop's labelled NPIs (each repeated
 // in turn when the set has fewer), as make bench's batch scenario does, over loopback, and
 // reports the batches' latency percentiles. RESOLVER_SCALE_BATCH_RATE, batches a second, starts
 // them at that rate whether or not the ones before have been answered (make bench's offered
-// rate); without it each starts when the one before is answered. The gate's clock moves an hour
-// on every 400 batches, so that the Pro key's hourly NPI ceiling never binds.
+// rate); without it each starts when the one before is answered. The batches go out with
+// batchKeys Pro keys in turn, as make bench spreads them over its keys, and the gate's clock
+// moves an hour on every 400 batches, so that no key's hourly NPI ceiling binds.
 func BenchmarkBatchAtScale(b *testing.B) {
 	st, qs := scaleStore(b)
 	e := newEnv(b, st)
-	key := e.Key(b, apikey.TierPro)
+	keys := make([]string, batchKeys)
+	for i := range keys {
+		keys[i] = e.Key(b, apikey.TierPro)
+	}
 	npis := make([]string, 1000)
 	for i := range npis {
 		npis[i] = qs[i%len(qs)].NPI
 	}
 	body, _ := json.Marshal(map[string]any{"npis": npis})
-	post := func() (time.Duration, error) {
+	post := func(i int) (time.Duration, error) {
 		req, _ := http.NewRequest(http.MethodPost, e.URL+"/resolver/v1/batch/npi", bytes.NewReader(body))
-		req.Header.Set(gate.HeaderServiceKey, key)
+		req.Header.Set(gate.HeaderServiceKey, keys[i%len(keys)])
 		start := time.Now()
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -170,8 +177,8 @@ func BenchmarkBatchAtScale(b *testing.B) {
 		latencies []time.Duration
 		wg        sync.WaitGroup
 	)
-	record := func() {
-		took, err := post()
+	record := func(i int) {
+		took, err := post(i)
 		if err != nil {
 			b.Error(err)
 			return
@@ -186,11 +193,11 @@ func BenchmarkBatchAtScale(b *testing.B) {
 			e.clock.Advance(time.Hour)
 		}
 		if rate <= 0 {
-			record()
+			record(i)
 			continue
 		}
 		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
-		wg.Go(record)
+		wg.Go(func() { record(i) })
 	}
 	wg.Wait()
 	slices.Sort(latencies)
