@@ -82,10 +82,13 @@ mcpinspector:
 	fi
 
 # The mongo backend's suite takes minutes on FerretDB, hence the long timeout. go test starts
-# packages in the order they are named: the slowest (SLOW_PACKAGES, as listed at the end of a
-# run) go first, so that none is left running alone at the end while the other core idles.
-# scripts/gotest.sh ends with the slowest packages and the run's wall time.
-SLOW_PACKAGES := ./store/mongo ./web ./fhir ./cmd/providerctl ./ingest ./cmd/providerd
+# packages in the order they are named: the slow ones whose tests run largely one after another
+# (SLOW_PACKAGES, as listed at the end of a run) go first, so that none is left running alone at
+# the end while the other core idles. The mongo suite keeps its place: its checks run many at a
+# time and keep both cores busy, and started first it would load the server the other packages'
+# MongoDB tests share for the whole run. scripts/gotest.sh ends with the slowest packages and the
+# run's wall time.
+SLOW_PACKAGES := ./web ./fhir ./cmd/providerctl ./ingest ./cmd/providerd
 test-go:
 	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) \
 	PROVIDERDIR_MCP_INSPECTOR=$(CURDIR)/$(MCPINSPECTOR) GO=$(GO) bash scripts/gotest.sh -count=1 -timeout 30m $(SLOW_PACKAGES) ./...
