@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"math"
+	"strings"
 
 	"providerdir/catalog"
 	"providerdir/geo"
@@ -54,32 +55,75 @@ type NearRecord struct {
 }
 
 // Nearest reads the registry records near n that meet every condition of where: nearest first
-// (by ZIP), ties by NPI, the records of page (from 1) of limit a page, and the total. Each ZIP's
-// records are read in turn, by NPI, until the page is full, so a page near a dense ZIP reads
-// that ZIP alone.
+// (by ZIP), ties by NPI, the records of page (from 1) of limit a page, and the total. A record
+// has one practice ZIP, so the total is the sum of each ZIP's count, and a page starts in the ZIP
+// that holds its first record: the ZIPs before it are skipped by their counts, and each ZIP's
+// records are read in turn, by NPI, until the page is full, so a page near a dense ZIP reads that
+// ZIP alone.
 func (v View) Nearest(ctx context.Context, n *Near, where []store.Condition, page, limit int) ([]NearRecord, int, error) {
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders)}
-	skip, need := (page-1)*limit, page*limit
-	out := []NearRecord{}
-	for i := 0; i < len(n.ZIPs) && len(out) < limit; {
-		q.Where = append(where[:len(where):len(where)], store.Condition{Param: stored.KeyPostal, Values: n.ZIPs[i : i+1]})
-		q.Limit = need
-		found, err := v.r.store.Find(ctx, q)
+	counts := make([]int64, len(n.ZIPs))
+	var total int64
+	for i, zip := range n.ZIPs {
+		c, err := v.zipCount(ctx, q, where, zip)
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, d := range found.Docs {
-			if skip > 0 {
-				skip, need = skip-1, need-1
-				continue
-			}
-			out = append(out, NearRecord{Document: d, Miles: n.miles[n.ZIPs[i]]})
-			need--
+		counts[i], total = c, total+c
+	}
+	skip := int64(page-1) * int64(limit)
+	out := []NearRecord{}
+	for i := 0; i < len(n.ZIPs) && len(out) < limit; i++ {
+		if counts[i] <= skip {
+			skip -= counts[i]
+			continue
 		}
-		if q.After = found.Next; found.Next == "" {
-			i++
+		q.Where, q.After = inZIP(where, n.ZIPs[i]), ""
+		for len(out) < limit {
+			q.Limit = int(skip) + limit - len(out)
+			found, err := v.r.store.Find(ctx, q)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, d := range found.Docs {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				out = append(out, NearRecord{Document: d, Miles: n.miles[n.ZIPs[i]]})
+			}
+			if found.Next == "" {
+				break
+			}
+			q.After = found.Next
 		}
 	}
-	total, err := v.r.store.Count(ctx, store.Query{Collection: q.Collection, Generation: q.Generation, Where: append(where[:len(where):len(where)], n.Condition())})
-	return out, int(total), err
+	return out, int(total), nil
+}
+
+// inZIP is where with the condition that the practice ZIP is zip.
+func inZIP(where []store.Condition, zip string) []store.Condition {
+	return append(where[:len(where):len(where)], store.Condition{Param: stored.KeyPostal, Values: []string{zip}})
+}
+
+// zipCount is how many registry records of q's generation in zip meet where, counted on the
+// index once per generation, conditions and ZIP (Reader.zipCounts): every page of every near
+// search around a place adds up the same counts.
+func (v View) zipCount(ctx context.Context, q store.Query, where []store.Condition, zip string) (int64, error) {
+	var key strings.Builder
+	key.WriteString(q.Generation)
+	for _, c := range where {
+		key.WriteString("\x00" + c.Param + "=" + strings.Join(c.Values, "\x01"))
+	}
+	key.WriteString("\x00" + zip)
+	if n, ok := v.r.zipCounts.Get(key.String()); ok {
+		return n, nil
+	}
+	q.Where = inZIP(where, zip)
+	n, err := v.r.store.Count(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	v.r.zipCounts.Put(key.String(), n)
+	return n, nil
 }

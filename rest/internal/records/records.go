@@ -26,10 +26,18 @@ const AvailabilityAbsent = "absent"
 type Reader struct {
 	store     store.Store
 	manifests Cache[[]catalog.Manifest]
+	// zipCounts holds the near searches' per-ZIP counts (View.zipCount).
+	zipCounts Cache[int64]
 }
 
+// zipCountsCached bounds Reader.zipCounts: the ZIPs of a few hundred places and filters, a few
+// megabytes.
+const zipCountsCached = 100_000
+
 // New returns a Reader over s.
-func New(s store.Store) *Reader { return &Reader{store: s} }
+func New(s store.Store) *Reader {
+	return &Reader{store: s, zipCounts: Cache[int64]{Bound: zipCountsCached}}
+}
 
 // Store is the store the reader reads.
 func (r *Reader) Store() store.Store { return r.store }
