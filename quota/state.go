@@ -228,19 +228,13 @@ func (r *reader) byte() byte {
 	return c
 }
 
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCorrupt
-		r.b = nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint takes one varint off r with decode, or marks r corrupt and empties it.
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.err = errCorrupt
 		r.b = nil
