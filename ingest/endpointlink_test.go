@@ -2,7 +2,6 @@ package ingest_test
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -200,36 +199,16 @@ func servedAll(t *testing.T, s store.Store, snap store.Snapshot, typ string) map
 	return out
 }
 
-// endpointRows reads the drop's endpoint file as rows by column name.
+// endpointRows reads the drop's endpoint file as rows by column name, NPPES's <UNAVAIL>
+// placeholder read as empty.
 func endpointRows(t *testing.T, dir string) []map[string]string {
-	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "endpoint_pfile_*.csv"))
-	if len(names) != 1 {
-		t.Fatalf("endpoint files %v", names)
-	}
-	f, err := os.Open(names[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, r := range recs[1:] {
-		if len(r) != len(recs[0]) {
-			continue
+	rows := dropFileRows(t, dir, "endpoint_pfile_*.csv")
+	for _, m := range rows {
+		for h, v := range m {
+			m[h] = strings.ReplaceAll(v, "<UNAVAIL>", "")
 		}
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = strings.ReplaceAll(r[i], "<UNAVAIL>", "")
-		}
-		out = append(out, m)
 	}
-	return out
+	return rows
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }

@@ -114,11 +114,17 @@ func nameKey(s string) string {
 
 // npidataRows reads the drop's NPPES registry file as rows by column name.
 func npidataRows(t *testing.T, dir string) []map[string]string {
+	return dropFileRows(t, dir, "npidata_pfile_*.csv")
+}
+
+// dropFileRows reads the one file of the drop matching glob (its _fileheader.csv companion
+// aside) as rows by column name, skipping the drop's deliberately bad rows.
+func dropFileRows(t *testing.T, dir, glob string) []map[string]string {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "npidata_pfile_*.csv"))
+	names, _ := filepath.Glob(filepath.Join(dir, glob))
 	names = slices.DeleteFunc(names, func(n string) bool { return strings.HasSuffix(n, "_fileheader.csv") })
 	if len(names) != 1 {
-		t.Fatalf("npidata files %v", names)
+		t.Fatalf("%s files %v", glob, names)
 	}
 	f, err := os.Open(names[0])
 	if err != nil {
