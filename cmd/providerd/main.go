@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"providerdir/geo"
 	"providerdir/ingest"
 	"providerdir/internal/buildinfo"
 	"providerdir/internal/config"
@@ -94,6 +95,10 @@ func serve(cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close() // after the server has drained, before the store closes
+	// The ZIP code grid that searches near a place read is built once a process; building it
+	// beside the listener spares the first such search the wait. An error is the searches' to
+	// report: they refuse near with it.
+	go func() { _, _ = geo.ZCTAs() }()
 
 	if cfg.MetricsAddr != "" {
 		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)
