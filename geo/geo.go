@@ -109,6 +109,11 @@ func (ix *Index) Within(p Point, km float64) []Hit {
 	for la := lo.lat; la <= hi.lat; la++ {
 		for lo := lo.lon; lo <= hi.lon; lo++ {
 			for _, c := range ix.cells[cell{la, wrap(lo)}] {
+				// A centroid outside the radius's box of degrees is farther than km: the
+				// box is checked first, as it costs no trigonometry.
+				if math.Abs(c.Lat-p.Lat) > dLat+boxSlack || lonApart(c.Lon, p.Lon) > dLon+boxSlack {
+					continue
+				}
 				if d := Km(p, Point{c.Lat, c.Lon}); d <= km {
 					out = append(out, Hit{ZCTA: c.ZCTA, Km: d})
 				}
@@ -122,6 +127,19 @@ func (ix *Index) Within(p Point, km float64) []Hit {
 		return cmp.Compare(a.ZCTA, b.ZCTA)
 	})
 	return out
+}
+
+// boxSlack widens Within's box of degrees by far less than a metre, so that rounding never
+// leaves out a centroid at the radius's very edge.
+const boxSlack = 1e-9
+
+// lonApart is the difference of two longitudes in degrees, the short way round (0 to 180).
+func lonApart(a, b float64) float64 {
+	d := math.Abs(a - b)
+	if d > 180 {
+		d = 360 - d
+	}
+	return d
 }
 
 // wrap brings a whole-degree longitude cell back into [-180, 180).

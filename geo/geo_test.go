@@ -110,3 +110,15 @@ func FuzzDecimal(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkWithin is a near search's place lookup: 25 miles around a dense ZCTA.
+func BenchmarkWithin(b *testing.B) {
+	ix, err := geo.ZCTAs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	at, _ := ix.Lookup("94702")
+	for b.Loop() {
+		ix.Within(at, 25*geo.KmPerMile)
+	}
+}
