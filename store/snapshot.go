@@ -40,12 +40,23 @@ func (s Snapshot) Generation(collection string) string { return s.Collections[co
 
 // Serving reads the serving pointer. Before the first switch it is an empty Snapshot (Version 0).
 func Serving(ctx context.Context, s Store) (Snapshot, error) {
+	return ServingSince(ctx, s, Snapshot{})
+}
+
+// ServingSince is Serving for a reader that keeps the snapshot it read last: while the pointer is
+// still at last's version, last is returned as it is, without decoding the pointer again. The
+// pointer record is only ever updated, each time to a new version, so an equal version is an
+// equal pointer. The holders of last share its maps and must not change them.
+func ServingSince(ctx context.Context, s Store, last Snapshot) (Snapshot, error) {
 	rec, err := s.GetRecord(ctx, systemKind, servingID)
 	if errors.Is(err, ErrNotFound) {
 		return Snapshot{Collections: map[string]string{}}, nil
 	}
 	if err != nil {
 		return Snapshot{}, err
+	}
+	if rec.Version != 0 && rec.Version == last.Version {
+		return last, nil
 	}
 	return decodeServing(rec)
 }

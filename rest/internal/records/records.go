@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"providerdir/catalog"
@@ -28,6 +29,9 @@ type Reader struct {
 	manifests Cache[[]catalog.Manifest]
 	// zipCounts holds the near searches' per-ZIP counts (View.zipCount).
 	zipCounts Cache[int64]
+	// serving is the snapshot read last, which every request shares until the pointer moves
+	// (store.ServingSince); nil before the first read.
+	serving atomic.Pointer[store.Snapshot]
 }
 
 // zipCountsCached bounds Reader.zipCounts: the ZIPs of a few hundred places and filters, a few
@@ -49,10 +53,21 @@ type View struct {
 	Snap store.Snapshot
 }
 
-// Serving returns a view of the snapshot being served now.
+// Serving returns a view of the snapshot being served now. The pointer is read on every call, so
+// a switch shows at once, and decoded only when it has moved.
 func (r *Reader) Serving(ctx context.Context) (View, error) {
-	snap, err := store.Serving(ctx, r.store)
-	return View{r: r, Snap: snap}, err
+	var last store.Snapshot
+	if p := r.serving.Load(); p != nil {
+		last = *p
+	}
+	snap, err := store.ServingSince(ctx, r.store, last)
+	if err != nil {
+		return View{r: r}, err
+	}
+	if snap.Version != last.Version {
+		r.serving.Store(&snap)
+	}
+	return View{r: r, Snap: snap}, nil
 }
 
 // Manifests returns the serving manifests, decoded once per generation.

@@ -8,6 +8,7 @@ import (
 	"providerdir/rest/internal/records"
 	"providerdir/store"
 	"providerdir/stored"
+	"providerdir/testing/backends"
 	"providerdir/testing/demostore"
 )
 
@@ -63,5 +64,46 @@ func TestKeyedReadsBodies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A reader keeps the snapshot it decoded, yet every switch and rollback shows on its next view.
+func TestServingFollowsSwitches(t *testing.T) {
+	s := backends.Embedded(t)
+	ctx := t.Context()
+	r := records.New(s)
+	serving := func() map[string]string {
+		t.Helper()
+		v, err := r.Serving(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Snap.Collections
+	}
+	if got := serving(); len(got) != 0 {
+		t.Fatalf("fresh store serves %v", got)
+	}
+	snap := store.Snapshot{}
+	var gens []string
+	for range 3 {
+		g, err := store.NewGeneration(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gens = append(gens, g)
+		if snap, err = store.Switch(ctx, s, snap, map[string]string{catalog.RegistryProviders: g}, "step"); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if got := serving()[catalog.RegistryProviders]; got != g {
+				t.Fatalf("after the switch to %s the reader serves %s", g, got)
+			}
+		}
+	}
+	if _, err := store.Rollback(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := serving()[catalog.RegistryProviders]; got != gens[1] {
+		t.Errorf("after the rollback the reader serves %s, want %s", got, gens[1])
 	}
 }
