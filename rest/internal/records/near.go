@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
@@ -17,21 +18,33 @@ import (
 // a record whose ZIP has no ZCTA is never near. The resolver's search and the supply pages'
 // "near a ZIP" both search through it.
 type Near struct {
-	// ZIPs are the ZCTAs within the radius, nearest first (equal distances by code).
+	// ZIPs are the ZCTAs within the radius, nearest first (equal distances by code). A Near is
+	// shared by every search of its place: its readers never change it.
 	ZIPs  []string
 	miles map[string]float64
 }
 
-// NewNear finds the ZCTAs of ix within radiusMiles of at (capped at geo.MaxRadiusMiles).
+// NewNear finds the ZCTAs of ix within radiusMiles of at (capped at geo.MaxRadiusMiles). A
+// place's ZCTAs never change, and a place is searched again and again (each page of a search,
+// the ZIP codes people search near), so the places found last are kept (places).
 func NewNear(ix *geo.Index, at geo.Point, radiusMiles float64) *Near {
+	key := fmt.Sprintf("%p %g %g %g", ix, at.Lat, at.Lon, radiusMiles)
+	if n, ok := places.Get(key); ok {
+		return n
+	}
 	hits := ix.Within(at, radiusMiles*geo.KmPerMile)
 	n := &Near{ZIPs: make([]string, len(hits)), miles: make(map[string]float64, len(hits))}
 	for i, h := range hits {
 		n.ZIPs[i] = h.ZCTA
 		n.miles[h.ZCTA] = math.Round(h.Km/geo.KmPerMile*10) / 10
 	}
+	places.Put(key, n)
 	return n
 }
+
+// places holds the places NewNear found last, by index, point and radius: a Near is never
+// changed once made, so every search of a place shares one. The bound keeps a few megabytes.
+var places = Cache[*Near]{Bound: 10_000}
 
 // Condition selects the records whose practice ZIP is within the radius.
 func (n *Near) Condition() store.Condition {
@@ -54,14 +67,14 @@ type NearRecord struct {
 	Miles float64
 }
 
-// Nearest reads the registry records near n that meet every condition of where: nearest first
-// (by ZIP), ties by NPI, the records of page (from 1) of limit a page, and the total. A record
-// has one practice ZIP, so the total is the sum of each ZIP's count, and a page starts in the ZIP
-// that holds its first record: the ZIPs before it are skipped by their counts, and each ZIP's
-// records are read in turn, by NPI, until the page is full, so a page near a dense ZIP reads that
-// ZIP alone.
+// Nearest reads the registry records near n that meet every condition of where, their bodies
+// without their search keys: nearest first (by ZIP), ties by NPI, the records of page (from 1)
+// of limit a page, and the total. A record has one practice ZIP, so the total is the sum of each
+// ZIP's count, and a page starts in the ZIP that holds its first record: the ZIPs before it are
+// skipped by their counts, and each ZIP's records are read in turn, by NPI, until the page is
+// full, so a page near a dense ZIP reads that ZIP alone.
 func (v View) Nearest(ctx context.Context, n *Near, where []store.Condition, page, limit int) ([]NearRecord, int, error) {
-	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders)}
+	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders), BodiesOnly: true}
 	counts := make([]int64, len(n.ZIPs))
 	var total int64
 	for i, zip := range n.ZIPs {

@@ -28,7 +28,8 @@ func (s *countingStore) Count(ctx context.Context, q store.Query) (int64, error)
 
 // Nearest pages through the records near a place nearest first, ties by NPI, with the total, as
 // a plain read of every record in the radius orders them; a second search around the same place
-// counts nothing again, since a generation's per-ZIP counts do not change.
+// counts nothing again, since a generation's per-ZIP counts do not change; the records come as
+// bodies alone, which is all their readers use.
 func TestNearest(t *testing.T) {
 	d := demostore.Open(t)
 	ctx := t.Context()
@@ -102,6 +103,9 @@ func TestNearest(t *testing.T) {
 			if r.ID != w.id {
 				t.Errorf("page %d record %d: %s, want %s", page, i, r.ID, w.id)
 			}
+			if r.Keys != nil {
+				t.Errorf("page %d record %d: %d keys read with the body", page, i, len(r.Keys))
+			}
 			if m, _ := near.Miles(near.ZIPs[w.zip]); r.Miles != m {
 				t.Errorf("page %d record %d: %v miles, want %v", page, i, r.Miles, m)
 			}
@@ -131,4 +135,26 @@ func densest(docs []store.Document, ix *geo.Index) string {
 		}
 	}
 	return best
+}
+
+// A place searched again is found once: every search of it shares one Near, and a different
+// point or radius is a different place.
+func TestNewNearShared(t *testing.T) {
+	ix, err := geo.ZCTAs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := ix.Lookup("10001")
+	first := records.NewNear(ix, at, 25)
+	if again := records.NewNear(ix, at, 25); again != first {
+		t.Error("a second search of the same place found it again")
+	}
+	if len(first.ZIPs) == 0 {
+		t.Fatal("no ZCTA within 25 miles of 10001")
+	}
+	for _, other := range []*records.Near{records.NewNear(ix, at, 5), records.NewNear(ix, geo.Point{Lat: at.Lat + 1, Lon: at.Lon}, 25)} {
+		if other == first || slices.Equal(other.ZIPs, first.ZIPs) {
+			t.Errorf("another place shares the first's ZCTAs")
+		}
+	}
 }
