@@ -42,7 +42,9 @@ func startWorker(t testing.TB, o WorkerOptions) (stop func()) {
 	t.Helper()
 	o.Policy.AllowLoopback = true
 	if o.PollInterval == 0 {
-		o.PollInterval = 2 * time.Millisecond
+		// Often enough that a test waits little for a delivery; seldom enough that an idle
+		// worker on the mongo backend does not keep the shared server busy.
+		o.PollInterval = 10 * time.Millisecond
 	}
 	if o.FanoutInterval == 0 {
 		o.FanoutInterval = time.Hour

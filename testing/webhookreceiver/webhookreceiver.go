@@ -128,15 +128,20 @@ func Run(tb testing.TB, fn func(ctx context.Context)) (stop func()) {
 	return stop
 }
 
-// WaitFor polls cond until it holds, failing the test after a generous bound.
+// WaitFor polls cond until it holds, failing the test after a generous bound. The first looks
+// come 2 ms apart and the pause doubles up to 20 ms: a condition that holds soon is seen soon,
+// and one that reads a store over the network is not asked hundreds of times a second while
+// the work it waits for needs the same server.
 func WaitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
+	pause := 2 * time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
 			tb.Fatalf("gave up waiting for %s", what)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 20*time.Millisecond)
 	}
 }
 
