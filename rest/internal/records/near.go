@@ -77,8 +77,9 @@ func (v View) Nearest(ctx context.Context, n *Near, where []store.Condition, pag
 	q := store.Query{Collection: catalog.RegistryProviders, Generation: v.Snap.Generation(catalog.RegistryProviders), BodiesOnly: true}
 	counts := make([]int64, len(n.ZIPs))
 	var total int64
+	scope := countScope(q.Generation, where)
 	for i, zip := range n.ZIPs {
-		c, err := v.zipCount(ctx, q, where, zip)
+		c, err := v.zipCount(ctx, q, where, scope, zip)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -119,17 +120,23 @@ func inZIP(where []store.Condition, zip string) []store.Condition {
 	return append(where[:len(where):len(where)], store.Condition{Param: stored.KeyPostal, Values: []string{zip}})
 }
 
-// zipCount is how many registry records of q's generation in zip meet where, counted on the
-// index once per generation, conditions and ZIP (Reader.zipCounts): every page of every near
-// search around a place adds up the same counts.
-func (v View) zipCount(ctx context.Context, q store.Query, where []store.Condition, zip string) (int64, error) {
+// countScope is the part of Reader.zipCounts' keys that a near search's ZIPs share: the
+// generation and the conditions.
+func countScope(generation string, where []store.Condition) string {
 	var key strings.Builder
-	key.WriteString(q.Generation)
+	key.WriteString(generation)
 	for _, c := range where {
 		key.WriteString("\x00" + c.Param + "=" + strings.Join(c.Values, "\x01"))
 	}
-	key.WriteString("\x00" + zip)
-	if n, ok := v.r.zipCounts.Get(key.String()); ok {
+	return key.String()
+}
+
+// zipCount is how many registry records of q's generation in zip meet where, counted on the
+// index once per scope (countScope of the generation and where) and ZIP (Reader.zipCounts):
+// every page of every near search around a place adds up the same counts.
+func (v View) zipCount(ctx context.Context, q store.Query, where []store.Condition, scope, zip string) (int64, error) {
+	key := scope + "\x00" + zip
+	if n, ok := v.r.zipCounts.Get(key); ok {
 		return n, nil
 	}
 	q.Where = inZIP(where, zip)
@@ -137,6 +144,6 @@ func (v View) zipCount(ctx context.Context, q store.Query, where []store.Conditi
 	if err != nil {
 		return 0, err
 	}
-	v.r.zipCounts.Put(key.String(), n)
+	v.r.zipCounts.Put(key, n)
 	return n, nil
 }
