@@ -24,7 +24,7 @@ METRICS_ADDR ?= 127.0.0.1:9090
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 REDOCLY     := @redocly/cli@2.77.0
 
-.PHONY: help build run demo-data test test-go fhirjs mcpinspector lint fuzz bench bench-1m bench-quick bench-go pgo clean
+.PHONY: help build run demo-data test test-go fhirjs mcpinspector mongotest-build lint fuzz bench bench-1m bench-quick bench-go pgo clean
 
 help:
 	@echo "make run    build, generate and ingest the demo data, serve on http://$(ADDR)"
@@ -58,10 +58,17 @@ run: demo-data
 	$(BIN)/providerd --addr $(ADDR) --metrics-addr $(METRICS_ADDR) --store $(DEMO_STORE) $(REFERENCE_FLAG) --log-format text $(if $(DEMO_LOOPBACK),--webhook-allow-loopback)
 
 # The mongo backend's suite needs a MongoDB-protocol server: scripts/mongotest.sh starts FerretDB
-# on a private PostgreSQL unless MONGODB_URI already names a server.
+# on a private PostgreSQL unless MONGODB_URI already names a server. What the tests need is
+# installed and built side by side (npm packages download while FerretDB compiles) before the
+# server starts.
 test:
-	@start=$$(date +%s); bash scripts/with-mongotest.sh $(MAKE) --no-print-directory fhirjs mcpinspector test-go; status=$$?; \
+	@start=$$(date +%s); $(MAKE) --no-print-directory -j3 fhirjs mcpinspector mongotest-build && \
+		bash scripts/with-mongotest.sh $(MAKE) --no-print-directory test-go; status=$$?; \
 		wall=$$(($$(date +%s) - start)); printf 'make test wall time: %dm%02ds\n' $$((wall / 60)) $$((wall % 60)); exit $$status
+
+# PostgreSQL and FerretDB for scripts/with-mongotest.sh, unless MONGODB_URI names a server.
+mongotest-build:
+	@if [ -z "$${MONGODB_URI:-}" ]; then bash scripts/mongotest.sh build; fi
 
 # The conformance suite also validates every FHIR resource it is served with the npm fhir package
 # (R4 schema and FHIRPath checks written elsewhere), installed once under .cache when npm is there.

@@ -5,6 +5,8 @@
 # tools/mongotest, its own Go module) speaks the MongoDB wire protocol on top of PostgreSQL.
 # This script runs both, private to this checkout, on loopback ports:
 #
+#   scripts/mongotest.sh build    install PostgreSQL if missing and build the server, starting
+#                                 nothing: the slow part of a first start, for running beside other work
 #   scripts/mongotest.sh start    start whatever is not running yet (idempotent) and print
 #                                 `export MONGODB_URI=...` on stdout: eval "$(scripts/mongotest.sh start)"
 #   scripts/mongotest.sh uri      print the URI of the running server (exit 1 if none)
@@ -213,6 +215,11 @@ with_lock() {
 
 cmd=${1:-}
 case "$cmd" in
+build)
+	with_lock
+	ensure_postgresql
+	build_server
+	;;
 start)
 	with_lock
 	start_postgresql
@@ -250,7 +257,7 @@ purge)
 	log "stopped and removed $state"
 	;;
 *)
-	echo "usage: $0 start|uri|status|stop|purge" >&2
+	echo "usage: $0 build|start|uri|status|stop|purge" >&2
 	exit 2
 	;;
 esac

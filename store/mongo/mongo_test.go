@@ -38,7 +38,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// TestStore runs beside TestUnavailableServer and TestOpenWaitsForFirstAnswer, which spend
+// their time waiting on a relay that cuts the server off, not on the server.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storecontract.Run(t, func(t *testing.T) store.Store { return openTest(t) })
 }
 

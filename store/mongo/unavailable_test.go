@@ -19,6 +19,7 @@ import (
 // waiting out the driver's defaults, later ones at once while the circuit is open; once the
 // server is back, calls succeed again on the same open store.
 func TestUnavailableServer(t *testing.T) {
+	t.Parallel()
 	p, relayed := relayedDatabase(t, "unavailable")
 	ctx := t.Context()
 	s, err := Open(ctx, relayed)
@@ -168,6 +169,7 @@ func (r *relay) cut(on bool) {
 // Open waits for a server that answers only after a moment, as one still starting does, longer
 // than a call waits to find a server once the deployment is known.
 func TestOpenWaitsForFirstAnswer(t *testing.T) {
+	t.Parallel()
 	p, relayed := relayedDatabase(t, "firstanswer")
 	p.cut(true)
 	go func() {

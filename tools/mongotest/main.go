@@ -79,15 +79,21 @@ func main() {
 	}
 }
 
+// gcMemoryLimit is the heap size at which the server collects garbage (see run).
+const gcMemoryLimit = 1 << 30
+
 // defaultPoolMaxConns is FerretDB's PostgreSQL pool size unless the URL sets pool_max_conns.
 const defaultPoolMaxConns = "250"
 
 func run(listen, pgURL, uriFile, logLevel string, serialize bool) error {
 	// FerretDB spends much of a query decoding every document of the collection (it filters in
 	// memory), and a good part of that in the garbage collector. A throwaway test server can
-	// trade memory for that CPU.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+	// trade memory for that CPU: it collects only when its heap reaches gcMemoryLimit, which its
+	// live data (a few tens of MB) is far below, so collections are rare. GOGC or GOMEMLIMIT in
+	// the environment choose otherwise.
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(gcMemoryLimit)
 	}
 	u, err := url.Parse(pgURL)
 	if err != nil {
