@@ -88,14 +88,12 @@ mcpinspector:
 		npm install --prefix $(MCPINSPECTOR) --no-audit --no-fund $(MCPINSPECTOR_PKG) >/dev/null; \
 	fi
 
-# The mongo backend's suite takes minutes on FerretDB, hence the long timeout. go test starts
-# packages in the order they are named: the slow ones whose tests run largely one after another
-# (SLOW_PACKAGES, as listed at the end of a run) go first, so that none is left running alone at
-# the end while the other core idles. The mongo suite keeps its place: its checks run many at a
-# time and keep both cores busy, and started first it would load the server the other packages'
-# MongoDB tests share for the whole run. scripts/gotest.sh ends with the slowest packages and the
-# run's wall time.
-SLOW_PACKAGES := ./web ./fhir ./cmd/providerctl ./ingest ./cmd/providerd
+# The mongo backend's suite takes a minute or more on FerretDB, hence the long timeout. go test
+# starts packages in the order they are named, as many at a time as there are cores: the slow ones
+# (SLOW_PACKAGES, longest first, as listed at the end of a run) go first, so that the run ends on
+# short packages instead of leaving one long one running alone while the other core idles.
+# scripts/gotest.sh ends with the slowest packages and the run's wall time.
+SLOW_PACKAGES := ./store/mongo ./web ./fhir ./cmd/providerctl ./ingest ./webhook ./store/remote ./store/embedded ./quota ./internal/httpserver
 test-go:
 	PROVIDERDIR_FHIR_JS=$$([ -d $(FHIRJS)/node_modules/fhir ] && echo $(CURDIR)/$(FHIRJS)) \
 	PROVIDERDIR_MCP_INSPECTOR=$(CURDIR)/$(MCPINSPECTOR) GO=$(GO) bash scripts/gotest.sh -count=1 -timeout 30m $(SLOW_PACKAGES) ./...

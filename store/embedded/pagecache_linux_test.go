@@ -17,7 +17,7 @@ import (
 // none once rest has run; the same file written plainly stays cached whole. The check is on
 // what the kernel reports resident (mincore), so a drop that does nothing fails it.
 func TestDropBehind(t *testing.T) {
-	dir := t.TempDir()
+	dir := diskTempDir(t)
 	var fs unix.Statfs_t
 	if err := unix.Statfs(dir, &fs); err != nil || fs.Type == unix.TMPFS_MAGIC {
 		t.Skip("the temporary directory is in memory; there is no page cache to leave")
@@ -158,4 +158,20 @@ func residentTables(t *testing.T, dir string) int64 {
 		f.Close()
 	}
 	return n
+}
+
+// diskTempDir is a temporary directory on disk: under PROVIDERDIR_DISK_TMPDIR when the test run
+// keeps TMPDIR in memory (scripts/gotest.sh), where there is no page cache to check.
+func diskTempDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PROVIDERDIR_DISK_TMPDIR")
+	if base == "" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp(base, "droptest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
