@@ -165,6 +165,11 @@ func (s *Store) Put(ctx context.Context, generation, collection string, docs []s
 	if len(docs) == 0 {
 		return nil
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	last := make(map[string]int, len(docs))
 	for i, d := range docs {
 		last[d.ID] = i
@@ -187,7 +192,7 @@ func (s *Store) Put(ctx context.Context, generation, collection string, docs []s
 	}
 	what := fmt.Sprintf("put %d documents into %s/%s", len(stored), generation, collection)
 	coll := s.db.Collection(phys)
-	_, err := coll.InsertMany(ctx, stored, options.InsertMany().SetOrdered(false))
+	_, err = coll.InsertMany(ctx, stored, options.InsertMany().SetOrdered(false))
 	if err == nil {
 		return nil
 	}
@@ -265,6 +270,11 @@ func (w wireDoc) document() (store.Document, error) {
 
 // Get returns one document.
 func (s *Store) Get(ctx context.Context, generation, collection, id string) (store.Document, error) {
+	release, err := s.enter(ctx)
+	if err != nil {
+		return store.Document{}, err
+	}
+	defer release()
 	return s.get(ctx, generation, collection, id, docProjection)
 }
 
@@ -315,6 +325,11 @@ func (s *Store) getMany(ctx context.Context, generation, collection string, ids 
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if s.pointReads {
 		return s.pointGets(ctx, generation, collection, ids, projection)
 	}
@@ -359,7 +374,8 @@ func (s *Store) getMany(ctx context.Context, generation, collection string, ids 
 const pointGetsAtOnce = 20
 
 // pointGets reads documents one Get each (with the fields of projection), at most
-// pointGetsAtOnce of the store's at a time, and returns those found in the order of ids.
+// pointGetsAtOnce of the store's at a time (fewer on a small pool: see slots), and returns those
+// found in the order of ids.
 func (s *Store) pointGets(ctx context.Context, generation, collection string, ids []string, projection bson.D) ([]store.Document, error) {
 	docs := make([]store.Document, len(ids))
 	found := make([]bool, len(ids))
@@ -492,6 +508,11 @@ func (s *Store) Find(ctx context.Context, q store.Query) (store.Page, error) {
 		}
 		after = &c
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return store.Page{}, err
+	}
+	defer release()
 	dir := 1
 	if q.Descending {
 		dir = -1
@@ -556,6 +577,11 @@ func (s *Store) Count(ctx context.Context, q store.Query) (int64, error) {
 	if _, err := store.ValidateQuery(q); err != nil {
 		return 0, err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	phys, _ := s.physName(q.Generation, q.Collection)
 	n, err := s.db.Collection(phys).CountDocuments(ctx, filter(q, nil))
 	if err != nil {
@@ -611,6 +637,11 @@ func (s *Store) Generations(ctx context.Context) ([]string, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	colls, err := s.dataCollections(ctx)
 	if err != nil {
 		return nil, err
@@ -652,6 +683,11 @@ func (s *Store) DropGeneration(ctx context.Context, generation string) error {
 	if err := store.ValidateName("generation", generation); err != nil {
 		return err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	colls, err := s.dataCollections(ctx)
 	if err != nil {
 		return err

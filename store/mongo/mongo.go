@@ -148,7 +148,10 @@ type Store struct {
 	pointReads bool
 	// pointSlots holds a token per read by _id in flight (pointGets).
 	pointSlots chan struct{}
-	closed     atomic.Bool
+	// callSlots holds a token per call of the store's that may use a connection (enter); nil
+	// when the pool is unbounded.
+	callSlots chan struct{}
+	closed    atomic.Bool
 
 	mu    sync.Mutex
 	colls map[string]*collState
@@ -222,8 +225,8 @@ func open(ctx context.Context, uri string, extra ...*options.ClientOptions) (*St
 	if err != nil {
 		return nil, fmt.Errorf("store/mongo: connect: %w", err)
 	}
-	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{},
-		pointSlots: make(chan struct{}, pointGetsAtOnce)}
+	s := &Store{client: client, db: client.Database(dbName), dbName: dbName, colls: map[string]*collState{}}
+	s.pointSlots, s.callSlots = slots(cs)
 	if err := s.prepare(ctx); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, err
@@ -299,6 +302,51 @@ func (s *Store) Close() error {
 		return fmt.Errorf("store/mongo: disconnect: %w", err)
 	}
 	return nil
+}
+
+// driverPoolSize is the driver's connection pool size when the URI sets no maxPoolSize.
+const driverPoolSize = 100
+
+// slots sizes the store's two waiting lines for connections from the pool's size: the point
+// reads GetMany may have in flight (at most pointGetsAtOnce, and half the pool) and the calls
+// that may use a connection beside them, so that together they never ask for more connections
+// than the pool has. The driver bounds its wait for a pooled connection by the server selection
+// timeout, which is short so that calls fail soon when the server is down; a call that found
+// every connection busy on a healthy server would fail the same way, as unavailable, and count
+// towards opening the circuit. Waiting in these lines instead, a call waits for its turn as long
+// as its context allows. A URI's maxPoolSize=0 (no bound) leaves calls unbounded.
+func slots(cs *connstring.ConnString) (points, calls chan struct{}) {
+	pool := uint64(driverPoolSize)
+	if cs.MaxPoolSizeSet {
+		pool = cs.MaxPoolSize
+	}
+	if pool == 0 {
+		return make(chan struct{}, pointGetsAtOnce), nil
+	}
+	p := max(1, min(pointGetsAtOnce, pool/2))
+	return make(chan struct{}, p), make(chan struct{}, max(1, pool-p))
+}
+
+// enter waits for a call slot (see slots), as long as ctx allows and at most the operation
+// timeout; the caller runs its operations, then calls release.
+func (s *Store) enter(ctx context.Context) (release func(), err error) {
+	if s.callSlots == nil {
+		return func() {}, nil
+	}
+	leave := func() { <-s.callSlots }
+	select {
+	case s.callSlots <- struct{}{}:
+		return leave, nil
+	default:
+	}
+	ctx, cancel := context.WithTimeout(ctx, operationTimeout)
+	defer cancel()
+	select {
+	case s.callSlots <- struct{}{}:
+		return leave, nil
+	case <-ctx.Done():
+		return nil, s.fail("wait for a connection", ctx.Err())
+	}
 }
 
 func (s *Store) checkOpen() error {

@@ -15,6 +15,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"providerdir/store"
 	"providerdir/testing/storecontract"
@@ -292,5 +293,35 @@ func TestPointReadsBounded(t *testing.T) {
 	}
 	if n := most.Load(); n > pointGetsAtOnce {
 		t.Errorf("%d reads by _id were in flight at once, want at most %d", n, pointGetsAtOnce)
+	}
+}
+
+// The store's lines for connections never ask for more connections than the pool has, and
+// leave calls unbounded when the pool is.
+func TestSlots(t *testing.T) {
+	tests := []struct {
+		uri           string
+		points, calls int // calls -1: no line
+	}{
+		{"mongodb://h/db", pointGetsAtOnce, driverPoolSize - pointGetsAtOnce},
+		{"mongodb://h/db?maxPoolSize=500", pointGetsAtOnce, 500 - pointGetsAtOnce},
+		{"mongodb://h/db?maxPoolSize=30", 15, 15},
+		{"mongodb://h/db?maxPoolSize=2", 1, 1},
+		{"mongodb://h/db?maxPoolSize=1", 1, 1},
+		{"mongodb://h/db?maxPoolSize=0", pointGetsAtOnce, -1},
+	}
+	for _, tt := range tests {
+		cs, err := connstring.Parse(tt.uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		points, calls := slots(cs)
+		gotCalls := -1
+		if calls != nil {
+			gotCalls = cap(calls)
+		}
+		if cap(points) != tt.points || gotCalls != tt.calls {
+			t.Errorf("%s: %d point reads and %d calls, want %d and %d", tt.uri, cap(points), gotCalls, tt.points, tt.calls)
+		}
 	}
 }

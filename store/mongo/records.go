@@ -104,9 +104,14 @@ func (s *Store) GetRecord(ctx context.Context, kind, id string) (store.Record, e
 	if err := validRecordArgs(kind, id); err != nil {
 		return store.Record{}, err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return store.Record{}, err
+	}
+	defer release()
 	filter := bson.D{{Key: "_id", Value: recordKey(kind, id)}, live(time.Now().UnixNano())}
 	var w wireRecord
-	err := s.db.Collection(recordsColl).FindOne(ctx, filter).Decode(&w)
+	err = s.db.Collection(recordsColl).FindOne(ctx, filter).Decode(&w)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return store.Record{}, notFound(kind, id)
 	}
@@ -138,6 +143,11 @@ func (s *Store) PutRecord(ctx context.Context, r store.Record) (store.Record, er
 	if r.Version < 0 {
 		return store.Record{}, fmt.Errorf("%w: record version %d is negative", store.ErrInvalid, r.Version)
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return store.Record{}, err
+	}
+	defer release()
 	key := recordKey(r.Kind, r.ID)
 	now := time.Now().UnixNano()
 	out := store.Record{Kind: r.Kind, ID: r.ID, Version: r.Version + 1, Body: append([]byte{}, r.Body...)}
@@ -188,6 +198,11 @@ func (s *Store) DeleteRecord(ctx context.Context, kind, id string, version int64
 	if version < 0 {
 		return fmt.Errorf("%w: record version %d is negative", store.ErrInvalid, version)
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	key := recordKey(kind, id)
 	now := time.Now().UnixNano()
 	filter := bson.D{{Key: "_id", Value: key}, live(now)}
@@ -226,6 +241,11 @@ func (s *Store) ListRecords(ctx context.Context, kind, after string, limit int) 
 	case limit > store.MaxLimit:
 		return nil, fmt.Errorf("%w: limit %d above %d", store.ErrInvalid, limit, store.MaxLimit)
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// Every id of the kind sorts after "<kind>:" and before "<kind>;" (';' follows ':').
 	filter := bson.D{
 		{Key: "_id", Value: bson.D{{Key: "$gt", Value: recordKey(kind, after)}, {Key: "$lt", Value: kind + ";"}}},
@@ -270,6 +290,11 @@ func (s *Store) Incr(ctx context.Context, name string, delta int64, expiresAt ti
 	if err := store.ValidateName("counter", name); err != nil {
 		return 0, err
 	}
+	release, err := s.enter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	coll := s.db.Collection(countersColl)
 	var out struct {
 		N int64 `bson:"n"`

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +72,48 @@ func TestUnavailableServer(t *testing.T) {
 	}
 }
 
+// On a server that answers each call later than the selection timeout, more calls at once than
+// the pool has connections all succeed: they wait their turn for a connection instead of failing
+// as unavailable, which the circuit breaker would take for the server being down.
+func TestBusyPoolWaitsItsTurn(t *testing.T) {
+	t.Parallel()
+	p, relayed := relayedDatabase(t, "busypool")
+	ctx := t.Context()
+	const pool = 2
+	s, err := Open(ctx, withOption(relayed, fmt.Sprintf("maxPoolSize=%d", pool)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.PutRecord(ctx, store.Record{Kind: "k", ID: "a", Body: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	// Each call holds its connection for 3/5 of the selection timeout, so with calls = 4 * pool
+	// the last ones wait longer than the selection timeout for a connection.
+	p.lag.Store(int64(selectionTimeout * 3 / 5))
+	const calls = 4 * pool
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			_, err := s.GetRecord(ctx, "k", "a")
+			errs <- err
+		}()
+	}
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Errorf("a call on a busy pool: %v", err)
+		}
+	}
+}
+
+// withOption adds a query option to a MongoDB URI.
+func withOption(uri, option string) string {
+	if strings.Contains(uri, "?") {
+		return uri + "&" + option
+	}
+	return uri + "?" + option
+}
+
 // singleHost returns the host:port of a URI that names one host.
 func singleHost(uri string) (string, bool) {
 	_, rest, ok := strings.Cut(uri, "://")
@@ -88,10 +131,13 @@ func singleHost(uri string) (string, bool) {
 
 // relay is a TCP relay on loopback in front of the server that can cut the server off: while
 // cut, it closes every relayed connection and every new one as soon as it is accepted, as a
-// server that went down would.
+// server that went down would. It can also hold back what clients send, as a busy server
+// answers late.
 type relay struct {
 	ln     net.Listener
 	target string
+	// lag is how long each read from a client waits before it is passed on (nanoseconds).
+	lag atomic.Int64
 
 	mu    sync.Mutex
 	isCut bool
@@ -136,9 +182,26 @@ func (r *relay) relay(c net.Conn) {
 		up.Close()
 		return
 	}
-	go func() { _, _ = io.Copy(up, c); up.Close() }()
+	go func() { r.forward(up, c); up.Close() }()
 	_, _ = io.Copy(c, up)
 	c.Close()
+}
+
+// forward passes what the client c sends on to the server up, each read after the relay's lag.
+func (r *relay) forward(up, c net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			time.Sleep(time.Duration(r.lag.Load()))
+			if _, werr := up.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // track registers a relayed pair unless the relay is cut.
